@@ -1,0 +1,30 @@
+//! Output: Suricata-compatible EVE JSON records, and where they are written.
+//!
+//! Records are built as ordered JSON objects: the envelope common to every
+//! record ([`envelope`]: timestamp, addresses, ports, protocol, VLANs, tunnel),
+//! then the record's own object. [`EveWriter`] appends one record per line to
+//! `eve.json`. Field names and JSON types are Suricata's, and the tests check
+//! every record kind against Suricata's own EVE schema.
+//!
+//! ```
+//! use vigil_output::stats_record;
+//! use vigil_types::Timestamp;
+//! let rec = stats_record(Timestamp::from_micros(1_500_000_000, 5), 3, &[("decoder.pkts", 10)]);
+//! assert_eq!(rec["event_type"], "stats");
+//! assert_eq!(rec["stats"]["decoder"]["pkts"], 10);
+//! ```
+
+mod anomaly;
+mod base64;
+mod envelope;
+mod protocol;
+mod stats;
+mod time;
+mod writer;
+
+pub use anomaly::{anomaly_record, AnomalyOptions};
+pub use envelope::{envelope, EnvelopeOptions};
+pub use protocol::proto_name;
+pub use stats::stats_record;
+pub use time::format_timestamp;
+pub use writer::EveWriter;

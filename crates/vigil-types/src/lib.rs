@@ -1,0 +1,21 @@
+//! Small value types every stage of the vigil pipeline shares.
+//!
+//! Nothing here allocates or does I/O. Time inside the pipeline is always the
+//! packet's own [`Timestamp`], never the wall clock, so a capture replays to the
+//! same result every time.
+//!
+//! ```
+//! use vigil_types::{Timestamp, LinkType};
+//! let ts = Timestamp::from_micros(1_700_000_000, 250);
+//! assert_eq!(ts.secs(), 1_700_000_000);
+//! assert_eq!(ts.subsec_micros(), 250);
+//! assert_eq!(LinkType::from_dlt(1), LinkType::Ethernet);
+//! ```
+
+mod direction;
+mod linktype;
+mod time;
+
+pub use direction::{Direction, PerDir};
+pub use linktype::LinkType;
+pub use time::Timestamp;
