@@ -5,12 +5,13 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UdpTunnel {
     pub enabled: bool,
-    pub ports: Vec<u16>,
+    /// The ports that select the tunnel; `None` means any port.
+    pub ports: Option<Vec<u16>>,
 }
 
 impl UdpTunnel {
     pub fn matches(&self, port: u16) -> bool {
-        self.enabled && self.ports.contains(&port)
+        self.enabled && self.ports.as_ref().is_none_or(|p| p.contains(&port))
     }
 }
 
@@ -37,9 +38,9 @@ impl Default for DecodeConfig {
         DecodeConfig {
             max_layers: 16,
             validate_checksums: true,
-            vxlan: UdpTunnel { enabled: true, ports: vec![4789] },
-            geneve: UdpTunnel { enabled: true, ports: vec![6081] },
-            teredo: UdpTunnel { enabled: true, ports: vec![3544] },
+            vxlan: UdpTunnel { enabled: true, ports: Some(vec![4789]) },
+            geneve: UdpTunnel { enabled: true, ports: Some(vec![6081]) },
+            teredo: UdpTunnel { enabled: true, ports: Some(vec![3544]) },
             erspan_type1: false,
         }
     }

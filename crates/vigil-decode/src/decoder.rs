@@ -60,6 +60,12 @@ impl Decoder {
         &self.cfg
     }
 
+    /// Turns checksum validation on or off from the next packet on
+    /// (Suricata's `auto` mode switches it off once offloading is evident).
+    pub fn set_validate_checksums(&mut self, on: bool) {
+        self.cfg.validate_checksums = on;
+    }
+
     /// Decodes one captured frame. Never fails: what cannot be decoded is
     /// recorded as events and the `invalid` flag.
     pub fn decode<'a>(&mut self, data: &'a [u8], ts: Timestamp, linktype: LinkType, pcap_cnt: u64) -> Packet<'a> {

@@ -1,0 +1,33 @@
+//! The engine: puts vigil's stages together and runs them.
+//!
+//! A run starts from [`RunOptions`] (what the command line said), loads and
+//! validates the configuration ([`setup`]), then reads every capture in turn
+//! ([`run_offline`]): each frame is decoded, its decode events go to the EVE
+//! `anomaly` output when enabled, and counters accumulate; stats records are
+//! written periodically and once at the end. The [`Summary`] says what was
+//! read, inspected and dropped.
+//!
+//! ```no_run
+//! use vigil_engine::{run_offline, RunOptions};
+//! let opts = RunOptions { inputs: vec!["input.pcap".into()], log_dir: Some("out".into()), ..Default::default() };
+//! let summary = run_offline(&opts, &mut |_| {}).unwrap();
+//! println!("{} packets", summary.packets);
+//! ```
+
+mod checksum;
+mod error;
+mod inputs;
+mod options;
+mod outputs;
+mod ports;
+mod run;
+mod setup;
+mod stats;
+mod summary;
+
+pub use error::EngineError;
+pub use options::RunOptions;
+pub use run::{run_offline, Progress};
+pub use setup::{setup, Setup};
+pub use summary::Summary;
+pub use vigil_config::DEFAULT_YAML;

@@ -1,0 +1,32 @@
+use std::path::PathBuf;
+
+/// What the command line asked for, before any configuration is read.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// `-r`: capture files or directories, read in order.
+    pub inputs: Vec<PathBuf>,
+    /// `-l`: where outputs go (else `default-log-dir`).
+    pub log_dir: Option<PathBuf>,
+    /// `-c`: a Suricata-format YAML file (else vigil's built-in defaults).
+    pub config: Option<PathBuf>,
+    /// `--include`: more YAML merged on top, in order.
+    pub includes: Vec<PathBuf>,
+    /// `--set key=value`, in order, applied last.
+    pub sets: Vec<String>,
+    /// `-k`: `none`, `all` or `auto`.
+    pub checksum: Option<String>,
+    /// `-S`: rule files that replace the configured ones.
+    pub exclusive_rules: Vec<PathBuf>,
+    /// `-s`: rule files added to the configured ones.
+    pub extra_rules: Vec<PathBuf>,
+    /// `--disable-detection`.
+    pub disable_detection: bool,
+    /// `--simulate-ips`: act as if inline (no effect until detection can drop).
+    pub simulate_ips: bool,
+    /// `--init-errors-fatal`: any configuration error stops the run.
+    pub init_errors_fatal: bool,
+    /// `--runmode`.
+    pub runmode: Option<String>,
+    /// `-v` count.
+    pub verbose: u8,
+}

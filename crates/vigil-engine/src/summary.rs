@@ -1,0 +1,49 @@
+use std::fmt;
+use std::time::Duration;
+
+/// What a run did, for the one-screen summary at exit.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub files: usize,
+    pub packets: u64,
+    pub bytes: u64,
+    pub wall: Duration,
+    /// Packets whose decoding stopped on a malformed header.
+    pub invalid: u64,
+    /// Decode events raised (several may come from one packet).
+    pub decode_events: u64,
+    pub alerts: u64,
+    /// Packets lost before inspection (never, when reading files).
+    pub dropped: u64,
+    pub eve_records: u64,
+    /// Damaged or unreadable captures: each stops its own file only.
+    pub capture_errors: Vec<String>,
+    /// Checksum validation was switched off by `auto` after the first packets.
+    pub checksum_auto_disabled: bool,
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = self.wall.as_secs_f64().max(1e-9);
+        writeln!(f, "vigil: {} file(s), {} packets, {} bytes in {:.3} s", self.files, self.packets, self.bytes, secs)?;
+        writeln!(
+            f,
+            "  throughput     {:.1} Mbit/s, {:.1} kpps",
+            self.bytes as f64 * 8.0 / secs / 1e6,
+            self.packets as f64 / secs / 1e3
+        )?;
+        writeln!(f, "  received       {}", self.packets)?;
+        writeln!(f, "  inspected      {}", self.packets - self.dropped)?;
+        writeln!(f, "  dropped        {}", self.dropped)?;
+        writeln!(f, "  decode errors  {} invalid packets, {} decode events", self.invalid, self.decode_events)?;
+        writeln!(f, "  alerts         {} (no detection engine yet)", self.alerts)?;
+        writeln!(f, "  eve records    {}", self.eve_records)?;
+        if self.checksum_auto_disabled {
+            writeln!(f, "  checksums      validation switched off: over 10% of the first 1000 packets were bad (offloading?)")?;
+        }
+        for e in &self.capture_errors {
+            writeln!(f, "  capture error  {e}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,105 @@
+use clap::{ArgAction, Args, Parser, Subcommand};
+use std::path::PathBuf;
+use vigil_engine::RunOptions;
+
+/// vigil: a network intrusion detection engine that reads Suricata's
+/// configuration and writes Suricata's EVE JSON.
+///
+/// Read a capture:   vigil -r capture.pcap -l logs/
+/// With a config:    vigil -c suricata.yaml -r captures/ -l logs/ -k none
+/// Try it out:       vigil demo -l /tmp/vigil-demo
+#[derive(Parser, Debug)]
+#[command(name = "vigil", version, args_conflicts_with_subcommands = true, verbatim_doc_comment)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Process captures (the same as giving the flags without a subcommand).
+    Run(RunArgs),
+    /// Generate a small demo capture with vigil's own packet builders and process it.
+    Demo(DemoArgs),
+}
+
+#[derive(Args, Debug, Default)]
+pub struct RunArgs {
+    /// Read packets from a pcap/pcapng file, or from every file in a directory in name order.
+    #[arg(short = 'r', value_name = "PATH")]
+    pub read: Vec<PathBuf>,
+    /// Write outputs (eve.json, ...) to this directory (default: `default-log-dir` of the config).
+    #[arg(short = 'l', value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+    /// Suricata-format YAML configuration (default: vigil's built-in copy of Suricata's defaults).
+    #[arg(short = 'c', value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Checksum validation: `none` (off), `all` (on), `auto` (on unless most early packets fail).
+    #[arg(short = 'k', value_name = "MODE", value_parser = ["none", "all", "auto"])]
+    pub checksum: Option<String>,
+    /// Override a configuration key, e.g. `--set stream.midstream=true` (repeatable, applied last).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Merge another YAML file over the configuration (repeatable).
+    #[arg(long = "include", value_name = "FILE")]
+    pub include: Vec<PathBuf>,
+    /// Load only these rule files (not available until the detection engine lands).
+    #[arg(short = 'S', value_name = "FILE")]
+    pub rules_exclusive: Vec<PathBuf>,
+    /// Load these rule files in addition to the configured ones (not available yet).
+    #[arg(short = 's', value_name = "FILE")]
+    pub rules: Vec<PathBuf>,
+    /// Run without detection: decode and log only.
+    #[arg(long)]
+    pub disable_detection: bool,
+    /// Behave as an inline IPS would (drop rules drop), while reading a capture.
+    #[arg(long)]
+    pub simulate_ips: bool,
+    /// Stop on any configuration error instead of warning and using the default.
+    #[arg(long)]
+    pub init_errors_fatal: bool,
+    /// Threading model: `single` (the only one in this version).
+    #[arg(long, value_name = "MODE")]
+    pub runmode: Option<String>,
+    /// More output on stderr (repeat for more).
+    #[arg(short = 'v', action = ArgAction::Count)]
+    pub verbose: u8,
+    /// No progress bar and no summary.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+    /// Print vigil's default configuration (Suricata format) and exit.
+    #[arg(long)]
+    pub dump_default_config: bool,
+}
+
+impl RunArgs {
+    pub fn to_options(&self) -> RunOptions {
+        RunOptions {
+            inputs: self.read.clone(),
+            log_dir: self.log_dir.clone(),
+            config: self.config.clone(),
+            includes: self.include.clone(),
+            sets: self.set.clone(),
+            checksum: self.checksum.clone(),
+            exclusive_rules: self.rules_exclusive.clone(),
+            extra_rules: self.rules.clone(),
+            disable_detection: self.disable_detection,
+            simulate_ips: self.simulate_ips,
+            init_errors_fatal: self.init_errors_fatal,
+            runmode: self.runmode.clone(),
+            verbose: self.verbose,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Directory for demo.pcap and the outputs (created if missing).
+    #[arg(short = 'l', value_name = "DIR", default_value = "vigil-demo")]
+    pub log_dir: PathBuf,
+    /// No progress bar and no summary.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}

@@ -1,0 +1,61 @@
+//! The `vigil` command line, in Suricata's habits: `vigil -r capture.pcap -l
+//! logdir [-c suricata.yaml] [-k none] [--set key=value]...`.
+
+mod cli;
+mod demo;
+mod progress;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match cli.command {
+        Some(cli::Command::Demo(args)) => demo::run(&args),
+        Some(cli::Command::Run(args)) => run(&args),
+        None => run(&cli.run),
+    }
+}
+
+fn run(args: &cli::RunArgs) -> ExitCode {
+    if args.dump_default_config {
+        print!("{}", vigil_engine::DEFAULT_YAML);
+        return ExitCode::SUCCESS;
+    }
+    if args.read.is_empty() {
+        eprintln!("vigil: nothing to read: give a capture file or directory with -r (see --help)");
+        return ExitCode::from(2);
+    }
+    let opts = args.to_options();
+    run_options(&opts, args.quiet)
+}
+
+/// Runs with `opts`, printing warnings, progress and the summary to stderr.
+pub(crate) fn run_options(opts: &vigil_engine::RunOptions, quiet: bool) -> ExitCode {
+    match vigil_engine::setup(opts) {
+        Ok(s) => {
+            for w in &s.warnings {
+                eprintln!("vigil: warning: {w}");
+            }
+        }
+        Err(e) => {
+            eprintln!("vigil: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let mut bar = progress::Bar::new(quiet);
+    let result = vigil_engine::run_offline(opts, &mut |p| bar.update(p));
+    bar.finish();
+    match result {
+        Ok(summary) => {
+            if !quiet {
+                eprint!("{summary}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("vigil: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
