@@ -41,7 +41,7 @@ impl Default for DecodeConfig {
             vxlan: UdpTunnel { enabled: true, ports: Some(vec![4789]) },
             geneve: UdpTunnel { enabled: true, ports: Some(vec![6081]) },
             teredo: UdpTunnel { enabled: true, ports: Some(vec![3544]) },
-            erspan_type1: false,
+            erspan_type1: true,
         }
     }
 }

@@ -166,11 +166,14 @@ impl<'p, 'a> Walk<'p, 'a> {
         if s.code() != 0 {
             return self.invalid(E::PppoeWrongCode);
         }
-        if !self.layer(LayerKind::Pppoe, at, PppoeSession::HEADER_LEN + 2) {
+        let Ok(ppp) = Ppp::new_checked(s.payload()) else {
+            return self.invalid(E::PppoePktTooSmall);
+        };
+        let hlen = (end - at) - ppp.payload().len();
+        if !self.layer(LayerKind::Pppoe, at, hlen) {
             return (Next::Done, at, end);
         }
-        let body = at + PppoeSession::HEADER_LEN + 2;
-        self.ppp_protocol(s.ppp_protocol(), body, end)
+        self.ppp_protocol(ppp.protocol(), at + hlen, end)
     }
 
     pub(crate) fn ppp(&mut self, at: usize, end: usize) -> Step {

@@ -137,7 +137,8 @@ impl<'a> Ppp<'a> {
     }
 }
 
-/// A PPPoE session-stage header (RFC 2516), followed by a PPP protocol field.
+/// A PPPoE session-stage header (RFC 2516). A PPP frame follows, whose
+/// protocol field may be compressed to one byte.
 #[derive(Debug, Clone, Copy)]
 pub struct PppoeSession<'a>(&'a [u8]);
 
@@ -145,7 +146,7 @@ impl<'a> PppoeSession<'a> {
     pub const HEADER_LEN: usize = 6;
 
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
-        need(buf, Self::HEADER_LEN + 2)?;
+        need(buf, Self::HEADER_LEN)?;
         Ok(PppoeSession(buf))
     }
 
@@ -169,12 +170,9 @@ impl<'a> PppoeSession<'a> {
         be16(self.0, 4)
     }
 
-    pub fn ppp_protocol(&self) -> u16 {
-        be16(self.0, 6)
-    }
-
+    /// The PPP frame carried in the session.
     pub fn payload(&self) -> &'a [u8] {
-        &self.0[Self::HEADER_LEN + 2..]
+        &self.0[Self::HEADER_LEN..]
     }
 }
 
@@ -218,6 +216,15 @@ mod tests {
         assert_eq!((full.protocol(), full.payload()), (0x21, &[0x45][..]));
         let short = Ppp::new_checked(&[0x21, 0x45]).unwrap();
         assert_eq!(short.protocol(), 0x21);
+    }
+
+    #[test]
+    fn pppoe_session_carries_compressed_ppp() {
+        let b = [0x11, 0x00, 0x00, 0x2d, 0x00, 0x3d, 0x21, 0x45];
+        let s = PppoeSession::new_checked(&b).unwrap();
+        assert_eq!((s.version(), s.kind(), s.code(), s.session_id()), (1, 1, 0, 0x2d));
+        let ppp = Ppp::new_checked(s.payload()).unwrap();
+        assert_eq!((ppp.protocol(), ppp.payload()), (ppp_proto::IPV4, &[0x45][..]));
     }
 
     #[test]
