@@ -74,7 +74,8 @@ impl Decoder {
         self.counters.add(Counter::Bytes, data.len() as u64);
         self.counters.packet_size(data.len() as u64);
         {
-            let mut w = Walk { cfg: &self.cfg, c: &mut self.counters, p: &mut p, ip_version: 0, entering_tunnel: false };
+            let mut w =
+                Walk { cfg: &self.cfg, c: &mut self.counters, p: &mut p, ip_version: 0, entering_tunnel: false };
             w.run(linktype);
         }
         if p.invalid {

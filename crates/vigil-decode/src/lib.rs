@@ -41,4 +41,4 @@ pub use config::{DecodeConfig, UdpTunnel};
 pub use counters::{Counter, DecodeCounters};
 pub use decoder::Decoder;
 pub use event::{DecodeEvent, EventList, EVENT_COUNT};
-pub use packet::{ChecksumFlags, IpInfo, Layer, LayerKind, Packet, TunnelInfo, Transport, MAX_LAYERS, MAX_VLANS};
+pub use packet::{ChecksumFlags, IpInfo, Layer, LayerKind, Packet, Transport, TunnelInfo, MAX_LAYERS, MAX_VLANS};

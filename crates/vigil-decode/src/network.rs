@@ -6,10 +6,10 @@ use crate::decoder::{Next, Step, Walk};
 use crate::event::DecodeEvent as E;
 use crate::packet::{IpInfo, LayerKind};
 use std::net::IpAddr;
+use vigil_wire::checksum;
 use vigil_wire::ip_proto as proto;
 use vigil_wire::ipv4::{Ipv4, Ipv4Error, Ipv4Option};
 use vigil_wire::ipv6::{AuthHeader, ExtHeader, FragmentHeader, Ipv6, Ipv6Error, Ipv6Option, Ipv6Options};
-use vigil_wire::checksum;
 
 /// IPv4 option kinds with a defined meaning (IANA "IP Option Numbers").
 mod opt {

@@ -70,10 +70,26 @@ pub struct IpInfo {
 pub enum Transport {
     #[default]
     None,
-    Tcp { sport: u16, dport: u16, flags: u8, seq: u32, ack: u32, window: u16 },
-    Udp { sport: u16, dport: u16 },
-    Icmp { kind: u8, code: u8 },
-    Sctp { sport: u16, dport: u16 },
+    Tcp {
+        sport: u16,
+        dport: u16,
+        flags: u8,
+        seq: u32,
+        ack: u32,
+        window: u16,
+    },
+    Udp {
+        sport: u16,
+        dport: u16,
+    },
+    Icmp {
+        kind: u8,
+        code: u8,
+    },
+    Sctp {
+        sport: u16,
+        dport: u16,
+    },
 }
 
 /// The outer datagram a tunnelled packet arrived in.

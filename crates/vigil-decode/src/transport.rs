@@ -32,7 +32,7 @@ impl<'p, 'a> Walk<'p, 'a> {
                 TcpOption::Tlv { kind, data } => {
                     if fixed_option_len(kind).is_some_and(|n| n != data.len())
                         || (kind == option_kind::SACK && (data.len() < 8 || data.len() % 8 != 0))
-                        || (kind == option_kind::TFO && data.len() != 0 && !(4..=16).contains(&data.len()))
+                        || (kind == option_kind::TFO && !data.is_empty() && !(4..=16).contains(&data.len()))
                     {
                         return self.invalid(E::TcpOptInvalidLen);
                     }
@@ -104,10 +104,8 @@ impl<'p, 'a> Walk<'p, 'a> {
         if !self.layer(LayerKind::Sctp, at, 12) {
             return (Next::Done, at, end);
         }
-        self.p.transport = Transport::Sctp {
-            sport: u16::from_be_bytes([b[0], b[1]]),
-            dport: u16::from_be_bytes([b[2], b[3]]),
-        };
+        self.p.transport =
+            Transport::Sctp { sport: u16::from_be_bytes([b[0], b[1]]), dport: u16::from_be_bytes([b[2], b[3]]) };
         self.p.set_payload(at + 12, b.len() - 12);
         (Next::Done, at, end)
     }

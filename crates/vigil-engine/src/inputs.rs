@@ -18,11 +18,7 @@ pub(crate) fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 fn dir_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut files: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.is_file())
-        .collect();
+    let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect();
     files.sort();
     Ok(files)
 }

@@ -76,10 +76,9 @@ impl Outputs {
     pub(crate) fn finish(&mut self) -> Result<u64, EngineError> {
         let mut records = 0;
         for sink in &mut self.sinks {
-            sink.writer.flush().map_err(|error| EngineError::Output {
-                path: sink.writer.path().display().to_string(),
-                error,
-            })?;
+            sink.writer
+                .flush()
+                .map_err(|error| EngineError::Output { path: sink.writer.path().display().to_string(), error })?;
             records += sink.writer.records();
         }
         Ok(records)

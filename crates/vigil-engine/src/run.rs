@@ -75,7 +75,7 @@ fn run_with(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)
                 summary.checksum_auto_disabled = true;
             }
             outputs.packet(&p)?;
-            if summary.packets % CHECK_EVERY == 0 {
+            if summary.packets.is_multiple_of(CHECK_EVERY) {
                 progress(Progress { bytes_done, bytes_total, packets: summary.packets });
                 if last_stats.elapsed() >= interval {
                     last_stats = Instant::now();
@@ -96,7 +96,13 @@ fn run_with(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)
     Ok(summary)
 }
 
-fn write_stats(outputs: &mut Outputs, setup: &Setup, decoder: &Decoder, ts: Timestamp, start: Instant) -> Result<(), EngineError> {
+fn write_stats(
+    outputs: &mut Outputs,
+    setup: &Setup,
+    decoder: &Decoder,
+    ts: Timestamp,
+    start: Instant,
+) -> Result<(), EngineError> {
     let uptime = start.elapsed().as_secs();
     outputs.stats(|null_values| {
         let counters = stats::counters(&decoder.counters, &setup.config.stats, null_values);

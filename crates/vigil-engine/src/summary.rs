@@ -39,7 +39,10 @@ impl fmt::Display for Summary {
         writeln!(f, "  alerts         {} (no detection engine yet)", self.alerts)?;
         writeln!(f, "  eve records    {}", self.eve_records)?;
         if self.checksum_auto_disabled {
-            writeln!(f, "  checksums      validation switched off: over 10% of the first 1000 packets were bad (offloading?)")?;
+            writeln!(
+                f,
+                "  checksums      validation switched off: over 10% of the first 1000 packets were bad (offloading?)"
+            )?;
         }
         for e in &self.capture_errors {
             writeln!(f, "  capture error  {e}")?;

@@ -19,9 +19,24 @@ pub enum L4 {
     /// No transport header: the payload follows IP under this protocol number.
     None,
     Raw(u8),
-    Tcp { sport: u16, dport: u16, seq: u32, ack: u32, flags: u8, window: u16 },
-    Udp { sport: u16, dport: u16 },
-    Icmp { kind: u8, code: u8, ident: u16, seq: u16 },
+    Tcp {
+        sport: u16,
+        dport: u16,
+        seq: u32,
+        ack: u32,
+        flags: u8,
+        window: u16,
+    },
+    Udp {
+        sport: u16,
+        dport: u16,
+    },
+    Icmp {
+        kind: u8,
+        code: u8,
+        ident: u16,
+        seq: u16,
+    },
 }
 
 /// Builds one IP packet, then optionally wraps it in Ethernet.

@@ -96,9 +96,6 @@ mod tests {
 
     #[test]
     fn short_frame_is_refused() {
-        assert_eq!(
-            Ethernet::new_checked(&TAGGED[..13]).unwrap_err(),
-            WireError::Truncated { need: 14, have: 13 }
-        );
+        assert_eq!(Ethernet::new_checked(&TAGGED[..13]).unwrap_err(), WireError::Truncated { need: 14, have: 13 });
     }
 }

@@ -152,9 +152,14 @@ pub enum Ipv4Option<'a> {
     EndOfList,
     Nop,
     /// A type-length-value option; `data` excludes the type and length bytes.
-    Tlv { kind: u8, data: &'a [u8] },
+    Tlv {
+        kind: u8,
+        data: &'a [u8],
+    },
     /// The length byte is missing, below 2, or runs past the header.
-    BadLength { kind: u8 },
+    BadLength {
+        kind: u8,
+    },
 }
 
 /// Iterates options; stops after end-of-list or a bad length.

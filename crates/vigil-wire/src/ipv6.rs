@@ -191,8 +191,13 @@ impl<'a> AuthHeader<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ipv6Option<'a> {
     Pad1,
-    PadN { len: usize },
-    Other { kind: u8, data: &'a [u8] },
+    PadN {
+        len: usize,
+    },
+    Other {
+        kind: u8,
+        data: &'a [u8],
+    },
     /// The option's length runs past the header.
     BadLength,
 }
@@ -250,7 +255,7 @@ mod tests {
         assert!(ExtHeader::new_checked(&[6, 1, 0, 0, 0, 0, 0, 0]).is_err());
         let h = ExtHeader::new_checked(&[6, 0, 1, 4, 0, 0, 0, 0, 9]).unwrap();
         assert_eq!((h.next_header(), h.len()), (6, 8));
-        let opts: Vec<_> = Ipv6Options::new(&h.data()[..]).collect();
+        let opts: Vec<_> = Ipv6Options::new(h.data()).collect();
         assert_eq!(opts, vec![Ipv6Option::PadN { len: 4 }]);
     }
 

@@ -114,11 +114,7 @@ pub struct Ppp<'a> {
 
 impl<'a> Ppp<'a> {
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
-        let body = if buf.len() >= 2 && buf[0] == 0xff && buf[1] == 0x03 {
-            &buf[2..]
-        } else {
-            buf
-        };
+        let body = if buf.len() >= 2 && buf[0] == 0xff && buf[1] == 0x03 { &buf[2..] } else { buf };
         need(body, 1)?;
         // RFC 1661: a protocol field whose first byte is odd is the 1-byte compressed form.
         if body[0] & 1 == 1 {

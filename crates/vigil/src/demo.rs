@@ -96,12 +96,19 @@ pub fn demo_frames() -> Vec<Vec<u8>> {
     // Tunnels: GRE around IPv4, VXLAN and ERSPAN II around Ethernet.
     let inner = tcp(PSH | ACK, 2000, 6000, b"inside a tunnel").build_ip();
     let gre = build::gre(ethertype::IPV4, Some(7), None, &inner);
-    f.push(PacketBuilder::ipv4([198, 19, 0, 1], [198, 19, 0, 2]).protocol(ip_proto::GRE).payload(&gre).build_ethernet());
+    f.push(
+        PacketBuilder::ipv4([198, 19, 0, 1], [198, 19, 0, 2]).protocol(ip_proto::GRE).payload(&gre).build_ethernet(),
+    );
     let inner_frame = tcp(PSH | ACK, 3000, 7000, b"inside vxlan").build_ethernet();
     let vx = build::vxlan(42, &inner_frame);
     f.push(PacketBuilder::ipv4([198, 19, 0, 1], [198, 19, 0, 2]).udp(49152, 4789).payload(&vx).build_ethernet());
     let mirrored = build::erspan2(9, 0, 1, &inner_frame);
-    f.push(PacketBuilder::ipv4([198, 19, 0, 3], [198, 19, 0, 4]).protocol(ip_proto::GRE).payload(&mirrored).build_ethernet());
+    f.push(
+        PacketBuilder::ipv4([198, 19, 0, 3], [198, 19, 0, 4])
+            .protocol(ip_proto::GRE)
+            .payload(&mirrored)
+            .build_ethernet(),
+    );
     // Malformed: an IPv4 packet cut short, an unknown ICMP type, a TCP option running past its header.
     let mut cut = tcp(PSH | ACK, 4000, 8000, b"this packet was truncated").build_ethernet();
     cut.truncate(cut.len() - 10);

@@ -1,0 +1,47 @@
+//! Packet sources: where vigil's packets come from.
+//!
+//! A [`Source`] hands out one [`RawPacket`] at a time, borrowed from the
+//! source's own buffer, so reading a file copies nothing per packet. Damage in
+//! the middle of a file is not fatal to what came before it: the source yields
+//! every good packet, then one [`CaptureError`], then nothing.
+//!
+//! ```no_run
+//! use vigil_capture::{PcapFile, Source};
+//! let mut src = PcapFile::open("input.pcap").unwrap();
+//! while let Some(next) = src.next_packet() {
+//!     match next {
+//!         Ok(pkt) => println!("{} bytes at {:?}", pkt.data.len(), pkt.ts),
+//!         Err(e) => eprintln!("capture ended early: {e}"),
+//!     }
+//! }
+//! ```
+
+mod error;
+mod file;
+mod writer;
+
+pub use error::CaptureError;
+pub use file::{FileFormat, PcapFile};
+pub use writer::PcapWriter;
+
+use vigil_types::{LinkType, Timestamp};
+
+/// One captured frame as the source saw it, before any decoding.
+#[derive(Debug, Clone, Copy)]
+pub struct RawPacket<'a> {
+    pub ts: Timestamp,
+    pub linktype: LinkType,
+    /// The captured bytes (may be shorter than `orig_len` when the capture snapped them).
+    pub data: &'a [u8],
+    /// The length of the frame on the wire.
+    pub orig_len: u32,
+    /// The pcapng interface the frame was captured on (0 for classic pcap).
+    pub iface: u32,
+}
+
+/// Anything that produces packets: files now, live interfaces and queues later.
+pub trait Source {
+    /// The next packet, `Some(Err(_))` once when the source is damaged or fails
+    /// (after which it yields `None`), and `None` at its end.
+    fn next_packet(&mut self) -> Option<Result<RawPacket<'_>, CaptureError>>;
+}

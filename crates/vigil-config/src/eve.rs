@@ -1,0 +1,458 @@
+//! `outputs: - eve-log:` — the EVE JSON output and its event types.
+//!
+//! Defaults are Suricata's built-in ones, used when a key is absent; the
+//! stock file sets a few differently (e.g. `alert.tagged-packets: yes`), and
+//! [`EveLog::stock`] is what it yields. As in Suricata, an `eve-log` output
+//! is off unless `enabled` is true, while each entry of `types` is on unless
+//! it says `enabled: no`. Options of disabled outputs and types are not
+//! read (Suricata never looks at them), so they cannot produce errors.
+
+use crate::read::{Errors, Section};
+
+/// One `eve-log` output (Suricata allows several).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EveLog {
+    /// `enabled`: outputs are off unless this is true.
+    pub enabled: bool,
+    /// `filetype` (older name `type`): only `regular` (alias `file`) is
+    /// supported; `syslog`, `unix_dgram`, `unix_stream`, `redis` are errors.
+    pub filetype: EveFiletype,
+    /// `filename`, relative to the log directory unless absolute.
+    /// Default `eve.json`.
+    pub filename: String,
+    /// `threaded`: one file per thread. Default false.
+    pub threaded: bool,
+    /// `community-id`: add `community_id` to records. Default false.
+    pub community_id: bool,
+    /// `community-id-seed` (0-65535). Default 0.
+    pub community_id_seed: u16,
+    /// `pcap-file`: add the name of the pcap being read. Default false.
+    pub pcap_file: bool,
+    /// `ethernet`: log ethernet addresses. Default false.
+    pub ethernet: bool,
+    /// `types`: which records are written and their options.
+    pub types: EveTypes,
+}
+
+/// `eve-log.filetype`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EveFiletype {
+    /// `regular` (or `file`): a plain file.
+    #[default]
+    Regular,
+}
+
+/// `eve-log.types`: the record types listed, each with its `enabled` flag.
+///
+/// A type not listed is `None` (not logged). A listed type without options
+/// (`- flow`, `- dns:`) is enabled with Suricata's defaults.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct EveTypes {
+    /// `- alert`.
+    pub alert: Option<EveAlert>,
+    /// `- anomaly`.
+    pub anomaly: Option<EveAnomaly>,
+    /// `- stats`.
+    pub stats: Option<EveStats>,
+    /// `- flow`.
+    pub flow: Option<EveFlow>,
+    /// Other listed types that are enabled (`http`, `dns`, `tls`, `files`,
+    /// ...), in list order; `ikev2` is read as `ike`, as Suricata does.
+    pub other: Vec<String>,
+}
+
+/// `types: - alert:` options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EveAlert {
+    /// `enabled`. Default true.
+    pub enabled: bool,
+    /// `payload`: base64 payload. Default false.
+    pub payload: bool,
+    /// `payload-printable`. Default false.
+    pub payload_printable: bool,
+    /// `payload-length`. Default false.
+    pub payload_length: bool,
+    /// `payload-buffer-size` in bytes (size units, not 0). Default 4096.
+    pub payload_buffer_size: u32,
+    /// `packet`: base64 packet. Default false.
+    pub packet: bool,
+    /// `tagged-packets`: log packets tagged by the `tag` keyword.
+    /// Default false (the stock file says yes).
+    pub tagged_packets: bool,
+    /// `verdict`: the final verdict. Default false.
+    pub verdict: bool,
+    /// `http-body`: base64 HTTP body (needs `metadata.app-layer`).
+    pub http_body: bool,
+    /// `http-body-printable` (needs `metadata.app-layer`).
+    pub http_body_printable: bool,
+    /// `websocket-payload` (needs `metadata.app-layer`).
+    pub websocket_payload: bool,
+    /// `websocket-payload-printable` (needs `metadata.app-layer`).
+    pub websocket_payload_printable: bool,
+    /// `metadata`: what is added from the flow and the rule.
+    pub metadata: EveAlertMetadata,
+}
+
+/// `alert.metadata`: `no` turns off app-layer, flow and rule metadata
+/// together; a map sets each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EveAlertMetadata {
+    /// `metadata.app-layer`. Default true.
+    pub app_layer: bool,
+    /// `metadata.flow`. Default true.
+    pub flow: bool,
+    /// `metadata.rule.metadata`: the rule's `metadata` keyword. Default true.
+    pub rule_metadata: bool,
+    /// `metadata.rule.raw`: the rule text. Default false.
+    pub rule_raw: bool,
+    /// `metadata.rule.reference`: the rule's references. Default false.
+    pub rule_reference: bool,
+}
+
+/// `types: - anomaly:` options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EveAnomaly {
+    /// `enabled`. Default true.
+    pub enabled: bool,
+    /// `types.decode`: decoder events. Default false.
+    pub decode: bool,
+    /// `types.stream`: stream events. Default false.
+    pub stream: bool,
+    /// `types.applayer`: app-layer events. Default true.
+    pub applayer: bool,
+    /// `packethdr`: add the packet header to decode anomalies. Default false.
+    /// Suricata ignores it (with a warning) unless `decode` is on; see
+    /// [`EveAnomaly::logs_packethdr`].
+    pub packethdr: bool,
+}
+
+/// `types: - stats:` options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EveStats {
+    /// `enabled`. Default true; forced off (with an error) when both
+    /// `totals` and `threads` are off or global `stats.enabled` is off, as
+    /// Suricata refuses to set this logger up then.
+    pub enabled: bool,
+    /// `totals`: counters merged over threads. Default true.
+    pub totals: bool,
+    /// `threads`: per-thread counters. Default false.
+    pub threads: bool,
+    /// `deltas`: add the change since the last record. Default false.
+    pub deltas: bool,
+    /// `null-values`: also log counters that are zero. Default true.
+    pub null_values: bool,
+}
+
+/// `types: - flow`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EveFlow {
+    /// `enabled`. Default true.
+    pub enabled: bool,
+}
+
+impl Default for EveAlertMetadata {
+    fn default() -> Self {
+        EveAlertMetadata { app_layer: true, flow: true, rule_metadata: true, rule_raw: false, rule_reference: false }
+    }
+}
+
+impl Default for EveAlert {
+    fn default() -> Self {
+        EveAlert {
+            enabled: true,
+            payload: false,
+            payload_printable: false,
+            payload_length: false,
+            payload_buffer_size: 4096,
+            packet: false,
+            tagged_packets: false,
+            verdict: false,
+            http_body: false,
+            http_body_printable: false,
+            websocket_payload: false,
+            websocket_payload_printable: false,
+            metadata: EveAlertMetadata::default(),
+        }
+    }
+}
+
+impl Default for EveAnomaly {
+    fn default() -> Self {
+        EveAnomaly { enabled: true, decode: false, stream: false, applayer: true, packethdr: false }
+    }
+}
+
+impl Default for EveStats {
+    fn default() -> Self {
+        EveStats { enabled: true, totals: true, threads: false, deltas: false, null_values: true }
+    }
+}
+
+impl Default for EveFlow {
+    fn default() -> Self {
+        EveFlow { enabled: true }
+    }
+}
+
+impl Default for EveLog {
+    /// Suricata's defaults for an `eve-log` entry with no keys (disabled).
+    fn default() -> Self {
+        EveLog {
+            enabled: false,
+            filetype: EveFiletype::Regular,
+            filename: "eve.json".to_string(),
+            threaded: false,
+            community_id: false,
+            community_id_seed: 0,
+            pcap_file: false,
+            ethernet: false,
+            types: EveTypes::default(),
+        }
+    }
+}
+
+/// Enabled types of the stock file besides alert/anomaly/stats/flow
+/// (`frame`, `arp` and `pgsql` are listed there but `enabled: no`).
+const STOCK_OTHER_TYPES: [&str; 27] = [
+    "http",
+    "dns",
+    "mdns",
+    "tls",
+    "files",
+    "smtp",
+    "websocket",
+    "ftp",
+    "rdp",
+    "nfs",
+    "smb",
+    "tftp",
+    "ike",
+    "dcerpc",
+    "krb5",
+    "bittorrent-dht",
+    "snmp",
+    "rfb",
+    "sip",
+    "quic",
+    "ldap",
+    "pop3",
+    "dhcp",
+    "ssh",
+    "mqtt",
+    "http2",
+    "doh2",
+];
+
+impl EveLog {
+    /// The `eve-log` entry of the stock `suricata.yaml`.
+    pub fn stock() -> Self {
+        let other = STOCK_OTHER_TYPES.iter().map(|s| s.to_string()).collect();
+        EveLog {
+            enabled: true,
+            types: EveTypes {
+                alert: Some(EveAlert { tagged_packets: true, ..EveAlert::default() }),
+                anomaly: Some(EveAnomaly::default()),
+                stats: Some(EveStats::default()),
+                flow: Some(EveFlow::default()),
+                other,
+            },
+            ..EveLog::default()
+        }
+    }
+
+    /// Whether records of type `name` are written (`"alert"`, `"http"`, ...).
+    pub fn logs(&self, name: &str) -> bool {
+        let t = &self.types;
+        match name {
+            "alert" => t.alert.as_ref().is_some_and(|a| a.enabled),
+            "anomaly" => t.anomaly.as_ref().is_some_and(|a| a.enabled),
+            "stats" => t.stats.as_ref().is_some_and(|s| s.enabled),
+            "flow" => t.flow.as_ref().is_some_and(|f| f.enabled),
+            other => t.other.iter().any(|o| o == other),
+        }
+    }
+
+    /// Read one `eve-log` map (`sec` is `outputs.N.eve-log`). `stats_on` is
+    /// global `stats.enabled`, which the stats type depends on.
+    pub(crate) fn read(sec: &Section<'_>, stats_on: bool, errs: &mut Errors) -> EveLog {
+        let d = EveLog::default();
+        let mut local = Errors::new();
+        let e = &mut local;
+        let enabled = sec.bool("enabled", false, e);
+        let filetype_key = if sec.child("filetype").node.is_some() { "filetype" } else { "type" };
+        let filetype = sec
+            .convert(filetype_key, e, |s| match s {
+                "regular" | "file" => Ok(EveFiletype::Regular),
+                "syslog" | "unix_dgram" | "unix_stream" | "redis" => {
+                    Err(format!("unsupported filetype {s:?}: only \"regular\" is supported"))
+                }
+                _ => {
+                    Err(format!("unknown filetype {s:?} (expected regular, syslog, unix_dgram, unix_stream or redis)"))
+                }
+            })
+            .unwrap_or(d.filetype);
+        let log = EveLog {
+            enabled,
+            filetype,
+            filename: sec.string("filename", e).unwrap_or(d.filename),
+            threaded: sec.bool("threaded", d.threaded, e),
+            community_id: sec.bool("community-id", d.community_id, e),
+            community_id_seed: sec.int_in("community-id-seed", 0, 65535, e).map_or(d.community_id_seed, |v| v as u16),
+            pcap_file: sec.bool("pcap-file", d.pcap_file, e),
+            ethernet: sec.bool("ethernet", d.ethernet, e),
+            types: EveTypes::read(&sec.child("types"), stats_on, e),
+        };
+        if log.enabled {
+            errs.extend(local);
+        }
+        log
+    }
+}
+
+impl EveTypes {
+    fn read(sec: &Section<'_>, stats_on: bool, errs: &mut Errors) -> EveTypes {
+        let mut t = EveTypes::default();
+        for item in sec.children() {
+            let Some(node) = item.node else { continue };
+            // `- flow` has its name as value; `- alert: {...}` too, plus a map.
+            let Some(name) = node.value() else {
+                if !node.children().is_empty() {
+                    item.error("", errs, "expected an event type name");
+                }
+                continue;
+            };
+            // A bare `- stats` has no map; errors about it point at the item.
+            let opts = match item.child(name) {
+                s if s.node.is_some() => s,
+                s => Section::new(item.node, s.path),
+            };
+            let name = if name == "ikev2" { "ike" } else { name };
+            let mut local = Errors::new();
+            let enabled = opts.bool("enabled", true, &mut local);
+            match name {
+                "alert" if t.alert.is_none() => t.alert = Some(EveAlert::read(&opts, enabled, &mut local)),
+                "anomaly" if t.anomaly.is_none() => t.anomaly = Some(EveAnomaly::read(&opts, enabled, &mut local)),
+                "stats" if t.stats.is_none() => t.stats = Some(EveStats::read(&opts, enabled, stats_on, &mut local)),
+                "flow" if t.flow.is_none() => t.flow = Some(EveFlow { enabled }),
+                "alert" | "anomaly" | "stats" | "flow" => {}
+                other if enabled && !t.other.iter().any(|o| o == other) => t.other.push(other.to_string()),
+                _ => {}
+            }
+            if enabled {
+                errs.extend(local);
+            }
+        }
+        t
+    }
+}
+
+impl EveAlert {
+    fn read(sec: &Section<'_>, enabled: bool, e: &mut Errors) -> EveAlert {
+        let d = EveAlert::default();
+        let payload_buffer_size = sec
+            .convert("payload-buffer-size", e, |s| {
+                let v = crate::value::parse_size(s)?;
+                match u32::try_from(v) {
+                    Ok(0) => Err("payload-buffer-size must not be 0".to_string()),
+                    Ok(v) => Ok(v),
+                    Err(_) => Err(format!("size {v} is larger than the maximum {}", u32::MAX)),
+                }
+            })
+            .unwrap_or(d.payload_buffer_size);
+        EveAlert {
+            enabled,
+            payload: sec.bool("payload", d.payload, e),
+            payload_printable: sec.bool("payload-printable", d.payload_printable, e),
+            payload_length: sec.bool("payload-length", d.payload_length, e),
+            payload_buffer_size,
+            packet: sec.bool("packet", d.packet, e),
+            tagged_packets: sec.bool("tagged-packets", d.tagged_packets, e),
+            verdict: sec.bool("verdict", d.verdict, e),
+            http_body: sec.bool("http-body", d.http_body, e),
+            http_body_printable: sec.bool("http-body-printable", d.http_body_printable, e),
+            websocket_payload: sec.bool("websocket-payload", d.websocket_payload, e),
+            websocket_payload_printable: sec.bool("websocket-payload-printable", d.websocket_payload_printable, e),
+            metadata: EveAlertMetadata::read(&sec.child("metadata"), e),
+        }
+    }
+
+    /// Whether HTTP/WebSocket body logging is in effect: Suricata turns it
+    /// off (with a warning) when `metadata.app-layer` is off.
+    pub fn logs_bodies(&self) -> bool {
+        self.metadata.app_layer
+            && (self.http_body
+                || self.http_body_printable
+                || self.websocket_payload
+                || self.websocket_payload_printable)
+    }
+}
+
+impl EveAlertMetadata {
+    fn read(sec: &Section<'_>, e: &mut Errors) -> EveAlertMetadata {
+        let mut m = EveAlertMetadata::default();
+        let Some(node) = sec.node else { return m };
+        if let Some(v) = node.value() {
+            match crate::value::parse_bool(v) {
+                Some(false) => {
+                    m.app_layer = false;
+                    m.flow = false;
+                    m.rule_metadata = false;
+                }
+                Some(true) => {}
+                None => sec.error("", e, crate::value::bool_reason(v)),
+            }
+            return m;
+        }
+        let rule = sec.child("rule");
+        m.rule_raw = rule.bool("raw", m.rule_raw, e);
+        m.rule_metadata = rule.bool("metadata", m.rule_metadata, e);
+        m.rule_reference = rule.bool("reference", m.rule_reference, e);
+        m.flow = sec.bool("flow", m.flow, e);
+        m.app_layer = sec.bool("app-layer", m.app_layer, e);
+        m
+    }
+}
+
+impl EveAnomaly {
+    fn read(sec: &Section<'_>, enabled: bool, e: &mut Errors) -> EveAnomaly {
+        let d = EveAnomaly::default();
+        let types = sec.child("types");
+        EveAnomaly {
+            enabled,
+            decode: types.bool("decode", d.decode, e),
+            stream: types.bool("stream", d.stream, e),
+            applayer: types.bool("applayer", d.applayer, e),
+            packethdr: sec.bool("packethdr", d.packethdr, e),
+        }
+    }
+
+    /// Whether packet headers are really logged: only with `decode` on.
+    pub fn logs_packethdr(&self) -> bool {
+        self.packethdr && self.decode
+    }
+}
+
+impl EveStats {
+    fn read(sec: &Section<'_>, enabled: bool, stats_on: bool, e: &mut Errors) -> EveStats {
+        let d = EveStats::default();
+        let totals = sec.opt_bool("totals", e);
+        let threads = sec.opt_bool("threads", e);
+        let mut s = EveStats {
+            enabled,
+            totals: totals.unwrap_or(d.totals),
+            threads: threads.unwrap_or(d.threads),
+            deltas: sec.bool("deltas", d.deltas, e),
+            null_values: sec.bool("null-values", d.null_values, e),
+        };
+        // Suricata refuses only the explicit combination.
+        if enabled && totals == Some(false) && threads == Some(false) {
+            sec.error("threads", e, "cannot disable both totals and threads in stats logging");
+            s.enabled = false;
+        }
+        if s.enabled && !stats_on {
+            sec.error("", e, "eve stats need global stats: set stats.enabled to yes");
+            s.enabled = false;
+        }
+        s
+    }
+}

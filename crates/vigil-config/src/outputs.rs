@@ -1,0 +1,168 @@
+//! `outputs`: the list of output modules (`- fast:`, `- eve-log:`, ...).
+//!
+//! Each list item is keyed by its module name (see
+//! [`ConfigNode::find_item`](crate::ConfigNode::find_item)). As in Suricata,
+//! an output is off unless its `enabled` is true, and several items of the
+//! same module are several outputs.
+
+use crate::eve::EveLog;
+use crate::read::{Errors, Section};
+
+/// `outputs`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outputs {
+    /// Every `- eve-log:` item, in list order.
+    pub eve_log: Vec<EveLog>,
+    /// Every `- fast:` item, in list order.
+    pub fast: Vec<FastLog>,
+    /// Every `- stats:` item (the `stats.log` text file), in list order.
+    pub stats: Vec<StatsLog>,
+    /// Names of other enabled items (`pcap-log`, `file-store`, ...), which
+    /// vigil does not write, for the engine to warn about.
+    pub other_enabled: Vec<String>,
+}
+
+/// `- fast:` — one line per alert.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FastLog {
+    /// `enabled`. Default false.
+    pub enabled: bool,
+    /// `filename`. Default `fast.log`.
+    pub filename: String,
+    /// `append` to an existing file rather than truncate. Default true.
+    pub append: bool,
+}
+
+/// `- stats:` — the periodic `stats.log` text file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatsLog {
+    /// `enabled`. Default false.
+    pub enabled: bool,
+    /// `filename`. Default `stats.log`.
+    pub filename: String,
+    /// `append`. Default true.
+    pub append: bool,
+    /// `totals`: counters merged over threads. Default true.
+    pub totals: bool,
+    /// `threads`: per-thread counters. Default false.
+    pub threads: bool,
+    /// `null-values`: also print counters that are zero. Default false.
+    pub null_values: bool,
+}
+
+impl Default for FastLog {
+    fn default() -> Self {
+        FastLog { enabled: false, filename: "fast.log".into(), append: true }
+    }
+}
+
+impl Default for StatsLog {
+    fn default() -> Self {
+        StatsLog {
+            enabled: false,
+            filename: "stats.log".into(),
+            append: true,
+            totals: true,
+            threads: false,
+            null_values: false,
+        }
+    }
+}
+
+impl Default for Outputs {
+    /// The stock `suricata.yaml` outputs.
+    fn default() -> Self {
+        Outputs {
+            eve_log: vec![EveLog::stock()],
+            fast: vec![FastLog { enabled: true, ..FastLog::default() }],
+            stats: vec![StatsLog { enabled: true, ..StatsLog::default() }],
+            other_enabled: Vec::new(),
+        }
+    }
+}
+
+impl Outputs {
+    /// Suricata's outputs when the section is absent: none.
+    pub(crate) fn empty() -> Self {
+        Outputs { eve_log: Vec::new(), fast: Vec::new(), stats: Vec::new(), other_enabled: Vec::new() }
+    }
+
+    pub(crate) fn read(sec: &Section<'_>, stats_on: bool, errs: &mut Errors) -> Outputs {
+        let mut out = Outputs::empty();
+        for item in sec.children() {
+            let Some(node) = item.node else { continue };
+            let Some(name) = node.value() else {
+                if !node.children().is_empty() {
+                    item.error("", errs, "expected an output module such as `- eve-log:`");
+                }
+                continue;
+            };
+            let conf = item.child(name);
+            match name {
+                "eve-log" => out.eve_log.push(EveLog::read(&conf, stats_on, errs)),
+                "fast" => out.fast.push(FastLog::read(&conf, errs)),
+                "stats" => out.stats.push(StatsLog::read(&conf, errs)),
+                other => {
+                    if conf.child_value_is_true("enabled") {
+                        out.other_enabled.push(other.to_string());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The enabled `eve-log` outputs.
+    pub fn enabled_eve_logs(&self) -> impl Iterator<Item = &EveLog> {
+        self.eve_log.iter().filter(|e| e.enabled)
+    }
+}
+
+impl Section<'_> {
+    /// Suricata's `ConfNodeChildValueIsTrue`, without reporting: for
+    /// modules vigil does not read.
+    fn child_value_is_true(&self, key: &str) -> bool {
+        self.node.and_then(|n| n.child_value(key)).and_then(crate::value::parse_bool).unwrap_or(false)
+    }
+}
+
+impl FastLog {
+    fn read(sec: &Section<'_>, errs: &mut Errors) -> FastLog {
+        let d = FastLog::default();
+        let mut e = Errors::new();
+        let log = FastLog {
+            enabled: sec.bool("enabled", d.enabled, &mut e),
+            filename: sec.string("filename", &mut e).unwrap_or(d.filename),
+            append: sec.bool("append", d.append, &mut e),
+        };
+        if log.enabled {
+            errs.extend(e);
+        }
+        log
+    }
+}
+
+impl StatsLog {
+    fn read(sec: &Section<'_>, errs: &mut Errors) -> StatsLog {
+        let d = StatsLog::default();
+        let mut e = Errors::new();
+        let totals = sec.opt_bool("totals", &mut e);
+        let threads = sec.opt_bool("threads", &mut e);
+        let mut log = StatsLog {
+            enabled: sec.bool("enabled", d.enabled, &mut e),
+            filename: sec.string("filename", &mut e).unwrap_or(d.filename),
+            append: sec.bool("append", d.append, &mut e),
+            totals: totals.unwrap_or(d.totals),
+            threads: threads.unwrap_or(d.threads),
+            null_values: sec.bool("null-values", d.null_values, &mut e),
+        };
+        if log.enabled && totals == Some(false) && threads == Some(false) {
+            sec.error("threads", &mut e, "cannot disable both totals and threads in stats logging");
+            log.enabled = false;
+            errs.extend(e);
+        } else if log.enabled {
+            errs.extend(e);
+        }
+        log
+    }
+}

@@ -1,0 +1,41 @@
+//! Where rules and their support files are.
+
+use crate::read::{Errors, Section};
+
+/// `default-rule-path`, `rule-files` and the support files.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct RuleFiles {
+    /// `default-rule-path`: directory for relative `rule-files`.
+    pub default_rule_path: Option<String>,
+    /// `rule-files`: rule file names, in order.
+    pub rule_files: Vec<String>,
+    /// `classification-file`.
+    pub classification_file: Option<String>,
+    /// `reference-config-file`.
+    pub reference_config_file: Option<String>,
+    /// `threshold-file`.
+    pub threshold_file: Option<String>,
+}
+
+impl RuleFiles {
+    /// The stock `suricata.yaml` values (installed under `/usr/local`).
+    pub fn stock() -> Self {
+        RuleFiles {
+            default_rule_path: Some("/usr/local/var/lib/suricata/rules".into()),
+            rule_files: vec!["suricata.rules".into()],
+            classification_file: Some("/usr/local/etc/suricata/classification.config".into()),
+            reference_config_file: Some("/usr/local/etc/suricata/reference.config".into()),
+            threshold_file: None,
+        }
+    }
+
+    pub(crate) fn read(root: &Section<'_>, errs: &mut Errors) -> RuleFiles {
+        RuleFiles {
+            default_rule_path: root.string("default-rule-path", errs),
+            rule_files: root.string_list("rule-files", errs).unwrap_or_default(),
+            classification_file: root.string("classification-file", errs),
+            reference_config_file: root.string("reference-config-file", errs),
+            threshold_file: root.string("threshold-file", errs),
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Mistakes are reported as `file:line:col: key: reason` and the rest of
+//! the configuration still loads.
+
+use std::path::PathBuf;
+use vigil_config::{ChecksumChecks, Config, ConfigTree};
+
+fn typed(yaml: &str) -> (Config, Vec<String>) {
+    let tree = ConfigTree::parse_str(yaml, "suricata.yaml").unwrap_or_else(|e| panic!("{e}"));
+    let (c, errors, _) = Config::from_tree(&tree);
+    (c, errors.iter().map(ToString::to_string).collect())
+}
+
+/// A fresh directory for files of one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("vigil-config-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn bad_integer_keeps_default_and_names_the_key() {
+    let (c, errors) = typed("%YAML 1.1\n---\nstats:\n  enabled: yes\n  interval: ten\n  stream-events: yes\n");
+    assert_eq!(errors, ["suricata.yaml:5:13: stats.interval: expected an integer number of seconds, got \"ten\""]);
+    assert_eq!(c.stats.interval, 8);
+    assert!(c.stats.stream_events, "the rest still loads");
+}
+
+#[test]
+fn bad_bool() {
+    let (c, errors) = typed("decoder:\n  vxlan:\n    enabled: maybe\n");
+    assert_eq!(
+        errors,
+        ["suricata.yaml:3:14: decoder.vxlan.enabled: expected a boolean (yes/no, true/false, on/off, 1/0), got \"maybe\""]
+    );
+    assert!(c.decoder.vxlan.enabled);
+}
+
+#[test]
+fn unknown_checksum_mode() {
+    let (c, errors) = typed("pcap-file:\n  checksum-checks: sometimes\n");
+    assert_eq!(
+        errors,
+        ["suricata.yaml:2:20: pcap-file.checksum-checks: unknown checksum mode \"sometimes\" (expected auto, yes or no)"]
+    );
+    assert_eq!(c.pcap_file.checksum_checks, ChecksumChecks::Auto);
+}
+
+#[test]
+fn unsupported_features_are_errors() {
+    let (c, errors) = typed(
+        "pcap-file:\n  delete-when-done: true\noutputs:\n  - eve-log:\n      enabled: yes\n      filetype: syslog\n",
+    );
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].starts_with("suricata.yaml:6:17: outputs.0.eve-log.filetype: unsupported filetype \"syslog\""),
+        "{errors:?}"
+    );
+    assert!(errors[1].starts_with("suricata.yaml:2:21: pcap-file.delete-when-done: unsupported"), "{errors:?}");
+    assert!(!c.pcap_file.delete_when_done);
+}
+
+#[test]
+fn disabled_outputs_are_not_checked() {
+    // Suricata never reads the options of a disabled output.
+    let (_, errors) = typed("outputs:\n  - eve-log:\n      enabled: no\n      filetype: syslog\n      types:\n        - alert:\n            payload: maybe\n");
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[test]
+fn list_where_a_value_is_expected() {
+    let (_, errors) = typed("stats:\n  interval: [1, 2]\n");
+    assert_eq!(errors, ["suricata.yaml:2:3: stats.interval: expected a single value, got a list"]);
+}
+
+#[test]
+fn eve_stats_rules() {
+    let (c, errors) = typed("stats:\n  enabled: no\noutputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - stats:\n            totals: no\n            threads: no\n");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("outputs.0.eve-log.types.0.stats.threads: cannot disable both totals and threads"));
+    assert!(!c.outputs.eve_log[0].logs("stats"));
+    let (c, errors) =
+        typed("stats:\n  enabled: no\noutputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - stats\n");
+    assert_eq!(
+        errors,
+        ["suricata.yaml:7:11: outputs.0.eve-log.types.0.stats: eve stats need global stats: set stats.enabled to yes"]
+    );
+    assert!(!c.outputs.eve_log[0].logs("stats"));
+}
+
+#[test]
+fn include_missing_file() {
+    let dir = scratch("missing");
+    let main = dir.join("suricata.yaml");
+    std::fs::write(&main, "%YAML 1.1\n---\nstats:\n  enabled: yes\ninclude: nowhere.yaml\n").unwrap();
+    let err = ConfigTree::load_file(&main).unwrap_err().to_string();
+    let expected =
+        format!("{}:5:10: cannot read include file {}: ", main.display(), dir.join("nowhere.yaml").display());
+    assert!(err.starts_with(&expected), "{err}");
+    assert!(err.contains("No such file"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn include_cycle() {
+    let dir = scratch("cycle");
+    std::fs::write(dir.join("a.yaml"), "%YAML 1.1\n---\na: 1\ninclude: b.yaml\n").unwrap();
+    std::fs::write(dir.join("b.yaml"), "%YAML 1.1\n---\nb: 1\ninclude:\n  - a.yaml\n").unwrap();
+    let err = ConfigTree::load_file(dir.join("a.yaml")).unwrap_err();
+    let real = std::fs::canonicalize(&dir).unwrap();
+    let (a, b) = (real.join("a.yaml").display().to_string(), real.join("b.yaml").display().to_string());
+    assert_eq!(err.reason, format!("include cycle: {a} -> {b} -> {a}"));
+    // It points at the include in b.yaml that closes the cycle.
+    assert!(err.position.file.ends_with("b.yaml"), "{err}");
+    assert_eq!((err.position.line, err.position.column), (5, 5), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn include_forms() {
+    let dir = scratch("forms");
+    std::fs::write(dir.join("inc.yaml"), "%YAML 1.1\n---\nhost-mode: auto\nunix-command:\n  enabled: no\n").unwrap();
+    std::fs::write(dir.join("two.yaml"), "two: 2\n").unwrap();
+    std::fs::write(
+        dir.join("main.yaml"),
+        "%YAML 1.1\n---\ninclude: inc.yaml\nmapping: !include inc.yaml\nnested:\n  include: [inc.yaml, two.yaml]\n",
+    )
+    .unwrap();
+    let t = ConfigTree::load_file(dir.join("main.yaml")).unwrap();
+    assert_eq!(t.get_str("host-mode"), Some("auto"));
+    assert_eq!(t.get_str("unix-command.enabled"), Some("no"));
+    assert_eq!(t.get_str("mapping.host-mode"), Some("auto"));
+    assert_eq!(t.get_str("mapping.unix-command.enabled"), Some("no"));
+    assert_eq!(t.get_str("nested.host-mode"), Some("auto"));
+    assert_eq!(t.get_str("nested.two"), Some("2"));
+    assert_eq!(t.files().len(), 5);
+    // Positions of included keys name the included file.
+    assert!(t.get("host-mode").unwrap().position().file.ends_with("inc.yaml"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn include_mapping_is_refused() {
+    let err = ConfigTree::parse_str("include:\n  a: b\n", "suricata.yaml").unwrap_err();
+    assert_eq!(err.to_string(), "suricata.yaml:2:3: include: include fields cannot be a mapping");
+}
+
+#[test]
+fn tab_indentation() {
+    let err = ConfigTree::parse_str("%YAML 1.1\n---\nstats:\n\tenabled: yes\n", "suricata.yaml").unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.starts_with("suricata.yaml:4:"), "{msg}");
+    assert!(msg.contains("invalid YAML") && msg.contains("tab"), "{msg}");
+}
+
+#[test]
+fn broken_yaml() {
+    for (text, line) in [
+        ("a: 1\n  b: 2\n", 2),
+        ("a: 'unterminated\n", 2),
+        ("a: [1, 2\nb: 3\n", 2),
+        ("a:\n  - x\n  y: 1\n", 3),
+        ("a: *nowhere\n", 1),
+    ] {
+        let err = ConfigTree::parse_str(text, "broken.yaml").unwrap_err();
+        assert_eq!(err.position.line, line, "{text:?}: {err}");
+        assert!(err.to_string().starts_with("broken.yaml:"), "{err}");
+    }
+}
+
+#[test]
+fn aliases_are_refused_with_a_position() {
+    let err = ConfigTree::parse_str("a: &x 1\nb: *x\n", "t.yaml").unwrap_err();
+    assert_eq!(err.to_string(), "t.yaml:2:4: YAML aliases (*name) are not supported");
+}
+
+#[test]
+fn missing_main_file_and_directory() {
+    let err = ConfigTree::load_file("/nonexistent/suricata.yaml").unwrap_err();
+    assert!(err.to_string().starts_with("/nonexistent/suricata.yaml: cannot read configuration file"), "{err}");
+    let err = ConfigTree::load_file(std::env::temp_dir()).unwrap_err();
+    assert!(err.reason.contains("is a directory"), "{err}");
+}
