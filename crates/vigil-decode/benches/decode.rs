@@ -45,7 +45,8 @@ fn realistic() -> Option<Vec<(LinkType, Vec<u8>)>> {
 
 fn run(dec: &mut Decoder, frames: &[(LinkType, Vec<u8>)]) {
     for (i, (lt, f)) in frames.iter().enumerate() {
-        black_box(dec.decode(black_box(f), Timestamp::default(), *lt, i as u64));
+        let p = dec.decode(black_box(f), Timestamp::default(), *lt, i as u64);
+        black_box(&p);
     }
 }
 

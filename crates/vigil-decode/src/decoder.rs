@@ -68,6 +68,7 @@ impl Decoder {
 
     /// Decodes one captured frame. Never fails: what cannot be decoded is
     /// recorded as events and the `invalid` flag.
+    #[inline]
     pub fn decode<'a>(&mut self, data: &'a [u8], ts: Timestamp, linktype: LinkType, pcap_cnt: u64) -> Packet<'a> {
         let mut p = Packet::new(data, ts, linktype, pcap_cnt);
         self.counters.incr(Counter::Pkts);
@@ -150,7 +151,12 @@ impl<'p, 'a> Walk<'p, 'a> {
 
     /// Records a header, refusing the packet once `decoder.max-layers` is reached.
     pub(crate) fn layer(&mut self, kind: LayerKind, at: usize, len: usize) -> bool {
-        if self.p.layer_count() >= self.cfg.max_layers || !self.p.push_layer(kind, at, len) {
+        self.layer_ext(kind, 0, at, len)
+    }
+
+    /// [`Walk::layer`] for an IPv6 extension header, which also records its protocol number.
+    pub(crate) fn layer_ext(&mut self, kind: LayerKind, ext: u8, at: usize, len: usize) -> bool {
+        if self.p.layer_count() >= self.cfg.max_layers || !self.p.push_layer(kind, ext, at, len) {
             if !self.p.invalid {
                 self.c.incr(Counter::TooManyLayers);
             }

@@ -31,6 +31,7 @@ mod config;
 mod counters;
 mod decoder;
 mod event;
+mod kindset;
 mod link;
 mod network;
 mod packet;

@@ -65,7 +65,7 @@ impl<'p, 'a> Walk<'p, 'a> {
 
     /// Checks IPv4 options; false when they are malformed enough to stop decoding.
     fn ipv4_options(&mut self, ip: &Ipv4<'a>) -> bool {
-        let mut seen = [false; 256];
+        let mut seen = crate::kindset::KindSet::default();
         for o in ip.options() {
             match o {
                 Ipv4Option::EndOfList | Ipv4Option::Nop => {}
@@ -74,11 +74,10 @@ impl<'p, 'a> Walk<'p, 'a> {
                     return false;
                 }
                 Ipv4Option::Tlv { kind, data } => {
-                    if seen[kind as usize] {
+                    if !seen.insert(kind) {
                         self.invalid(E::Ipv4OptDuplicate);
                         return false;
                     }
-                    seen[kind as usize] = true;
                     let len = data.len() + 2;
                     let well_formed = match kind {
                         // Route records: a pointer byte then whole addresses.
@@ -171,7 +170,7 @@ impl<'p, 'a> Walk<'p, 'a> {
                         }
                         _ => {}
                     }
-                    if !self.layer(LayerKind::Ipv6Ext(nh), at, h.len()) {
+                    if !self.layer_ext(LayerKind::Ipv6Ext, nh, at, h.len()) {
                         return (Next::Done, at, end);
                     }
                     nh = h.next_header();
@@ -188,7 +187,7 @@ impl<'p, 'a> Walk<'p, 'a> {
                     if f.reserved() != 0 || f.reserved_bits() != 0 {
                         self.event(E::Ipv6FhNonZeroReservedField);
                     }
-                    if !self.layer(LayerKind::Ipv6Ext(nh), at, FragmentHeader::LEN) {
+                    if !self.layer_ext(LayerKind::Ipv6Ext, nh, at, FragmentHeader::LEN) {
                         return (Next::Done, at, end);
                     }
                     at += FragmentHeader::LEN;
@@ -213,7 +212,7 @@ impl<'p, 'a> Walk<'p, 'a> {
                     if h.reserved() != 0 {
                         self.event(E::Ipv6ExthdrAhResNotNull);
                     }
-                    if !self.layer(LayerKind::Ipv6Ext(nh), at, h.len()) {
+                    if !self.layer_ext(LayerKind::Ipv6Ext, nh, at, h.len()) {
                         return (Next::Done, at, end);
                     }
                     nh = h.next_header();

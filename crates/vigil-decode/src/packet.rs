@@ -14,8 +14,9 @@ pub const MAX_VLANS: usize = 3;
 
 /// What one decoded header was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum LayerKind {
-    Ethernet,
+    Ethernet = 0,
     Vlan,
     Ieee8021ah,
     Vntag,
@@ -29,8 +30,8 @@ pub enum LayerKind {
     Arp,
     Ipv4,
     Ipv6,
-    /// An IPv6 extension header, by its protocol number.
-    Ipv6Ext(u8),
+    /// An IPv6 extension header; [`Layer::ext`] holds its protocol number.
+    Ipv6Ext,
     Tcp,
     Udp,
     Icmpv4,
@@ -47,11 +48,19 @@ pub enum LayerKind {
 
 /// One header: its kind and where it lies in the packet's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// Fieldless and all-zero by default, so a packet's layer table starts as one memset.
 pub struct Layer {
     pub kind: LayerKind,
+    /// For [`LayerKind::Ipv6Ext`], the extension header's protocol number (0 otherwise).
+    pub ext: u8,
+    /// The header's own length (not what it carries); headers are never longer than 64 KiB.
+    pub len: u16,
     pub offset: u32,
-    /// The header's own length (not what it carries).
-    pub len: u32,
+}
+
+impl Layer {
+    const EMPTY: Layer = Layer { kind: LayerKind::Ethernet, ext: 0, len: 0, offset: 0 };
 }
 
 /// The innermost IP header's fields the pipeline keys on.
@@ -147,7 +156,7 @@ impl<'a> Packet<'a> {
             ts,
             linktype,
             pcap_cnt,
-            layers: [Layer { kind: LayerKind::Ethernet, offset: 0, len: 0 }; MAX_LAYERS],
+            layers: [Layer::EMPTY; MAX_LAYERS],
             nlayers: 0,
             events: EventList::default(),
             invalid: false,
@@ -203,11 +212,12 @@ impl<'a> Packet<'a> {
         }
     }
 
-    pub(crate) fn push_layer(&mut self, kind: LayerKind, offset: usize, len: usize) -> bool {
+    pub(crate) fn push_layer(&mut self, kind: LayerKind, ext: u8, offset: usize, len: usize) -> bool {
         if self.nlayers as usize >= MAX_LAYERS {
             return false;
         }
-        self.layers[self.nlayers as usize] = Layer { kind, offset: offset as u32, len: len as u32 };
+        self.layers[self.nlayers as usize] =
+            Layer { kind, ext, len: len.min(u16::MAX as usize) as u16, offset: offset as u32 };
         self.nlayers += 1;
         true
     }

@@ -24,7 +24,7 @@ impl<'p, 'a> Walk<'p, 'a> {
         if !self.layer(LayerKind::Tcp, at, hlen) {
             return (Next::Done, at, end);
         }
-        let mut seen = [false; 256];
+        let mut seen = crate::kindset::KindSet::default();
         for o in tcp.options() {
             match o {
                 TcpOption::EndOfList | TcpOption::Nop => {}
@@ -36,10 +36,9 @@ impl<'p, 'a> Walk<'p, 'a> {
                     {
                         return self.invalid(E::TcpOptInvalidLen);
                     }
-                    if seen[kind as usize] {
+                    if !seen.insert(kind) {
                         self.event(E::TcpOptDuplicate);
                     }
-                    seen[kind as usize] = true;
                 }
             }
         }

@@ -2,6 +2,7 @@
 //! ICMPv6 fold into it.
 
 /// Adds `data` to a running one's-complement sum (not yet folded).
+#[inline]
 pub fn accumulate(data: &[u8], mut sum: u64) -> u64 {
     let mut chunks = data.chunks_exact(4);
     for c in &mut chunks {
@@ -20,6 +21,7 @@ pub fn accumulate(data: &[u8], mut sum: u64) -> u64 {
 }
 
 /// Folds a running sum to 16 bits and complements it.
+#[inline]
 pub fn finish(mut sum: u64) -> u16 {
     while sum > 0xffff {
         sum = (sum & 0xffff) + (sum >> 16);
@@ -28,11 +30,13 @@ pub fn finish(mut sum: u64) -> u16 {
 }
 
 /// The checksum of `data` alone (an IPv4 header, or an ICMPv4 message).
+#[inline]
 pub fn compute(data: &[u8]) -> u16 {
     finish(accumulate(data, 0))
 }
 
 /// True when `data`, checksum field included, sums to zero.
+#[inline]
 pub fn verify(data: &[u8]) -> bool {
     compute(data) == 0
 }
@@ -46,21 +50,25 @@ fn pseudo_v6(src: [u8; 16], dst: [u8; 16], proto: u8, len: usize) -> u64 {
 }
 
 /// The TCP/UDP checksum of `segment` (its checksum field zeroed) over IPv4.
+#[inline]
 pub fn l4_v4(src: [u8; 4], dst: [u8; 4], proto: u8, segment: &[u8]) -> u16 {
     finish(accumulate(segment, pseudo_v4(src, dst, proto, segment.len())))
 }
 
 /// The TCP/UDP/ICMPv6 checksum of `segment` (its checksum field zeroed) over IPv6.
+#[inline]
 pub fn l4_v6(src: [u8; 16], dst: [u8; 16], proto: u8, segment: &[u8]) -> u16 {
     finish(accumulate(segment, pseudo_v6(src, dst, proto, segment.len())))
 }
 
 /// True when a received segment's checksum (left in place) is right over IPv4.
+#[inline]
 pub fn verify_l4_v4(src: [u8; 4], dst: [u8; 4], proto: u8, segment: &[u8]) -> bool {
     l4_v4(src, dst, proto, segment) == 0
 }
 
 /// True when a received segment's checksum (left in place) is right over IPv6.
+#[inline]
 pub fn verify_l4_v6(src: [u8; 16], dst: [u8; 16], proto: u8, segment: &[u8]) -> bool {
     l4_v6(src, dst, proto, segment) == 0
 }

@@ -28,6 +28,7 @@ impl fmt::Display for WireError {
 impl std::error::Error for WireError {}
 
 /// Fails unless `buf` holds at least `need` bytes.
+#[inline]
 pub(crate) fn need(buf: &[u8], need: usize) -> Result<(), WireError> {
     if buf.len() < need {
         Err(WireError::Truncated { need, have: buf.len() })

@@ -16,26 +16,31 @@ pub const TYPE3_PLATFORM_LEN: usize = 8;
 impl<'a> Erspan<'a> {
     /// Checks the first 4 bytes (version and VLAN); [`Erspan::header_len`]
     /// says how much more the version needs.
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, 4)?;
         Ok(Erspan(buf))
     }
 
     /// 1 for type II, 2 for type III.
+    #[inline]
     pub fn version(&self) -> u8 {
         self.0[0] >> 4
     }
 
+    #[inline]
     pub fn vlan(&self) -> u16 {
         be16(self.0, 0) & 0x0fff
     }
 
+    #[inline]
     pub fn session_id(&self) -> u16 {
         be16(self.0, 2) & 0x03ff
     }
 
     /// Total header length for this version, `None` for an unknown version.
     /// Type III adds the platform subheader when its O bit (last bit of byte 11) is set.
+    #[inline]
     pub fn header_len(&self) -> Option<usize> {
         match self.version() {
             1 => Some(TYPE2_LEN),
@@ -48,10 +53,12 @@ impl<'a> Erspan<'a> {
     }
 
     /// Type III timestamp, when the buffer holds it.
+    #[inline]
     pub fn timestamp(&self) -> Option<u32> {
         (self.version() == 2 && self.0.len() >= 8).then(|| be32(self.0, 4))
     }
 
+    #[inline]
     pub fn bytes(&self) -> &'a [u8] {
         self.0
     }

@@ -10,23 +10,28 @@ pub struct Ethernet<'a>(&'a [u8]);
 impl<'a> Ethernet<'a> {
     pub const HEADER_LEN: usize = 14;
 
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, Self::HEADER_LEN)?;
         Ok(Ethernet(buf))
     }
 
+    #[inline]
     pub fn dst(&self) -> [u8; 6] {
         self.0[0..6].try_into().unwrap_or_default()
     }
 
+    #[inline]
     pub fn src(&self) -> [u8; 6] {
         self.0[6..12].try_into().unwrap_or_default()
     }
 
+    #[inline]
     pub fn ethertype(&self) -> u16 {
         be16(self.0, 12)
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.0[Self::HEADER_LEN..]
     }
@@ -39,30 +44,36 @@ pub struct VlanTag<'a>(&'a [u8]);
 impl<'a> VlanTag<'a> {
     pub const HEADER_LEN: usize = 4;
 
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, Self::HEADER_LEN)?;
         Ok(VlanTag(buf))
     }
 
+    #[inline]
     pub fn priority(&self) -> u8 {
         self.0[0] >> 5
     }
 
     /// The 12-bit VLAN identifier.
+    #[inline]
     pub fn vid(&self) -> u16 {
         be16(self.0, 0) & 0x0fff
     }
 
+    #[inline]
     pub fn ethertype(&self) -> u16 {
         be16(self.0, 2)
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.0[Self::HEADER_LEN..]
     }
 }
 
 /// Formats a MAC address the way EVE writes it (`00:11:22:aa:bb:cc`).
+#[inline]
 pub fn format_mac(mac: [u8; 6]) -> String {
     let mut s = String::with_capacity(17);
     for (i, b) in mac.iter().enumerate() {

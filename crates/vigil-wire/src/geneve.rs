@@ -10,6 +10,7 @@ pub const BASE_LEN: usize = 8;
 pub struct Geneve<'a>(&'a [u8]);
 
 impl<'a> Geneve<'a> {
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, BASE_LEN)?;
         let len = BASE_LEN + (buf[0] & 0x3f) as usize * 4;
@@ -17,27 +18,33 @@ impl<'a> Geneve<'a> {
         Ok(Geneve(buf))
     }
 
+    #[inline]
     pub fn version(&self) -> u8 {
         self.0[0] >> 6
     }
 
+    #[inline]
     pub fn header_len(&self) -> usize {
         BASE_LEN + (self.0[0] & 0x3f) as usize * 4
     }
 
+    #[inline]
     pub fn is_oam(&self) -> bool {
         self.0[1] & 0x80 != 0
     }
 
     /// The EtherType of the payload (0x6558 for an Ethernet frame).
+    #[inline]
     pub fn protocol(&self) -> u16 {
         be16(self.0, 2)
     }
 
+    #[inline]
     pub fn vni(&self) -> u32 {
         be32(self.0, 4) >> 8
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.0[self.header_len()..]
     }

@@ -19,38 +19,46 @@ pub const FLAG_ACK: u8 = 0x80;
 pub struct Gre<'a>(&'a [u8]);
 
 impl<'a> Gre<'a> {
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, BASE_LEN)?;
         Ok(Gre(buf))
     }
 
+    #[inline]
     pub fn flags(&self) -> u8 {
         self.0[0]
     }
 
+    #[inline]
     pub fn has(&self, flag: u8) -> bool {
         self.0[0] & flag != 0
     }
 
+    #[inline]
     pub fn recursion(&self) -> u8 {
         self.0[0] & 0x07
     }
 
     /// Bits 3-7 of the second byte: reserved in version 0; the ack flag is bit 0 in version 1.
+    #[inline]
     pub fn second_byte(&self) -> u8 {
         self.0[1]
     }
 
+    #[inline]
     pub fn version(&self) -> u8 {
         self.0[1] & 0x07
     }
 
+    #[inline]
     pub fn protocol(&self) -> u16 {
         be16(self.0, 2)
     }
 
     /// Length of the fixed part: base plus checksum/offset, key, sequence and
     /// (version 1) acknowledgment words. Routing entries, when present, follow it.
+    #[inline]
     pub fn fixed_len(&self) -> usize {
         let mut len = BASE_LEN;
         if self.has(FLAG_CHECKSUM) || self.has(FLAG_ROUTING) {
@@ -69,6 +77,7 @@ impl<'a> Gre<'a> {
     }
 
     /// The key field, when present and inside the buffer.
+    #[inline]
     pub fn key(&self) -> Option<u32> {
         if !self.has(FLAG_KEY) {
             return None;
@@ -78,6 +87,7 @@ impl<'a> Gre<'a> {
     }
 
     /// The sequence number, when present and inside the buffer.
+    #[inline]
     pub fn seq(&self) -> Option<u32> {
         if !self.has(FLAG_SEQ) {
             return None;
@@ -92,6 +102,7 @@ impl<'a> Gre<'a> {
         (self.0.len() >= at + 4).then(|| be32(self.0, at))
     }
 
+    #[inline]
     pub fn bytes(&self) -> &'a [u8] {
         self.0
     }
@@ -100,6 +111,7 @@ impl<'a> Gre<'a> {
 /// Walks RFC 1701 source route entries starting at `at`; returns the offset
 /// just past the terminating null entry, or `None` when an entry is malformed
 /// or runs past the buffer.
+#[inline]
 pub fn skip_source_routes(buf: &[u8], mut at: usize) -> Option<usize> {
     loop {
         let sre = buf.get(at..at + 4)?;

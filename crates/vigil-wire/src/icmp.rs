@@ -11,38 +11,46 @@ pub const HEADER_LEN: usize = 8;
 pub struct Icmp<'a>(&'a [u8]);
 
 impl<'a> Icmp<'a> {
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, HEADER_LEN)?;
         Ok(Icmp(buf))
     }
 
+    #[inline]
     pub fn kind(&self) -> u8 {
         self.0[0]
     }
 
+    #[inline]
     pub fn code(&self) -> u8 {
         self.0[1]
     }
 
+    #[inline]
     pub fn checksum(&self) -> u16 {
         be16(self.0, 2)
     }
 
     /// Identifier of echo-like messages.
+    #[inline]
     pub fn ident(&self) -> u16 {
         be16(self.0, 4)
     }
 
     /// Sequence number of echo-like messages.
+    #[inline]
     pub fn seq(&self) -> u16 {
         be16(self.0, 6)
     }
 
     /// Everything after the 8-byte header (the quoted datagram of error messages).
+    #[inline]
     pub fn body(&self) -> &'a [u8] {
         &self.0[HEADER_LEN..]
     }
 
+    #[inline]
     pub fn bytes(&self) -> &'a [u8] {
         self.0
     }

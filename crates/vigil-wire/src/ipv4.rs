@@ -31,6 +31,7 @@ pub enum Ipv4Error {
 pub const MIN_HEADER_LEN: usize = 20;
 
 impl<'a> Ipv4<'a> {
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, Ipv4Error> {
         if buf.len() < MIN_HEADER_LEN {
             return Err(Ipv4Error::TooSmall);
@@ -55,92 +56,113 @@ impl<'a> Ipv4<'a> {
 
     /// A view over just the fixed header, for ICMP error quotes that carry only
     /// the start of the offending datagram.
+    #[inline]
     pub fn header_only(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, MIN_HEADER_LEN)?;
         Ok(Ipv4 { buf })
     }
 
+    #[inline]
     pub fn version(&self) -> u8 {
         self.buf[0] >> 4
     }
 
+    #[inline]
     pub fn header_len(&self) -> usize {
         ((self.buf[0] & 0x0f) as usize) * 4
     }
 
+    #[inline]
     pub fn tos(&self) -> u8 {
         self.buf[1]
     }
 
+    #[inline]
     pub fn total_len(&self) -> u16 {
         be16(self.buf, 2)
     }
 
+    #[inline]
     pub fn ident(&self) -> u16 {
         be16(self.buf, 4)
     }
 
+    #[inline]
     pub fn dont_fragment(&self) -> bool {
         self.buf[6] & 0x40 != 0
     }
 
+    #[inline]
     pub fn more_fragments(&self) -> bool {
         self.buf[6] & 0x20 != 0
     }
 
+    #[inline]
     pub fn reserved_flag(&self) -> bool {
         self.buf[6] & 0x80 != 0
     }
 
     /// Fragment offset in 8-byte units.
+    #[inline]
     pub fn frag_offset(&self) -> u16 {
         be16(self.buf, 6) & 0x1fff
     }
 
+    #[inline]
     pub fn is_fragment(&self) -> bool {
         self.more_fragments() || self.frag_offset() != 0
     }
 
+    #[inline]
     pub fn ttl(&self) -> u8 {
         self.buf[8]
     }
 
+    #[inline]
     pub fn protocol(&self) -> u8 {
         self.buf[9]
     }
 
+    #[inline]
     pub fn checksum(&self) -> u16 {
         be16(self.buf, 10)
     }
 
+    #[inline]
     pub fn src(&self) -> Ipv4Addr {
         Ipv4Addr::from(be32(self.buf, 12))
     }
 
+    #[inline]
     pub fn dst(&self) -> Ipv4Addr {
         Ipv4Addr::from(be32(self.buf, 16))
     }
 
+    #[inline]
     pub fn src_bytes(&self) -> [u8; 4] {
         [self.buf[12], self.buf[13], self.buf[14], self.buf[15]]
     }
 
+    #[inline]
     pub fn dst_bytes(&self) -> [u8; 4] {
         [self.buf[16], self.buf[17], self.buf[18], self.buf[19]]
     }
 
     /// The header bytes (with options). For `header_only` views of a short
     /// quote this is clipped to what the buffer holds.
+    #[inline]
     pub fn header(&self) -> &'a [u8] {
         &self.buf[..self.header_len().min(self.buf.len())]
     }
 
+    #[inline]
     pub fn options(&self) -> Ipv4Options<'a> {
         let h = self.header();
         Ipv4Options { rest: h.get(MIN_HEADER_LEN..).unwrap_or(&[]) }
     }
 
     /// The bytes after the header, up to the total length.
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         self.buf.get(self.header_len()..).unwrap_or(&[])
     }
@@ -171,6 +193,7 @@ pub struct Ipv4Options<'a> {
 impl<'a> Iterator for Ipv4Options<'a> {
     type Item = Ipv4Option<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let (&kind, tail) = self.rest.split_first()?;
         match kind {

@@ -22,6 +22,7 @@ pub enum Ipv6Error {
 }
 
 impl<'a> Ipv6<'a> {
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, Ipv6Error> {
         if buf.len() < HEADER_LEN {
             return Err(Ipv6Error::TooSmall);
@@ -38,47 +39,58 @@ impl<'a> Ipv6<'a> {
     }
 
     /// A view over the fixed header only, for ICMPv6 error quotes.
+    #[inline]
     pub fn header_only(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, HEADER_LEN)?;
         Ok(Ipv6 { buf })
     }
 
+    #[inline]
     pub fn traffic_class(&self) -> u8 {
         ((be16(self.buf, 0) >> 4) & 0xff) as u8
     }
 
+    #[inline]
     pub fn flow_label(&self) -> u32 {
         be32(self.buf, 0) & 0x000f_ffff
     }
 
+    #[inline]
     pub fn payload_len(&self) -> u16 {
         be16(self.buf, 4)
     }
 
+    #[inline]
     pub fn next_header(&self) -> u8 {
         self.buf[6]
     }
 
+    #[inline]
     pub fn hop_limit(&self) -> u8 {
         self.buf[7]
     }
 
+    #[inline]
     pub fn src_bytes(&self) -> [u8; 16] {
         self.buf[8..24].try_into().unwrap_or_default()
     }
 
+    #[inline]
     pub fn dst_bytes(&self) -> [u8; 16] {
         self.buf[24..40].try_into().unwrap_or_default()
     }
 
+    #[inline]
     pub fn src(&self) -> Ipv6Addr {
         Ipv6Addr::from(self.src_bytes())
     }
 
+    #[inline]
     pub fn dst(&self) -> Ipv6Addr {
         Ipv6Addr::from(self.dst_bytes())
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.buf[HEADER_LEN..]
     }
@@ -91,6 +103,7 @@ impl<'a> Ipv6<'a> {
 pub struct ExtHeader<'a>(&'a [u8]);
 
 impl<'a> ExtHeader<'a> {
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, 2)?;
         let len = (buf[1] as usize + 1) * 8;
@@ -98,19 +111,23 @@ impl<'a> ExtHeader<'a> {
         Ok(ExtHeader(&buf[..len]))
     }
 
+    #[inline]
     pub fn next_header(&self) -> u8 {
         self.0[0]
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         false
     }
 
     /// The bytes after next-header and length (options, or routing data).
+    #[inline]
     pub fn data(&self) -> &'a [u8] {
         &self.0[2..]
     }
@@ -123,32 +140,39 @@ pub struct FragmentHeader<'a>(&'a [u8]);
 impl<'a> FragmentHeader<'a> {
     pub const LEN: usize = 8;
 
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, Self::LEN)?;
         Ok(FragmentHeader(buf))
     }
 
+    #[inline]
     pub fn next_header(&self) -> u8 {
         self.0[0]
     }
 
+    #[inline]
     pub fn reserved(&self) -> u8 {
         self.0[1]
     }
 
     /// Offset in 8-byte units.
+    #[inline]
     pub fn offset(&self) -> u16 {
         be16(self.0, 2) >> 3
     }
 
+    #[inline]
     pub fn reserved_bits(&self) -> u8 {
         ((be16(self.0, 2) >> 1) & 0x3) as u8
     }
 
+    #[inline]
     pub fn more_fragments(&self) -> bool {
         self.0[3] & 1 == 1
     }
 
+    #[inline]
     pub fn ident(&self) -> u32 {
         be32(self.0, 4)
     }
@@ -159,6 +183,7 @@ impl<'a> FragmentHeader<'a> {
 pub struct AuthHeader<'a>(&'a [u8]);
 
 impl<'a> AuthHeader<'a> {
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, 12)?;
         let len = (buf[1] as usize + 2) * 4;
@@ -166,22 +191,27 @@ impl<'a> AuthHeader<'a> {
         Ok(AuthHeader(&buf[..len.max(12)]))
     }
 
+    #[inline]
     pub fn next_header(&self) -> u8 {
         self.0[0]
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         false
     }
 
+    #[inline]
     pub fn reserved(&self) -> u16 {
         be16(self.0, 2)
     }
 
+    #[inline]
     pub fn spi(&self) -> u32 {
         be32(self.0, 4)
     }
@@ -209,6 +239,7 @@ pub struct Ipv6Options<'a> {
 }
 
 impl<'a> Ipv6Options<'a> {
+    #[inline]
     pub fn new(data: &'a [u8]) -> Self {
         Ipv6Options { rest: data }
     }
@@ -217,6 +248,7 @@ impl<'a> Ipv6Options<'a> {
 impl<'a> Iterator for Ipv6Options<'a> {
     type Item = Ipv6Option<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let (&kind, tail) = self.rest.split_first()?;
         if kind == 0 {

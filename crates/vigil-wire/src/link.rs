@@ -11,19 +11,23 @@ pub struct Sll<'a>(&'a [u8]);
 impl<'a> Sll<'a> {
     pub const HEADER_LEN: usize = 16;
 
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, Self::HEADER_LEN)?;
         Ok(Sll(buf))
     }
 
+    #[inline]
     pub fn packet_type(&self) -> u16 {
         be16(self.0, 0)
     }
 
+    #[inline]
     pub fn protocol(&self) -> u16 {
         be16(self.0, 14)
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.0[Self::HEADER_LEN..]
     }
@@ -36,19 +40,23 @@ pub struct Sll2<'a>(&'a [u8]);
 impl<'a> Sll2<'a> {
     pub const HEADER_LEN: usize = 20;
 
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, Self::HEADER_LEN)?;
         Ok(Sll2(buf))
     }
 
+    #[inline]
     pub fn protocol(&self) -> u16 {
         be16(self.0, 0)
     }
 
+    #[inline]
     pub fn interface_index(&self) -> u32 {
         crate::bytes::be32(self.0, 4)
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.0[Self::HEADER_LEN..]
     }
@@ -69,6 +77,7 @@ pub enum NullFamily {
 impl<'a> Null<'a> {
     pub const HEADER_LEN: usize = 4;
 
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, Self::HEADER_LEN)?;
         Ok(Null(buf))
@@ -76,6 +85,7 @@ impl<'a> Null<'a> {
 
     /// The family, read in whichever byte order gives a known value: the file
     /// does not say which order its writer used.
+    #[inline]
     pub fn family(&self) -> NullFamily {
         let raw: [u8; 4] = [self.0[0], self.0[1], self.0[2], self.0[3]];
         let le = u32::from_le_bytes(raw);
@@ -91,6 +101,7 @@ impl<'a> Null<'a> {
         NullFamily::Other(le)
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.0[Self::HEADER_LEN..]
     }
@@ -113,6 +124,7 @@ pub struct Ppp<'a> {
 }
 
 impl<'a> Ppp<'a> {
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         let body = if buf.len() >= 2 && buf[0] == 0xff && buf[1] == 0x03 { &buf[2..] } else { buf };
         need(body, 1)?;
@@ -124,10 +136,12 @@ impl<'a> Ppp<'a> {
         Ok(Ppp { protocol: be16(body, 0), payload: &body[2..] })
     }
 
+    #[inline]
     pub fn protocol(&self) -> u16 {
         self.protocol
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         self.payload
     }
@@ -141,32 +155,39 @@ pub struct PppoeSession<'a>(&'a [u8]);
 impl<'a> PppoeSession<'a> {
     pub const HEADER_LEN: usize = 6;
 
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, Self::HEADER_LEN)?;
         Ok(PppoeSession(buf))
     }
 
+    #[inline]
     pub fn version(&self) -> u8 {
         self.0[0] >> 4
     }
 
+    #[inline]
     pub fn kind(&self) -> u8 {
         self.0[0] & 0x0f
     }
 
+    #[inline]
     pub fn code(&self) -> u8 {
         self.0[1]
     }
 
+    #[inline]
     pub fn session_id(&self) -> u16 {
         be16(self.0, 2)
     }
 
+    #[inline]
     pub fn length(&self) -> u16 {
         be16(self.0, 4)
     }
 
     /// The PPP frame carried in the session.
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.0[Self::HEADER_LEN..]
     }
@@ -179,15 +200,18 @@ pub struct CiscoHdlc<'a>(&'a [u8]);
 impl<'a> CiscoHdlc<'a> {
     pub const HEADER_LEN: usize = 4;
 
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, Self::HEADER_LEN)?;
         Ok(CiscoHdlc(buf))
     }
 
+    #[inline]
     pub fn protocol(&self) -> u16 {
         be16(self.0, 2)
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.0[Self::HEADER_LEN..]
     }

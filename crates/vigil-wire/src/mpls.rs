@@ -17,23 +17,28 @@ pub const LABEL_MAX_RESERVED: u32 = 15;
 impl<'a> MplsLabel<'a> {
     pub const HEADER_LEN: usize = 4;
 
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, Self::HEADER_LEN)?;
         Ok(MplsLabel(buf))
     }
 
+    #[inline]
     pub fn label(&self) -> u32 {
         be32(self.0, 0) >> 12
     }
 
+    #[inline]
     pub fn bottom_of_stack(&self) -> bool {
         self.0[2] & 1 == 1
     }
 
+    #[inline]
     pub fn ttl(&self) -> u8 {
         self.0[3]
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.0[Self::HEADER_LEN..]
     }

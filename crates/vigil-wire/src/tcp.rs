@@ -32,6 +32,7 @@ pub enum TcpError {
 pub struct Tcp<'a>(&'a [u8]);
 
 impl<'a> Tcp<'a> {
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, TcpError> {
         if buf.len() < MIN_HEADER_LEN {
             return Err(TcpError::TooSmall);
@@ -46,51 +47,63 @@ impl<'a> Tcp<'a> {
         Ok(Tcp(buf))
     }
 
+    #[inline]
     pub fn src_port(&self) -> u16 {
         be16(self.0, 0)
     }
 
+    #[inline]
     pub fn dst_port(&self) -> u16 {
         be16(self.0, 2)
     }
 
+    #[inline]
     pub fn seq(&self) -> u32 {
         be32(self.0, 4)
     }
 
+    #[inline]
     pub fn ack(&self) -> u32 {
         be32(self.0, 8)
     }
 
+    #[inline]
     pub fn header_len(&self) -> usize {
         ((self.0[12] >> 4) as usize) * 4
     }
 
     /// The 8 classic flag bits (CWR..FIN).
+    #[inline]
     pub fn flags(&self) -> u8 {
         self.0[13]
     }
 
+    #[inline]
     pub fn has(&self, flag: u8) -> bool {
         self.0[13] & flag == flag
     }
 
+    #[inline]
     pub fn window(&self) -> u16 {
         be16(self.0, 14)
     }
 
+    #[inline]
     pub fn checksum(&self) -> u16 {
         be16(self.0, 16)
     }
 
+    #[inline]
     pub fn urgent_ptr(&self) -> u16 {
         be16(self.0, 18)
     }
 
+    #[inline]
     pub fn options(&self) -> TcpOptions<'a> {
         TcpOptions { rest: &self.0[MIN_HEADER_LEN..self.header_len()] }
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.0[self.header_len()..]
     }
@@ -133,6 +146,7 @@ pub struct TcpOptions<'a> {
 impl<'a> Iterator for TcpOptions<'a> {
     type Item = TcpOption<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let (&kind, tail) = self.rest.split_first()?;
         match kind {
@@ -160,6 +174,7 @@ impl<'a> Iterator for TcpOptions<'a> {
 }
 
 /// The length a well-formed option of `kind` must have (data bytes only), if fixed.
+#[inline]
 pub fn fixed_option_len(kind: u8) -> Option<usize> {
     match kind {
         option_kind::MSS => Some(2),

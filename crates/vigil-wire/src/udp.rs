@@ -22,6 +22,7 @@ pub enum UdpError {
 pub struct Udp<'a>(&'a [u8]);
 
 impl<'a> Udp<'a> {
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, UdpError> {
         if buf.len() < HEADER_LEN {
             return Err(UdpError::TooSmall);
@@ -39,22 +40,27 @@ impl<'a> Udp<'a> {
         Ok(Udp(buf))
     }
 
+    #[inline]
     pub fn src_port(&self) -> u16 {
         be16(self.0, 0)
     }
 
+    #[inline]
     pub fn dst_port(&self) -> u16 {
         be16(self.0, 2)
     }
 
+    #[inline]
     pub fn length(&self) -> u16 {
         be16(self.0, 4)
     }
 
+    #[inline]
     pub fn checksum(&self) -> u16 {
         be16(self.0, 6)
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.0[HEADER_LEN..]
     }

@@ -10,24 +10,29 @@ pub const HEADER_LEN: usize = 8;
 pub struct Vxlan<'a>(&'a [u8]);
 
 impl<'a> Vxlan<'a> {
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         need(buf, HEADER_LEN)?;
         Ok(Vxlan(buf))
     }
 
     /// The I flag says the VNI is valid; RFC 7348 requires it.
+    #[inline]
     pub fn vni_valid(&self) -> bool {
         self.0[0] & 0x08 != 0
     }
 
+    #[inline]
     pub fn flags(&self) -> u8 {
         self.0[0]
     }
 
+    #[inline]
     pub fn vni(&self) -> u32 {
         be32(self.0, 4) >> 8
     }
 
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         &self.0[HEADER_LEN..]
     }
@@ -36,6 +41,7 @@ impl<'a> Vxlan<'a> {
 /// Strips Teredo's optional authentication and origin indications (RFC 4380
 /// section 5.1.1), returning what should be an IPv6 packet, or `None` when an
 /// indication is cut short.
+#[inline]
 pub fn teredo_inner(buf: &[u8]) -> Option<&[u8]> {
     let mut rest = buf;
     if rest.len() >= 2 && rest[0] == 0 && rest[1] == 1 {
