@@ -4,11 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v tshark >/dev/null 2>&1; then
+# tshark: the decode agreement test compares with it. libhyperscan-dev: the
+# default prefilter links the system Hyperscan (build with
+# --no-default-features on machines without it).
+missing=()
+command -v tshark >/dev/null 2>&1 || missing+=(tshark)
+[ -f /usr/include/hs/hs.h ] || missing+=(libhyperscan-dev)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-    echo "installing tshark (used by the decode agreement test)..."
+    echo "installing ${missing[*]}..."
     $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tshark >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 cargo test --workspace --locked "$@"
