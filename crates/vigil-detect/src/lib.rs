@@ -1,8 +1,9 @@
 //! Detection: from rules to alerts.
 //!
-//! So far this crate holds the multi-pattern [`prefilter`]: the first stage
-//! of matching, which finds in one scan which signatures' fast patterns occur
-//! in a buffer. Signature compilation and verification build on it.
+//! So far this crate holds the two ends of matching: the multi-pattern
+//! [`prefilter`], which finds in one scan which signatures' fast patterns
+//! occur in a buffer, and [`inspect`], which verifies a candidate's payload
+//! keywords with Suricata's semantics. Signature compilation joins them.
 //!
 //! ```
 //! use vigil_detect::prefilter::{Algo, Pattern, Prefilter, Scratch};
@@ -11,4 +12,5 @@
 //! assert_eq!(pf.matches(&mut scratch, b"get /EVIL.php"), vec![0]);
 //! ```
 
+pub mod inspect;
 pub mod prefilter;

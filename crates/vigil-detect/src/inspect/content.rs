@@ -1,0 +1,116 @@
+//! `content` and its modifiers: where in the buffer a pattern may match.
+
+use memchr::memmem;
+
+/// A compiled `content` keyword with its modifiers.
+#[derive(Debug, Clone)]
+pub struct ContentStep {
+    pattern: Vec<u8>,
+    nocase: bool,
+    pub negated: bool,
+    /// `offset`: where the search starts (absolute contents).
+    pub offset: u32,
+    /// `depth`: how many bytes from `offset` the match must lie within.
+    pub depth: Option<u32>,
+    /// `distance`: where the search starts, from the previous match's end.
+    pub distance: Option<i32>,
+    /// `within`: the match must end within this many bytes of the previous
+    /// match's end (plus `distance`).
+    pub within: Option<u32>,
+    /// `endswith`: the match must end the buffer.
+    pub endswith: bool,
+    finder: memmem::Finder<'static>,
+}
+
+impl ContentStep {
+    /// `startswith` is `offset 0, depth len`; pass it that way.
+    pub fn new(pattern: Vec<u8>, nocase: bool) -> Self {
+        let needle = if nocase { pattern.to_ascii_lowercase() } else { pattern.clone() };
+        ContentStep {
+            finder: memmem::Finder::new(&needle).into_owned(),
+            pattern,
+            nocase,
+            negated: false,
+            offset: 0,
+            depth: None,
+            distance: None,
+            within: None,
+            endswith: false,
+        }
+    }
+
+    pub fn pattern(&self) -> &[u8] {
+        &self.pattern
+    }
+
+    pub fn nocase(&self) -> bool {
+        self.nocase
+    }
+
+    pub fn is_relative(&self) -> bool {
+        self.distance.is_some() || self.within.is_some()
+    }
+
+    /// The window `[start, end)` the match must lie in, given the previous match's end.
+    fn window(&self, len: usize, prev_end: usize) -> Option<(usize, usize)> {
+        let (start, end) = if self.is_relative() {
+            let d = self.distance.unwrap_or(0) as i64;
+            let start = (prev_end as i64 + d).max(0) as usize;
+            let end = match self.within {
+                Some(w) => (prev_end as i64 + d + w as i64).max(0) as usize,
+                None => len,
+            };
+            (start, end)
+        } else {
+            let start = self.offset as usize;
+            let end = self.depth.map_or(len, |d| start + d as usize);
+            (start, end)
+        };
+        let end = end.min(len);
+        (start <= end).then_some((start, end))
+    }
+
+    /// The first match at or after `from` (when retrying) inside the window:
+    /// its start and end.
+    pub fn find(&self, buf: &[u8], prev_end: usize, from: Option<usize>) -> Option<(usize, usize)> {
+        let (mut start, end) = self.window(buf.len(), prev_end)?;
+        if let Some(f) = from {
+            start = start.max(f);
+        }
+        let plen = self.pattern.len();
+        if end < start + plen {
+            return None;
+        }
+        if self.endswith {
+            let s = end - plen;
+            return (end == buf.len() && s >= start && self.eq_at(buf, s)).then_some((s, end));
+        }
+        let hay = &buf[start..end];
+        let pos = if self.nocase { self.find_nocase(hay) } else { self.finder.find(hay) }?;
+        Some((start + pos, start + pos + plen))
+    }
+
+    fn eq_at(&self, buf: &[u8], at: usize) -> bool {
+        let w = &buf[at..at + self.pattern.len()];
+        if self.nocase {
+            w.eq_ignore_ascii_case(&self.pattern)
+        } else {
+            w == self.pattern
+        }
+    }
+
+    fn find_nocase(&self, hay: &[u8]) -> Option<usize> {
+        let first = self.finder.needle()[0];
+        let plen = self.pattern.len();
+        let (lo, up) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+        let mut at = 0;
+        while at + plen <= hay.len() {
+            let i = at + memchr::memchr2(lo, up, &hay[at..=hay.len() - plen])?;
+            if hay[i..i + plen].eq_ignore_ascii_case(self.finder.needle()) {
+                return Some(i);
+            }
+            at = i + 1;
+        }
+        None
+    }
+}

@@ -1,0 +1,179 @@
+//! Verification of a signature's payload keywords against one buffer.
+//!
+//! A signature's `content`, `pcre`, `isdataat` and `byte_*` keywords are
+//! compiled into a list of [`Step`]s, run in order with Suricata's semantics:
+//! each step searches from where the previous relative match ended, and when
+//! a later relative step fails, an earlier content or pcre is retried at its
+//! next occurrence (backtracking), so `content:"a"; content:"b"; distance:0;
+//! within:1;` finds "ab" in "a-ab". The work is bounded: a budget of steps
+//! per inspection stops pathological rules, and PCRE has its own match limits.
+
+mod bytes;
+mod content;
+mod pcre;
+
+pub use bytes::{ByteExtract, ByteJump, ByteMath, ByteTest, Endian, MathOp, NumBase, Read, TestOp, Value};
+pub use content::ContentStep;
+pub use pcre::{PcreError, PcreFlags, PcreStep};
+
+/// One payload keyword, ready to run.
+#[derive(Debug)]
+pub enum Step {
+    Content(ContentStep),
+    Pcre(PcreStep),
+    /// `isdataat:[!]n[,relative]`: is there a byte at `n` (from the start, or
+    /// from the end of the previous match)?
+    IsDataAt {
+        pos: u32,
+        relative: bool,
+        negated: bool,
+    },
+    ByteTest(ByteTest),
+    ByteJump(ByteJump),
+    ByteExtract(ByteExtract),
+    ByteMath(ByteMath),
+}
+
+impl Step {
+    /// Whether the step's position depends on the previous match.
+    pub fn is_relative(&self) -> bool {
+        match self {
+            Step::Content(c) => c.is_relative(),
+            Step::Pcre(p) => p.relative,
+            Step::IsDataAt { relative, .. } => *relative,
+            Step::ByteTest(b) => b.relative,
+            Step::ByteJump(b) => b.relative,
+            Step::ByteExtract(b) => b.relative,
+            Step::ByteMath(b) => b.relative,
+        }
+    }
+}
+
+/// The most `byte_extract`/`byte_math` variables one signature may hold.
+pub const MAX_VARS: usize = 8;
+
+/// Per-inspection state: variables and the work budget.
+#[derive(Debug, Clone)]
+pub struct InspectCtx {
+    pub vars: [u64; MAX_VARS],
+    budget: u32,
+    /// Inspections cut short by the budget (Suricata's recursion limit).
+    pub budget_exhausted: u64,
+    /// PCRE matches stopped by PCRE's own limits.
+    pub pcre_limit_hits: u64,
+}
+
+/// Steps one inspection may take, backtracking included (Suricata's
+/// `inspection-recursion-limit` default).
+pub const DEFAULT_BUDGET: u32 = 3000;
+
+impl Default for InspectCtx {
+    fn default() -> Self {
+        InspectCtx { vars: [0; MAX_VARS], budget: DEFAULT_BUDGET, budget_exhausted: 0, pcre_limit_hits: 0 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Match,
+    NoMatch,
+    /// Stop: the budget ran out (treated as no match, and counted).
+    Abort,
+}
+
+/// True when `steps` all match `buf`.
+pub fn inspect(steps: &[Step], buf: &[u8], ctx: &mut InspectCtx) -> bool {
+    ctx.budget = DEFAULT_BUDGET;
+    match run(steps, 0, buf, 0, ctx) {
+        Outcome::Match => true,
+        Outcome::NoMatch => false,
+        Outcome::Abort => {
+            ctx.budget_exhausted += 1;
+            false
+        }
+    }
+}
+
+fn run(steps: &[Step], i: usize, buf: &[u8], prev_end: usize, ctx: &mut InspectCtx) -> Outcome {
+    let Some(step) = steps.get(i) else { return Outcome::Match };
+    if ctx.budget == 0 {
+        return Outcome::Abort;
+    }
+    ctx.budget -= 1;
+    // Only a relative step further on can make an earlier match worth retrying.
+    let retry = steps.get(i + 1).is_some_and(Step::is_relative);
+    match step {
+        Step::Content(c) => {
+            let mut from = None;
+            loop {
+                match c.find(buf, prev_end, from) {
+                    None => return if c.negated { run(steps, i + 1, buf, prev_end, ctx) } else { Outcome::NoMatch },
+                    Some(_) if c.negated => return Outcome::NoMatch,
+                    Some((start, end)) => match run(steps, i + 1, buf, end, ctx) {
+                        Outcome::NoMatch if retry => from = Some(start + 1),
+                        other => return other,
+                    },
+                }
+                if ctx.budget == 0 {
+                    return Outcome::Abort;
+                }
+                ctx.budget -= 1;
+            }
+        }
+        Step::Pcre(p) => {
+            let mut from = if p.relative { prev_end } else { 0 };
+            loop {
+                let found = match p.find(buf, from) {
+                    Ok(f) => f,
+                    Err(PcreError::Limit) => {
+                        ctx.pcre_limit_hits += 1;
+                        None
+                    }
+                };
+                match found {
+                    None => return if p.negated { run(steps, i + 1, buf, prev_end, ctx) } else { Outcome::NoMatch },
+                    Some(_) if p.negated => return Outcome::NoMatch,
+                    Some((start, end)) => match run(steps, i + 1, buf, end, ctx) {
+                        Outcome::NoMatch if retry && start < buf.len() => from = start + 1,
+                        other => return other,
+                    },
+                }
+                if ctx.budget == 0 {
+                    return Outcome::Abort;
+                }
+                ctx.budget -= 1;
+            }
+        }
+        Step::IsDataAt { pos, relative, negated } => {
+            let base = if *relative { prev_end } else { 0 };
+            let present = base.checked_add(*pos as usize).is_some_and(|at| at < buf.len());
+            if present != *negated {
+                run(steps, i + 1, buf, prev_end, ctx)
+            } else {
+                Outcome::NoMatch
+            }
+        }
+        Step::ByteTest(b) => match b.eval(buf, prev_end, &ctx.vars) {
+            Some(true) => run(steps, i + 1, buf, prev_end, ctx),
+            _ => Outcome::NoMatch,
+        },
+        Step::ByteJump(b) => match b.eval(buf, prev_end, &ctx.vars) {
+            Some(next) => run(steps, i + 1, buf, next, ctx),
+            None => Outcome::NoMatch,
+        },
+        Step::ByteExtract(b) => match b.eval(buf, prev_end) {
+            Some((value, next)) => {
+                ctx.vars[b.var as usize % MAX_VARS] = value;
+                run(steps, i + 1, buf, next, ctx)
+            }
+            None => Outcome::NoMatch,
+        },
+        Step::ByteMath(b) => match b.eval(buf, prev_end, &ctx.vars) {
+            Some(value) => {
+                ctx.vars[b.var as usize % MAX_VARS] = value;
+                run(steps, i + 1, buf, prev_end, ctx)
+            }
+            None => Outcome::NoMatch,
+        },
+    }
+}

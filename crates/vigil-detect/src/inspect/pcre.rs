@@ -1,0 +1,82 @@
+//! `pcre`: PCRE2 with JIT, bounded by PCRE2's own match and depth limits so
+//! a pathological expression cannot stall a worker.
+
+use pcre2::bytes::{Regex, RegexBuilder};
+
+/// PCRE2 match and depth limits, set inside the pattern so they hold whatever
+/// the library's defaults (Suricata's `pcre.match-limit`/`match-limit-recursion`).
+const MATCH_LIMIT: u32 = 3500;
+const DEPTH_LIMIT: u32 = 1500;
+
+/// A compiled `pcre` keyword.
+#[derive(Debug)]
+pub struct PcreStep {
+    re: Regex,
+    pub relative: bool,
+    pub negated: bool,
+}
+
+/// Why a search gave no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PcreError {
+    /// A match or depth limit stopped the search.
+    Limit,
+}
+
+/// The PCRE options Suricata's flags map to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PcreFlags {
+    pub caseless: bool,
+    pub dotall: bool,
+    pub multi_line: bool,
+    pub extended: bool,
+    /// `A`: anchored at the search start.
+    pub anchored: bool,
+    /// `E`: `$` matches only at the very end.
+    pub dollar_endonly: bool,
+    /// `G`: ungreedy.
+    pub ungreedy: bool,
+}
+
+impl PcreStep {
+    pub fn new(pattern: &str, flags: PcreFlags, relative: bool, negated: bool) -> Result<Self, String> {
+        let mut inline = format!("(*LIMIT_MATCH={MATCH_LIMIT})(*LIMIT_DEPTH={DEPTH_LIMIT})");
+        // Start-of-pattern items such as (*UTF) must stay at the very start, before any group.
+        let mut pattern = pattern;
+        while let Some(end) = pattern.strip_prefix("(*").and_then(|r| r.find(')')) {
+            inline.push_str(&pattern[..end + 3]);
+            pattern = &pattern[end + 3..];
+        }
+        if flags.anchored {
+            // Anchor at the start of the subject, as PCRE2_ANCHORED does.
+            inline.push_str("\\A(?:");
+        }
+        if flags.ungreedy {
+            inline.push_str("(?U)");
+        }
+        inline.push_str(pattern);
+        if flags.anchored {
+            inline.push(')');
+        }
+        let mut b = RegexBuilder::new();
+        b.jit_if_available(true)
+            .caseless(flags.caseless)
+            .dotall(flags.dotall)
+            .multi_line(flags.multi_line)
+            .extended(flags.extended);
+        let _ = flags.dollar_endonly; // pcre2 0.2 exposes no DOLLAR_ENDONLY; `$` before a final newline still matches.
+        let re = b.build(&inline).map_err(|e| e.to_string())?;
+        Ok(PcreStep { re, relative, negated })
+    }
+
+    /// The first match in `buf[from..]`: its start and end in `buf`. The
+    /// expression sees only that part, so `^` and the `A` flag anchor at
+    /// `from`, as Suricata runs a relative pcre on the rest of the buffer.
+    pub fn find(&self, buf: &[u8], from: usize) -> Result<Option<(usize, usize)>, PcreError> {
+        let Some(rest) = buf.get(from..) else { return Ok(None) };
+        match self.re.find(rest) {
+            Ok(m) => Ok(m.map(|m| (from + m.start(), from + m.end()))),
+            Err(_) => Err(PcreError::Limit),
+        }
+    }
+}
