@@ -19,7 +19,8 @@ pub struct ContentStep {
     pub within: Option<u32>,
     /// `endswith`: the match must end the buffer.
     pub endswith: bool,
-    finder: memmem::Finder<'static>,
+    // Boxed: the searcher is large, and steps are scanned in order.
+    finder: Box<memmem::Finder<'static>>,
 }
 
 impl ContentStep {
@@ -27,7 +28,7 @@ impl ContentStep {
     pub fn new(pattern: Vec<u8>, nocase: bool) -> Self {
         let needle = if nocase { pattern.to_ascii_lowercase() } else { pattern.clone() };
         ContentStep {
-            finder: memmem::Finder::new(&needle).into_owned(),
+            finder: Box::new(memmem::Finder::new(&needle).into_owned()),
             pattern,
             nocase,
             negated: false,
