@@ -40,8 +40,10 @@
 
 mod checksum;
 mod decoder;
+mod defrag;
 mod error;
 mod eve;
+mod flow;
 mod load;
 mod outputs;
 mod pcap_file;
@@ -56,8 +58,10 @@ mod vars;
 
 pub use checksum::{Checksum, ChecksumMode, ChecksumOverride};
 pub use decoder::{Decoder, TunnelDecoder};
+pub use defrag::{Cidr, Defrag, HostOsPolicy, OsPolicy};
 pub use error::{ConfigError, Position};
 pub use eve::{EveAlert, EveAlertMetadata, EveAnomaly, EveFiletype, EveFlow, EveLog, EveStats, EveTypes};
+pub use flow::{Flow, FlowTimeouts, ProtoTimeouts};
 pub use load::{MAX_DEPTH, MAX_FILE_SIZE, MAX_INCLUDE_DEPTH, MAX_NODES};
 pub use outputs::{FastLog, Outputs, StatsLog};
 pub use pcap_file::{ChecksumChecks, PcapFile};
@@ -95,6 +99,7 @@ pub const UNDERSTOOD_KEYS: &[&str] = &[
     "reference-config-file",
     "threshold-file",
     "defrag",
+    "host-os-policy",
     "flow",
     "flow-timeouts",
     "stream",
@@ -126,6 +131,14 @@ pub struct Config {
     /// `default-rule-path`, `rule-files`, classification/reference/threshold
     /// files.
     pub rules: RuleFiles,
+    /// `flow`.
+    pub flow: Flow,
+    /// `flow-timeouts`.
+    pub flow_timeouts: FlowTimeouts,
+    /// `defrag`.
+    pub defrag: Defrag,
+    /// `host-os-policy`.
+    pub host_os_policy: HostOsPolicy,
     /// Sections accepted as they are until they get typed.
     pub raw: RawSections,
 }
@@ -134,12 +147,6 @@ pub struct Config {
 /// stages that will own them. `None` when the section is absent.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct RawSections {
-    /// `defrag`.
-    pub defrag: Option<ConfigNode>,
-    /// `flow`.
-    pub flow: Option<ConfigNode>,
-    /// `flow-timeouts`.
-    pub flow_timeouts: Option<ConfigNode>,
     /// `stream` (its `checksum-validation` is typed in [`Checksum`]).
     pub stream: Option<ConfigNode>,
     /// `app-layer`.
@@ -166,6 +173,10 @@ impl Default for Config {
             checksum: Checksum::default(),
             runtime: Runtime::default(),
             rules: RuleFiles::stock(),
+            flow: Flow::default(),
+            flow_timeouts: FlowTimeouts::default(),
+            defrag: Defrag::default(),
+            host_os_policy: HostOsPolicy::stock(),
             raw: RawSections::default(),
         }
     }
@@ -189,11 +200,12 @@ impl Config {
             checksum: Checksum::read(&root.child("stream"), &root.child("capture"), &mut errs),
             runtime: Runtime::read(&root, &mut errs),
             rules: RuleFiles::read(&root, &mut errs),
+            flow: Flow::read(&root.child("flow"), &mut errs),
+            flow_timeouts: FlowTimeouts::read(&root.child("flow-timeouts"), &mut errs),
+            defrag: Defrag::read(&root.child("defrag"), &mut errs),
+            host_os_policy: HostOsPolicy::read(&root.child("host-os-policy"), &mut errs),
             stats,
             raw: RawSections {
-                defrag: raw("defrag"),
-                flow: raw("flow"),
-                flow_timeouts: raw("flow-timeouts"),
                 stream: raw("stream"),
                 app_layer: raw("app-layer"),
                 detect: raw("detect"),

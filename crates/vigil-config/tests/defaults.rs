@@ -22,15 +22,9 @@ fn stock_yields_default() {
     assert!(errors.is_empty(), "{errors:#?}");
     // The raw sections are all present in stock and kept whole.
     let raw = &config.raw;
-    for (name, sec) in [
-        ("defrag", &raw.defrag),
-        ("flow", &raw.flow),
-        ("flow-timeouts", &raw.flow_timeouts),
-        ("stream", &raw.stream),
-        ("app-layer", &raw.app_layer),
-        ("detect", &raw.detect),
-        ("af-packet", &raw.af_packet),
-    ] {
+    for (name, sec) in
+        [("stream", &raw.stream), ("app-layer", &raw.app_layer), ("detect", &raw.detect), ("af-packet", &raw.af_packet)]
+    {
         assert!(sec.is_some(), "{name}");
     }
     assert_eq!(raw.stream.as_ref().unwrap().get("reassembly.depth").unwrap().value(), Some("1 MiB"));
@@ -70,6 +64,48 @@ fn absent_sections_use_suricata_builtin_defaults() {
     assert_eq!(c.runtime.max_pending_packets, 1024);
     assert!(c.rules.rule_files.is_empty());
     assert!(c.vars.address_groups.is_empty());
+    // Suricata's built-in flow and defrag values differ from the stock file.
+    assert_eq!(c.flow.memcap, 32 * 1024 * 1024);
+    assert_eq!(c.flow_timeouts.tcp.established, 300);
+    assert_eq!(c.defrag.hash_size, 4096);
+    assert!(c.host_os_policy.entries.is_empty());
+}
+
+#[test]
+fn stock_flow_and_defrag_values() {
+    let c = Config::default();
+    assert_eq!(
+        (c.flow.memcap, c.flow.hash_size, c.flow.prealloc, c.flow.emergency_recovery),
+        (128 << 20, 65536, 10000, 30)
+    );
+    assert_eq!((c.flow_timeouts.tcp.new, c.flow_timeouts.tcp.established, c.flow_timeouts.tcp.closed), (60, 600, 60));
+    assert_eq!(c.flow_timeouts.tcp.emergency_new, 5);
+    assert_eq!((c.flow_timeouts.udp.new, c.flow_timeouts.icmp.established), (30, 300));
+    assert_eq!(
+        (c.defrag.memcap, c.defrag.trackers, c.defrag.max_frags, c.defrag.timeout),
+        (32 << 20, 65535, 65535, 60)
+    );
+    assert_eq!(c.host_os_policy.lookup("192.0.2.1".parse().unwrap()), Some(vigil_config::OsPolicy::Windows));
+    assert_eq!(c.host_os_policy.lookup("2001:db8::1".parse().unwrap()), None);
+}
+
+#[test]
+fn flow_and_defrag_errors_keep_defaults() {
+    let yaml = "flow:\n  memcap: lots\n  emergency-recovery: 200\nflow-timeouts:\n  udp:\n    new: -1\ndefrag:\n  timeout: 0\nhost-os-policy:\n  plan9: [10.0.0.0/8]\n  linux: [10.0.0.0/33, 10.1.0.0/16]\n";
+    let tree = ConfigTree::parse_str(yaml, "t.yaml").unwrap();
+    let (c, errors, ignored) = Config::from_tree(&tree);
+    assert!(ignored.is_empty(), "{ignored:?}");
+    let keys: Vec<_> = errors.iter().filter_map(|e| e.key.clone()).collect();
+    for k in
+        ["flow.memcap", "flow.emergency-recovery", "flow-timeouts.udp.new", "defrag.timeout", "host-os-policy.plan9"]
+    {
+        assert!(keys.iter().any(|x| x == k), "{k} not in {keys:?}");
+    }
+    assert_eq!(c.flow.memcap, 32 << 20);
+    assert_eq!(c.flow_timeouts.udp.new, 30);
+    assert_eq!(c.defrag.timeout, 60);
+    assert_eq!(c.host_os_policy.entries.len(), 1);
+    assert_eq!(c.host_os_policy.lookup("10.1.2.3".parse().unwrap()), Some(vigil_config::OsPolicy::Linux));
 }
 
 #[test]

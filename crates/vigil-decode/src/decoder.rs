@@ -89,10 +89,44 @@ impl Decoder {
     }
 }
 
+impl Decoder {
+    /// Decodes a datagram rebuilt by IP reassembly. `data` is the frame of
+    /// the fragment that completed it (`outer`) up to that fragment's IP
+    /// header, followed by the whole datagram: the headers before the IP
+    /// header are taken over from `outer` as they are (same bytes, same
+    /// offsets), with its time, capture number, link type, VLANs and
+    /// tunnel, and decoding resumes at the IP header. (A datagram alone,
+    /// with `outer` a raw IP packet, works too.)
+    ///
+    /// It is not a captured frame, so the capture counters (`pkts`,
+    /// `bytes`, packet sizes, link types) are left alone.
+    pub fn decode_reassembled<'a>(&mut self, data: &'a [u8], outer: &Packet<'_>) -> Packet<'a> {
+        let at = outer.ip.map_or(0, |ip| ip.offset as usize).min(data.len());
+        let mut p = Packet::new(data, outer.ts, outer.linktype, outer.pcap_cnt);
+        p.inherit_context(outer, at);
+        let step = match data.get(at).map(|b| b >> 4) {
+            Some(6) => (Next::Ipv6, at, data.len()),
+            _ => (Next::Ipv4, at, data.len()),
+        };
+        {
+            let mut w =
+                Walk { cfg: &self.cfg, c: &mut self.counters, p: &mut p, ip_version: 0, entering_tunnel: false };
+            w.walk_from(step);
+        }
+        if p.invalid {
+            self.counters.incr(Counter::Invalid);
+        }
+        for e in p.events.iter() {
+            self.counters.event(e);
+        }
+        p
+    }
+}
+
 impl<'p, 'a> Walk<'p, 'a> {
     fn run(&mut self, linktype: LinkType) {
         let end = self.p.data.len();
-        let mut step: Step = match linktype {
+        let step: Step = match linktype {
             LinkType::Ethernet => (Next::Ethernet, 0, end),
             LinkType::Raw => {
                 self.c.incr(Counter::Raw);
@@ -113,6 +147,10 @@ impl<'p, 'a> Walk<'p, 'a> {
             LinkType::CiscoHdlc => self.chdlc(0, end),
             LinkType::Other(_) => (Next::Done, 0, end),
         };
+        self.walk_from(step);
+    }
+
+    fn walk_from(&mut self, mut step: Step) {
         loop {
             let (next, at, end) = step;
             step = match next {

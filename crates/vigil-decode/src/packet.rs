@@ -212,6 +212,18 @@ impl<'a> Packet<'a> {
         }
     }
 
+    /// Takes over what the packet this one was rebuilt from (by IP
+    /// reassembly) had before byte `before`: its headers there, its VLANs
+    /// and its tunnel, so it keys and logs like its fragments.
+    pub(crate) fn inherit_context(&mut self, outer: &Packet<'_>, before: usize) {
+        for l in outer.layers().iter().take_while(|l| (l.offset as usize) < before) {
+            self.push_layer(l.kind, l.ext, l.offset as usize, l.len as usize);
+        }
+        self.vlans = outer.vlans;
+        self.nvlans = outer.nvlans;
+        self.tunnel = outer.tunnel;
+    }
+
     pub(crate) fn push_layer(&mut self, kind: LayerKind, ext: u8, offset: usize, len: usize) -> bool {
         if self.nlayers as usize >= MAX_LAYERS {
             return false;

@@ -31,7 +31,7 @@ impl<'p, 'a> Walk<'p, 'a> {
                 TcpOption::BadLength { .. } => return self.invalid(E::TcpOptInvalidLen),
                 TcpOption::Tlv { kind, data } => {
                     if fixed_option_len(kind).is_some_and(|n| n != data.len())
-                        || (kind == option_kind::SACK && (data.len() < 8 || data.len() % 8 != 0))
+                        || (kind == option_kind::SACK && (data.len() % 8 != 0 || data.len() > 32))
                         || (kind == option_kind::TFO && !data.is_empty() && !(4..=16).contains(&data.len()))
                     {
                         return self.invalid(E::TcpOptInvalidLen);

@@ -12,5 +12,10 @@
 //! assert_eq!(pf.matches(&mut scratch, b"get /EVIL.php"), vec![0]);
 //! ```
 
+pub mod compile;
+pub mod engine;
 pub mod inspect;
 pub mod prefilter;
+
+pub use compile::{compile, DetectExecutor, Signature, Unsupported};
+pub use engine::{DetectEngine, DetectScratch};

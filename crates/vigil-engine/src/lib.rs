@@ -2,10 +2,14 @@
 //!
 //! A run starts from [`RunOptions`] (what the command line said), loads and
 //! validates the configuration ([`setup`]), then reads every capture in turn
-//! ([`run_offline`]): each frame is decoded, its decode events go to the EVE
-//! `anomaly` output when enabled, and counters accumulate; stats records are
-//! written periodically and once at the end. The [`Summary`] says what was
-//! read, inspected and dropped.
+//! ([`run_offline`]): each frame is decoded; IP fragments go to reassembly
+//! (`vigil-defrag`) and a completed datagram is decoded and inspected as a
+//! packet of its own; every packet is looked up in the flow table
+//! (`vigil-flow`), its decode events go to the EVE `anomaly` output (with
+//! its `flow_id`) when enabled, and flows that end (timeout, eviction, end
+//! of input) go to the EVE `flow` output. Time is packet time throughout.
+//! Counters accumulate; stats records are written periodically and once at
+//! the end. The [`Summary`] says what was read, inspected and dropped.
 //!
 //! ```no_run
 //! use vigil_engine::{run_offline, RunOptions};
@@ -20,13 +24,16 @@ mod inputs;
 mod options;
 mod outputs;
 mod ports;
+mod rules;
 mod run;
 mod setup;
 mod stats;
 mod summary;
+mod worker;
 
 pub use error::EngineError;
 pub use options::RunOptions;
+pub use rules::{rule_files, LoadedRules};
 pub use run::{run_offline, Progress};
 pub use setup::{setup, Setup};
 pub use summary::Summary;

@@ -8,9 +8,9 @@ use crate::outputs::Outputs;
 use crate::setup::{setup, Setup};
 use crate::stats;
 use crate::summary::Summary;
+use crate::worker::Worker;
 use std::time::{Duration, Instant};
 use vigil_capture::{PcapFile, Source};
-use vigil_decode::Decoder;
 use vigil_output::stats_record;
 use vigil_types::Timestamp;
 
@@ -39,7 +39,7 @@ pub fn run_offline(opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Res
 fn run_with(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
     let files = inputs::expand(&opts.inputs).map_err(EngineError::Input)?;
     let bytes_total = files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
-    let mut decoder = Decoder::new(setup.decode.clone());
+    let mut worker = Worker::new(setup);
     let mut outputs = Outputs::open(setup)?;
     let mut checksum = ChecksumState::new(setup.checksum);
     let start = Instant::now();
@@ -69,26 +69,32 @@ fn run_with(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)
             summary.bytes += raw.data.len() as u64;
             bytes_done += raw.data.len() as u64 + RECORD_OVERHEAD;
             last_ts = raw.ts;
-            let p = decoder.decode(raw.data, raw.ts, raw.linktype, summary.packets);
+            let mut p = worker.decoder.decode(raw.data, raw.ts, raw.linktype, summary.packets);
             if checksum.observe(&p) {
-                decoder.set_validate_checksums(false);
+                worker.decoder.set_validate_checksums(false);
                 summary.checksum_auto_disabled = true;
             }
-            outputs.packet(&p)?;
+            worker.packet(&mut p, &mut outputs)?;
             if summary.packets.is_multiple_of(CHECK_EVERY) {
                 progress(Progress { bytes_done, bytes_total, packets: summary.packets });
                 if last_stats.elapsed() >= interval {
                     last_stats = Instant::now();
-                    write_stats(&mut outputs, setup, &decoder, last_ts, start)?;
+                    write_stats(&mut outputs, setup, &worker, last_ts, start)?;
                 }
             }
         }
     }
     progress(Progress { bytes_done: bytes_total, bytes_total, packets: summary.packets });
-    write_stats(&mut outputs, setup, &decoder, last_ts, start)?;
+    worker.finish(&mut outputs)?;
+    write_stats(&mut outputs, setup, &worker, last_ts, start)?;
     summary.eve_records = outputs.finish()?;
-    summary.invalid = decoder.counters.get(vigil_decode::Counter::Invalid);
-    summary.decode_events = vigil_decode::DecodeEvent::ALL.iter().map(|&e| decoder.counters.event_count(e)).sum();
+    summary.invalid = worker.decoder.counters.get(vigil_decode::Counter::Invalid);
+    summary.decode_events =
+        vigil_decode::DecodeEvent::ALL.iter().map(|&e| worker.decoder.counters.event_count(e)).sum();
+    summary.flows = worker.flows.counters().total;
+    summary.reassembled = worker.defrag.counters().ipv4_reassembled + worker.defrag.counters().ipv6_reassembled;
+    summary.alerts = worker.alerts;
+    summary.rules = (!setup.rules.files.is_empty()).then(|| setup.rules.summary_line());
     summary.wall = start.elapsed();
     if summary.packets == 0 && !summary.capture_errors.is_empty() && summary.capture_errors.len() == files.len() {
         return Err(EngineError::Input(summary.capture_errors.join("; ")));
@@ -99,13 +105,19 @@ fn run_with(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)
 fn write_stats(
     outputs: &mut Outputs,
     setup: &Setup,
-    decoder: &Decoder,
+    worker: &Worker,
     ts: Timestamp,
     start: Instant,
 ) -> Result<(), EngineError> {
     let uptime = start.elapsed().as_secs();
+    let all = stats::Counters {
+        decode: &worker.decoder.counters,
+        flow: worker.flows.counters(),
+        defrag: worker.defrag.counters(),
+        detect: [worker.alerts, worker.alert_queue_overflow(), worker.suppressed],
+    };
     outputs.stats(|null_values| {
-        let counters = stats::counters(&decoder.counters, &setup.config.stats, null_values);
+        let counters = stats::counters(&all, &setup.config.stats, null_values);
         stats_record(ts, uptime, &counters)
     })
 }

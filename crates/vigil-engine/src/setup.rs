@@ -6,19 +6,32 @@ use crate::checksum::checksum_override;
 use crate::error::EngineError;
 use crate::options::RunOptions;
 use crate::ports;
+use crate::rules::LoadedRules;
 use std::path::PathBuf;
+use std::sync::Arc;
 use vigil_config::{ChecksumMode, Config, ConfigTree, DEFAULT_YAML};
 use vigil_decode::{DecodeConfig, UdpTunnel};
+use vigil_defrag::{DefragConfig, HostPolicies, HostPolicy, Policy};
+use vigil_detect::prefilter::Algo;
+use vigil_flow::{FlowConfig, ProtoTimeouts, Timeouts};
 
 /// Everything a run needs, validated.
 #[derive(Debug, Clone)]
 pub struct Setup {
     pub config: Config,
     pub decode: DecodeConfig,
+    /// The flow table (`flow`, `flow-timeouts`, tracking switches).
+    pub flow: FlowConfig,
+    /// IP reassembly (`defrag`, `host-os-policy`).
+    pub defrag: DefragConfig,
     pub checksum: ChecksumMode,
     pub log_dir: PathBuf,
     /// Problems that did not stop the run, to show the user.
     pub warnings: Vec<String>,
+    /// The rules and the detection engine built from them.
+    pub rules: Arc<LoadedRules>,
+    /// Inline (or `--simulate-ips`): `drop` rules block.
+    pub ips: bool,
 }
 
 pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
@@ -53,17 +66,6 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
             )));
         }
     }
-    if !opts.exclusive_rules.is_empty() || !opts.extra_rules.is_empty() {
-        return Err(EngineError::Usage(
-            "rules (-S/-s) cannot be loaded: this version of vigil has no detection engine yet".into(),
-        ));
-    }
-    if !opts.disable_detection && !config.rules.rule_files.is_empty() && opts.config.is_some() {
-        warnings.push(format!(
-            "{} configured rule file(s) not loaded: this version of vigil has no detection engine yet",
-            config.rules.rule_files.len()
-        ));
-    }
 
     let cli = checksum_override(opts.checksum.as_deref())?;
     let checksum = config.pcap_checksum_mode(cli);
@@ -80,7 +82,21 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
             log_dir.display()
         )));
     }
-    Ok(Setup { config, decode, checksum, log_dir, warnings })
+    let flow = flow_config(&config);
+    let defrag = defrag_config(&config);
+    let rules = crate::rules::load(opts, &config, Algo::best())?;
+    warnings.extend(rules.messages.iter().cloned());
+    Ok(Setup {
+        config,
+        decode,
+        flow,
+        defrag,
+        checksum,
+        log_dir,
+        warnings,
+        rules: Arc::new(rules),
+        ips: opts.simulate_ips,
+    })
 }
 
 fn decode_config(config: &Config, checksum: ChecksumMode, warnings: &mut Vec<String>) -> DecodeConfig {
@@ -104,5 +120,47 @@ fn decode_config(config: &Config, checksum: ChecksumMode, warnings: &mut Vec<Str
         teredo: tunnel("teredo", &d.teredo, defaults.teredo.clone()),
         // Suricata decodes ERSPAN type I whatever `decoder.erspan.typeI.enabled` says (since 6.0).
         erspan_type1: true,
+    }
+}
+
+fn flow_config(config: &Config) -> FlowConfig {
+    let f = &config.flow;
+    let t = &config.flow_timeouts;
+    let proto = |p: &vigil_config::ProtoTimeouts| ProtoTimeouts {
+        new: p.new,
+        established: p.established,
+        closed: p.closed,
+        emergency_new: p.emergency_new,
+        emergency_established: p.emergency_established,
+        emergency_closed: p.emergency_closed,
+    };
+    FlowConfig {
+        memcap: f.memcap,
+        hash_size: f.hash_size,
+        prealloc: f.prealloc,
+        emergency_recovery: f.emergency_recovery,
+        timeouts: Timeouts { default: proto(&t.default), tcp: proto(&t.tcp), udp: proto(&t.udp), icmp: proto(&t.icmp) },
+        vlan_tracking: config.decoder.vlan_use_for_tracking,
+        recursion_tracking: config.decoder.recursion_level_use_for_tracking,
+    }
+}
+
+fn defrag_config(config: &Config) -> DefragConfig {
+    let d = &config.defrag;
+    let mut blocks = Vec::new();
+    for (os, nets) in &config.host_os_policy.entries {
+        // Every name vigil-config accepts maps to a policy.
+        let policy = Policy::for_host_os(os.name()).unwrap_or(Policy::Bsd);
+        blocks.extend(nets.iter().map(|n| HostPolicy { addr: n.addr, prefix: n.prefix, policy }));
+    }
+    DefragConfig {
+        memcap: d.memcap,
+        max_trackers: d.trackers,
+        max_frags: d.max_frags,
+        timeout_secs: d.timeout,
+        policies: HostPolicies::new(blocks, Policy::Bsd),
+        vlan_tracking: config.decoder.vlan_use_for_tracking,
+        recursion_tracking: config.decoder.recursion_level_use_for_tracking,
+        ..DefragConfig::default()
     }
 }

@@ -2,10 +2,22 @@
 
 use vigil_config::Stats;
 use vigil_decode::{Counter, DecodeCounters, DecodeEvent};
+use vigil_defrag::DefragCounters;
+use vigil_flow::FlowCounters;
+
+/// Every stage's counters, for one stats record.
+pub(crate) struct Counters<'a> {
+    pub decode: &'a DecodeCounters,
+    pub flow: &'a FlowCounters,
+    pub defrag: &'a DefragCounters,
+    /// `detect.alert`, `detect.alert_queue_overflow`, `detect.alerts_suppressed`.
+    pub detect: [u64; 3],
+}
 
 /// Dotted counter names and values, in the order a stats record lists them.
-pub(crate) fn counters(decode: &DecodeCounters, cfg: &Stats, null_values: bool) -> Vec<(String, u64)> {
-    let mut out = Vec::with_capacity(Counter::ALL.len() + DecodeEvent::ALL.len() + 2);
+pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Vec<(String, u64)> {
+    let decode = all.decode;
+    let mut out = Vec::with_capacity(Counter::ALL.len() + DecodeEvent::ALL.len() + 64);
     let mut push = |name: String, v: u64| {
         if v != 0 || null_values {
             out.push((name, v));
@@ -21,6 +33,15 @@ pub(crate) fn counters(decode: &DecodeCounters, cfg: &Stats, null_values: bool) 
         for &e in DecodeEvent::ALL {
             push(format!("{prefix}.{}", e.name()), decode.event_count(e));
         }
+    }
+    for (name, v) in all.flow.named() {
+        push(format!("flow.{name}"), v);
+    }
+    for (name, v) in all.defrag.named() {
+        push(format!("defrag.{name}"), v);
+    }
+    for (name, v) in ["alert", "alert_queue_overflow", "alerts_suppressed"].iter().zip(all.detect) {
+        push(format!("detect.{name}"), v);
     }
     out
 }

@@ -12,7 +12,13 @@ pub struct Summary {
     pub invalid: u64,
     /// Decode events raised (several may come from one packet).
     pub decode_events: u64,
+    /// Flows tracked.
+    pub flows: u64,
+    /// IP datagrams rebuilt from fragments.
+    pub reassembled: u64,
     pub alerts: u64,
+    /// How much of the ruleset runs (when rules were given).
+    pub rules: Option<String>,
     /// Packets lost before inspection (never, when reading files).
     pub dropped: u64,
     pub eve_records: u64,
@@ -36,7 +42,11 @@ impl fmt::Display for Summary {
         writeln!(f, "  inspected      {}", self.packets - self.dropped)?;
         writeln!(f, "  dropped        {}", self.dropped)?;
         writeln!(f, "  decode errors  {} invalid packets, {} decode events", self.invalid, self.decode_events)?;
-        writeln!(f, "  alerts         {} (no detection engine yet)", self.alerts)?;
+        writeln!(f, "  flows          {} ({} datagrams reassembled)", self.flows, self.reassembled)?;
+        writeln!(f, "  alerts         {}", self.alerts)?;
+        if let Some(r) = &self.rules {
+            writeln!(f, "  rules          {r}")?;
+        }
         writeln!(f, "  eve records    {}", self.eve_records)?;
         if self.checksum_auto_disabled {
             writeln!(

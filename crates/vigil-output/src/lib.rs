@@ -14,16 +14,20 @@
 //! assert_eq!(rec["stats"]["decoder"]["pkts"], 10);
 //! ```
 
+mod alert;
 mod anomaly;
 mod base64;
 mod envelope;
+mod flow;
 mod protocol;
 mod stats;
 mod time;
 mod writer;
 
+pub use alert::{alert_record, AlertInfo, AlertOptions};
 pub use anomaly::{anomaly_record, AnomalyOptions};
 pub use envelope::{envelope, EnvelopeOptions};
+pub use flow::{flow_record, insert_flow_id, FlowRecord};
 pub use protocol::proto_name;
 pub use stats::stats_record;
 pub use time::format_timestamp;

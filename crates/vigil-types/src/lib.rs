@@ -13,9 +13,11 @@
 //! ```
 
 mod direction;
+mod flowkey;
 mod linktype;
 mod time;
 
 pub use direction::{Direction, PerDir};
+pub use flowkey::{FlowKey, FLOW_KEY_VLANS};
 pub use linktype::LinkType;
 pub use time::Timestamp;

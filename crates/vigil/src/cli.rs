@@ -23,6 +23,41 @@ pub enum Command {
     Run(RunArgs),
     /// Generate a small demo capture with vigil's own packet builders and process it.
     Demo(DemoArgs),
+    /// Work with rule files.
+    #[command(subcommand)]
+    Rules(RulesCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RulesCommand {
+    /// Load rule files and report exactly what would run: loaded, failed
+    /// (each error with file:line:column), unsupported keywords, disabled.
+    ///
+    /// Check a ruleset:     vigil rules check -S emerging-all.rules
+    /// With a config:       vigil rules check -c suricata.yaml -s local.rules
+    /// For tools:           vigil rules check -S a.rules --json
+    #[command(verbatim_doc_comment)]
+    Check(RulesCheckArgs),
+}
+
+#[derive(Args, Debug, Default)]
+pub struct RulesCheckArgs {
+    /// Load only these rule files, not the config's `rule-files`.
+    #[arg(short = 'S', value_name = "FILE", num_args = 1..)]
+    pub exclusive: Vec<PathBuf>,
+    /// Load these rule files in addition to the config's `rule-files`.
+    #[arg(short = 's', value_name = "FILE", num_args = 1..)]
+    pub extra: Vec<PathBuf>,
+    /// Suricata-format YAML configuration: `vars`, `rule-files`, `default-rule-path`,
+    /// `classification-file`, `reference-config-file`, `threshold-file`.
+    #[arg(short = 'c', value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit with status 1 when any rule or support file has an error.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Args, Debug, Default)]

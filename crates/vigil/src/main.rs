@@ -4,6 +4,7 @@
 mod cli;
 mod demo;
 mod progress;
+mod rules_check;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -13,6 +14,7 @@ fn main() -> ExitCode {
     match cli.command {
         Some(cli::Command::Demo(args)) => demo::run(&args),
         Some(cli::Command::Run(args)) => run(&args),
+        Some(cli::Command::Rules(cli::RulesCommand::Check(args))) => rules_check::run(&args),
         None => run(&cli.run),
     }
 }

@@ -1,0 +1,67 @@
+//! The rule header: action and protocol.
+
+use vigil_rules::{ActionKind, ProtoClass, Rule};
+
+/// What a matching signature does, in Suricata's order of precedence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RuleAction {
+    Pass,
+    Drop,
+    Reject,
+    Alert,
+}
+
+/// Which packets a signature's protocol admits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proto {
+    /// `ip`: every IP packet.
+    Ip,
+    Ipv4,
+    Ipv6,
+    Tcp,
+    Udp,
+    /// `icmp`: ICMPv4 and ICMPv6, as Suricata has it.
+    Icmp,
+    Icmpv4,
+    Icmpv6,
+    Sctp,
+    /// `pkthdr`: every packet, IP or not (decoder-event rules).
+    PktHdr,
+}
+
+pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Proto) {
+    let h = &rule.header;
+    let action = match h.action() {
+        ActionKind::Alert => RuleAction::Alert,
+        ActionKind::Pass => RuleAction::Pass,
+        ActionKind::Drop => RuleAction::Drop,
+        ActionKind::Reject | ActionKind::RejectSrc | ActionKind::RejectDst | ActionKind::RejectBoth => {
+            RuleAction::Reject
+        }
+        other => {
+            missing.push(format!("action {}", other.as_str()));
+            RuleAction::Alert
+        }
+    };
+    if h.actions.len() > 1 || h.is_firewall() {
+        missing.push("firewall rule".into());
+    }
+    let proto = match (h.protocol.class, h.protocol.name) {
+        (ProtoClass::Packet, "ip") => Proto::Ip,
+        (ProtoClass::Packet, "ipv4") => Proto::Ipv4,
+        (ProtoClass::Packet, "ipv6") => Proto::Ipv6,
+        (ProtoClass::Packet, "tcp" | "tcp-pkt") => Proto::Tcp,
+        (ProtoClass::Packet, "udp") => Proto::Udp,
+        (ProtoClass::Packet, "icmp") => Proto::Icmp,
+        (ProtoClass::Packet, "icmpv4") => Proto::Icmpv4,
+        (ProtoClass::Packet, "icmpv6") => Proto::Icmpv6,
+        (ProtoClass::Packet, "sctp") => Proto::Sctp,
+        (ProtoClass::Packet, "pkthdr") => Proto::PktHdr,
+        (_, name) => {
+            // tcp-stream needs reassembly; app-layer protocols need their parsers.
+            missing.push(format!("protocol {name}"));
+            Proto::Ip
+        }
+    };
+    (action, proto)
+}

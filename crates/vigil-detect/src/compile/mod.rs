@@ -1,0 +1,107 @@
+//! From a parsed rule to a [`Signature`] the engine runs, or the list of
+//! keywords it cannot run yet. A rule is compiled only when every keyword in
+//! it is executed for real: what `vigil rules check` reports as loaded is
+//! exactly what this module accepts.
+
+mod header;
+mod packet;
+mod payload;
+
+pub use header::{Proto, RuleAction};
+pub use packet::{Csum, FlowInfo, PacketCheck};
+
+use crate::inspect::Step;
+use crate::prefilter::Pattern;
+use std::sync::Arc;
+use vigil_rules::{Classifications, Rule, Value};
+
+/// A rule ready to run.
+#[derive(Debug)]
+pub struct Signature {
+    pub sid: u32,
+    pub gid: u32,
+    pub rev: u32,
+    pub msg: String,
+    /// The classtype's description, empty without one.
+    pub category: String,
+    /// `priority`, else the classtype's, else 3.
+    pub severity: u32,
+    pub metadata: Vec<(String, String)>,
+    pub action: RuleAction,
+    /// `noalert`: matches (for its side effects) but raises no alert.
+    pub noalert: bool,
+    pub proto: Proto,
+    pub src: Arc<vigil_rules::AddressSet>,
+    pub dst: Arc<vigil_rules::AddressSet>,
+    pub sport: Arc<vigil_rules::PortSet>,
+    pub dport: Arc<vigil_rules::PortSet>,
+    /// `<>`: either orientation of the header matches.
+    pub bidirectional: bool,
+    pub checks: Vec<PacketCheck>,
+    /// Payload keywords, run in order on the packet payload.
+    pub payload: Vec<Step>,
+    /// The literal the prefilter looks for; `None`: inspected on every packet of its group.
+    pub fast_pattern: Option<Pattern>,
+}
+
+/// Why a rule was not compiled: the keywords the engine does not run yet.
+pub use vigil_rules::Unsupported;
+
+/// The rule checker's view of this engine: a rule is supported exactly
+/// when it compiles, so `vigil rules check` and a real run agree.
+pub struct DetectExecutor;
+
+impl vigil_rules::Executor for DetectExecutor {
+    fn check(&self, rule: &Rule) -> Result<(), Unsupported> {
+        compile(rule, &Classifications::default()).map(|_| ())
+    }
+}
+
+/// Compiles one parsed, loaded rule.
+pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsupported> {
+    let mut missing = Vec::new();
+    let (action, proto) = header::compile(rule, &mut missing);
+    let checks = packet::compile(rule, &mut missing);
+    let (payload, fast_pattern) = payload::compile(rule, &mut missing);
+    let mut noalert = false;
+    let mut priority = None;
+    let mut metadata = Vec::new();
+    for o in &rule.options {
+        match (o.name(), &o.value) {
+            ("noalert", _) => noalert = true,
+            ("priority", Value::Number(n)) => priority = Some(*n as u32),
+            ("metadata", Value::Metadata(m)) => metadata.extend(m.iter().cloned()),
+            _ => {}
+        }
+    }
+    let Some(resolved) = rule.resolved.as_ref() else {
+        missing.push("<unresolved addresses>".into());
+        return Err(Unsupported { keywords: missing });
+    };
+    if !missing.is_empty() {
+        missing.sort();
+        missing.dedup();
+        return Err(Unsupported { keywords: missing });
+    }
+    let class = rule.classtype().and_then(|c| classes.get(c));
+    Ok(Signature {
+        sid: rule.sid(),
+        gid: rule.gid(),
+        rev: rule.rev(),
+        msg: rule.msg().unwrap_or_default().to_string(),
+        category: class.map(|c| c.description.clone()).unwrap_or_default(),
+        severity: priority.or(class.map(|c| c.priority as u32)).unwrap_or(3),
+        metadata,
+        action,
+        noalert,
+        proto,
+        src: resolved.src.clone(),
+        dst: resolved.dst.clone(),
+        sport: resolved.src_port.clone(),
+        dport: resolved.dst_port.clone(),
+        bidirectional: rule.header.endpoints.as_ref().is_some_and(|e| e.direction == vigil_rules::Direction::Both),
+        checks,
+        payload,
+        fast_pattern,
+    })
+}

@@ -1,0 +1,261 @@
+//! Header keywords: checks on fields of the packet's IP, TCP and ICMP headers.
+
+use std::net::IpAddr;
+use vigil_decode::{DecodeEvent, LayerKind, Packet, Transport};
+use vigil_rules::keywords::packet::{FlagMode, TcpFlags};
+use vigil_rules::{IntCmp, Kind, Rule, Value};
+use vigil_wire::checksum;
+use vigil_wire::icmp::Icmp;
+use vigil_wire::ipv4::Ipv4;
+
+/// A packet header check.
+#[derive(Debug, Clone)]
+pub enum PacketCheck {
+    Dsize(IntCmp),
+    Ttl(IntCmp),
+    Tos(IntCmp),
+    IpId(IntCmp),
+    IpProto(IntCmp),
+    Flags(TcpFlags),
+    Seq(IntCmp),
+    Ack(IntCmp),
+    Window(IntCmp),
+    Itype(IntCmp),
+    Icode(IntCmp),
+    IcmpId(IntCmp),
+    IcmpSeq(IntCmp),
+    SameIp,
+    /// `ipv4-csum`, `tcpv4-csum`, ...: the checksum is (in)valid, computed
+    /// here whatever `-k` says.
+    Checksum {
+        which: Csum,
+        valid: bool,
+    },
+    /// `decode-event`: the decoder raised this event on the packet.
+    DecodeEvent(DecodeEvent),
+    /// `flow`: direction and state of the packet's flow.
+    Flow {
+        to_server: Option<bool>,
+        established: Option<bool>,
+    },
+}
+
+/// Which checksum a `*-csum` keyword checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Csum {
+    Ipv4,
+    Tcpv4,
+    Tcpv6,
+    Udpv4,
+    Udpv6,
+    Icmpv4,
+    Icmpv6,
+}
+
+/// What detection knows about the packet's flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowInfo {
+    pub to_server: bool,
+    pub established: bool,
+}
+
+pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck> {
+    let mut checks = Vec::new();
+    for o in &rule.options {
+        let name = o.name();
+        match (name, &o.value) {
+            ("decode-event", Value::Text(t)) => {
+                let wanted = t.trim().strip_prefix("decoder.").unwrap_or(t.trim());
+                match DecodeEvent::ALL.iter().find(|e| e.name() == wanted) {
+                    Some(e) => checks.push(PacketCheck::DecodeEvent(*e)),
+                    None => missing.push(format!("decode-event:{wanted}")),
+                }
+                continue;
+            }
+            ("flow", Value::Flow(f)) => {
+                use vigil_rules::keywords::flow::{FlowDir, FlowState};
+                if f.stream == Some(true) || f.frag.is_some() {
+                    missing.push("flow:only_stream/frag".into());
+                    continue;
+                }
+                let to_server = f.dir.map(|d| d == FlowDir::ToServer);
+                let established = match f.state {
+                    Some(FlowState::Established) => Some(true),
+                    Some(FlowState::NotEstablished) => Some(false),
+                    Some(FlowState::Stateless) | None => None,
+                };
+                checks.push(PacketCheck::Flow { to_server, established });
+                continue;
+            }
+            _ => {}
+        }
+        if !matches!(o.kind(), Kind::Packet) && name != "dsize" {
+            continue;
+        }
+        let check = match (name, &o.value) {
+            ("dsize", Value::Int(c)) => PacketCheck::Dsize(*c),
+            ("ttl", Value::Int(c)) => PacketCheck::Ttl(*c),
+            ("tos", Value::Int(c)) => PacketCheck::Tos(*c),
+            ("id", Value::Int(c)) => PacketCheck::IpId(*c),
+            ("ip_proto", Value::Int(c)) => PacketCheck::IpProto(*c),
+            ("ip_proto", Value::Text(t)) => match proto_number(t) {
+                Some(c) => PacketCheck::IpProto(c),
+                None => {
+                    missing.push(format!("ip_proto:{t}"));
+                    continue;
+                }
+            },
+            ("flags", Value::Flags(f)) => PacketCheck::Flags(*f),
+            ("seq", Value::Int(c)) => PacketCheck::Seq(*c),
+            ("ack", Value::Int(c)) => PacketCheck::Ack(*c),
+            ("window", Value::Int(c)) => PacketCheck::Window(*c),
+            ("itype", Value::Int(c)) => PacketCheck::Itype(*c),
+            ("icode", Value::Int(c)) => PacketCheck::Icode(*c),
+            ("icmp_id", Value::Int(c)) => PacketCheck::IcmpId(*c),
+            ("icmp_seq", Value::Int(c)) => PacketCheck::IcmpSeq(*c),
+            ("sameip", _) => PacketCheck::SameIp,
+            (csum, Value::Text(v)) if csum.ends_with("-csum") && csum != "igmp-csum" => {
+                let which = match csum {
+                    "ipv4-csum" => Csum::Ipv4,
+                    "tcpv4-csum" => Csum::Tcpv4,
+                    "tcpv6-csum" => Csum::Tcpv6,
+                    "udpv4-csum" => Csum::Udpv4,
+                    "udpv6-csum" => Csum::Udpv6,
+                    "icmpv4-csum" => Csum::Icmpv4,
+                    _ => Csum::Icmpv6,
+                };
+                PacketCheck::Checksum { which, valid: v == "valid" }
+            }
+            _ => {
+                missing.push(o.keyword.canonical.to_string());
+                continue;
+            }
+        };
+        checks.push(check);
+    }
+    checks
+}
+
+/// `ip_proto` names, as Suricata accepts them (protocol names from IANA).
+fn proto_number(name: &str) -> Option<IntCmp> {
+    let (neg, name) = match name.strip_prefix('!') {
+        Some(n) => (true, n),
+        None => (false, name),
+    };
+    let n = match name.to_ascii_lowercase().as_str() {
+        "icmp" => 1,
+        "igmp" => 2,
+        "ipip" => 4,
+        "tcp" => 6,
+        "udp" => 17,
+        "ipv6" => 41,
+        "ipv6-route" => 43,
+        "ipv6-frag" => 44,
+        "gre" => 47,
+        "esp" => 50,
+        "ah" => 51,
+        "ipv6-icmp" | "icmpv6" => 58,
+        "ipv6-nonxt" => 59,
+        "ipv6-opts" => 60,
+        "pim" => 103,
+        "sctp" => 132,
+        _ => return None,
+    };
+    Some(if neg { IntCmp::Ne(n) } else { IntCmp::Eq(n) })
+}
+
+impl PacketCheck {
+    /// True when the packet passes the check; a field the packet lacks fails it.
+    pub fn matches(&self, p: &Packet<'_>, flow: Option<FlowInfo>) -> bool {
+        let tcp = match p.transport {
+            Transport::Tcp { flags, seq, ack, window, .. } => Some((flags, seq, ack, window)),
+            _ => None,
+        };
+        let icmp = match p.transport {
+            Transport::Icmp { kind, code } => Some((kind, code)),
+            _ => None,
+        };
+        match self {
+            PacketCheck::Dsize(c) => c.matches(p.payload().len() as u64),
+            PacketCheck::Ttl(c) => p.ip.is_some_and(|ip| c.matches(ip.ttl as u64)),
+            PacketCheck::Tos(c) => ipv4(p).is_some_and(|ip| c.matches(ip.tos() as u64)),
+            PacketCheck::IpId(c) => ipv4(p).is_some_and(|ip| c.matches(ip.ident() as u64)),
+            PacketCheck::IpProto(c) => p.ip.is_some() && c.matches(p.proto as u64),
+            PacketCheck::Flags(f) => tcp.is_some_and(|t| flags_match(f, t.0)),
+            PacketCheck::Seq(c) => tcp.is_some_and(|t| c.matches(t.1 as u64)),
+            PacketCheck::Ack(c) => tcp.is_some_and(|t| c.matches(t.2 as u64)),
+            PacketCheck::Window(c) => tcp.is_some_and(|t| c.matches(t.3 as u64)),
+            PacketCheck::Itype(c) => icmp.is_some_and(|i| c.matches(i.0 as u64)),
+            PacketCheck::Icode(c) => icmp.is_some_and(|i| c.matches(i.1 as u64)),
+            PacketCheck::IcmpId(c) => echo(p).is_some_and(|h| c.matches(h.ident() as u64)),
+            PacketCheck::IcmpSeq(c) => echo(p).is_some_and(|h| c.matches(h.seq() as u64)),
+            PacketCheck::SameIp => p.ip.is_some_and(|ip| ip.src == ip.dst),
+            PacketCheck::Checksum { which, valid } => checksum_ok(p, *which) == Some(*valid),
+            PacketCheck::DecodeEvent(e) => p.events.contains(*e),
+            PacketCheck::Flow { to_server, established } => flow.is_some_and(|f| {
+                to_server.is_none_or(|d| d == f.to_server) && established.is_none_or(|e| e == f.established)
+            }),
+        }
+    }
+}
+
+/// Whether the checksum a keyword names is right; `None` when the packet
+/// has no such header.
+fn checksum_ok(p: &Packet<'_>, which: Csum) -> Option<bool> {
+    let ip = p.ip?;
+    let l4 = |kind: LayerKind| {
+        let l = p.layers().iter().rev().find(|l| l.kind == kind)?;
+        p.data.get(l.offset as usize..(ip.offset + ip.len) as usize)
+    };
+    let v4 = match (ip.src, ip.dst) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => Some((s.octets(), d.octets())),
+        _ => None,
+    };
+    let v6 = match (ip.src, ip.dst) {
+        (IpAddr::V6(s), IpAddr::V6(d)) => Some((s.octets(), d.octets())),
+        _ => None,
+    };
+    Some(match which {
+        Csum::Ipv4 => checksum::verify(ipv4(p)?.header()),
+        Csum::Tcpv4 => checksum::verify_l4_v4(v4?.0, v4?.1, 6, l4(LayerKind::Tcp)?),
+        Csum::Tcpv6 => checksum::verify_l4_v6(v6?.0, v6?.1, 6, l4(LayerKind::Tcp)?),
+        Csum::Udpv4 => {
+            let seg = l4(LayerKind::Udp)?;
+            // An all-zero UDP checksum over IPv4 means "not computed" (RFC 768).
+            seg.get(6..8) == Some(&[0, 0]) || checksum::verify_l4_v4(v4?.0, v4?.1, 17, seg)
+        }
+        Csum::Udpv6 => checksum::verify_l4_v6(v6?.0, v6?.1, 17, l4(LayerKind::Udp)?),
+        Csum::Icmpv4 => {
+            v4?;
+            checksum::verify(l4(LayerKind::Icmpv4)?)
+        }
+        Csum::Icmpv6 => checksum::verify_l4_v6(v6?.0, v6?.1, 58, l4(LayerKind::Icmpv6)?),
+    })
+}
+
+fn ipv4<'a>(p: &Packet<'a>) -> Option<Ipv4<'a>> {
+    let ip = p.ip?;
+    if !ip.src.is_ipv4() {
+        return None;
+    }
+    Ipv4::header_only(p.data.get(ip.offset as usize..)?).ok()
+}
+
+/// The ICMP header of an echo request or reply (the only messages with id and sequence).
+fn echo<'a>(p: &Packet<'a>) -> Option<Icmp<'a>> {
+    let l = p.layers().iter().rev().find(|l| matches!(l.kind, LayerKind::Icmpv4 | LayerKind::Icmpv6))?;
+    let h = Icmp::new_checked(p.data.get(l.offset as usize..)?).ok()?;
+    matches!(h.kind(), 0 | 8 | 128 | 129).then_some(h)
+}
+
+/// Suricata's `flags` semantics: the ignore mask is removed first; exact,
+/// all-of (`+`), any-of (`*`) or none-of (`!`).
+fn flags_match(f: &TcpFlags, flags: u8) -> bool {
+    let v = flags & !f.ignore;
+    match f.mode {
+        FlagMode::Exact => v == f.bits,
+        FlagMode::All => v & f.bits == f.bits,
+        FlagMode::Any => v & f.bits != 0 || f.bits == 0,
+        FlagMode::Not => v & f.bits != f.bits,
+    }
+}

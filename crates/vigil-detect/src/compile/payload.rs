@@ -1,0 +1,369 @@
+//! Payload keywords (`content` with its modifiers, `pcre`, `isdataat`,
+//! `byte_*`) into inspection steps, and the choice of the fast pattern.
+
+use crate::inspect::{
+    ByteExtract, ByteJump, ByteMath, ByteTest, ContentStep, Endian, MathOp, NumBase, PcreFlags, PcreStep, Read, Step,
+    TestOp, Value as Operand, MAX_VARS,
+};
+use crate::prefilter::Pattern;
+use vigil_rules::keywords::bytes::ByteOpt;
+use vigil_rules::{ContentInfo, FastPattern, Kind, NumVar, Rule, Value};
+
+pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (Vec<Step>, Option<Pattern>) {
+    let mut steps = Vec::new();
+    let mut vars: Vec<String> = Vec::new();
+    // Candidates for the fast pattern: (explicit fast_pattern, bytes, nocase).
+    let mut fast: Vec<(bool, Vec<u8>, bool)> = Vec::new();
+    for (i, o) in rule.options.iter().enumerate() {
+        let name = o.keyword.canonical;
+        match o.kind() {
+            Kind::Flow if matches!(name, "flow" | "decode-event") => continue,
+            Kind::Buffer(_) | Kind::LegacyBuffer(_) | Kind::Transform | Kind::App | Kind::Flow | Kind::Snort(_) => {
+                missing.push(name.to_string());
+                continue;
+            }
+            Kind::Post if name != "noalert" => {
+                missing.push(name.to_string());
+                continue;
+            }
+            Kind::Payload => {}
+            _ => continue,
+        }
+        let step = match &o.value {
+            Value::Content(c) => {
+                let Some(info) = rule.contents.iter().find(|ci| ci.option == i) else {
+                    missing.push("content".into());
+                    continue;
+                };
+                if let Some(b) = info.buffer {
+                    missing.push(b.to_string());
+                    continue;
+                }
+                match content_step(&c.bytes, c.negated, info, missing) {
+                    Some((step, explicit, chop)) => {
+                        if !c.negated {
+                            let bytes = chop.map_or_else(|| c.bytes.clone(), |(o, l)| c.bytes[o..o + l].to_vec());
+                            fast.push((explicit, bytes, info.mods.nocase));
+                        }
+                        Step::Content(step)
+                    }
+                    None => continue,
+                }
+            }
+            Value::Pcre(p) => {
+                if let Some(b) = p.buffer() {
+                    missing.push(b.to_string());
+                    continue;
+                }
+                if !p.captures.is_empty() {
+                    missing.push("pcre capture".into());
+                    continue;
+                }
+                match pcre_step(&p.pattern, &p.flags, p.negated) {
+                    Ok(s) => Step::Pcre(s),
+                    Err(e) => {
+                        missing.push(format!("pcre ({e})"));
+                        continue;
+                    }
+                }
+            }
+            Value::Isdataat(d) => match num(&d.position) {
+                Some(pos) if pos >= 0 => Step::IsDataAt { pos: pos as u32, relative: d.relative, negated: d.negated },
+                _ => {
+                    missing.push("isdataat variable".into());
+                    continue;
+                }
+            },
+            Value::ByteTest(b) => match byte_test(b, &vars) {
+                Some(s) => s,
+                None => {
+                    missing.push(format!("{name} option"));
+                    continue;
+                }
+            },
+            Value::ByteJump(b) => match byte_jump(b) {
+                Some(s) => s,
+                None => {
+                    missing.push(format!("{name} option"));
+                    continue;
+                }
+            },
+            Value::ByteExtract(b) => {
+                let Some(var) = var_slot(&mut vars, &b.name) else {
+                    missing.push("byte_extract: too many variables".into());
+                    continue;
+                };
+                match byte_extract(b, var) {
+                    Some(s) => s,
+                    None => {
+                        missing.push(format!("{name} option"));
+                        continue;
+                    }
+                }
+            }
+            Value::ByteMath(b) => {
+                let Some(var) = var_slot(&mut vars, &b.result) else {
+                    missing.push("byte_math: too many variables".into());
+                    continue;
+                };
+                match byte_math(b, var, &vars) {
+                    Some(s) => s,
+                    None => {
+                        missing.push(format!("{name} option"));
+                        continue;
+                    }
+                }
+            }
+            // dsize is a payload keyword that the packet checks handle.
+            _ if name == "dsize" => continue,
+            _ => {
+                missing.push(name.to_string());
+                continue;
+            }
+        };
+        steps.push(step);
+    }
+    // An explicit fast_pattern wins; else the longest content, the first of equals.
+    let pick = fast
+        .iter()
+        .find(|f| f.0)
+        .or_else(|| fast.iter().rev().max_by_key(|f| f.1.len()).map(|f| f).filter(|f| !f.1.is_empty()));
+    let pattern = pick.filter(|f| !f.1.is_empty()).map(|f| Pattern::new(f.1.clone(), f.2));
+    (steps, pattern)
+}
+
+fn num(v: &NumVar) -> Option<i64> {
+    match v {
+        NumVar::Num(n) => Some(*n),
+        NumVar::Var(_) => None,
+    }
+}
+
+fn var_slot(vars: &mut Vec<String>, name: &str) -> Option<u8> {
+    if let Some(i) = vars.iter().position(|v| v == name) {
+        return Some(i as u8);
+    }
+    if vars.len() == MAX_VARS {
+        return None;
+    }
+    vars.push(name.to_string());
+    Some((vars.len() - 1) as u8)
+}
+
+/// A content step, whether `fast_pattern` was given, and its chop (`o,l`).
+fn content_step(
+    bytes: &[u8],
+    negated: bool,
+    info: &ContentInfo,
+    missing: &mut Vec<String>,
+) -> Option<(ContentStep, bool, Option<(usize, usize)>)> {
+    let m = &info.mods;
+    let mut s = ContentStep::new(bytes.to_vec(), m.nocase);
+    s.negated = negated;
+    let get = |v: &Option<NumVar>, what: &str, missing: &mut Vec<String>| match v {
+        None => Some(None),
+        Some(NumVar::Num(n)) => Some(Some(*n)),
+        Some(NumVar::Var(_)) => {
+            missing.push(format!("{what} variable"));
+            None
+        }
+    };
+    let offset = get(&m.offset, "offset", missing)?;
+    let depth = get(&m.depth, "depth", missing)?;
+    let distance = get(&m.distance, "distance", missing)?;
+    let within = get(&m.within, "within", missing)?;
+    if let Some(o) = offset {
+        s.offset = o.max(0) as u32;
+    }
+    if let Some(d) = depth {
+        s.depth = Some(d.max(0) as u32);
+    }
+    if m.startswith {
+        s.offset = 0;
+        s.depth = Some(bytes.len() as u32);
+    }
+    s.distance = distance.map(|d| d as i32);
+    s.within = within.map(|w| w.max(0) as u32);
+    if m.startswith && (s.distance.is_some() || s.within.is_some()) {
+        // startswith after a relative content anchors at the previous match.
+        s.distance = Some(s.distance.unwrap_or(0));
+        s.within = Some(bytes.len() as u32);
+    }
+    s.endswith = m.endswith;
+    let (explicit, chop) = match m.fast_pattern {
+        None => (false, None),
+        Some(FastPattern::Plain | FastPattern::Only) => (true, None),
+        Some(FastPattern::Chop { offset, length }) => {
+            let (o, l) = (offset as usize, length as usize);
+            (true, (o + l <= bytes.len() && l > 0).then_some((o, l)))
+        }
+    };
+    Some((s, explicit, chop))
+}
+
+fn pcre_step(pattern: &str, flags: &str, negated: bool) -> Result<PcreStep, String> {
+    let mut f = PcreFlags::default();
+    let mut relative = false;
+    let mut pattern = pattern.to_string();
+    for c in flags.chars() {
+        match c {
+            'i' => f.caseless = true,
+            's' => f.dotall = true,
+            'm' => f.multi_line = true,
+            'x' => f.extended = true,
+            'A' => f.anchored = true,
+            'G' => f.ungreedy = true,
+            'R' => relative = true,
+            // rawbytes, and PCRE limits overridden: no effect on what matches.
+            'B' | 'O' => {}
+            'E' => {
+                // `$` only at the very end: spell the final `$` as `\z`.
+                if pattern.ends_with('$') && !pattern.ends_with("\\$") {
+                    pattern.pop();
+                    pattern.push_str("\\z");
+                } else if pattern.contains('$') {
+                    return Err("E flag with an inner $".into());
+                }
+            }
+            other => return Err(format!("flag {other}")),
+        }
+    }
+    PcreStep::new(&pattern, f, relative, negated)
+}
+
+struct ReadOpts {
+    read: Read,
+    relative: bool,
+    multiplier: u64,
+    align: bool,
+    align_to: u8,
+    from_beginning: bool,
+    from_end: bool,
+    post_offset: i64,
+}
+
+fn read_opts(nbytes: u8, offset: i64, opts: &[ByteOpt]) -> Option<ReadOpts> {
+    let mut r = ReadOpts {
+        read: Read { nbytes, offset: offset as i32, endian: Endian::Big, base: NumBase::Binary, bitmask: None },
+        relative: false,
+        multiplier: 1,
+        align: false,
+        align_to: 0,
+        from_beginning: false,
+        from_end: false,
+        post_offset: 0,
+    };
+    let mut string = false;
+    for o in opts {
+        match o {
+            ByteOpt::Relative => r.relative = true,
+            ByteOpt::Big => r.read.endian = Endian::Big,
+            ByteOpt::Little => r.read.endian = Endian::Little,
+            // DCE/RPC byte order comes from the DCE/RPC parser, which vigil has not yet.
+            ByteOpt::Dce => return None,
+            ByteOpt::Str => string = true,
+            ByteOpt::Hex => r.read.base = NumBase::Hex,
+            ByteOpt::Dec => r.read.base = NumBase::Dec,
+            ByteOpt::Oct => r.read.base = NumBase::Oct,
+            ByteOpt::Align => r.align = true,
+            ByteOpt::AlignTo(n) => r.align_to = *n,
+            ByteOpt::FromBeginning => r.from_beginning = true,
+            ByteOpt::FromEnd => r.from_end = true,
+            ByteOpt::Multiplier(m) => r.multiplier = *m,
+            ByteOpt::PostOffset(p) => r.post_offset = *p,
+            ByteOpt::Bitmask(m) => r.read.bitmask = Some(*m),
+        }
+    }
+    if string && r.read.base == NumBase::Binary {
+        r.read.base = NumBase::Dec;
+    }
+    Some(r)
+}
+
+fn byte_test(b: &vigil_rules::keywords::bytes::ByteTest, vars: &[String]) -> Option<Step> {
+    let r = read_opts(num(&b.nbytes)? as u8, num(&b.offset)?, &b.opts)?;
+    let op = match b.op.as_str() {
+        "<" => TestOp::Lt,
+        ">" => TestOp::Gt,
+        "=" => TestOp::Eq,
+        "<=" => TestOp::Le,
+        ">=" => TestOp::Ge,
+        "&" => TestOp::And,
+        "^" => TestOp::Xor,
+        _ => return None,
+    };
+    let value = match &b.value {
+        NumVar::Num(n) => Operand::Lit(*n as u64),
+        NumVar::Var(v) => Operand::Var(vars.iter().position(|x| x == v)? as u8),
+    };
+    Some(Step::ByteTest(ByteTest { read: r.read, relative: r.relative, negated: b.negated, op, value }))
+}
+
+fn byte_jump(b: &vigil_rules::keywords::bytes::ByteJump) -> Option<Step> {
+    let r = read_opts(num(&b.nbytes)? as u8, num(&b.offset)?, &b.opts)?;
+    Some(Step::ByteJump(ByteJump {
+        read: r.read,
+        relative: r.relative,
+        multiplier: r.multiplier,
+        align: r.align,
+        from_beginning: r.from_beginning,
+        from_end: r.from_end,
+        post_offset: r.post_offset,
+    }))
+}
+
+fn byte_extract(b: &vigil_rules::keywords::bytes::ByteExtract, var: u8) -> Option<Step> {
+    let r = read_opts(b.nbytes, b.offset, &b.opts)?;
+    Some(Step::ByteExtract(ByteExtract {
+        read: r.read,
+        relative: r.relative,
+        multiplier: r.multiplier,
+        align: r.align_to,
+        var,
+    }))
+}
+
+fn byte_math(b: &vigil_rules::keywords::bytes::ByteMath, var: u8, vars: &[String]) -> Option<Step> {
+    let mut opts = Vec::new();
+    for o in &b.opts {
+        let (k, v) = o.split_once(' ').unwrap_or((o.as_str(), ""));
+        let opt = match (k, v) {
+            ("relative", _) => ByteOpt::Relative,
+            ("endian", "big") => ByteOpt::Big,
+            ("endian", "little") => ByteOpt::Little,
+            ("string", base) => {
+                opts.push(ByteOpt::Str);
+                match base {
+                    "hex" => ByteOpt::Hex,
+                    "oct" => ByteOpt::Oct,
+                    _ => ByteOpt::Dec,
+                }
+            }
+            ("bitmask", m) => ByteOpt::Bitmask(parse_mask(m)?),
+            _ => return None,
+        };
+        opts.push(opt);
+    }
+    let r = read_opts(num(&b.nbytes)? as u8, b.offset, &opts)?;
+    let op = match b.oper.as_str() {
+        "+" => MathOp::Add,
+        "-" => MathOp::Sub,
+        "*" => MathOp::Mul,
+        "/" => MathOp::Div,
+        "<<" => MathOp::Shl,
+        ">>" => MathOp::Shr,
+        _ => return None,
+    };
+    let rvalue = match &b.rvalue {
+        NumVar::Num(n) => Operand::Lit(*n as u64),
+        NumVar::Var(v) => Operand::Var(vars.iter().position(|x| x == v)? as u8),
+    };
+    Some(Step::ByteMath(ByteMath { read: r.read, relative: r.relative, op, rvalue, var }))
+}
+
+fn parse_mask(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}

@@ -1,0 +1,227 @@
+//! The detection engine: signatures grouped by transport protocol, one
+//! prefilter per group over the packet payload, then verification of each
+//! candidate in Suricata's order (pass, drop, reject, alert; then rule order).
+//!
+//! Built once and shared read-only by every worker; each worker keeps its
+//! own [`DetectScratch`].
+
+use crate::compile::{FlowInfo, Proto, RuleAction, Signature};
+use crate::inspect::{inspect, InspectCtx};
+use crate::prefilter::{Algo, Pattern, Prefilter, PrefilterError, Scratch};
+use std::net::IpAddr;
+use vigil_decode::{Packet, Transport};
+use vigil_rules::PortSet;
+
+/// The most alerts one packet raises (Suricata's `packet-alert-max`).
+pub const MAX_ALERTS_PER_PACKET: usize = 15;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GroupId {
+    Tcp = 0,
+    Udp = 1,
+    Icmpv4 = 2,
+    Icmpv6 = 3,
+    /// Other IP protocols, and IP fragments (no transport header yet).
+    Other = 4,
+}
+
+const GROUPS: [GroupId; 5] = [GroupId::Tcp, GroupId::Udp, GroupId::Icmpv4, GroupId::Icmpv6, GroupId::Other];
+
+struct Group {
+    prefilter: Prefilter,
+    /// For each prefilter pattern, the signatures whose fast pattern it is.
+    pattern_sigs: Vec<Vec<u32>>,
+    /// Signatures without a fast pattern: verified on every packet of the group.
+    always: Vec<u32>,
+}
+
+/// `pkthdr` signatures: verified on every packet, IP or not.
+fn any_packet(sigs: &[Signature]) -> Vec<u32> {
+    sigs.iter().enumerate().filter(|(_, s)| s.proto == Proto::PktHdr).map(|(i, _)| i as u32).collect()
+}
+
+/// An immutable, shareable detection engine.
+pub struct DetectEngine {
+    sigs: Vec<Signature>,
+    groups: Vec<Group>,
+    pkthdr: Vec<u32>,
+}
+
+/// A worker's detection state.
+#[derive(Default)]
+pub struct DetectScratch {
+    prefilter: Scratch,
+    candidates: Vec<u32>,
+    inspect: InspectCtx,
+    /// Alerts not raised because a packet had more than [`MAX_ALERTS_PER_PACKET`].
+    pub alerts_over_limit: u64,
+}
+
+impl DetectScratch {
+    /// Inspections stopped by the backtracking budget or PCRE limits.
+    pub fn limits_hit(&self) -> (u64, u64) {
+        (self.inspect.budget_exhausted, self.inspect.pcre_limit_hits)
+    }
+}
+
+impl DetectEngine {
+    /// Orders the signatures and builds one prefilter per group.
+    pub fn build(mut sigs: Vec<Signature>, algo: Algo) -> Result<DetectEngine, PrefilterError> {
+        // Stable: within an action, rule load order decides.
+        sigs.sort_by_key(|s| s.action);
+        let mut groups = Vec::with_capacity(GROUPS.len());
+        for g in GROUPS {
+            let mut patterns: Vec<Pattern> = Vec::new();
+            let mut index = std::collections::HashMap::<Pattern, u32>::new();
+            let mut pattern_sigs: Vec<Vec<u32>> = Vec::new();
+            let mut always = Vec::new();
+            for (i, s) in sigs.iter().enumerate() {
+                if !in_group(s.proto, g) {
+                    continue;
+                }
+                match &s.fast_pattern {
+                    Some(p) => {
+                        let id = *index.entry(p.clone()).or_insert_with(|| {
+                            patterns.push(p.clone());
+                            pattern_sigs.push(Vec::new());
+                            (patterns.len() - 1) as u32
+                        });
+                        pattern_sigs[id as usize].push(i as u32);
+                    }
+                    None => always.push(i as u32),
+                }
+            }
+            groups.push(Group { prefilter: Prefilter::build(&patterns, algo)?, pattern_sigs, always });
+        }
+        let pkthdr = any_packet(&sigs);
+        Ok(DetectEngine { sigs, groups, pkthdr })
+    }
+
+    pub fn signatures(&self) -> &[Signature] {
+        &self.sigs
+    }
+
+    /// Runs every signature that can match `p`, calling `on_match` for each
+    /// match in priority order. A matching `pass` signature ends inspection.
+    pub fn inspect<'e>(
+        &'e self,
+        p: &Packet<'_>,
+        flow: Option<FlowInfo>,
+        s: &mut DetectScratch,
+        on_match: &mut dyn FnMut(&'e Signature),
+    ) {
+        s.candidates.clear();
+        let payload = p.payload();
+        if let Some(gid) = packet_group(p) {
+            let g = &self.groups[gid as usize];
+            if !payload.is_empty() && !g.prefilter.is_empty() {
+                let cands = &mut s.candidates;
+                g.prefilter
+                    .scan(&mut s.prefilter, payload, &mut |pat| cands.extend_from_slice(&g.pattern_sigs[pat as usize]));
+            }
+            s.candidates.extend_from_slice(&g.always);
+        }
+        s.candidates.extend_from_slice(&self.pkthdr);
+        s.candidates.sort_unstable();
+        s.candidates.dedup();
+        let mut alerts = 0;
+        for &i in &s.candidates {
+            let sig = &self.sigs[i as usize];
+            if !matches(sig, p, flow, payload, &mut s.inspect) {
+                continue;
+            }
+            if !sig.noalert {
+                if alerts == MAX_ALERTS_PER_PACKET {
+                    s.alerts_over_limit += 1;
+                    continue;
+                }
+                alerts += 1;
+            }
+            on_match(sig);
+            if sig.action == RuleAction::Pass {
+                return;
+            }
+        }
+    }
+}
+
+fn in_group(proto: Proto, g: GroupId) -> bool {
+    match proto {
+        Proto::Ip | Proto::Ipv4 | Proto::Ipv6 => true,
+        Proto::Tcp => g == GroupId::Tcp,
+        Proto::Udp => g == GroupId::Udp,
+        Proto::Icmp => matches!(g, GroupId::Icmpv4 | GroupId::Icmpv6),
+        Proto::Icmpv4 => g == GroupId::Icmpv4,
+        Proto::Icmpv6 => g == GroupId::Icmpv6,
+        Proto::Sctp => g == GroupId::Other,
+        Proto::PktHdr => false,
+    }
+}
+
+fn packet_group(p: &Packet<'_>) -> Option<GroupId> {
+    let ip = p.ip?;
+    Some(match p.transport {
+        Transport::Tcp { .. } => GroupId::Tcp,
+        Transport::Udp { .. } => GroupId::Udp,
+        Transport::Icmp { .. } if ip.src.is_ipv4() => GroupId::Icmpv4,
+        Transport::Icmp { .. } => GroupId::Icmpv6,
+        _ => GroupId::Other,
+    })
+}
+
+fn proto_matches(proto: Proto, p: &Packet<'_>, v4: bool) -> bool {
+    match proto {
+        Proto::Ip => true,
+        Proto::Ipv4 => v4,
+        Proto::Ipv6 => !v4,
+        Proto::Tcp => matches!(p.transport, Transport::Tcp { .. }),
+        Proto::Udp => matches!(p.transport, Transport::Udp { .. }),
+        Proto::Icmp => matches!(p.transport, Transport::Icmp { .. }),
+        Proto::Icmpv4 => v4 && matches!(p.transport, Transport::Icmp { .. }),
+        Proto::Icmpv6 => !v4 && matches!(p.transport, Transport::Icmp { .. }),
+        Proto::Sctp => matches!(p.transport, Transport::Sctp { .. }),
+        Proto::PktHdr => true,
+    }
+}
+
+fn port_ok(set: &PortSet, port: Option<u16>) -> bool {
+    match port {
+        Some(p) => set.contains(p),
+        // A packet without ports only matches rules that do not name any.
+        None => set.is_full(),
+    }
+}
+
+fn header_matches(sig: &Signature, src: IpAddr, dst: IpAddr, sport: Option<u16>, dport: Option<u16>) -> bool {
+    sig.src.contains(src) && sig.dst.contains(dst) && port_ok(&sig.sport, sport) && port_ok(&sig.dport, dport)
+}
+
+fn matches(sig: &Signature, p: &Packet<'_>, flow: Option<FlowInfo>, payload: &[u8], ictx: &mut InspectCtx) -> bool {
+    match p.ip {
+        Some(ip) => {
+            if !proto_matches(sig.proto, p, ip.src.is_ipv4()) {
+                return false;
+            }
+            let (sp, dp) = (p.sport(), p.dport());
+            let forward = header_matches(sig, ip.src, ip.dst, sp, dp);
+            if !forward && !(sig.bidirectional && header_matches(sig, ip.dst, ip.src, dp, sp)) {
+                return false;
+            }
+        }
+        // Packets without IP only meet `pkthdr` rules that name no address or port.
+        None => {
+            let any = sig.src.is_any() && sig.dst.is_any() && sig.sport.is_full() && sig.dport.is_full();
+            if sig.proto != Proto::PktHdr || !any {
+                return false;
+            }
+        }
+    }
+    if !sig.checks.iter().all(|c| c.matches(p, flow)) {
+        return false;
+    }
+    if sig.payload.is_empty() {
+        return true;
+    }
+    // Payload keywords need a payload (Suricata inspects none on empty packets).
+    !payload.is_empty() && inspect(&sig.payload, payload, ictx)
+}

@@ -1,0 +1,141 @@
+//! Loading the rules a run inspects with: which files (`-S`, `-s`,
+//! `rule-files`), their variables and classifications, and the detection
+//! engine built from every rule vigil can run. Rules it cannot run are
+//! counted and named, never silently dropped.
+
+use crate::error::EngineError;
+use crate::options::RunOptions;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use vigil_config::Config;
+use vigil_detect::prefilter::Algo;
+use vigil_detect::{compile, DetectEngine};
+use vigil_rules::{Classifications, Loader, Vars};
+
+/// What loading the rules gave.
+pub struct LoadedRules {
+    /// `None` when detection is off or no rule could run.
+    pub engine: Option<Arc<DetectEngine>>,
+    pub files: Vec<PathBuf>,
+    /// Enabled rules read.
+    pub rules: usize,
+    pub loaded: usize,
+    pub failed: usize,
+    /// Rules that parse but use keywords the engine does not run yet, by keyword.
+    pub unsupported: usize,
+    pub unsupported_keywords: BTreeMap<String, usize>,
+    pub disabled: usize,
+    /// Errors and warnings to show the user.
+    pub messages: Vec<String>,
+}
+
+/// The rule files a run reads, in Suricata's order: `-S` replaces the
+/// configured `rule-files`; `-s` adds to them. Relative configured names are
+/// under `default-rule-path`.
+pub fn rule_files(opts: &RunOptions, config: &Config) -> Vec<PathBuf> {
+    if !opts.exclusive_rules.is_empty() {
+        return opts.exclusive_rules.iter().chain(&opts.extra_rules).cloned().collect();
+    }
+    let base = config.rules.default_rule_path.as_deref().map(PathBuf::from);
+    let mut files: Vec<PathBuf> = config
+        .rules
+        .rule_files
+        .iter()
+        .map(|f| match (&base, Path::new(f).is_absolute()) {
+            (Some(b), false) => b.join(f),
+            _ => PathBuf::from(f),
+        })
+        .collect();
+    files.extend(opts.extra_rules.iter().cloned());
+    files
+}
+
+/// Loads, compiles and builds. Unreadable classification files and bad
+/// rules are messages (errors with `--init-errors-fatal`); the rest loads.
+pub fn load(opts: &RunOptions, config: &Config, algo: Algo) -> Result<LoadedRules, EngineError> {
+    let files = if opts.disable_detection { Vec::new() } else { rule_files(opts, config) };
+    let mut out = LoadedRules {
+        engine: None,
+        files: files.clone(),
+        rules: 0,
+        loaded: 0,
+        failed: 0,
+        unsupported: 0,
+        unsupported_keywords: BTreeMap::new(),
+        disabled: 0,
+        messages: Vec::new(),
+    };
+    if files.is_empty() {
+        return Ok(out);
+    }
+    let classes = match config.rules.classification_file.as_deref() {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => {
+                let (c, errs) = Classifications::parse(&text, path);
+                out.messages.extend(errs.iter().map(|e| e.to_string()));
+                c
+            }
+            Err(e) => {
+                out.messages.push(format!("{path}: {e} (classtypes will have no category or priority)"));
+                Classifications::default()
+            }
+        },
+        None => Classifications::default(),
+    };
+    let vars = Vars::new(&config.vars.address_groups, &config.vars.port_groups);
+    let set = Loader::new()
+        .vars(vars)
+        .classifications(classes.clone())
+        .load_files(&files)
+        .map_err(|e| EngineError::Config(vec![e.to_string()]))?;
+    let totals = set.totals();
+    out.rules = totals.enabled;
+    out.disabled = totals.disabled;
+    out.failed = set.errors.len();
+    out.messages.extend(set.errors.iter().map(|e| e.to_string()));
+    let mut sigs = Vec::with_capacity(set.rules.len());
+    for rule in &set.rules {
+        match compile(rule, &classes) {
+            Ok(sig) => sigs.push(sig),
+            Err(u) => {
+                out.unsupported += 1;
+                for k in u.keywords {
+                    *out.unsupported_keywords.entry(k).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    out.loaded = sigs.len();
+    if opts.init_errors_fatal && out.failed > 0 {
+        return Err(EngineError::Config(out.messages));
+    }
+    if !sigs.is_empty() {
+        let engine = DetectEngine::build(sigs, algo).map_err(|e| EngineError::Config(vec![e.to_string()]))?;
+        out.engine = Some(Arc::new(engine));
+    }
+    Ok(out)
+}
+
+impl LoadedRules {
+    /// One line for the user: how much of the ruleset runs.
+    pub fn summary_line(&self) -> String {
+        let mut s = format!(
+            "{} rules: {} loaded, {} failed, {} unsupported, {} disabled",
+            self.rules, self.loaded, self.failed, self.unsupported, self.disabled
+        );
+        if !self.unsupported_keywords.is_empty() {
+            let mut top: Vec<_> = self.unsupported_keywords.iter().collect();
+            top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let list: Vec<String> = top.iter().take(6).map(|(k, n)| format!("{k} ({n})")).collect();
+            s.push_str(&format!("; not yet run: {}", list.join(", ")));
+        }
+        s
+    }
+}
+
+impl std::fmt::Debug for LoadedRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.summary_line())
+    }
+}

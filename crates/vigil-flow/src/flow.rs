@@ -1,0 +1,291 @@
+//! One flow: who talks to whom, since when, how much, and in what state.
+
+use crate::config::Timeouts;
+use vigil_types::{Direction, FlowKey, PerDir, Timestamp};
+use vigil_wire::tcp::flags as tcp;
+
+/// A flow's state, as EVE `flow.state` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowState {
+    New,
+    Established,
+    Closed,
+}
+
+impl FlowState {
+    pub const fn name(self) -> &'static str {
+        match self {
+            FlowState::New => "new",
+            FlowState::Established => "established",
+            FlowState::Closed => "closed",
+        }
+    }
+}
+
+/// Why a flow ended, as EVE `flow.reason` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndReason {
+    /// No packet for longer than its state's timeout.
+    Timeout,
+    /// Evicted to make room when the memcap was reached.
+    Forced,
+    /// Still open when the capture ended.
+    Shutdown,
+    /// A new TCP session reused the tuple of a closed one.
+    TcpReuse,
+}
+
+impl EndReason {
+    pub const fn name(self) -> &'static str {
+        match self {
+            EndReason::Timeout => "timeout",
+            EndReason::Forced => "forced",
+            EndReason::Shutdown => "shutdown",
+            EndReason::TcpReuse => "tcp_reuse",
+        }
+    }
+}
+
+/// Handshake and teardown bits seen so far (a stand-in for the stream
+/// engine's TCP state machine, which will replace it).
+mod hs {
+    pub const SYN: u8 = 1;
+    pub const SYN_ACK: u8 = 2;
+    pub const FIN_TS: u8 = 4;
+    pub const FIN_TC: u8 = 8;
+}
+
+/// A flow. `E` is the slot later stages fill (the stream engine's TCP
+/// session with its per-direction reassembly state); it is created with
+/// `E::default()` with the flow and handed back with it when the flow ends.
+#[derive(Debug, Clone)]
+pub struct Flow<E = ()> {
+    /// Oriented client to server: the first packet's source is the client.
+    pub key: FlowKey,
+    /// The first packet's VLAN ids (EVE `vlan`), whether or not they are
+    /// part of the key.
+    pub vlans: [u16; vigil_types::FLOW_KEY_VLANS],
+    pub nvlans: u8,
+    /// Suricata's EVE `flow_id`.
+    pub id: u64,
+    pub start: Timestamp,
+    /// Time of the latest packet.
+    pub last: Timestamp,
+    pub state: FlowState,
+    pub pkts: PerDir<u64>,
+    pub bytes: PerDir<u64>,
+    /// TCP flags seen in each direction (OR of all of them).
+    pub tcp_flags: PerDir<u8>,
+    /// ICMP type and code of the first message each way.
+    pub icmp: PerDir<Option<(u8, u8)>>,
+    /// ESP security parameter index.
+    pub spi: Option<u32>,
+    /// Set by detection when an alert fired on the flow.
+    pub alerted: bool,
+    /// Set when the flow ends.
+    pub end_reason: Option<EndReason>,
+    /// The flow ended while the table was in emergency mode.
+    pub emergency: bool,
+    hs: u8,
+    pub ext: E,
+}
+
+impl<E: Default> Flow<E> {
+    pub(crate) fn new(key: FlowKey, hash: u32, now: Timestamp) -> Self {
+        Flow {
+            key,
+            vlans: [0; vigil_types::FLOW_KEY_VLANS],
+            nvlans: 0,
+            id: flow_id(now, hash),
+            start: now,
+            last: now,
+            state: FlowState::New,
+            pkts: PerDir::default(),
+            bytes: PerDir::default(),
+            tcp_flags: PerDir::default(),
+            icmp: PerDir::default(),
+            spi: None,
+            alerted: false,
+            end_reason: None,
+            emergency: false,
+            hs: 0,
+            ext: E::default(),
+        }
+    }
+}
+
+impl<E> Flow<E> {
+    pub fn vlan_ids(&self) -> &[u16] {
+        &self.vlans[..self.nvlans as usize]
+    }
+
+    /// Seconds between the first and the last packet (EVE `flow.age`).
+    pub fn age(&self) -> i64 {
+        self.last.secs() - self.start.secs()
+    }
+
+    /// The timeout of the flow's state, in seconds.
+    pub fn timeout(&self, t: &Timeouts, emergency: bool) -> u32 {
+        let p = t.for_proto(self.key.proto);
+        match (self.state, emergency) {
+            (FlowState::New, false) => p.new,
+            (FlowState::Established, false) => p.established,
+            (FlowState::Closed, false) => p.closed,
+            (FlowState::New, true) => p.emergency_new,
+            (FlowState::Established, true) => p.emergency_established,
+            (FlowState::Closed, true) => p.emergency_closed,
+        }
+    }
+
+    /// When the flow times out: its last packet's time plus its state's
+    /// timeout (Suricata 8 compares full timestamps, not whole seconds).
+    pub fn expires_at(&self, t: &Timeouts, emergency: bool) -> Timestamp {
+        let ns = i64::from(self.timeout(t, emergency)) * 1_000_000_000;
+        Timestamp::from_nanos(self.last.as_nanos().saturating_add(ns))
+    }
+
+    pub fn is_expired(&self, now: Timestamp, t: &Timeouts, emergency: bool) -> bool {
+        now >= self.expires_at(t, emergency)
+    }
+
+    /// Accounts one packet and advances the state.
+    pub(crate) fn update(
+        &mut self,
+        dir: Direction,
+        bytes: u64,
+        now: Timestamp,
+        tcp_flags: Option<u8>,
+        icmp: Option<(u8, u8)>,
+    ) {
+        *self.pkts.get_mut(dir) += 1;
+        *self.bytes.get_mut(dir) += bytes;
+        if now > self.last {
+            self.last = now;
+        }
+        if let Some(ic) = icmp {
+            self.icmp.get_mut(dir).get_or_insert(ic);
+        }
+        match tcp_flags {
+            Some(f) => {
+                *self.tcp_flags.get_mut(dir) |= f;
+                self.tcp_state(dir, f);
+            }
+            None if self.key.proto != vigil_wire::ip_proto::TCP
+                && self.state == FlowState::New
+                && self.pkts.to_server > 0
+                && self.pkts.to_client > 0 =>
+            {
+                self.state = FlowState::Established;
+            }
+            None => {}
+        }
+    }
+
+    /// Handshake → established, both FINs or a RST → closed. Without a SYN
+    /// from the client there is no session to speak of and the flow stays
+    /// new, as in Suricata without midstream pickup.
+    fn tcp_state(&mut self, dir: Direction, f: u8) {
+        let (syn, ack, fin, rst) = (f & tcp::SYN != 0, f & tcp::ACK != 0, f & tcp::FIN != 0, f & tcp::RST != 0);
+        match dir {
+            Direction::ToServer if syn && !ack => self.hs |= hs::SYN,
+            Direction::ToClient if syn && ack && self.hs & hs::SYN != 0 => self.hs |= hs::SYN_ACK,
+            Direction::ToServer if ack && !syn && self.hs & hs::SYN_ACK != 0 && self.state == FlowState::New => {
+                self.state = FlowState::Established
+            }
+            _ => {}
+        }
+        if self.hs & hs::SYN == 0 || self.state == FlowState::Closed {
+            return;
+        }
+        if rst {
+            self.state = FlowState::Closed;
+            return;
+        }
+        if fin {
+            self.hs |= if dir == Direction::ToServer { hs::FIN_TS } else { hs::FIN_TC };
+            if self.hs & (hs::FIN_TS | hs::FIN_TC) == hs::FIN_TS | hs::FIN_TC {
+                self.state = FlowState::Closed;
+            } else if self.hs & hs::SYN_ACK != 0 {
+                // FIN_WAIT/CLOSE_WAIT are still established for the flow.
+                self.state = FlowState::Established;
+            }
+        }
+    }
+}
+
+/// Suricata's `flow_id`: 16 bits of the start second, 16 bits of its
+/// microseconds and the 32-bit flow hash, kept to 51 bits because JSON
+/// readers lose precision above 2^53.
+pub fn flow_id(start: Timestamp, hash: u32) -> u64 {
+    let secs = (start.secs() as u64) & 0xffff;
+    let usecs = u64::from(start.subsec_micros()) & 0xffff;
+    (secs << 48 | usecs << 32 | u64::from(hash)) & 0x7_ffff_ffff_ffff
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> FlowKey {
+        FlowKey::new("10.0.0.1".parse().unwrap(), 1000, "10.0.0.2".parse().unwrap(), 80, 6)
+    }
+
+    #[test]
+    fn handshake_then_both_fins() {
+        let mut f: Flow = Flow::new(key(), 7, Timestamp::from_micros(100, 0));
+        let t = Timestamp::from_micros(100, 0);
+        f.update(Direction::ToServer, 60, t, Some(tcp::SYN), None);
+        assert_eq!(f.state, FlowState::New);
+        f.update(Direction::ToClient, 60, t, Some(tcp::SYN | tcp::ACK), None);
+        f.update(Direction::ToServer, 60, t, Some(tcp::ACK), None);
+        assert_eq!(f.state, FlowState::Established);
+        f.update(Direction::ToServer, 60, t, Some(tcp::FIN | tcp::ACK), None);
+        assert_eq!(f.state, FlowState::Established);
+        f.update(Direction::ToClient, 60, t, Some(tcp::FIN | tcp::ACK), None);
+        assert_eq!(f.state, FlowState::Closed);
+        assert_eq!(f.tcp_flags.to_server, tcp::SYN | tcp::ACK | tcp::FIN);
+        assert_eq!((f.pkts.to_server, f.pkts.to_client, f.bytes.to_server), (3, 2, 180));
+    }
+
+    #[test]
+    fn rst_closes_and_midstream_stays_new() {
+        let t = Timestamp::from_micros(5, 0);
+        let mut f: Flow = Flow::new(key(), 7, t);
+        f.update(Direction::ToServer, 60, t, Some(tcp::SYN), None);
+        f.update(Direction::ToClient, 60, t, Some(tcp::RST | tcp::ACK), None);
+        assert_eq!(f.state, FlowState::Closed);
+        let mut g: Flow = Flow::new(key(), 7, t);
+        g.update(Direction::ToServer, 60, t, Some(tcp::ACK), None);
+        g.update(Direction::ToClient, 60, t, Some(tcp::ACK), None);
+        g.update(Direction::ToClient, 60, t, Some(tcp::RST), None);
+        assert_eq!(g.state, FlowState::New);
+    }
+
+    #[test]
+    fn udp_established_when_both_sides_spoke() {
+        let t = Timestamp::from_micros(5, 0);
+        let udp = FlowKey::new("10.0.0.1".parse().unwrap(), 1000, "10.0.0.2".parse().unwrap(), 53, 17);
+        let mut f: Flow = Flow::new(udp, 7, t);
+        f.update(Direction::ToServer, 60, t, None, None);
+        assert_eq!(f.state, FlowState::New);
+        f.update(Direction::ToClient, 60, t, None, None);
+        assert_eq!(f.state, FlowState::Established);
+    }
+
+    #[test]
+    fn timeouts_by_state_and_seconds() {
+        let t = Timeouts::default();
+        let f: Flow = Flow::new(key(), 7, Timestamp::from_micros(100, 999_999));
+        assert_eq!(f.timeout(&t, false), 60);
+        assert_eq!(f.timeout(&t, true), 5);
+        assert!(!f.is_expired(Timestamp::from_micros(160, 999_998), &t, false));
+        assert!(f.is_expired(Timestamp::from_micros(160, 999_999), &t, false));
+    }
+
+    #[test]
+    fn flow_id_layout() {
+        let id = flow_id(Timestamp::from_micros(0x1_2345, 0x6789), 0xdead_beef);
+        assert_eq!(id, (0x2345u64 << 48 | 0x6789 << 32 | 0xdead_beef) & 0x7_ffff_ffff_ffff);
+        assert!(id < 1 << 51);
+    }
+}

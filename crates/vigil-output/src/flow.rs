@@ -1,0 +1,229 @@
+//! EVE `flow` records (one per flow, when it ends) and the `flow_id` that
+//! ties every other record of a flow to it.
+
+use crate::protocol::proto_name;
+use crate::time::format_timestamp;
+use serde_json::{json, Map, Value};
+use std::net::IpAddr;
+use vigil_types::Timestamp;
+
+/// What a flow record says, gathered by the engine from the flow table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowRecord<'a> {
+    pub flow_id: u64,
+    /// The client (the first packet's source) and the server.
+    pub src_ip: IpAddr,
+    pub dest_ip: IpAddr,
+    /// Ports, for protocols that have them (TCP, UDP, SCTP).
+    pub ports: Option<(u16, u16)>,
+    pub proto: u8,
+    pub vlans: &'a [u16],
+    /// ICMP type and code of the first message, and of the first reply.
+    pub icmp: Option<(u8, u8)>,
+    pub icmp_response: Option<(u8, u8)>,
+    pub spi: Option<u32>,
+    pub app_proto: Option<&'a str>,
+    pub pkts_toserver: u64,
+    pub pkts_toclient: u64,
+    pub bytes_toserver: u64,
+    pub bytes_toclient: u64,
+    pub start: Timestamp,
+    pub end: Timestamp,
+    /// Whole seconds from start to end.
+    pub age: i64,
+    /// `new`, `established` or `closed`.
+    pub state: &'a str,
+    /// `timeout`, `forced`, `shutdown` or `tcp_reuse`.
+    pub reason: &'a str,
+    pub alerted: bool,
+    /// The flow ended in emergency mode.
+    pub emergency: bool,
+    /// TCP flags seen (to server, to client), for TCP flows.
+    pub tcp_flags: Option<(u8, u8)>,
+}
+
+/// An EVE `flow` record, logged at time `now` (the packet time the flow
+/// ended at), with Suricata's field names and order.
+pub fn flow_record(r: &FlowRecord<'_>, now: Timestamp) -> Value {
+    let mut m = Map::new();
+    m.insert("timestamp".into(), Value::String(format_timestamp(now)));
+    m.insert("flow_id".into(), json!(r.flow_id));
+    m.insert("event_type".into(), Value::String("flow".into()));
+    if !r.vlans.is_empty() {
+        m.insert("vlan".into(), json!(r.vlans));
+    }
+    m.insert("src_ip".into(), Value::String(r.src_ip.to_string()));
+    if let Some((sp, _)) = r.ports {
+        m.insert("src_port".into(), json!(sp));
+    }
+    m.insert("dest_ip".into(), Value::String(r.dest_ip.to_string()));
+    if let Some((_, dp)) = r.ports {
+        m.insert("dest_port".into(), json!(dp));
+    }
+    m.insert("ip_v".into(), json!(if r.src_ip.is_ipv4() { 4 } else { 6 }));
+    m.insert("proto".into(), Value::String(proto_name(r.proto).into_owned()));
+    if let Some((t, c)) = r.icmp {
+        m.insert("icmp_type".into(), json!(t));
+        m.insert("icmp_code".into(), json!(c));
+    }
+    if let Some((t, c)) = r.icmp_response {
+        m.insert("response_icmp_type".into(), json!(t));
+        m.insert("response_icmp_code".into(), json!(c));
+    }
+    if let Some(spi) = r.spi {
+        m.insert("spi".into(), json!(spi));
+    }
+    if let Some(a) = r.app_proto {
+        m.insert("app_proto".into(), Value::String(a.into()));
+    }
+    let mut f = Map::new();
+    f.insert("pkts_toserver".into(), json!(r.pkts_toserver));
+    f.insert("pkts_toclient".into(), json!(r.pkts_toclient));
+    f.insert("bytes_toserver".into(), json!(r.bytes_toserver));
+    f.insert("bytes_toclient".into(), json!(r.bytes_toclient));
+    f.insert("start".into(), Value::String(format_timestamp(r.start)));
+    f.insert("end".into(), Value::String(format_timestamp(r.end)));
+    f.insert("age".into(), json!(r.age.max(0)));
+    if r.emergency {
+        f.insert("emergency".into(), Value::Bool(true));
+    }
+    f.insert("state".into(), Value::String(r.state.into()));
+    f.insert("reason".into(), Value::String(r.reason.into()));
+    f.insert("alerted".into(), Value::Bool(r.alerted));
+    m.insert("flow".into(), Value::Object(f));
+    if let Some((ts, tc)) = r.tcp_flags {
+        m.insert("tcp".into(), tcp_object(ts, tc));
+    }
+    Value::Object(m)
+}
+
+/// The `tcp` object: flags in hex (both ways, to server, to client) and
+/// one boolean per flag seen.
+fn tcp_object(ts: u8, tc: u8) -> Value {
+    let all = ts | tc;
+    let mut t = Map::new();
+    t.insert("tcp_flags".into(), Value::String(format!("{all:02x}")));
+    t.insert("tcp_flags_ts".into(), Value::String(format!("{ts:02x}")));
+    t.insert("tcp_flags_tc".into(), Value::String(format!("{tc:02x}")));
+    for (bit, name) in [
+        (0x02, "syn"),
+        (0x01, "fin"),
+        (0x04, "rst"),
+        (0x08, "psh"),
+        (0x10, "ack"),
+        (0x20, "urg"),
+        (0x40, "ecn"),
+        (0x80, "cwr"),
+    ] {
+        if all & bit != 0 {
+            t.insert(name.into(), Value::Bool(true));
+        }
+    }
+    Value::Object(t)
+}
+
+/// Adds `flow_id` to a record of the flow, right after its `timestamp`
+/// (where Suricata puts it).
+pub fn insert_flow_id(rec: &mut Value, id: u64) {
+    if let Value::Object(m) = rec {
+        let at = m.keys().position(|k| k == "timestamp").map_or(0, |i| i + 1);
+        m.shift_insert(at, "flow_id".into(), json!(id));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> FlowRecord<'static> {
+        FlowRecord {
+            flow_id: 1234567,
+            src_ip: "10.0.0.1".parse().unwrap(),
+            dest_ip: "10.0.0.2".parse().unwrap(),
+            ports: Some((40000, 80)),
+            proto: 6,
+            vlans: &[6],
+            icmp: None,
+            icmp_response: None,
+            spi: None,
+            app_proto: None,
+            pkts_toserver: 3,
+            pkts_toclient: 2,
+            bytes_toserver: 180,
+            bytes_toclient: 120,
+            start: Timestamp::from_micros(1_474_943_159, 446_587),
+            end: Timestamp::from_micros(1_474_943_161, 5),
+            age: 2,
+            state: "closed",
+            reason: "shutdown",
+            alerted: false,
+            emergency: false,
+            tcp_flags: Some((0x1b, 0x1f)),
+        }
+    }
+
+    #[test]
+    fn fields_and_order() {
+        let v = flow_record(&record(), Timestamp::from_micros(1_474_943_200, 0));
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "timestamp",
+                "flow_id",
+                "event_type",
+                "vlan",
+                "src_ip",
+                "src_port",
+                "dest_ip",
+                "dest_port",
+                "ip_v",
+                "proto",
+                "flow",
+                "tcp"
+            ]
+        );
+        assert_eq!(v["flow"]["start"], "2016-09-27T02:25:59.446587+0000");
+        assert_eq!(v["flow"]["pkts_toserver"], 3);
+        assert_eq!(v["flow"]["reason"], "shutdown");
+        assert_eq!(v["tcp"]["tcp_flags"], "1f");
+        assert_eq!(v["tcp"]["rst"], true);
+        assert!(v["tcp"].get("urg").is_none());
+    }
+
+    #[test]
+    fn flow_id_goes_after_timestamp() {
+        let mut v = json!({"timestamp": "t", "pcap_cnt": 1, "event_type": "anomaly"});
+        insert_flow_id(&mut v, 42);
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["timestamp", "flow_id", "pcap_cnt", "event_type"]);
+    }
+
+    #[test]
+    fn records_are_schema_valid() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/suricata-8.0/schema.json");
+        let Ok(text) = std::fs::read_to_string(path) else {
+            eprintln!("skipped: {path} not present");
+            return;
+        };
+        let schema: Value = serde_json::from_str(&text).unwrap();
+        let v = jsonschema::validator_for(&schema).unwrap();
+        let icmp = FlowRecord {
+            ports: None,
+            proto: 1,
+            vlans: &[],
+            icmp: Some((8, 0)),
+            icmp_response: Some((0, 0)),
+            tcp_flags: None,
+            emergency: true,
+            reason: "forced",
+            ..record()
+        };
+        let esp = FlowRecord { ports: None, proto: 50, spi: Some(123), tcp_flags: None, ..record() };
+        for r in [record(), icmp, esp] {
+            let rec = flow_record(&r, Timestamp::from_micros(1_474_943_200, 0));
+            let errors: Vec<String> = v.iter_errors(&rec).map(|e| format!("{e} at {}", e.instance_path())).collect();
+            assert!(errors.is_empty(), "{errors:?}\n{rec}");
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Packet header keywords: IP, TCP, ICMP, VLAN fields and checksums.
+
+use super::{kw, p_int_or_name, p_int_with, p_none, p_text, p_u16, p_u32, p_u8, KeywordDef, Kind};
+use crate::error::{verr, VResult};
+use crate::intcmp::IntCmp;
+use crate::lexer::trim;
+use crate::options::Value;
+use std::fmt;
+
+pub(crate) const ROWS: &[KeywordDef] = &[
+    kw!("ttl", Kind::Packet, Required, p_u8, "IP time to live"),
+    kw!("tos", Kind::Packet, Required, p_tos, "IP type of service (x prefix for hex)"),
+    kw!("id", Kind::Packet, Required, p_u16, "IPv4 identification"),
+    kw!("ipopts", Kind::Packet, Required, p_ipopts, "IPv4 option present: rr, eol, nop, ts, sec, ..."),
+    kw!("fragbits", Kind::Packet, Required, p_fragbits, "IPv4 fragment bits M, D, R with + * ! modifiers"),
+    kw!("fragoffset", Kind::Packet, Required, p_u16, "IPv4 fragment offset"),
+    kw!("sameip", Kind::Packet, None, p_none, "source and destination address are equal"),
+    kw!("ip_proto", Kind::Packet, Required, p_int_or_name, "IP protocol number or name"),
+    kw!("flags", Kind::Packet, Required, p_flags, "TCP flags with + * ! modifiers and an optional mask"),
+    kw!("tcp.flags", Kind::Packet, Required, p_flags, "TCP flags (same as flags)"),
+    kw!("seq", Kind::Packet, Required, p_u32, "TCP sequence number"),
+    kw!("ack", Kind::Packet, Required, p_u32, "TCP acknowledgement number"),
+    kw!("window", Kind::Packet, Required, p_u16, "TCP window size"),
+    kw!("tcp.mss", Kind::Packet, Required, p_u16, "TCP MSS option value"),
+    kw!("tcp.wscale", Kind::Packet, Required, p_u8, "TCP window scale option value"),
+    kw!("itype", Kind::Packet, Required, p_u8, "ICMP type"),
+    kw!("icode", Kind::Packet, Required, p_u8, "ICMP code"),
+    kw!("icmp_id", Kind::Packet, Required, p_u16, "ICMP echo id"),
+    kw!("icmp_seq", Kind::Packet, Required, p_u16, "ICMP echo sequence"),
+    kw!("icmpv6.mtu", Kind::Packet, Required, p_u32, "ICMPv6 MTU of packet-too-big"),
+    kw!("ipv4-csum", Kind::Packet, Required, p_csum, "IPv4 checksum valid or invalid"),
+    kw!("tcpv4-csum", Kind::Packet, Required, p_csum, "TCP over IPv4 checksum valid or invalid"),
+    kw!("tcpv6-csum", Kind::Packet, Required, p_csum, "TCP over IPv6 checksum valid or invalid"),
+    kw!("udpv4-csum", Kind::Packet, Required, p_csum, "UDP over IPv4 checksum valid or invalid"),
+    kw!("udpv6-csum", Kind::Packet, Required, p_csum, "UDP over IPv6 checksum valid or invalid"),
+    kw!("icmpv4-csum", Kind::Packet, Required, p_csum, "ICMPv4 checksum valid or invalid"),
+    kw!("icmpv6-csum", Kind::Packet, Required, p_csum, "ICMPv6 checksum valid or invalid"),
+    kw!("igmp-csum", Kind::Packet, Required, p_csum, "IGMP checksum valid or invalid"),
+    kw!("vlan.id", Kind::Packet, Required, p_int_with, "VLAN id (optionally ,layer)"),
+    kw!("vlan.layers", Kind::Packet, Required, p_u8, "number of VLAN layers"),
+    kw!("igmp.type", Kind::Packet, Required, p_u8, "IGMP message type"),
+    kw!("sctp.chunk_type", Kind::Packet, Required, p_int_or_name, "SCTP chunk type"),
+    kw!("sctp.chunk_cnt", Kind::Packet, Required, p_u32, "number of SCTP chunks"),
+    kw!("sctp.vtag", Kind::Packet, Required, p_u32, "SCTP verification tag"),
+    kw!("geoip", Kind::Packet, Required, p_text, "country of src/dst/both/any address"),
+    kw!("iprep", Kind::Packet, Required, p_text, "IP reputation: side, category, operator, value"),
+];
+
+fn p_tos(s: &str) -> VResult<Value> {
+    let (off, t) = trim(s);
+    let (neg, body) = match t.strip_prefix('!') {
+        Some(b) => ("!", b),
+        None => ("", t),
+    };
+    match body.strip_prefix(['x', 'X']) {
+        Some(hex) => match u8::from_str_radix(hex, 16) {
+            Ok(n) => Ok(Value::Int(if neg.is_empty() { IntCmp::Eq(n as u64) } else { IntCmp::Ne(n as u64) })),
+            Err(_) => verr(off, format!("invalid tos '{t}'")),
+        },
+        None => p_u8(s),
+    }
+}
+
+fn p_ipopts(s: &str) -> VResult<Value> {
+    let (off, t) = trim(s);
+    const OPTS: &[&str] = &["rr", "eol", "nop", "ts", "sec", "esec", "lsrr", "lsrre", "ssrr", "satid", "rtralt", "any"];
+    if !OPTS.contains(&t) {
+        return verr(off, format!("unknown IP option '{t}'"));
+    }
+    Ok(Value::Text(t.to_string()))
+}
+
+fn p_csum(s: &str) -> VResult<Value> {
+    let (off, t) = trim(s);
+    if t != "valid" && t != "invalid" {
+        return verr(off, format!("expected valid or invalid, got '{t}'"));
+    }
+    Ok(Value::Text(t.to_string()))
+}
+
+/// How a flag set is compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlagMode {
+    /// Exactly these flags (after the mask).
+    Exact,
+    /// `+`: these flags and possibly others.
+    All,
+    /// `*`: any of these flags.
+    Any,
+    /// `!`: not these flags.
+    Not,
+}
+
+impl FlagMode {
+    fn prefix(self) -> &'static str {
+        match self {
+            FlagMode::Exact => "",
+            FlagMode::All => "+",
+            FlagMode::Any => "*",
+            FlagMode::Not => "!",
+        }
+    }
+}
+
+/// `flags:[+*!]FSRPAUCE0[,mask]`. Bits as in the TCP header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TcpFlags {
+    pub mode: FlagMode,
+    /// Flag bits; 0 with `flags:0`.
+    pub bits: u8,
+    /// Bits to ignore.
+    pub ignore: u8,
+}
+
+const TCP_LETTERS: &[(char, u8)] =
+    &[('F', 0x01), ('S', 0x02), ('R', 0x04), ('P', 0x08), ('A', 0x10), ('U', 0x20), ('C', 0x80), ('E', 0x40)];
+
+fn tcp_bit(c: char) -> Option<u8> {
+    match c.to_ascii_uppercase() {
+        // Snort's names for the two reserved (now CWR/ECE) bits.
+        '1' => Some(0x80),
+        '2' => Some(0x40),
+        u => TCP_LETTERS.iter().find(|(l, _)| *l == u).map(|(_, b)| *b),
+    }
+}
+
+fn mode_of(c: char) -> Option<FlagMode> {
+    match c {
+        '+' => Some(FlagMode::All),
+        '*' => Some(FlagMode::Any),
+        '!' => Some(FlagMode::Not),
+        _ => None,
+    }
+}
+
+fn p_flags(s: &str) -> VResult<Value> {
+    let (off, t) = trim(s);
+    let (set, mask) = match t.split_once(',') {
+        Some((a, m)) => (a.trim(), Some(m.trim())),
+        None => (t, None),
+    };
+    let mut mode = FlagMode::Exact;
+    let mut bits = 0u8;
+    let mut zero = false;
+    for (i, c) in set.char_indices() {
+        if let Some(m) = mode_of(c) {
+            if mode != FlagMode::Exact {
+                return verr(off + i, "more than one flag modifier");
+            }
+            mode = m;
+        } else if c == '0' {
+            zero = true;
+        } else if let Some(b) = tcp_bit(c) {
+            bits |= b;
+        } else {
+            return verr(off + i, format!("unknown TCP flag '{c}'"));
+        }
+    }
+    if zero && bits != 0 {
+        return verr(off, "flag '0' (no flags) cannot be combined with other flags");
+    }
+    if !zero && bits == 0 {
+        return verr(off, "no TCP flags given");
+    }
+    let mut ignore = 0u8;
+    if let Some(m) = mask {
+        for c in m.chars() {
+            match tcp_bit(c) {
+                Some(b) => ignore |= b,
+                None => return verr(off + set.len() + 1, format!("unknown TCP flag '{c}' in mask")),
+            }
+        }
+    }
+    Ok(Value::Flags(TcpFlags { mode, bits, ignore }))
+}
+
+fn write_bits(f: &mut fmt::Formatter<'_>, bits: u8) -> fmt::Result {
+    for (l, b) in TCP_LETTERS {
+        if bits & b != 0 {
+            write!(f, "{l}")?;
+        }
+    }
+    Ok(())
+}
+
+impl fmt::Display for TcpFlags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.mode.prefix())?;
+        if self.bits == 0 {
+            f.write_str("0")?;
+        } else {
+            write_bits(f, self.bits)?;
+        }
+        if self.ignore != 0 {
+            f.write_str(",")?;
+            write_bits(f, self.ignore)?;
+        }
+        Ok(())
+    }
+}
+
+/// `fragbits:[+*!]MDR`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fragbits {
+    pub mode: FlagMode,
+    /// 0x01 M (more fragments), 0x02 D (don't fragment), 0x04 R (reserved).
+    pub bits: u8,
+}
+
+fn p_fragbits(s: &str) -> VResult<Value> {
+    let (off, t) = trim(s);
+    let mut mode = FlagMode::Exact;
+    let mut bits = 0u8;
+    for (i, c) in t.char_indices() {
+        if let Some(m) = mode_of(c) {
+            if mode != FlagMode::Exact {
+                return verr(off + i, "more than one flag modifier");
+            }
+            mode = m;
+            continue;
+        }
+        bits |= match c.to_ascii_uppercase() {
+            'M' => 0x01,
+            'D' => 0x02,
+            'R' => 0x04,
+            _ => return verr(off + i, format!("unknown fragment bit '{c}'")),
+        };
+    }
+    if bits == 0 {
+        return verr(off, "no fragment bits given");
+    }
+    Ok(Value::Fragbits(Fragbits { mode, bits }))
+}
+
+impl fmt::Display for Fragbits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.mode.prefix())?;
+        for (l, b) in [('M', 0x01), ('D', 0x02), ('R', 0x04)] {
+            if self.bits & b != 0 {
+                write!(f, "{l}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(s: &str) -> TcpFlags {
+        match p_flags(s).unwrap() {
+            Value::Flags(f) => f,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn tcp_flags() {
+        assert_eq!(flags("S,12"), TcpFlags { mode: FlagMode::Exact, bits: 0x02, ignore: 0xc0 });
+        assert_eq!(flags("AS").to_string(), "SA");
+        assert_eq!(flags("SA+").mode, FlagMode::All);
+        assert_eq!(flags("!0").to_string(), "!0");
+        assert_eq!(flags("*FPU,CE").to_string(), "*FPU,CE");
+        assert_eq!(p_flags("SX").unwrap_err().reason, "unknown TCP flag 'X'");
+        assert!(p_flags("+*S").is_err());
+    }
+
+    #[test]
+    fn others() {
+        assert_eq!(p_fragbits("+D").unwrap(), Value::Fragbits(Fragbits { mode: FlagMode::All, bits: 2 }));
+        assert!(p_ipopts("lsrr").is_ok() && p_ipopts("bogus").is_err());
+        assert_eq!(p_tos("x10").unwrap(), Value::Int(IntCmp::Eq(16)));
+        assert!(p_csum("valid").is_ok() && p_csum("ok").is_err());
+    }
+}

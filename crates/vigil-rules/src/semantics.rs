@@ -1,0 +1,551 @@
+//! What the options mean together: content modifiers attach to the content
+//! before them, legacy `http_*` modifiers move that content into a buffer,
+//! sticky buffers and transforms set what later keywords inspect. Mistakes
+//! that only show in combination are found here: a modifier without a
+//! content, absolute and relative modifiers on one content, `depth` shorter
+//! than the content, unknown `byte_extract` variables, a missing `sid`, and
+//! Snort-only constructs.
+
+use crate::content::{ContentModifier, FastPattern, NumVar};
+use crate::error::ErrorKind;
+use crate::header::ProtoClass;
+use crate::keywords::Kind;
+use crate::options::Value;
+use crate::rule::{Dialect, Rule};
+
+/// The modifiers of one content, folded from the options after it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ContentMods {
+    pub nocase: bool,
+    pub rawbytes: bool,
+    pub depth: Option<NumVar>,
+    pub offset: Option<NumVar>,
+    pub distance: Option<NumVar>,
+    pub within: Option<NumVar>,
+    pub startswith: bool,
+    pub endswith: bool,
+    pub fast_pattern: Option<FastPattern>,
+}
+
+/// A content of a rule with everything that applies to it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ContentInfo {
+    /// Index of the `content`/`uricontent` option in [`Rule::options`].
+    pub option: usize,
+    /// The buffer it inspects (`None`: the packet payload or stream).
+    pub buffer: Option<&'static str>,
+    /// Indices of the transform options applied to that buffer first.
+    pub transforms: Vec<usize>,
+    pub mods: ContentMods,
+}
+
+pub(crate) struct SemError {
+    /// The option the problem is at (`None`: the rule as a whole).
+    pub option: Option<usize>,
+    pub kind: ErrorKind,
+    pub keyword: Option<String>,
+    pub reason: String,
+}
+
+fn err<T>(option: Option<usize>, kind: ErrorKind, keyword: &str, reason: impl Into<String>) -> Result<T, SemError> {
+    Err(SemError {
+        option,
+        kind,
+        keyword: if keyword.is_empty() { None } else { Some(keyword.to_string()) },
+        reason: reason.into(),
+    })
+}
+
+/// Working state of the walk over the options.
+struct Walk {
+    /// The sticky buffer in force (`None`: payload).
+    buffer: Option<&'static str>,
+    /// Transforms given since the sticky buffer; a transform after a
+    /// content applies to the contents after it only (ET writes
+    /// `dns.query; content:"a"; dotprefix; content:".b.com"; endswith;`).
+    transforms: Vec<usize>,
+    contents: Vec<ContentInfo>,
+    /// Per content: the sticky buffer in force when it was written, and
+    /// whether a legacy modifier moved it.
+    ctx: Vec<(Option<&'static str>, bool)>,
+    vars: Vec<String>,
+    fast_patterns: usize,
+}
+
+fn is_snort3(rule: &Rule) -> bool {
+    rule.header.endpoints.is_none()
+        || rule.header.protocol.class == ProtoClass::Snort
+        || rule.options.iter().any(|o| match &o.value {
+            Value::Content(c) => !c.inline.is_empty(),
+            _ => o.keyword.name == "service",
+        })
+}
+
+pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
+    rule.dialect = if is_snort3(rule) { Dialect::Snort3 } else { Dialect::Suricata };
+    if rule.header.endpoints.is_none() {
+        return err(
+            None,
+            ErrorKind::Snort,
+            "",
+            "Snort 3 header-less rule: Suricata needs addresses, ports and a direction in the header",
+        );
+    }
+    if rule.header.protocol.class == ProtoClass::Snort {
+        return err(None, ErrorKind::Snort, "", format!("protocol '{}' is Snort 3 only", rule.header.protocol.name));
+    }
+    let mut w = Walk {
+        buffer: None,
+        transforms: Vec::new(),
+        contents: Vec::new(),
+        ctx: Vec::new(),
+        vars: Vec::new(),
+        fast_patterns: 0,
+    };
+    let mut counts = [0usize; 4];
+    let snort3 = rule.dialect == Dialect::Snort3;
+    for (i, opt) in rule.options.iter().enumerate() {
+        let name = opt.keyword.name;
+        let at = Some(i);
+        match opt.keyword.kind {
+            Kind::Snort(hint) => return err(at, ErrorKind::Snort, name, hint),
+            Kind::Buffer(b) => {
+                w.buffer = if b == "pkt_data" { None } else { Some(b) };
+                w.transforms.clear();
+            }
+            Kind::LegacyBuffer(b) => {
+                if snort3 {
+                    return err(
+                        at,
+                        ErrorKind::Snort,
+                        name,
+                        format!("Snort 3 sticky-buffer use; in Suricata write '{b};' before the content"),
+                    );
+                }
+                let Some(last) = w.contents.len().checked_sub(1) else {
+                    return err(
+                        at,
+                        ErrorKind::Semantic,
+                        name,
+                        format!("needs a preceding content (or use the sticky buffer '{b};' before the content)"),
+                    );
+                };
+                let (ctx, moved) = w.ctx[last];
+                if let Some(sticky) = ctx {
+                    return err(
+                        at,
+                        ErrorKind::Semantic,
+                        name,
+                        format!("the content before it is in sticky buffer '{sticky}'; use one or the other"),
+                    );
+                }
+                if moved && w.contents[last].buffer != Some(b) {
+                    let prev = w.contents[last].buffer.unwrap_or("");
+                    return err(at, ErrorKind::Semantic, name, format!("the content before it is already in '{prev}'"));
+                }
+                w.contents[last].buffer = Some(b);
+                w.ctx[last].1 = true;
+            }
+            Kind::Transform => {
+                if w.buffer.is_none() {
+                    return err(at, ErrorKind::Semantic, name, "needs a sticky buffer before it");
+                }
+                w.transforms.push(i);
+            }
+            Kind::Modifier => {
+                if let Value::Modifier(m) = &opt.value {
+                    apply_modifier(&mut w, rule, i, m, name)?;
+                }
+            }
+            Kind::Payload => {
+                match &opt.value {
+                    Value::Content(c) => {
+                        let buffer = if name == "uricontent" { Some("http.uri") } else { w.buffer };
+                        w.contents.push(ContentInfo {
+                            option: i,
+                            buffer,
+                            transforms: w.transforms.clone(),
+                            mods: ContentMods::default(),
+                        });
+                        w.ctx.push((w.buffer, name == "uricontent"));
+                        if !c.inline.is_empty() {
+                            let shown: Vec<String> = c
+                                .inline
+                                .iter()
+                                .map(|m| match m.value_text() {
+                                    Some(v) => format!("{} {v}", m.name()),
+                                    None => m.name().to_string(),
+                                })
+                                .collect();
+                            return err(
+                                at,
+                                ErrorKind::Snort,
+                                name,
+                                format!(
+                                    "Snort 3 inline modifiers (,{}) are not Suricata syntax; write them as options after the content",
+                                    shown.join(",")
+                                ),
+                            );
+                        }
+                    }
+                    other => check_vars(&w, other, at, name)?,
+                }
+                match &opt.value {
+                    Value::ByteExtract(b) => w.vars.push(b.name.clone()),
+                    Value::ByteMath(b) => w.vars.push(b.result.clone()),
+                    _ => {}
+                }
+            }
+            Kind::Meta => {
+                let slot = match name {
+                    "sid" => 0,
+                    "rev" => 1,
+                    "gid" => 2,
+                    "msg" => 3,
+                    _ => continue,
+                };
+                counts[slot] += 1;
+                if counts[slot] > 1 {
+                    return err(at, ErrorKind::Semantic, name, "given more than once");
+                }
+            }
+            _ => {}
+        }
+    }
+    if counts[0] == 0 {
+        return err(None, ErrorKind::Semantic, "", "rule has no sid");
+    }
+    check_protocols(rule)?;
+    rule.contents = w.contents;
+    Ok(())
+}
+
+/// The application protocols a buffer exists for, by its name; `None` for
+/// buffers of the packet or of several protocols (`file.data`).
+fn buffer_protocols(buffer: &str) -> Option<&'static [&'static str]> {
+    let prefix = buffer.split('.').next().unwrap_or(buffer);
+    Some(match prefix {
+        "http" => &["http", "http1", "http2", "doh2"],
+        "http2" => &["http2", "doh2"],
+        "dns" => &["dns", "doh2"],
+        "mdns" => &["mdns"],
+        "llmnr" => &["llmnr"],
+        "tls" => &["tls"],
+        "ja3" | "ja3s" | "ja4" => &["tls", "quic"],
+        "quic" => &["quic"],
+        "ssh" => &["ssh"],
+        "smb" => &["smb"],
+        "dcerpc" => &["dcerpc", "smb"],
+        "krb5" => &["krb5"],
+        "sip" | "sdp" => &["sip"],
+        "mqtt" => &["mqtt"],
+        "ike" => &["ike", "ikev2"],
+        "rfb" => &["rfb"],
+        "snmp" => &["snmp"],
+        "smtp" | "email" => &["smtp"],
+        "ftp" => &["ftp"],
+        "ldap" => &["ldap"],
+        "websocket" => &["websocket"],
+        "pgsql" => &["pgsql"],
+        "enip" => &["enip"],
+        "dnp3" => &["dnp3"],
+        "ntp" => &["ntp"],
+        "tftp" => &["tftp"],
+        _ => return None,
+    })
+}
+
+/// The header protocol as the buffer table names it.
+fn header_app(rule: &Rule) -> Option<&'static str> {
+    let p = &rule.header.protocol;
+    if p.class != ProtoClass::App {
+        return None;
+    }
+    Some(match p.name {
+        "ssl" => "tls",
+        "ikev2" => "ike",
+        n => n,
+    })
+}
+
+/// Buffers of different application protocols in one rule, or a buffer of
+/// another protocol than the header's, can never match: Suricata refuses
+/// such rules ("conflicting keywords").
+fn check_protocols(rule: &Rule) -> Result<(), SemError> {
+    let header = header_app(rule);
+    let mut first: Option<(&'static str, &'static [&'static str])> = None;
+    for (i, o) in rule.options.iter().enumerate() {
+        let buffer = match o.keyword.kind {
+            Kind::Buffer(b) | Kind::LegacyBuffer(b) => b,
+            _ => continue,
+        };
+        let Some(protos) = buffer_protocols(buffer) else { continue };
+        if let Some(h) = header {
+            if !protos.contains(&h) {
+                return err(
+                    Some(i),
+                    ErrorKind::Semantic,
+                    o.keyword.name,
+                    format!("is a {} buffer, but the rule is for protocol '{}'", protos[0], rule.header.protocol.name),
+                );
+            }
+        }
+        match first {
+            Some((b, p)) if !p.iter().any(|x| protos.contains(x)) => {
+                return err(
+                    Some(i),
+                    ErrorKind::Semantic,
+                    o.keyword.name,
+                    format!("conflicts with '{b}': no protocol has both buffers"),
+                );
+            }
+            None => first = Some((buffer, protos)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn check_var(vars: &[String], v: &NumVar, at: Option<usize>, name: &str) -> Result<(), SemError> {
+    if let NumVar::Var(v) = v {
+        if !vars.iter().any(|x| x == v) {
+            return err(
+                at,
+                ErrorKind::Semantic,
+                name,
+                format!("unknown variable '{v}' (not set by an earlier byte_extract or byte_math)"),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn check_vars(w: &Walk, v: &Value, at: Option<usize>, name: &str) -> Result<(), SemError> {
+    let w = &w.vars[..];
+    match v {
+        Value::ByteTest(b) => {
+            check_var(w, &b.nbytes, at, name)?;
+            check_var(w, &b.value, at, name)?;
+            check_var(w, &b.offset, at, name)
+        }
+        Value::ByteJump(b) => {
+            check_var(w, &b.nbytes, at, name)?;
+            check_var(w, &b.offset, at, name)
+        }
+        Value::ByteMath(b) => {
+            check_var(w, &b.nbytes, at, name)?;
+            check_var(w, &b.rvalue, at, name)
+        }
+        Value::Isdataat(b) => check_var(w, &b.position, at, name),
+        _ => Ok(()),
+    }
+}
+
+fn apply_modifier(w: &mut Walk, rule: &Rule, i: usize, m: &ContentModifier, name: &str) -> Result<(), SemError> {
+    let at = Some(i);
+    let Some(last) = w.contents.len().checked_sub(1) else {
+        return err(at, ErrorKind::Semantic, name, "needs a preceding content");
+    };
+    if w.ctx[last].0 != w.buffer {
+        return err(at, ErrorKind::Semantic, name, "needs a preceding content in the same buffer");
+    }
+    let content_len = match &rule.options[w.contents[last].option].value {
+        Value::Content(c) => c.bytes.len() as i64,
+        _ => 0,
+    };
+    let mods = &mut w.contents[last].mods;
+    let twice = || err(at, ErrorKind::Semantic, name, "given twice for the same content");
+    let conflict = |other: &str| {
+        err(at, ErrorKind::Semantic, name, format!("cannot be combined with '{other}' on the same content"))
+    };
+    let abs_rel = |mods: &ContentMods| -> Option<&'static str> {
+        match m {
+            ContentModifier::Depth(_) | ContentModifier::Offset(_) => {
+                mods.distance.as_ref().map(|_| "distance").or(mods.within.as_ref().map(|_| "within"))
+            }
+            ContentModifier::Distance(_) | ContentModifier::Within(_) => {
+                mods.depth.as_ref().map(|_| "depth").or(mods.offset.as_ref().map(|_| "offset"))
+            }
+            _ => None,
+        }
+    };
+    if let Some(other) = abs_rel(mods) {
+        return conflict(other);
+    }
+    let positional = matches!(
+        m,
+        ContentModifier::Depth(_)
+            | ContentModifier::Offset(_)
+            | ContentModifier::Distance(_)
+            | ContentModifier::Within(_)
+    );
+    if positional && mods.startswith {
+        return conflict("startswith");
+    }
+    match m {
+        ContentModifier::Nocase if mods.nocase => return twice(),
+        ContentModifier::Nocase => mods.nocase = true,
+        ContentModifier::Rawbytes => mods.rawbytes = true,
+        ContentModifier::Startswith => {
+            if mods.startswith {
+                return twice();
+            }
+            for (set, n) in [
+                (mods.depth.is_some(), "depth"),
+                (mods.offset.is_some(), "offset"),
+                (mods.distance.is_some(), "distance"),
+                (mods.within.is_some(), "within"),
+            ] {
+                if set {
+                    return conflict(n);
+                }
+            }
+            mods.startswith = true;
+        }
+        ContentModifier::Endswith if mods.endswith => return twice(),
+        ContentModifier::Endswith => mods.endswith = true,
+        ContentModifier::Depth(v)
+        | ContentModifier::Offset(v)
+        | ContentModifier::Distance(v)
+        | ContentModifier::Within(v) => {
+            check_var(&w.vars, v, at, name)?;
+            let mods = &mut w.contents[last].mods;
+            let slot = match m {
+                ContentModifier::Depth(_) => &mut mods.depth,
+                ContentModifier::Offset(_) => &mut mods.offset,
+                ContentModifier::Distance(_) => &mut mods.distance,
+                _ => &mut mods.within,
+            };
+            if slot.is_some() {
+                return twice();
+            }
+            if let NumVar::Num(n) = v {
+                let n = *n;
+                match m {
+                    ContentModifier::Depth(_) if n == 0 => {
+                        return err(at, ErrorKind::Semantic, name, "must be at least 1")
+                    }
+                    ContentModifier::Depth(_) | ContentModifier::Within(_) if n < content_len => {
+                        return err(
+                            at,
+                            ErrorKind::Semantic,
+                            name,
+                            format!("{n} is smaller than the content length ({content_len} bytes): it can never match"),
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            *slot = Some(v.clone());
+        }
+        ContentModifier::FastPattern(fp) => {
+            if mods.fast_pattern.is_some() {
+                return twice();
+            }
+            if let FastPattern::Chop { offset, length } = fp {
+                if *offset as i64 + *length as i64 > content_len {
+                    return err(
+                        at,
+                        ErrorKind::Semantic,
+                        name,
+                        format!("offset {offset} + length {length} run past the content ({content_len} bytes)"),
+                    );
+                }
+            }
+            mods.fast_pattern = Some(*fp);
+            w.fast_patterns += 1;
+            if w.fast_patterns > 1 {
+                return err(at, ErrorKind::Semantic, name, "used on more than one content");
+            }
+        }
+        ContentModifier::FastPatternOffset(_) | ContentModifier::FastPatternLength(_) => {
+            return err(at, ErrorKind::Snort, name, "Snort 3 modifier; Suricata uses fast_pattern:offset,length");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::content::{FastPattern, NumVar};
+    use crate::rule::{Dialect, Rule};
+
+    fn rule(opts: &str) -> Result<Rule, String> {
+        Rule::parse(&format!("alert http any any -> any any ({opts} sid:1;)")).map_err(|e| e.reason)
+    }
+
+    #[test]
+    fn modifiers_fold_onto_their_content() {
+        let r = rule(r#"content:"GET "; depth:4; nocase; content:"/x"; distance:0; within:10; fast_pattern;"#).unwrap();
+        assert_eq!(r.contents.len(), 2);
+        let (a, b) = (&r.contents[0].mods, &r.contents[1].mods);
+        assert!(a.nocase && a.depth == Some(NumVar::Num(4)) && a.fast_pattern.is_none());
+        assert_eq!((b.distance.clone(), b.within.clone()), (Some(NumVar::Num(0)), Some(NumVar::Num(10))));
+        assert_eq!(b.fast_pattern, Some(FastPattern::Plain));
+        assert_eq!(r.dialect, Dialect::Suricata);
+    }
+
+    #[test]
+    fn buffers_legacy_modifiers_and_transforms() {
+        let r = rule(r#"content:"a"; http_uri; uricontent:"b"; http.host; to_lowercase; content:".c"; endswith; pkt_data; content:"d";"#)
+            .unwrap();
+        let bufs: Vec<_> = r.contents.iter().map(|c| c.buffer).collect();
+        assert_eq!(bufs, vec![Some("http.uri"), Some("http.uri"), Some("http.host"), None]);
+        assert_eq!(r.contents[2].transforms.len(), 1);
+        assert!(r.contents[3].transforms.is_empty());
+        // A transform after a content applies to the contents after it.
+        let r =
+            Rule::parse(r#"alert dns any any -> any any (dns.query; content:"a"; dotprefix; content:".b"; sid:1;)"#)
+                .unwrap();
+        assert_eq!((r.contents[0].transforms.len(), r.contents[1].transforms.len()), (0, 1));
+    }
+
+    #[test]
+    fn mistakes() {
+        assert_eq!(
+            rule(r#"content:"a"; http.uri; nocase;"#).unwrap_err(),
+            "needs a preceding content in the same buffer"
+        );
+        assert_eq!(rule("dotprefix;").unwrap_err(), "needs a sticky buffer before it");
+        assert_eq!(
+            rule(r#"http.uri; content:"a"; http_header;"#).unwrap_err(),
+            "the content before it is in sticky buffer 'http.uri'; use one or the other"
+        );
+        assert_eq!(
+            rule(r#"content:"a"; http_uri; http_header;"#).unwrap_err(),
+            "the content before it is already in 'http.uri'"
+        );
+        assert_eq!(
+            rule(r#"content:"abc"; startswith; offset:1;"#).unwrap_err(),
+            "cannot be combined with 'startswith' on the same content"
+        );
+        assert_eq!(
+            rule(r#"content:"a"; fast_pattern; content:"b"; fast_pattern;"#).unwrap_err(),
+            "used on more than one content"
+        );
+        assert_eq!(
+            rule(r#"content:"ab"; fast_pattern:1,2;"#).unwrap_err(),
+            "offset 1 + length 2 run past the content (2 bytes)"
+        );
+        assert_eq!(rule(r#"msg:"a"; msg:"b";"#).unwrap_err(), "given more than once");
+        assert_eq!(
+            rule(r#"dns.query; content:"a";"#).unwrap_err(),
+            "is a dns buffer, but the rule is for protocol 'http'"
+        );
+        let r = Rule::parse(r#"alert tcp any any -> any any (http.uri; content:"a"; tls.sni; content:"b"; sid:1;)"#);
+        assert_eq!(r.unwrap_err().reason, "conflicts with 'http.uri': no protocol has both buffers");
+        assert!(Rule::parse(r#"alert smb any any -> any any (dcerpc.stub_data; content:"a"; sid:1;)"#).is_ok());
+        assert!(rule(r#"content:"a"; byte_extract:1,0,len,relative; content:"b"; within:len;"#).is_ok());
+    }
+
+    #[test]
+    fn snort3_is_recognised() {
+        let r = Rule::parse(r#"alert tcp any any -> any any (content:"a",nocase; service:http; sid:1;)"#).unwrap_err();
+        assert_eq!(r.kind, crate::ErrorKind::Snort);
+        let r = Rule::parse(r#"alert http (msg:"x"; http_uri; content:"/a"; sid:1;)"#).unwrap_err();
+        assert!(r.reason.starts_with("Snort 3 header-less rule"));
+        let r = Rule::parse(r#"alert tcp any any -> any any (msg:"x"; service:http; http_uri; content:"/a"; sid:1;)"#)
+            .unwrap_err();
+        assert_eq!(r.keyword.as_deref(), Some("service"));
+    }
+}
