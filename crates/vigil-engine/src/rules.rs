@@ -69,26 +69,31 @@ pub fn load(opts: &RunOptions, config: &Config, algo: Algo) -> Result<LoadedRule
     if files.is_empty() {
         return Ok(out);
     }
+    // Without a readable classification file, classtypes are not checked
+    // (alerts then carry no category), rather than failing every rule that has one.
     let classes = match config.rules.classification_file.as_deref() {
         Some(path) => match std::fs::read_to_string(path) {
             Ok(text) => {
                 let (c, errs) = Classifications::parse(&text, path);
                 out.messages.extend(errs.iter().map(|e| e.to_string()));
-                c
+                Some(c)
             }
             Err(e) => {
-                out.messages.push(format!("{path}: {e} (classtypes will have no category or priority)"));
-                Classifications::default()
+                out.messages.push(format!(
+                    "{path}: {e}: classtypes are not checked and alerts carry no category (set classification-file)"
+                ));
+                None
             }
         },
-        None => Classifications::default(),
+        None => None,
     };
     let vars = Vars::new(&config.vars.address_groups, &config.vars.port_groups);
-    let set = Loader::new()
-        .vars(vars)
-        .classifications(classes.clone())
-        .load_files(&files)
-        .map_err(|e| EngineError::Config(vec![e.to_string()]))?;
+    let mut loader = Loader::new().vars(vars);
+    if let Some(c) = &classes {
+        loader = loader.classifications(c.clone());
+    }
+    let classes = classes.unwrap_or_default();
+    let set = loader.load_files(&files).map_err(|e| EngineError::Config(vec![e.to_string()]))?;
     let totals = set.totals();
     out.rules = totals.enabled;
     out.disabled = totals.disabled;

@@ -213,6 +213,27 @@ impl<E> Flow<E> {
     }
 }
 
+/// The hash `flow_id` embeds: FNV-1a over the key, with fixed constants, so
+/// the same capture gives the same ids on every run (the table's own hash
+/// is randomly seeded, against hash flooding, and must not leak into output).
+pub(crate) fn id_hash(key: &FlowKey) -> u32 {
+    struct Fnv(u64);
+    impl std::hash::Hasher for Fnv {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            for &b in bytes {
+                self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+    }
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    std::hash::Hash::hash(key, &mut h);
+    let v = std::hash::Hasher::finish(&h);
+    (v ^ (v >> 32)) as u32
+}
+
 /// Suricata's `flow_id`: 16 bits of the start second, 16 bits of its
 /// microseconds and the 32-bit flow hash, kept to 51 bits because JSON
 /// readers lose precision above 2^53.

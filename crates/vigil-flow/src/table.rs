@@ -307,7 +307,7 @@ impl<E: Default> FlowTable<E> {
 
     fn create(&mut self, fp: &FlowPacket, hash: u32, row: usize, now: Timestamp) -> Option<u32> {
         let slot = self.alloc(now)?;
-        let mut f: Flow<E> = Flow::new(fp.key, hash, now);
+        let mut f: Flow<E> = Flow::new(fp.key, crate::flow::id_hash(&fp.key), now);
         f.vlans = fp.vlans;
         f.nvlans = fp.nvlans;
         f.spi = fp.spi;

@@ -1,7 +1,8 @@
 //! `vigil demo`: builds a small capture with vigil's own packet builders
 //! (benchmarking addresses only: 198.18.0.0/15 and 2001:db8::/32), writes it
-//! as `demo.pcap`, and processes it with decode anomalies logged, so a first
-//! run needs no capture and no network.
+//! as `demo.pcap` with a small ruleset `demo.rules` that matches parts of it,
+//! and processes both with decode anomalies logged, so a first run needs no
+//! capture, no rules and no network.
 
 use crate::cli::DemoArgs;
 use std::process::ExitCode;
@@ -26,11 +27,21 @@ pub fn run(args: &DemoArgs) -> ExitCode {
         eprintln!("vigil: {}: {e}", pcap.display());
         return ExitCode::FAILURE;
     }
+    let rules = args.log_dir.join("demo.rules");
+    let classes = args.log_dir.join("demo-classification.config");
+    for (path, text) in [(&rules, DEMO_RULES), (&classes, DEMO_CLASSES)] {
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("vigil: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
     let opts = vigil_engine::RunOptions {
         inputs: vec![pcap.clone()],
+        exclusive_rules: vec![rules.clone()],
         log_dir: Some(args.log_dir.clone()),
         // Decode anomalies are off in Suricata's defaults; the demo shows them.
         sets: vec![
+            format!("classification-file={}", classes.display()),
             "outputs.1.eve-log.types.2.anomaly.types.decode=yes".into(),
             "outputs.1.eve-log.types.2.anomaly.packethdr=yes".into(),
         ],
@@ -39,10 +50,28 @@ pub fn run(args: &DemoArgs) -> ExitCode {
     let code = crate::run_options(&opts, args.quiet);
     if !args.quiet {
         eprintln!("  capture        {}", pcap.display());
+        eprintln!("  rules          {}", rules.display());
         eprintln!("  eve            {}", args.log_dir.join("eve.json").display());
     }
     code
 }
+
+/// Rules that fire on the demo traffic: a web request (after the TCP
+/// handshake), a DNS query, a ping, a payload inside a tunnel, and a
+/// truncated packet.
+const DEMO_RULES: &str = r#"alert tcp any any -> any 80 (msg:"VIGIL DEMO web request for index.html"; flow:established,to_server; content:"GET"; depth:3; content:"/index.html"; distance:0; classtype:policy-violation; sid:9000001; rev:1;)
+alert udp any any -> any 53 (msg:"VIGIL DEMO DNS query for demo.example"; content:"|04|demo|07|example|00|"; nocase; classtype:policy-violation; sid:9000002; rev:1;)
+alert icmp any any -> any any (msg:"VIGIL DEMO ICMP echo request"; itype:8; icode:0; classtype:misc-activity; sid:9000003; rev:1;)
+alert tcp any any -> any any (msg:"VIGIL DEMO payload inside a tunnel"; content:"inside"; classtype:misc-activity; sid:9000004; rev:1;)
+alert pkthdr any any -> any any (msg:"VIGIL DEMO truncated IPv4 packet"; decode-event:ipv4.trunc_pkt; classtype:protocol-command-decode; sid:9000005; rev:1;)
+"#;
+
+/// The demo's classtypes (the same names as Suricata's; vigil's own wording).
+const DEMO_CLASSES: &str = "\
+config classification: policy-violation,Traffic a site policy forbids (vigil demo),1
+config classification: misc-activity,Other notable activity (vigil demo),3
+config classification: protocol-command-decode,Malformed or unusual protocol use (vigil demo),3
+";
 
 fn write_demo(path: &std::path::Path) -> std::io::Result<()> {
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the system packages vigil needs when they are missing (Debian/Ubuntu):
+#   libhyperscan-dev, pkg-config  the default prefilter links the system Hyperscan
+#                                 (build with --no-default-features on machines without it);
+#   tshark                        the decode agreement test compares vigil's counters with it
+#                                 (only with --tests).
+set -euo pipefail
+missing=()
+[ -f /usr/include/hs/hs.h ] || missing+=(libhyperscan-dev)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+if [ "${1:-}" = "--tests" ]; then
+    command -v tshark >/dev/null 2>&1 || missing+=(tshark)
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    echo "installing ${missing[*]}..."
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
