@@ -6,6 +6,7 @@
 //! own [`DetectScratch`].
 
 use crate::compile::{FlowInfo, Proto, RuleAction, Signature};
+use crate::flowbits::{BitAction, BitTest, FlowBits};
 use crate::inspect::{inspect, InspectCtx};
 use crate::prefilter::{Algo, Pattern, Prefilter, PrefilterError, Scratch};
 use std::net::IpAddr;
@@ -67,8 +68,9 @@ impl DetectScratch {
 impl DetectEngine {
     /// Orders the signatures and builds one prefilter per group.
     pub fn build(mut sigs: Vec<Signature>, algo: Algo) -> Result<DetectEngine, PrefilterError> {
-        // Stable: within an action, rule load order decides.
-        sigs.sort_by_key(|s| s.action);
+        // Stable: within an action and flowbits rank, rule load order decides.
+        sigs.sort_by_key(|s| (s.action, s.flowbits.rank()));
+        number_flowbits(&mut sigs);
         let mut groups = Vec::with_capacity(GROUPS.len());
         for g in GROUPS {
             let mut patterns: Vec<Pattern> = Vec::new();
@@ -107,6 +109,7 @@ impl DetectEngine {
         &'e self,
         p: &Packet<'_>,
         flow: Option<FlowInfo>,
+        mut bits: Option<&mut FlowBits>,
         s: &mut DetectScratch,
         on_match: &mut dyn FnMut(&'e Signature),
     ) {
@@ -127,8 +130,14 @@ impl DetectEngine {
         let mut alerts = 0;
         for &i in &s.candidates {
             let sig = &self.sigs[i as usize];
+            if !sig.bit_tests.iter().all(|t| t.matches(bits.as_deref())) {
+                continue;
+            }
             if !matches(sig, p, flow, payload, &mut s.inspect) {
                 continue;
+            }
+            if let Some(b) = bits.as_deref_mut() {
+                sig.bit_actions.iter().for_each(|a| a.apply(b));
             }
             if !sig.noalert {
                 if alerts == MAX_ALERTS_PER_PACKET {
@@ -142,6 +151,29 @@ impl DetectEngine {
                 return;
             }
         }
+    }
+}
+
+/// Gives every flowbit name an id, shared by all signatures.
+fn number_flowbits(sigs: &mut [Signature]) {
+    let mut ids = std::collections::HashMap::<String, u16>::new();
+    let mut id = |name: &str| {
+        let n = ids.len() as u16;
+        *ids.entry(name.to_string()).or_insert(n)
+    };
+    for s in sigs.iter_mut() {
+        let tests = s.flowbits.tests.iter().map(|(names, any, negated)| BitTest {
+            ids: names.iter().map(|n| id(n)).collect(),
+            any: *any,
+            negated: *negated,
+        });
+        s.bit_tests = tests.collect();
+        let actions = s
+            .flowbits
+            .actions
+            .iter()
+            .map(|(names, cmd)| BitAction { ids: names.iter().map(|n| id(n)).collect(), cmd: *cmd });
+        s.bit_actions = actions.collect();
     }
 }
 

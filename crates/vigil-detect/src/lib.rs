@@ -14,8 +14,10 @@
 
 pub mod compile;
 pub mod engine;
+pub mod flowbits;
 pub mod inspect;
 pub mod prefilter;
 
 pub use compile::{compile, DetectExecutor, Signature, Unsupported};
 pub use engine::{DetectEngine, DetectScratch};
+pub use flowbits::FlowBits;

@@ -24,7 +24,7 @@ fn sids(e: &DetectEngine, frame: &[u8]) -> Vec<u32> {
     let mut dec = Decoder::new(DecodeConfig::default());
     let p = dec.decode(frame, Timestamp::default(), LinkType::Ethernet, 1);
     let mut out = Vec::new();
-    e.inspect(&p, None, &mut DetectScratch::default(), &mut |s| out.push(s.sid));
+    e.inspect(&p, None, None, &mut DetectScratch::default(), &mut |s| out.push(s.sid));
     out
 }
 
@@ -87,11 +87,38 @@ pass tcp any any -> any any (msg:"p"; content:"secret"; sid:11;)
 fn unsupported_keywords_are_named() {
     let set = Loader::new()
         .load_str(
-            r#"alert http any any -> any any (msg:"x"; http.uri; content:"/a"; flowbits:isset,x; sid:1;)"#,
+            r#"alert http any any -> any any (msg:"x"; http.uri; content:"/a"; xbits:isset,x,track ip_src; sid:1;)"#,
             "t.rules",
         )
         .unwrap();
     let err = compile(&set.rules[0], &Classifications::default()).unwrap_err();
     assert!(err.keywords.iter().any(|k| k.contains("http")), "{err:?}");
-    assert!(err.keywords.iter().any(|k| k == "flowbits"), "{err:?}");
+    assert!(err.keywords.iter().any(|k| k == "xbits"), "{err:?}");
+}
+
+#[test]
+fn flowbits_carry_state_between_packets_of_a_flow() {
+    let rules = r#"
+alert tcp any any -> any any (msg:"checker"; content:"second"; flowbits:isset,seen_first; sid:21;)
+alert tcp any any -> any any (msg:"setter"; content:"first"; flowbits:set,seen_first; flowbits:noalert; sid:20;)
+alert tcp any any -> any any (msg:"unset"; content:"reset"; flowbits:unset,seen_first; flowbits:noalert; sid:22;)
+"#;
+    let e = engine(rules, Algo::best());
+    let mut bits = vigil_detect::FlowBits::default();
+    let mut dec = Decoder::new(DecodeConfig::default());
+    let mut run = |payload: &[u8], bits: &mut vigil_detect::FlowBits| {
+        let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(payload).build_ethernet();
+        let p = dec.decode(&f, Timestamp::default(), LinkType::Ethernet, 1);
+        let mut out = Vec::new();
+        e.inspect(&p, None, Some(bits), &mut DetectScratch::default(), &mut |s| out.push((s.sid, s.noalert)));
+        out
+    };
+    assert!(run(b"second", &mut bits).is_empty(), "not set yet");
+    assert_eq!(run(b"first", &mut bits), vec![(20, true)]);
+    assert_eq!(run(b"second", &mut bits), vec![(21, false)]);
+    // Setter and checker in one packet: the setter runs first.
+    let mut fresh = vigil_detect::FlowBits::default();
+    assert_eq!(run(b"first second", &mut fresh), vec![(20, true), (21, false)]);
+    run(b"reset", &mut bits);
+    assert!(run(b"second", &mut bits).is_empty(), "unset");
 }

@@ -19,7 +19,8 @@ const MAX_REASSEMBLY_DEPTH: usize = 3;
 pub(crate) struct Worker {
     pub decoder: Decoder,
     pub defrag: Defragmenter,
-    pub flows: FlowTable,
+    /// Each flow carries its flowbits.
+    pub flows: FlowTable<vigil_detect::FlowBits>,
     /// Per nesting level, reused across packets: the datagram reassembly
     /// writes, and the frame it is decoded from (the completing fragment's
     /// headers before IP, then the datagram, as Suricata rebuilds it).
@@ -74,7 +75,8 @@ impl Worker {
                 established: f.state == vigil_flow::FlowState::Established,
             })
         });
-        engine.inspect(p, info, &mut self.scratch, &mut |sig| matched.push(sig));
+        let bits = flow.and_then(|h| self.flows.get_mut(h)).map(|f| &mut f.ext);
+        engine.inspect(p, info, bits, &mut self.scratch, &mut |sig| matched.push(sig));
         for sig in matched {
             if sig.noalert {
                 self.suppressed += 1;

@@ -42,6 +42,11 @@ pub struct Signature {
     pub payload: Vec<Step>,
     /// The literal the prefilter looks for; `None`: inspected on every packet of its group.
     pub fast_pattern: Option<Pattern>,
+    /// `flowbits` as written; the engine numbers the names when it is built.
+    pub flowbits: crate::flowbits::FlowbitsSpec,
+    /// The same, numbered: filled in by the engine.
+    pub(crate) bit_tests: Vec<crate::flowbits::BitTest>,
+    pub(crate) bit_actions: Vec<crate::flowbits::BitAction>,
 }
 
 /// Why a rule was not compiled: the keywords the engine does not run yet.
@@ -66,9 +71,20 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
     let mut noalert = false;
     let mut priority = None;
     let mut metadata = Vec::new();
+    let mut flowbits = crate::flowbits::FlowbitsSpec::default();
     for o in &rule.options {
         match (o.name(), &o.value) {
             ("noalert", _) => noalert = true,
+            ("flowbits", Value::Bits(b)) => {
+                use vigil_rules::keywords::flow::BitCmd;
+                match b.cmd {
+                    BitCmd::NoAlert => noalert = true,
+                    BitCmd::IsSet | BitCmd::IsNotSet => {
+                        flowbits.tests.push((b.names.clone(), b.any, b.cmd == BitCmd::IsNotSet))
+                    }
+                    cmd => flowbits.actions.push((b.names.clone(), cmd)),
+                }
+            }
             ("priority", Value::Number(n)) => priority = Some(*n as u32),
             ("metadata", Value::Metadata(m)) => metadata.extend(m.iter().cloned()),
             _ => {}
@@ -103,5 +119,8 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         checks,
         payload,
         fast_pattern,
+        flowbits,
+        bit_tests: Vec::new(),
+        bit_actions: Vec::new(),
     })
 }

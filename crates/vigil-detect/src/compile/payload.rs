@@ -17,7 +17,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (Vec<Step>, Opt
     for (i, o) in rule.options.iter().enumerate() {
         let name = o.keyword.canonical;
         match o.kind() {
-            Kind::Flow if matches!(name, "flow" | "decode-event") => continue,
+            Kind::Flow if matches!(name, "flow" | "decode-event" | "flowbits") => continue,
             Kind::Buffer(_) | Kind::LegacyBuffer(_) | Kind::Transform | Kind::App | Kind::Flow | Kind::Snort(_) => {
                 missing.push(name.to_string());
                 continue;

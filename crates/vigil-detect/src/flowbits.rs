@@ -1,0 +1,94 @@
+//! `flowbits`: named flags kept per flow, set by one signature and tested by
+//! another, so a rule can depend on what an earlier packet of the flow showed.
+
+use vigil_rules::keywords::flow::BitCmd;
+
+/// A flow's bits, indexed by the ids the engine gave the names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlowBits(Vec<u64>);
+
+impl FlowBits {
+    pub fn get(&self, id: u16) -> bool {
+        self.0.get(id as usize / 64).is_some_and(|w| w >> (id % 64) & 1 == 1)
+    }
+
+    pub fn set(&mut self, id: u16, on: bool) {
+        let w = id as usize / 64;
+        if self.0.len() <= w {
+            if !on {
+                return;
+            }
+            self.0.resize(w + 1, 0);
+        }
+        if on {
+            self.0[w] |= 1 << (id % 64);
+        } else {
+            self.0[w] &= !(1 << (id % 64));
+        }
+    }
+}
+
+/// `flowbits:isset|isnotset,a|b` or `a&b`, names resolved to ids.
+#[derive(Debug, Clone)]
+pub struct BitTest {
+    pub ids: Vec<u16>,
+    /// `|`: any of the names; otherwise all of them.
+    pub any: bool,
+    /// `isnotset`.
+    pub negated: bool,
+}
+
+impl BitTest {
+    pub fn matches(&self, bits: Option<&FlowBits>) -> bool {
+        // Without a flow there are no bits to test: both forms fail, as in Suricata.
+        let Some(bits) = bits else { return false };
+        let is = |id: &u16| bits.get(*id) != self.negated;
+        if self.any {
+            self.ids.iter().any(is)
+        } else {
+            self.ids.iter().all(is)
+        }
+    }
+}
+
+/// `flowbits:set|unset|toggle,name`, applied when the whole signature matches.
+#[derive(Debug, Clone)]
+pub struct BitAction {
+    pub ids: Vec<u16>,
+    pub cmd: BitCmd,
+}
+
+impl BitAction {
+    pub fn apply(&self, bits: &mut FlowBits) {
+        for &id in &self.ids {
+            match self.cmd {
+                BitCmd::Set => bits.set(id, true),
+                BitCmd::Unset => bits.set(id, false),
+                BitCmd::Toggle => bits.set(id, !bits.get(id)),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A signature's flowbits as written, before the engine numbers the names.
+#[derive(Debug, Clone, Default)]
+pub struct FlowbitsSpec {
+    /// (names, any, negated)
+    pub tests: Vec<(Vec<String>, bool, bool)>,
+    pub actions: Vec<(Vec<String>, BitCmd)>,
+}
+
+impl FlowbitsSpec {
+    /// Suricata's ordering rank: signatures that only set bits run before
+    /// those that set and test, then those without flowbits, then those that
+    /// only test, so a setter earlier in a packet is seen by a tester.
+    pub fn rank(&self) -> u8 {
+        match (self.actions.is_empty(), self.tests.is_empty()) {
+            (false, true) => 0,
+            (false, false) => 1,
+            (true, true) => 2,
+            (true, false) => 3,
+        }
+    }
+}
