@@ -65,7 +65,7 @@ impl Worker {
         flow: Option<vigil_flow::FlowHandle>,
         outputs: &mut Outputs,
     ) -> Result<(), EngineError> {
-        let Some(engine) = self.detect.clone() else { return Ok(()) };
+        let Some(engine) = self.detect.as_deref() else { return Ok(()) };
         // Filled only when something matches: no allocation on quiet packets.
         let mut matched: Vec<&Signature> = Vec::new();
         let info = flow.and_then(|h| {
