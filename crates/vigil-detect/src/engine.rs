@@ -6,7 +6,7 @@
 //! own [`DetectScratch`].
 
 use crate::compile::{FlowInfo, Proto, RuleAction, Signature};
-use crate::flowbits::{BitAction, BitTest, FlowBits};
+use crate::flowbits::{BitAction, BitTest, FlowDetect};
 use crate::inspect::{inspect, InspectCtx};
 use crate::prefilter::{Algo, Pattern, Prefilter, PrefilterError, Scratch};
 use std::net::IpAddr;
@@ -104,15 +104,19 @@ impl DetectEngine {
     }
 
     /// Runs every signature that can match `p`, calling `on_match` for each
-    /// match in priority order. A matching `pass` signature ends inspection.
+    /// match in priority order. A matching `pass` signature ends inspection
+    /// of the packet and, given the flow's state, of the rest of its flow.
     pub fn inspect<'e>(
         &'e self,
         p: &Packet<'_>,
         flow: Option<FlowInfo>,
-        mut bits: Option<&mut FlowBits>,
+        mut state: Option<&mut FlowDetect>,
         s: &mut DetectScratch,
         on_match: &mut dyn FnMut(&'e Signature),
     ) {
+        if state.as_ref().is_some_and(|st| st.passed) {
+            return;
+        }
         s.candidates.clear();
         let payload = p.payload();
         if let Some(gid) = packet_group(p) {
@@ -130,14 +134,14 @@ impl DetectEngine {
         let mut alerts = 0;
         for &i in &s.candidates {
             let sig = &self.sigs[i as usize];
-            if !sig.bit_tests.iter().all(|t| t.matches(bits.as_deref())) {
+            if !sig.bit_tests.iter().all(|t| t.matches(state.as_deref().map(|st| &st.bits))) {
                 continue;
             }
             if !matches(sig, p, flow, payload, &mut s.inspect) {
                 continue;
             }
-            if let Some(b) = bits.as_deref_mut() {
-                sig.bit_actions.iter().for_each(|a| a.apply(b));
+            if let Some(st) = state.as_deref_mut() {
+                sig.bit_actions.iter().for_each(|a| a.apply(&mut st.bits));
             }
             if !sig.noalert {
                 if alerts == MAX_ALERTS_PER_PACKET {
@@ -148,6 +152,10 @@ impl DetectEngine {
             }
             on_match(sig);
             if sig.action == RuleAction::Pass {
+                // A pass on a flow passes the whole flow (Suricata's documented behaviour).
+                if let Some(st) = state.as_deref_mut() {
+                    st.passed = true;
+                }
                 return;
             }
         }

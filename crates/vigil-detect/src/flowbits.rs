@@ -3,6 +3,15 @@
 
 use vigil_rules::keywords::flow::BitCmd;
 
+/// What detection keeps per flow: its flowbits, and whether a `pass`
+/// signature has passed the rest of the flow.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlowDetect {
+    pub bits: FlowBits,
+    /// A `pass` signature matched a packet of the flow: later packets are not inspected.
+    pub passed: bool,
+}
+
 /// A flow's bits, indexed by the ids the engine gave the names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FlowBits(Vec<u64>);

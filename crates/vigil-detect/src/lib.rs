@@ -20,4 +20,4 @@ pub mod prefilter;
 
 pub use compile::{compile, DetectExecutor, Signature, Unsupported};
 pub use engine::{DetectEngine, DetectScratch};
-pub use flowbits::FlowBits;
+pub use flowbits::{FlowBits, FlowDetect};

@@ -104,9 +104,9 @@ alert tcp any any -> any any (msg:"setter"; content:"first"; flowbits:set,seen_f
 alert tcp any any -> any any (msg:"unset"; content:"reset"; flowbits:unset,seen_first; flowbits:noalert; sid:22;)
 "#;
     let e = engine(rules, Algo::best());
-    let mut bits = vigil_detect::FlowBits::default();
+    let mut bits = vigil_detect::FlowDetect::default();
     let mut dec = Decoder::new(DecodeConfig::default());
-    let mut run = |payload: &[u8], bits: &mut vigil_detect::FlowBits| {
+    let mut run = |payload: &[u8], bits: &mut vigil_detect::FlowDetect| {
         let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(payload).build_ethernet();
         let p = dec.decode(&f, Timestamp::default(), LinkType::Ethernet, 1);
         let mut out = Vec::new();
@@ -117,8 +117,32 @@ alert tcp any any -> any any (msg:"unset"; content:"reset"; flowbits:unset,seen_
     assert_eq!(run(b"first", &mut bits), vec![(20, true)]);
     assert_eq!(run(b"second", &mut bits), vec![(21, false)]);
     // Setter and checker in one packet: the setter runs first.
-    let mut fresh = vigil_detect::FlowBits::default();
+    let mut fresh = vigil_detect::FlowDetect::default();
     assert_eq!(run(b"first second", &mut fresh), vec![(20, true), (21, false)]);
     run(b"reset", &mut bits);
     assert!(run(b"second", &mut bits).is_empty(), "unset");
+}
+
+#[test]
+fn a_pass_match_passes_the_rest_of_the_flow() {
+    let rules = r#"
+pass tcp any any -> any 443 (msg:"allowed service"; sid:30;)
+alert tcp any any -> any any (msg:"later content"; content:"secret"; sid:31;)
+"#;
+    let e = engine(rules, Algo::best());
+    let mut state = vigil_detect::FlowDetect::default();
+    let mut dec = Decoder::new(DecodeConfig::default());
+    let mut run = |sport, dport, payload: &[u8], st: &mut vigil_detect::FlowDetect| {
+        let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(sport, dport).payload(payload).build_ethernet();
+        let p = dec.decode(&f, Timestamp::default(), LinkType::Ethernet, 1);
+        let mut out = Vec::new();
+        e.inspect(&p, None, Some(st), &mut DetectScratch::default(), &mut |s| out.push(s.sid));
+        out
+    };
+    assert_eq!(run(40000, 443, b"hello", &mut state), vec![30]);
+    assert!(state.passed);
+    // The server's reply does not match the pass rule's header, but the flow is passed.
+    assert!(run(443, 40000, b"secret", &mut state).is_empty());
+    let mut other = vigil_detect::FlowDetect::default();
+    assert_eq!(run(40001, 80, b"secret", &mut other), vec![31]);
 }

@@ -20,7 +20,7 @@ pub(crate) struct Worker {
     pub decoder: Decoder,
     pub defrag: Defragmenter,
     /// Each flow carries its flowbits.
-    pub flows: FlowTable<vigil_detect::FlowBits>,
+    pub flows: FlowTable<vigil_detect::FlowDetect>,
     /// Per nesting level, reused across packets: the datagram reassembly
     /// writes, and the frame it is decoded from (the completing fragment's
     /// headers before IP, then the datagram, as Suricata rebuilds it).
@@ -78,6 +78,10 @@ impl Worker {
         let bits = flow.and_then(|h| self.flows.get_mut(h)).map(|f| &mut f.ext);
         engine.inspect(p, info, bits, &mut self.scratch, &mut |sig| matched.push(sig));
         for sig in matched {
+            // Pass signatures let traffic through; they raise no alert.
+            if sig.action == vigil_detect::compile::RuleAction::Pass {
+                continue;
+            }
             if sig.noalert {
                 self.suppressed += 1;
                 continue;
