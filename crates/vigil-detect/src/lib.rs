@@ -17,6 +17,7 @@ pub mod engine;
 pub mod flowbits;
 pub mod inspect;
 pub mod prefilter;
+pub mod threshold;
 
 pub use compile::{compile, DetectExecutor, Signature, Unsupported};
 pub use engine::{DetectEngine, DetectScratch};

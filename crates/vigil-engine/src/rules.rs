@@ -28,6 +28,8 @@ pub struct LoadedRules {
     pub disabled: usize,
     /// Errors and warnings to show the user.
     pub messages: Vec<String>,
+    /// `threshold-file`: suppressions and rate rules.
+    pub thresholds: vigil_detect::threshold::GlobalThresholds,
 }
 
 /// The rule files a run reads, in Suricata's order: `-S` replaces the
@@ -65,6 +67,7 @@ pub fn load(opts: &RunOptions, config: &Config, algo: Algo) -> Result<LoadedRule
         unsupported_keywords: BTreeMap::new(),
         disabled: 0,
         messages: Vec::new(),
+        thresholds: Default::default(),
     };
     if files.is_empty() {
         return Ok(out);
@@ -88,6 +91,18 @@ pub fn load(opts: &RunOptions, config: &Config, algo: Algo) -> Result<LoadedRule
         None => None,
     };
     let vars = Vars::new(&config.vars.address_groups, &config.vars.port_groups);
+    if let Some(path) = config.rules.threshold_file.as_deref() {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                let (cfg, errs) = vigil_rules::ThresholdConfig::parse(&text, path);
+                out.messages.extend(errs.iter().map(|e| e.to_string()));
+                let (t, msgs) = vigil_detect::threshold::GlobalThresholds::from_config(&cfg, &vars, path);
+                out.thresholds = t;
+                out.messages.extend(msgs);
+            }
+            Err(e) => out.messages.push(format!("{path}: {e}")),
+        }
+    }
     let mut loader = Loader::new().vars(vars);
     if let Some(c) = &classes {
         loader = loader.classifications(c.clone());

@@ -28,12 +28,14 @@ pub(crate) struct Worker {
     /// The latest packet time seen, which flow records are stamped with.
     pub now: Timestamp,
     detect: Option<Arc<DetectEngine>>,
+    rules: Arc<crate::rules::LoadedRules>,
     scratch: DetectScratch,
     ips: bool,
     /// Alerts raised (written to the outputs).
     pub alerts: u64,
-    /// Matches of `noalert` signatures, not logged (`detect.alerts_suppressed`).
+    /// Matches not logged: `noalert` signatures and thresholds (`detect.alerts_suppressed`).
     pub suppressed: u64,
+    rates: vigil_detect::threshold::RateTable,
 }
 
 impl Worker {
@@ -46,10 +48,12 @@ impl Worker {
             buffers: (0..MAX_REASSEMBLY_DEPTH).map(|_| (Vec::new(), Vec::new())).collect(),
             now: Timestamp::default(),
             detect: setup.rules.engine.clone(),
+            rules: setup.rules.clone(),
             scratch: DetectScratch::default(),
             ips: setup.ips,
             alerts: 0,
             suppressed: 0,
+            rates: vigil_detect::threshold::RateTable::default(),
         }
     }
 
@@ -85,6 +89,19 @@ impl Worker {
             if sig.noalert {
                 self.suppressed += 1;
                 continue;
+            }
+            let (src, dst) = (p.ip.map(|ip| ip.src), p.ip.map(|ip| ip.dst));
+            if self.rules.thresholds.suppressed(sig.gid, sig.sid, src, dst) {
+                self.suppressed += 1;
+                continue;
+            }
+            if let Some(rule) = self.rules.thresholds.rate_for(sig.gid, sig.sid, sig.rate.as_ref()) {
+                let subject =
+                    vigil_detect::threshold::MatchSubject { src, dst, flow: flow.map_or(0, |h| h.id), ts: p.ts };
+                if !self.rates.allow(rule, sig.sid, sig.gid, subject) {
+                    self.suppressed += 1;
+                    continue;
+                }
             }
             self.alerts += 1;
             if let Some(f) = flow.and_then(|h| self.flows.get_mut(h)) {

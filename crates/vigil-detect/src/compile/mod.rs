@@ -44,6 +44,8 @@ pub struct Signature {
     pub fast_pattern: Option<Pattern>,
     /// `flowbits` as written; the engine numbers the names when it is built.
     pub flowbits: crate::flowbits::FlowbitsSpec,
+    /// `threshold` / `detection_filter`: how often a match may alert.
+    pub rate: Option<crate::threshold::RateRule>,
     /// The same, numbered: filled in by the engine.
     pub(crate) bit_tests: Vec<crate::flowbits::BitTest>,
     pub(crate) bit_actions: Vec<crate::flowbits::BitAction>,
@@ -72,9 +74,16 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
     let mut priority = None;
     let mut metadata = Vec::new();
     let mut flowbits = crate::flowbits::FlowbitsSpec::default();
+    let mut rate = None;
     for o in &rule.options {
         match (o.name(), &o.value) {
             ("noalert", _) => noalert = true,
+            (name @ ("threshold" | "detection_filter"), Value::Threshold(t)) => {
+                match crate::threshold::RateRule::from_keyword(t, name == "detection_filter") {
+                    Some(r) if rate.is_none() => rate = Some(r),
+                    _ => missing.push(format!("{name} form")),
+                }
+            }
             ("flowbits", Value::Bits(b)) => {
                 use vigil_rules::keywords::flow::BitCmd;
                 match b.cmd {
@@ -120,6 +129,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         payload,
         fast_pattern,
         flowbits,
+        rate,
         bit_tests: Vec::new(),
         bit_actions: Vec::new(),
     })

@@ -22,7 +22,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (Vec<Step>, Opt
                 missing.push(name.to_string());
                 continue;
             }
-            Kind::Post if name != "noalert" => {
+            Kind::Post if !matches!(name, "noalert" | "threshold" | "detection_filter") => {
                 missing.push(name.to_string());
                 continue;
             }

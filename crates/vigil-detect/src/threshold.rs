@@ -1,0 +1,315 @@
+//! `threshold` and `detection_filter`: how often a matching signature may
+//! alert, counted per rule, per source, per destination, per address pair or
+//! per flow, over windows of packet time.
+//!
+//! Suricata's semantics: `limit` alerts on the first `count` matches of each
+//! window; `threshold` on every `count`-th match; `both` once per window once
+//! `count` matches were seen; `detection_filter` on every match after the
+//! first `count`. `backoff` alerts on the 1st, `count`-th, then each
+//! `multiplier` times later match.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use vigil_rules::keywords::post::{ThresholdType, Track};
+use vigil_types::Timestamp;
+
+/// A signature's alert-rate rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateRule {
+    pub kind: RateKind,
+    pub track: Track,
+    pub count: u32,
+    /// Window length (absent for `backoff`).
+    pub seconds: u32,
+    pub multiplier: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateKind {
+    Limit,
+    Threshold,
+    Both,
+    Backoff,
+    DetectionFilter,
+}
+
+impl RateRule {
+    pub(crate) fn from_keyword(t: &vigil_rules::keywords::post::Threshold, detection_filter: bool) -> Option<Self> {
+        let kind = if detection_filter {
+            RateKind::DetectionFilter
+        } else {
+            match t.kind? {
+                ThresholdType::Limit => RateKind::Limit,
+                ThresholdType::Threshold => RateKind::Threshold,
+                ThresholdType::Both => RateKind::Both,
+                ThresholdType::Backoff => RateKind::Backoff,
+            }
+        };
+        if t.unique_on.is_some() || matches!(t.track, Track::ByEither) {
+            return None;
+        }
+        Some(RateRule {
+            kind,
+            track: t.track,
+            count: t.count,
+            seconds: t.seconds.unwrap_or(0),
+            multiplier: t.multiplier.unwrap_or(1),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    sid: u32,
+    gid: u32,
+    a: Option<IpAddr>,
+    b: Option<IpAddr>,
+    flow: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    window_start: Timestamp,
+    count: u32,
+    /// `backoff`: the match count at which the next alert falls.
+    next: u64,
+    seen: u64,
+}
+
+/// The counting state of every tracked (signature, address) pair. Bounded:
+/// when full, a match that needs a new tracker alerts (fail open) and is counted.
+pub struct RateTable {
+    map: HashMap<Key, Entry>,
+    max: usize,
+    /// Matches that could not be tracked because the table was full.
+    pub full: u64,
+}
+
+/// Trackers one worker keeps at most (Suricata bounds its host table by memcap).
+pub const DEFAULT_MAX_TRACKERS: usize = 65_536;
+
+impl Default for RateTable {
+    fn default() -> Self {
+        RateTable::new(DEFAULT_MAX_TRACKERS)
+    }
+}
+
+/// Who a match was about: the packet's addresses and flow.
+#[derive(Debug, Clone, Copy)]
+pub struct MatchSubject {
+    pub src: Option<IpAddr>,
+    pub dst: Option<IpAddr>,
+    pub flow: u64,
+    pub ts: Timestamp,
+}
+
+impl RateTable {
+    pub fn new(max: usize) -> Self {
+        RateTable { map: HashMap::new(), max, full: 0 }
+    }
+
+    /// Counts a match of signature `sid`/`gid`; true when it should alert.
+    pub fn allow(&mut self, rule: &RateRule, sid: u32, gid: u32, m: MatchSubject) -> bool {
+        let (a, b, flow) = match rule.track {
+            Track::BySrc => (m.src, None, 0),
+            Track::ByDst => (m.dst, None, 0),
+            Track::ByBoth => (m.src, m.dst, 0),
+            Track::ByFlow => (None, None, m.flow),
+            Track::ByRule | Track::ByEither => (None, None, 0),
+        };
+        let key = Key { sid, gid, a, b, flow };
+        let window = rule.seconds as i64 * 1_000_000_000;
+        let now = m.ts;
+        if !self.map.contains_key(&key) {
+            if self.map.len() >= self.max {
+                // Expired windows make room first; otherwise fail open.
+                self.map.retain(|_, e| now.as_nanos() - e.window_start.as_nanos() <= window);
+                if self.map.len() >= self.max {
+                    self.full += 1;
+                    return true;
+                }
+            }
+            // Backoff alerts on the first match, then at `count` (or `multiplier` when count is 1), then
+            // at each `multiplier` times the previous.
+            let next = if rule.count > 1 { rule.count as u64 } else { rule.multiplier.max(2) as u64 };
+            let e = Entry { window_start: now, count: 1, next, seen: 1 };
+            self.map.insert(key, e);
+            return match rule.kind {
+                RateKind::Limit => rule.count >= 1,
+                RateKind::Threshold | RateKind::Both => rule.count <= 1,
+                RateKind::DetectionFilter => rule.count == 0,
+                RateKind::Backoff => true,
+            };
+        }
+        let Some(e) = self.map.get_mut(&key) else { return true };
+        let in_window = now.as_nanos() - e.window_start.as_nanos() <= window;
+        match rule.kind {
+            RateKind::Backoff => {
+                e.seen += 1;
+                if e.seen == e.next {
+                    e.next = e.next.saturating_mul(rule.multiplier.max(2) as u64);
+                    return true;
+                }
+                false
+            }
+            _ if !in_window => {
+                e.window_start = now;
+                e.count = 1;
+                match rule.kind {
+                    RateKind::Limit => rule.count >= 1,
+                    RateKind::Threshold | RateKind::Both => rule.count <= 1,
+                    _ => rule.count == 0,
+                }
+            }
+            RateKind::Limit => {
+                e.count += 1;
+                e.count <= rule.count
+            }
+            RateKind::Threshold => {
+                e.count += 1;
+                if e.count >= rule.count {
+                    e.count = 0;
+                    return true;
+                }
+                false
+            }
+            RateKind::Both => {
+                e.count += 1;
+                e.count == rule.count
+            }
+            RateKind::DetectionFilter => {
+                e.count += 1;
+                e.count > rule.count
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: i64) -> MatchSubject {
+        MatchSubject { src: Some("198.18.0.1".parse().unwrap()), dst: None, flow: 0, ts: Timestamp::from_micros(s, 0) }
+    }
+
+    fn run(kind: RateKind, count: u32, seconds: u32, times: &[i64]) -> Vec<bool> {
+        let rule = RateRule { kind, track: Track::BySrc, count, seconds, multiplier: 10 };
+        let mut t = RateTable::default();
+        times.iter().map(|&s| t.allow(&rule, 1, 1, at(s))).collect()
+    }
+
+    #[test]
+    fn limit_threshold_both_and_detection_filter() {
+        let t = [0, 1, 2, 3, 4, 100, 101];
+        assert_eq!(run(RateKind::Limit, 2, 60, &t), [true, true, false, false, false, true, true]);
+        assert_eq!(run(RateKind::Threshold, 2, 60, &t), [false, true, false, true, false, false, true]);
+        assert_eq!(run(RateKind::Both, 2, 60, &t), [false, true, false, false, false, false, true]);
+        assert_eq!(run(RateKind::DetectionFilter, 2, 60, &t), [false, false, true, true, true, false, false]);
+    }
+
+    #[test]
+    fn backoff_alerts_on_1st_then_count_then_multiples() {
+        let t: Vec<i64> = (0..120).collect();
+        let alerts: Vec<usize> =
+            run(RateKind::Backoff, 1, 0, &t).iter().enumerate().filter(|(_, a)| **a).map(|(i, _)| i + 1).collect();
+        assert_eq!(alerts, [1, 10, 100]);
+    }
+
+    #[test]
+    fn trackers_are_bounded() {
+        let rule = RateRule { kind: RateKind::Limit, track: Track::BySrc, count: 1, seconds: 60, multiplier: 1 };
+        let mut t = RateTable::new(10);
+        for i in 0..100u8 {
+            let m = MatchSubject {
+                src: Some(IpAddr::from([198, 18, 0, i])),
+                dst: None,
+                flow: 0,
+                ts: Timestamp::from_micros(0, 0),
+            };
+            assert!(t.allow(&rule, 1, 1, m));
+        }
+        assert_eq!(t.full, 90);
+    }
+}
+
+/// What `threshold.config` says: suppressions, and rate rules that replace
+/// (or, for `sig_id 0`, provide) signatures' own thresholds.
+#[derive(Debug, Default)]
+pub struct GlobalThresholds {
+    suppress: Vec<Suppress>,
+    by_sig: HashMap<(u32, u32), RateRule>,
+    /// `sig_id 0` entries, by gid.
+    all: HashMap<u32, RateRule>,
+}
+
+#[derive(Debug)]
+struct Suppress {
+    gid: u32,
+    /// 0: every signature of the gid.
+    sid: u32,
+    track: Option<Track>,
+    ip: Option<vigil_rules::AddressSet>,
+}
+
+impl GlobalThresholds {
+    /// Builds from a parsed file; entries vigil cannot apply are returned as messages.
+    pub fn from_config(
+        cfg: &vigil_rules::ThresholdConfig,
+        vars: &vigil_rules::Vars,
+        file: &str,
+    ) -> (Self, Vec<String>) {
+        use vigil_rules::ThresholdEntry as E;
+        let mut g = GlobalThresholds::default();
+        let mut msgs = Vec::new();
+        for (line, e) in &cfg.entries {
+            match e {
+                E::Suppress { gid, sid, track, ip } => {
+                    let ip = match ip.as_ref().map(|x| vars.resolve_address(x)) {
+                        None => None,
+                        Some(Ok(set)) => Some(set),
+                        Some(Err(err)) => {
+                            msgs.push(format!("{file}:{line}: suppress: {err}"));
+                            continue;
+                        }
+                    };
+                    g.suppress.push(Suppress { gid: *gid, sid: *sid, track: *track, ip });
+                }
+                E::Threshold { gid, sid, threshold } => match RateRule::from_keyword(threshold, false) {
+                    Some(r) if *sid == 0 => {
+                        g.all.insert(*gid, r);
+                    }
+                    Some(r) => {
+                        g.by_sig.insert((*gid, *sid), r);
+                    }
+                    None => msgs.push(format!("{file}:{line}: threshold: this form is not supported yet")),
+                },
+                E::RateFilter { .. } => msgs.push(format!("{file}:{line}: rate_filter is not supported yet; ignored")),
+            }
+        }
+        (g, msgs)
+    }
+
+    /// True when a `suppress` line silences this alert.
+    pub fn suppressed(&self, gid: u32, sid: u32, src: Option<IpAddr>, dst: Option<IpAddr>) -> bool {
+        self.suppress.iter().any(|s| {
+            if s.gid != gid || (s.sid != 0 && s.sid != sid) {
+                return false;
+            }
+            let Some(set) = &s.ip else { return true };
+            let has = |a: Option<IpAddr>| a.is_some_and(|a| set.contains(a));
+            match s.track {
+                Some(Track::BySrc) => has(src),
+                Some(Track::ByDst) => has(dst),
+                Some(Track::ByEither) | Some(Track::ByBoth) => has(src) || has(dst),
+                _ => true,
+            }
+        })
+    }
+
+    /// The rate rule that governs a signature: a `threshold.config` line for
+    /// it, else its own, else a `sig_id 0` line.
+    pub fn rate_for<'a>(&'a self, gid: u32, sid: u32, own: Option<&'a RateRule>) -> Option<&'a RateRule> {
+        self.by_sig.get(&(gid, sid)).or(own).or_else(|| self.all.get(&gid))
+    }
+}
