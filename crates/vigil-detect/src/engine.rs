@@ -5,6 +5,7 @@
 //! Built once and shared read-only by every worker; each worker keeps its
 //! own [`DetectScratch`].
 
+use crate::addrindex::AddrIndex;
 use crate::compile::{FlowInfo, Proto, RuleAction, Signature};
 use crate::flowbits::{BitAction, BitTest, FlowDetect};
 use crate::inspect::{inspect, InspectCtx};
@@ -32,8 +33,13 @@ struct Group {
     prefilter: Prefilter,
     /// For each prefilter pattern, the signatures whose fast pattern it is.
     pattern_sigs: Vec<Vec<u32>>,
-    /// Signatures without a fast pattern: verified on every packet of the group.
+    /// Signatures without a fast pattern and without an address list to
+    /// index: verified on every packet of the group.
     always: Vec<u32>,
+    /// Signatures without a fast pattern, found by the packet's source
+    /// (their source list is not `any`) or, failing that, destination.
+    by_src: Option<AddrIndex>,
+    by_dst: Option<AddrIndex>,
 }
 
 /// `pkthdr` signatures: verified on every packet, IP or not.
@@ -93,7 +99,8 @@ impl DetectEngine {
                     None => always.push(i as u32),
                 }
             }
-            groups.push(Group { prefilter: Prefilter::build(&patterns, algo)?, pattern_sigs, always });
+            let (always, by_src, by_dst) = index_by_address(&sigs, always);
+            groups.push(Group { prefilter: Prefilter::build(&patterns, algo)?, pattern_sigs, always, by_src, by_dst });
         }
         let pkthdr = any_packet(&sigs);
         Ok(DetectEngine { sigs, groups, pkthdr })
@@ -127,6 +134,14 @@ impl DetectEngine {
                     .scan(&mut s.prefilter, payload, &mut |pat| cands.extend_from_slice(&g.pattern_sigs[pat as usize]));
             }
             s.candidates.extend_from_slice(&g.always);
+            if let Some(ip) = p.ip {
+                if let Some(idx) = &g.by_src {
+                    s.candidates.extend_from_slice(idx.lookup(ip.src));
+                }
+                if let Some(idx) = &g.by_dst {
+                    s.candidates.extend_from_slice(idx.lookup(ip.dst));
+                }
+            }
         }
         s.candidates.extend_from_slice(&self.pkthdr);
         s.candidates.sort_unstable();
@@ -160,6 +175,38 @@ impl DetectEngine {
             }
         }
     }
+}
+
+/// Splits the signatures without a fast pattern into those found through an
+/// address index (by source list, else destination list) and the rest.
+fn index_by_address(sigs: &[Signature], always: Vec<u32>) -> (Vec<u32>, Option<AddrIndex>, Option<AddrIndex>) {
+    let (mut rest, mut src, mut dst) = (Vec::new(), Vec::new(), Vec::new());
+    for i in always {
+        let s = &sigs[i as usize];
+        if s.bidirectional || s.proto == Proto::PktHdr {
+            rest.push(i);
+        } else if !s.src.is_any() {
+            src.push((i, &*s.src));
+        } else if !s.dst.is_any() {
+            dst.push((i, &*s.dst));
+        } else {
+            rest.push(i);
+        }
+    }
+    let mut build = |items: Vec<(u32, &vigil_rules::AddressSet)>| {
+        if items.is_empty() {
+            return None;
+        }
+        let idx = AddrIndex::build(&items);
+        if idx.is_none() {
+            // Too large to index: these stay on the per-packet list.
+            rest.extend(items.iter().map(|(i, _)| *i));
+        }
+        idx
+    };
+    let (by_src, by_dst) = (build(src), build(dst));
+    rest.sort_unstable();
+    (rest, by_src, by_dst)
 }
 
 /// Gives every flowbit name an id, shared by all signatures.

@@ -12,6 +12,7 @@
 //! assert_eq!(pf.matches(&mut scratch, b"get /EVIL.php"), vec![0]);
 //! ```
 
+mod addrindex;
 pub mod compile;
 pub mod engine;
 pub mod flowbits;

@@ -146,3 +146,27 @@ alert tcp any any -> any any (msg:"later content"; content:"secret"; sid:31;)
     let mut other = vigil_detect::FlowDetect::default();
     assert_eq!(run(40001, 80, b"secret", &mut other), vec![31]);
 }
+
+#[test]
+fn address_list_rules_without_content_are_found_by_address() {
+    // Reputation-list style: no content, a source (or destination) list.
+    let rules = r#"
+alert ip [198.18.5.0/24,198.18.7.7] any -> any any (msg:"listed source"; sid:40;)
+alert ip any any -> [198.19.0.0/16,2001:db8::/32] any (msg:"listed destination"; sid:41;)
+alert ip ![198.18.0.0/15] any -> any any (msg:"outside the lab"; sid:42;)
+"#;
+    let e = engine(rules, Algo::best());
+    let from = |src: [u8; 4], dst: [u8; 4]| PacketBuilder::ipv4(src, dst).udp(1, 2).payload(b"x").build_ethernet();
+    assert_eq!(sids(&e, &from([198, 18, 5, 9], [198, 18, 0, 1])), vec![40]);
+    assert_eq!(sids(&e, &from([198, 18, 7, 7], [198, 19, 1, 1])), vec![40, 41]);
+    assert_eq!(sids(&e, &from([198, 18, 7, 8], [198, 18, 0, 1])), Vec::<u32>::new());
+    assert_eq!(sids(&e, &from([203, 0, 113, 1], [198, 18, 0, 1])), vec![42]);
+    let v6 = PacketBuilder::ipv6(
+        [0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+        [0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2],
+    )
+    .udp(1, 2)
+    .payload(b"x")
+    .build_ethernet();
+    assert_eq!(sids(&e, &v6), vec![41, 42]);
+}
