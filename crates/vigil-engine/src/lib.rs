@@ -34,7 +34,7 @@ mod worker;
 pub use error::EngineError;
 pub use options::RunOptions;
 pub use rules::{rule_files, LoadedRules};
-pub use run::{run_offline, Progress};
+pub use run::{run_offline, run_setup, Progress};
 pub use setup::{setup, Setup};
 pub use summary::Summary;
 pub use vigil_config::DEFAULT_YAML;

@@ -33,10 +33,12 @@ const CHECK_EVERY: u64 = 4096;
 /// `progress` is called periodically (the CLI draws its bar from it).
 pub fn run_offline(opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
     let setup = setup(opts)?;
-    run_with(&setup, opts, progress)
+    run_setup(&setup, opts, progress)
 }
 
-fn run_with(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
+/// [`run_offline`] with a [`Setup`] already made (rules loaded once), for
+/// callers that show its warnings first.
+pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
     let files = inputs::expand(&opts.inputs).map_err(EngineError::Input)?;
     let bytes_total = files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
     let mut worker = Worker::new(setup);

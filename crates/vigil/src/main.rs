@@ -34,19 +34,18 @@ fn run(args: &cli::RunArgs) -> ExitCode {
 
 /// Runs with `opts`, printing warnings, progress and the summary to stderr.
 pub(crate) fn run_options(opts: &vigil_engine::RunOptions, quiet: bool) -> ExitCode {
-    match vigil_engine::setup(opts) {
-        Ok(s) => {
-            for w in &s.warnings {
-                eprintln!("vigil: warning: {w}");
-            }
-        }
+    let setup = match vigil_engine::setup(opts) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("vigil: {e}");
             return ExitCode::FAILURE;
         }
+    };
+    for w in &setup.warnings {
+        eprintln!("vigil: warning: {w}");
     }
     let mut bar = progress::Bar::new(quiet);
-    let result = vigil_engine::run_offline(opts, &mut |p| bar.update(p));
+    let result = vigil_engine::run_setup(&setup, opts, &mut |p| bar.update(p));
     bar.finish();
     match result {
         Ok(summary) => {
