@@ -291,7 +291,7 @@ fn matches(sig: &Signature, p: &Packet<'_>, flow: Option<FlowInfo>, payload: &[u
             }
             let (sp, dp) = (p.sport(), p.dport());
             let forward = header_matches(sig, ip.src, ip.dst, sp, dp);
-            if !forward && !(sig.bidirectional && header_matches(sig, ip.dst, ip.src, dp, sp)) {
+            if !(forward || sig.bidirectional && header_matches(sig, ip.dst, ip.src, dp, sp)) {
                 return false;
             }
         }

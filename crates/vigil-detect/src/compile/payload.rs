@@ -40,12 +40,12 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (Vec<Step>, Opt
                     continue;
                 }
                 match content_step(&c.bytes, c.negated, info, missing) {
-                    Some((step, explicit, chop)) => {
+                    Some(cc) => {
                         if !c.negated {
-                            let bytes = chop.map_or_else(|| c.bytes.clone(), |(o, l)| c.bytes[o..o + l].to_vec());
-                            fast.push((explicit, bytes, info.mods.nocase));
+                            let bytes = cc.chop.map_or_else(|| c.bytes.clone(), |(o, l)| c.bytes[o..o + l].to_vec());
+                            fast.push((cc.explicit_fast, bytes, info.mods.nocase));
                         }
-                        Step::Content(step)
+                        Step::Content(cc.step)
                     }
                     None => continue,
                 }
@@ -124,10 +124,8 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (Vec<Step>, Opt
         steps.push(step);
     }
     // An explicit fast_pattern wins; else the longest content, the first of equals.
-    let pick = fast
-        .iter()
-        .find(|f| f.0)
-        .or_else(|| fast.iter().rev().max_by_key(|f| f.1.len()).map(|f| f).filter(|f| !f.1.is_empty()));
+    // (`max_by_key` keeps the last maximum, so search reversed to keep the first.)
+    let pick = fast.iter().find(|f| f.0).or_else(|| fast.iter().rev().max_by_key(|f| f.1.len()));
     let pattern = pick.filter(|f| !f.1.is_empty()).map(|f| Pattern::new(f.1.clone(), f.2));
     (steps, pattern)
 }
@@ -150,13 +148,16 @@ fn var_slot(vars: &mut Vec<String>, name: &str) -> Option<u8> {
     Some((vars.len() - 1) as u8)
 }
 
-/// A content step, whether `fast_pattern` was given, and its chop (`o,l`).
-fn content_step(
-    bytes: &[u8],
-    negated: bool,
-    info: &ContentInfo,
-    missing: &mut Vec<String>,
-) -> Option<(ContentStep, bool, Option<(usize, usize)>)> {
+/// A compiled content and what it says about the fast pattern.
+struct CompiledContent {
+    step: ContentStep,
+    /// `fast_pattern` was given.
+    explicit_fast: bool,
+    /// `fast_pattern:o,l`: the part of the content the prefilter looks for.
+    chop: Option<(usize, usize)>,
+}
+
+fn content_step(bytes: &[u8], negated: bool, info: &ContentInfo, missing: &mut Vec<String>) -> Option<CompiledContent> {
     let m = &info.mods;
     let mut s = ContentStep::new(bytes.to_vec(), m.nocase);
     s.negated = negated;
@@ -198,7 +199,7 @@ fn content_step(
             (true, (o + l <= bytes.len() && l > 0).then_some((o, l)))
         }
     };
-    Some((s, explicit, chop))
+    Some(CompiledContent { step: s, explicit_fast: explicit, chop })
 }
 
 fn pcre_step(pattern: &str, flags: &str, negated: bool) -> Result<PcreStep, String> {
