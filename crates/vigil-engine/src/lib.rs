@@ -23,7 +23,6 @@ mod error;
 mod inputs;
 mod options;
 mod outputs;
-mod ports;
 mod rules;
 mod run;
 mod setup;

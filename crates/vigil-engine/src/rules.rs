@@ -55,7 +55,7 @@ pub fn rule_files(opts: &RunOptions, config: &Config) -> Vec<PathBuf> {
 
 /// Loads, compiles and builds. Unreadable classification files and bad
 /// rules are messages (errors with `--init-errors-fatal`); the rest loads.
-pub fn load(opts: &RunOptions, config: &Config, algo: Algo) -> Result<LoadedRules, EngineError> {
+pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Result<LoadedRules, EngineError> {
     let files = if opts.disable_detection { Vec::new() } else { rule_files(opts, config) };
     let mut out = LoadedRules {
         engine: None,
@@ -90,7 +90,6 @@ pub fn load(opts: &RunOptions, config: &Config, algo: Algo) -> Result<LoadedRule
         },
         None => None,
     };
-    let vars = Vars::new(&config.vars.address_groups, &config.vars.port_groups);
     if let Some(path) = config.rules.threshold_file.as_deref() {
         match std::fs::read_to_string(path) {
             Ok(text) => {

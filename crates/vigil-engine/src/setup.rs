@@ -5,7 +5,6 @@
 use crate::checksum::checksum_override;
 use crate::error::EngineError;
 use crate::options::RunOptions;
-use crate::ports;
 use crate::rules::LoadedRules;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -14,6 +13,7 @@ use vigil_decode::{DecodeConfig, UdpTunnel};
 use vigil_defrag::{DefragConfig, HostPolicies, HostPolicy, Policy};
 use vigil_detect::prefilter::Algo;
 use vigil_flow::{FlowConfig, ProtoTimeouts, Timeouts};
+use vigil_rules::Vars;
 
 /// Everything a run needs, validated.
 #[derive(Debug, Clone)]
@@ -69,7 +69,8 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
 
     let cli = checksum_override(opts.checksum.as_deref())?;
     let checksum = config.pcap_checksum_mode(cli);
-    let decode = decode_config(&config, checksum, &mut warnings);
+    let vars = Vars::new(&config.vars.address_groups, &config.vars.port_groups);
+    let decode = decode_config(&config, &vars, checksum, &mut warnings);
 
     let log_dir = match (&opts.log_dir, &config.default_log_dir) {
         (Some(d), _) => d.clone(),
@@ -84,7 +85,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     }
     let flow = flow_config(&config);
     let defrag = defrag_config(&config);
-    let rules = crate::rules::load(opts, &config, Algo::best())?;
+    let rules = crate::rules::load(opts, &config, vars, Algo::best())?;
     warnings.extend(rules.messages.iter().cloned());
     Ok(Setup {
         config,
@@ -99,11 +100,11 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     })
 }
 
-fn decode_config(config: &Config, checksum: ChecksumMode, warnings: &mut Vec<String>) -> DecodeConfig {
+fn decode_config(config: &Config, vars: &Vars, checksum: ChecksumMode, warnings: &mut Vec<String>) -> DecodeConfig {
     let d = &config.decoder;
     let mut tunnel = |name: &str, t: &vigil_config::TunnelDecoder, fallback: UdpTunnel| {
         let expr = d.effective_ports(name).unwrap_or("any");
-        match ports::resolve(expr, &config.vars) {
+        match tunnel_ports(expr, vars) {
             Ok(ports) => UdpTunnel { enabled: t.enabled, ports },
             Err(e) => {
                 warnings.push(format!("decoder.{name}.ports: {e}; using the default"));
@@ -121,6 +122,17 @@ fn decode_config(config: &Config, checksum: ChecksumMode, warnings: &mut Vec<Str
         // Suricata decodes ERSPAN type I whatever `decoder.erspan.typeI.enabled` says (since 6.0).
         erspan_type1: true,
     }
+}
+
+/// A tunnel decoder's port expression (`$VXLAN_PORTS`, `[8472, 4789]`,
+/// `any`) as the decoder takes it: `None` for any port.
+fn tunnel_ports(expr: &str, vars: &Vars) -> Result<Option<Vec<u16>>, String> {
+    let parsed = vigil_rules::port::parse_port(expr).map_err(|e| format!("{expr:?}: {}", e.reason))?;
+    let set = vars.resolve_port(&parsed).map_err(|e| e.to_string())?;
+    if set.is_full() {
+        return Ok(None);
+    }
+    Ok(Some(set.ranges().iter().flat_map(|&(lo, hi)| lo..=hi).collect()))
 }
 
 fn flow_config(config: &Config) -> FlowConfig {
@@ -162,5 +174,32 @@ fn defrag_config(config: &Config) -> DefragConfig {
         vlan_tracking: config.decoder.vlan_use_for_tracking,
         recursion_tracking: config.decoder.recursion_level_use_for_tracking,
         ..DefragConfig::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tunnel_ports_resolve_variables_lists_and_any() {
+        let config = Config::default();
+        let vars = Vars::new(&config.vars.address_groups, &config.vars.port_groups);
+        assert_eq!(tunnel_ports("$VXLAN_PORTS", &vars).unwrap(), Some(vec![4789]));
+        assert_eq!(tunnel_ports("[8472, 4789]", &vars).unwrap(), Some(vec![4789, 8472]));
+        assert_eq!(tunnel_ports("any", &vars).unwrap(), None);
+        assert!(tunnel_ports("$NOPE", &vars).is_err());
+        assert!(tunnel_ports("80x", &vars).is_err());
+    }
+
+    #[test]
+    fn a_bad_tunnel_port_keeps_the_default_with_a_warning() {
+        let mut config = Config::default();
+        config.decoder.vxlan.ports = Some("$NOPE".into());
+        let vars = Vars::new(&config.vars.address_groups, &config.vars.port_groups);
+        let mut warnings = Vec::new();
+        let d = decode_config(&config, &vars, ChecksumMode::Auto, &mut warnings);
+        assert_eq!(d.vxlan.ports, Some(vec![4789]));
+        assert!(warnings[0].starts_with("decoder.vxlan.ports:"), "{warnings:?}");
     }
 }
