@@ -5,6 +5,7 @@
 //! Suricata does not rewrite names under `address-groups`/`port-groups`.
 
 use crate::read::{Errors, Section};
+use vigil_types::suricata_vars::{SURICATA_ADDRESS_GROUPS, SURICATA_PORT_GROUPS};
 
 /// `vars`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,40 +23,7 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
 impl Default for Vars {
     /// The stock `suricata.yaml` groups.
     fn default() -> Self {
-        let home = "$HOME_NET";
-        Vars {
-            address_groups: pairs(&[
-                ("HOME_NET", "[192.168.0.0/16,10.0.0.0/8,172.16.0.0/12]"),
-                ("EXTERNAL_NET", "!$HOME_NET"),
-                ("HTTP_SERVERS", home),
-                ("SMTP_SERVERS", home),
-                ("SQL_SERVERS", home),
-                ("DNS_SERVERS", home),
-                ("TELNET_SERVERS", home),
-                ("AIM_SERVERS", "$EXTERNAL_NET"),
-                ("DC_SERVERS", home),
-                ("DNP3_SERVER", home),
-                ("DNP3_CLIENT", home),
-                ("MODBUS_CLIENT", home),
-                ("MODBUS_SERVER", home),
-                ("ENIP_CLIENT", home),
-                ("ENIP_SERVER", home),
-            ]),
-            port_groups: pairs(&[
-                ("HTTP_PORTS", "80"),
-                ("SHELLCODE_PORTS", "!80"),
-                ("ORACLE_PORTS", "1521"),
-                ("SSH_PORTS", "22"),
-                ("DNP3_PORTS", "20000"),
-                ("MODBUS_PORTS", "502"),
-                ("FILE_DATA_PORTS", "[$HTTP_PORTS,110,143]"),
-                ("FTP_PORTS", "21"),
-                ("GENEVE_PORTS", "6081"),
-                ("VXLAN_PORTS", "4789"),
-                ("TEREDO_PORTS", "3544"),
-                ("SIP_PORTS", "[5060, 5061]"),
-            ]),
-        }
+        Vars { address_groups: pairs(SURICATA_ADDRESS_GROUPS), port_groups: pairs(SURICATA_PORT_GROUPS) }
     }
 }
 

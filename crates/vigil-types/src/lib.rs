@@ -15,6 +15,7 @@
 mod direction;
 mod flowkey;
 mod linktype;
+pub mod suricata_vars;
 mod time;
 
 pub use direction::{Direction, PerDir};
