@@ -8,7 +8,7 @@ use crate::setup::Setup;
 use std::sync::Arc;
 use vigil_decode::{Decoder, Packet};
 use vigil_defrag::Defragmenter;
-use vigil_detect::{DetectEngine, DetectScratch, Signature};
+use vigil_detect::{DetectScratch, Signature};
 use vigil_flow::FlowTable;
 use vigil_types::Timestamp;
 
@@ -27,7 +27,7 @@ pub(crate) struct Worker {
     buffers: Vec<(Vec<u8>, Vec<u8>)>,
     /// The latest packet time seen, which flow records are stamped with.
     pub now: Timestamp,
-    detect: Option<Arc<DetectEngine>>,
+    /// The rules, their detection engine and `threshold.config`.
     rules: Arc<crate::rules::LoadedRules>,
     scratch: DetectScratch,
     ips: bool,
@@ -47,7 +47,6 @@ impl Worker {
             flows: FlowTable::new(setup.flow.clone(), ahash::RandomState::new()),
             buffers: (0..MAX_REASSEMBLY_DEPTH).map(|_| (Vec::new(), Vec::new())).collect(),
             now: Timestamp::default(),
-            detect: setup.rules.engine.clone(),
             rules: setup.rules.clone(),
             scratch: DetectScratch::default(),
             ips: setup.ips,
@@ -69,18 +68,15 @@ impl Worker {
         flow: Option<vigil_flow::FlowHandle>,
         outputs: &mut Outputs,
     ) -> Result<(), EngineError> {
-        let Some(engine) = self.detect.as_deref() else { return Ok(()) };
+        let Some(engine) = self.rules.engine.as_deref() else { return Ok(()) };
         // Filled only when something matches: no allocation on quiet packets.
         let mut matched: Vec<&Signature> = Vec::new();
-        let info = flow.and_then(|h| {
-            let f = self.flows.get(h)?;
-            Some(vigil_detect::compile::FlowInfo {
-                to_server: h.dir == vigil_types::Direction::ToServer,
-                established: f.state == vigil_flow::FlowState::Established,
-            })
+        let f = flow.and_then(|h| self.flows.get_mut(h).map(|f| (h, f)));
+        let info = f.as_ref().map(|(h, f)| vigil_detect::compile::FlowInfo {
+            to_server: h.dir == vigil_types::Direction::ToServer,
+            established: f.state == vigil_flow::FlowState::Established,
         });
-        let bits = flow.and_then(|h| self.flows.get_mut(h)).map(|f| &mut f.ext);
-        engine.inspect(p, info, bits, &mut self.scratch, &mut |sig| matched.push(sig));
+        engine.inspect(p, info, f.map(|(_, f)| &mut f.ext), &mut self.scratch, &mut |sig| matched.push(sig));
         for sig in matched {
             // Pass signatures let traffic through; they raise no alert.
             if sig.action == vigil_detect::compile::RuleAction::Pass {
