@@ -261,12 +261,7 @@ impl Loader {
         depth: usize,
         include_depth: usize,
     ) -> Result<(), ConfigError> {
-        if depth > MAX_DEPTH {
-            return Err(ConfigError::at(
-                node.position().clone(),
-                format!("maps and lists nested deeper than {MAX_DEPTH} levels"),
-            ));
-        }
+        check_depth(node, depth)?;
         loop {
             let (event, span) = ev.next()?;
             let key_pos = ev.position(&span);
@@ -369,12 +364,7 @@ impl Loader {
         depth: usize,
         include_depth: usize,
     ) -> Result<(), ConfigError> {
-        if depth > MAX_DEPTH {
-            return Err(ConfigError::at(
-                node.position().clone(),
-                format!("maps and lists nested deeper than {MAX_DEPTH} levels"),
-            ));
-        }
+        check_depth(node, depth)?;
         // Items that already exist (a dotted key reached into this list
         // earlier) are replaced, and the new ones go to the end so that
         // iteration follows the list's order.
@@ -501,4 +491,15 @@ fn line_col(prefix: &[u8]) -> (u32, u32) {
     let line = prefix.iter().filter(|b| **b == b'\n').count() + 1;
     let col = prefix.iter().rev().take_while(|b| **b != b'\n').count() + 1;
     (u32::try_from(line).unwrap_or(u32::MAX), u32::try_from(col).unwrap_or(u32::MAX))
+}
+
+/// Refuses maps and lists nested deeper than [`MAX_DEPTH`] (hostile or broken files).
+fn check_depth(node: &ConfigNode, depth: usize) -> Result<(), ConfigError> {
+    if depth > MAX_DEPTH {
+        return Err(ConfigError::at(
+            node.position().clone(),
+            format!("maps and lists nested deeper than {MAX_DEPTH} levels"),
+        ));
+    }
+    Ok(())
 }
