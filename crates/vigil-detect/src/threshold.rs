@@ -216,6 +216,53 @@ mod tests {
         assert_eq!(alerts, [1, 10, 100]);
     }
 
+    fn globals(text: &str) -> (GlobalThresholds, Vec<String>) {
+        let (cfg, errs) = vigil_rules::ThresholdConfig::parse(text, "threshold.config");
+        assert!(errs.is_empty(), "{errs:?}");
+        let vars = vigil_rules::Vars::new(&[("LAB".into(), "[198.18.0.0/16]".into())], &[]);
+        GlobalThresholds::from_config(&cfg, &vars, "threshold.config")
+    }
+
+    #[test]
+    fn suppress_lines_by_rule_source_destination_either_and_gid_wide() {
+        let (g, msgs) = globals(
+            "suppress gen_id 1, sig_id 10\n\
+             suppress gen_id 1, sig_id 11, track by_src, ip $LAB\n\
+             suppress gen_id 1, sig_id 12, track by_dst, ip 203.0.113.0/24\n\
+             suppress gen_id 1, sig_id 13, track by_either, ip 203.0.113.7\n\
+             suppress gen_id 3, sig_id 0\n",
+        );
+        assert!(msgs.is_empty(), "{msgs:?}");
+        let (lab, net, other) = (
+            Some("198.18.1.1".parse().unwrap()),
+            Some("203.0.113.7".parse().unwrap()),
+            Some("192.0.2.1".parse().unwrap()),
+        );
+        assert!(g.suppressed(1, 10, other, other));
+        assert!(g.suppressed(1, 11, lab, other) && !g.suppressed(1, 11, other, lab));
+        assert!(g.suppressed(1, 12, other, net) && !g.suppressed(1, 12, net, other));
+        assert!(
+            g.suppressed(1, 13, net, other) && g.suppressed(1, 13, other, net) && !g.suppressed(1, 13, other, other)
+        );
+        assert!(g.suppressed(3, 99, other, other), "sig_id 0 covers the whole gid");
+        assert!(!g.suppressed(1, 99, lab, net));
+    }
+
+    #[test]
+    fn config_thresholds_override_rules_and_sid_zero_fills_in() {
+        let (g, msgs) = globals(
+            "threshold gen_id 1, sig_id 20, type limit, track by_src, count 1, seconds 60\n\
+             event_filter gen_id 1, sig_id 0, type threshold, track by_dst, count 5, seconds 10\n\
+             rate_filter gen_id 1, sig_id 21, track by_rule, count 1, seconds 60, new_action drop, timeout 10\n",
+        );
+        assert_eq!(msgs, ["threshold.config:3: rate_filter is not supported yet; ignored"]);
+        let own = RateRule { kind: RateKind::Both, track: Track::ByRule, count: 2, seconds: 1, multiplier: 1 };
+        assert_eq!(g.rate_for(1, 20, Some(&own)).unwrap().kind, RateKind::Limit, "a line for the sid wins");
+        assert_eq!(g.rate_for(1, 21, Some(&own)).unwrap().kind, RateKind::Both, "the rule's own next");
+        assert_eq!(g.rate_for(1, 22, None).unwrap().kind, RateKind::Threshold, "then sig_id 0");
+        assert!(g.rate_for(2, 22, None).is_none());
+    }
+
     #[test]
     fn trackers_are_bounded() {
         let rule = RateRule { kind: RateKind::Limit, track: Track::BySrc, count: 1, seconds: 60, multiplier: 1 };

@@ -170,3 +170,46 @@ alert ip ![198.18.0.0/15] any -> any any (msg:"outside the lab"; sid:42;)
     .build_ethernet();
     assert_eq!(sids(&e, &v6), vec![41, 42]);
 }
+
+fn sids_with_flow(e: &DetectEngine, frame: &[u8], flow: Option<vigil_detect::compile::FlowInfo>) -> Vec<u32> {
+    let mut dec = Decoder::new(DecodeConfig { validate_checksums: false, ..DecodeConfig::default() });
+    let p = dec.decode(frame, Timestamp::default(), LinkType::Ethernet, 1);
+    let mut out = Vec::new();
+    e.inspect(&p, flow, None, &mut DetectScratch::default(), &mut |s| out.push(s.sid));
+    out
+}
+
+#[test]
+fn flow_keyword_direction_and_state() {
+    use vigil_detect::compile::FlowInfo;
+    let rules = r#"
+alert tcp any any -> any any (msg:"to server, established"; flow:established,to_server; sid:50;)
+alert tcp any any -> any any (msg:"to client"; flow:to_client; sid:51;)
+alert tcp any any -> any any (msg:"not established"; flow:not_established; sid:52;)
+"#;
+    let e = engine(rules, Algo::best());
+    let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(b"x").build_ethernet();
+    let fi = |to_server, established| Some(FlowInfo { to_server, established });
+    assert_eq!(sids_with_flow(&e, &f, fi(true, true)), vec![50]);
+    assert_eq!(sids_with_flow(&e, &f, fi(false, true)), vec![51]);
+    assert_eq!(sids_with_flow(&e, &f, fi(true, false)), vec![52]);
+    assert!(sids_with_flow(&e, &f, None).is_empty(), "no flow: flow keywords cannot match");
+}
+
+#[test]
+fn checksum_keywords_and_decode_events() {
+    let rules = r#"
+alert ip any any -> any any (msg:"bad ipv4 checksum"; ipv4-csum:invalid; sid:60;)
+alert tcp any any -> any any (msg:"good tcp checksum"; tcpv4-csum:valid; sid:61;)
+alert pkthdr any any -> any any (msg:"truncated ipv4"; decode-event:ipv4.trunc_pkt; sid:62;)
+"#;
+    let e = engine(rules, Algo::best());
+    let good = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(b"abc").build_ethernet();
+    assert_eq!(sids_with_flow(&e, &good, None), vec![61]);
+    let mut bad = good.clone();
+    bad[14 + 10] ^= 0xff; // IPv4 header checksum
+    assert_eq!(sids_with_flow(&e, &bad, None), vec![60, 61]);
+    let mut cut = good.clone();
+    cut.truncate(good.len() - 2);
+    assert_eq!(sids_with_flow(&e, &cut, None), vec![62], "no IP layer decoded: only the pkthdr rule");
+}
