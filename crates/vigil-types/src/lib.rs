@@ -12,12 +12,14 @@
 //! assert_eq!(LinkType::from_dlt(1), LinkType::Ethernet);
 //! ```
 
+mod appproto;
 mod direction;
 mod flowkey;
 mod linktype;
 pub mod suricata_vars;
 mod time;
 
+pub use appproto::AppProto;
 pub use direction::{Direction, PerDir};
 pub use flowkey::{FlowKey, FLOW_KEY_VLANS};
 pub use linktype::LinkType;

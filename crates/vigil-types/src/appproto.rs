@@ -1,0 +1,25 @@
+/// The application protocol a flow was found to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum AppProto {
+    /// Not (yet) known.
+    #[default]
+    Unknown,
+    Http,
+    Dns,
+    Tls,
+    /// Detection gave up: neither side looked like a known protocol.
+    Failed,
+}
+
+impl AppProto {
+    /// The name Suricata uses in rules (`alert http ...`) and EVE (`app_proto`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            AppProto::Unknown => "unknown",
+            AppProto::Http => "http",
+            AppProto::Dns => "dns",
+            AppProto::Tls => "tls",
+            AppProto::Failed => "failed",
+        }
+    }
+}
