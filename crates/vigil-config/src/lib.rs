@@ -52,6 +52,7 @@ mod rules;
 mod runtime;
 mod set;
 mod stats;
+mod stream;
 mod tree;
 pub mod value;
 mod vars;
@@ -59,6 +60,7 @@ mod vars;
 pub use checksum::{Checksum, ChecksumMode, ChecksumOverride};
 pub use decoder::{Decoder, TunnelDecoder};
 pub use defrag::{Cidr, Defrag, HostOsPolicy, OsPolicy};
+pub use stream::Stream;
 pub use error::{ConfigError, Position};
 pub use eve::{EveAlert, EveAlertMetadata, EveAnomaly, EveFiletype, EveFlow, EveLog, EveStats, EveTypes};
 pub use flow::{Flow, FlowTimeouts, ProtoTimeouts};
@@ -139,6 +141,8 @@ pub struct Config {
     pub defrag: Defrag,
     /// `host-os-policy`.
     pub host_os_policy: HostOsPolicy,
+    /// `stream`.
+    pub stream: Stream,
     /// Sections accepted as they are until they get typed.
     pub raw: RawSections,
 }
@@ -177,6 +181,7 @@ impl Default for Config {
             flow_timeouts: FlowTimeouts::default(),
             defrag: Defrag::default(),
             host_os_policy: HostOsPolicy::stock(),
+            stream: Stream::default(),
             raw: RawSections::default(),
         }
     }
@@ -204,6 +209,7 @@ impl Config {
             flow_timeouts: FlowTimeouts::read(&root.child("flow-timeouts"), &mut errs),
             defrag: Defrag::read(&root.child("defrag"), &mut errs),
             host_os_policy: HostOsPolicy::read(&root.child("host-os-policy"), &mut errs),
+            stream: Stream::read(&root.child("stream"), &mut errs),
             stats,
             raw: RawSections {
                 stream: raw("stream"),

@@ -8,7 +8,7 @@
 use crate::addrindex::AddrIndex;
 use crate::compile::{FlowInfo, Proto, RuleAction, Signature};
 use crate::flowbits::{BitAction, BitTest, FlowDetect};
-use crate::inspect::{inspect, InspectCtx};
+use crate::inspect::{inspect, inspect_at, InspectCtx};
 use crate::prefilter::{Algo, Pattern, Prefilter, PrefilterError, Scratch};
 use std::net::IpAddr;
 use vigil_decode::{Packet, Transport};
@@ -45,6 +45,17 @@ struct Group {
 /// `pkthdr` signatures: verified on every packet, IP or not.
 fn any_packet(sigs: &[Signature]) -> Vec<u32> {
     sigs.iter().enumerate().filter(|(_, s)| s.proto == Proto::PktHdr).map(|(i, _)| i as u32).collect()
+}
+
+/// The reassembled stream a TCP packet brings to inspection.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StreamInput<'a> {
+    /// Stream bytes of the packet's direction ready for inspection, and the
+    /// stream offset of their first byte.
+    pub chunk: Option<(&'a [u8], u64)>,
+    /// The packet's payload went into the stream: stream rules do not look
+    /// at the packet itself (they see its bytes in the stream).
+    pub payload_in_stream: bool,
 }
 
 /// An immutable, shareable detection engine.
@@ -117,7 +128,22 @@ impl DetectEngine {
         &'e self,
         p: &Packet<'_>,
         flow: Option<FlowInfo>,
+        state: Option<&mut FlowDetect>,
+        s: &mut DetectScratch,
+        on_match: &mut dyn FnMut(&'e Signature),
+    ) {
+        self.inspect_stream(p, flow, state, StreamInput::default(), s, on_match)
+    }
+
+    /// [`inspect`](Self::inspect) for a packet of a tracked TCP session:
+    /// rules with payload keywords look at the stream chunk, and at the
+    /// packet payload only when it did not go into the stream.
+    pub fn inspect_stream<'e>(
+        &'e self,
+        p: &Packet<'_>,
+        flow: Option<FlowInfo>,
         mut state: Option<&mut FlowDetect>,
+        stream: StreamInput<'_>,
         s: &mut DetectScratch,
         on_match: &mut dyn FnMut(&'e Signature),
     ) {
@@ -132,6 +158,11 @@ impl DetectEngine {
                 let cands = &mut s.candidates;
                 g.prefilter
                     .scan(&mut s.prefilter, payload, &mut |pat| cands.extend_from_slice(&g.pattern_sigs[pat as usize]));
+            }
+            if let Some((chunk, _)) = stream.chunk.filter(|(c, _)| !c.is_empty() && !g.prefilter.is_empty()) {
+                let cands = &mut s.candidates;
+                g.prefilter
+                    .scan(&mut s.prefilter, chunk, &mut |pat| cands.extend_from_slice(&g.pattern_sigs[pat as usize]));
             }
             s.candidates.extend_from_slice(&g.always);
             if let Some(ip) = p.ip {
@@ -152,7 +183,7 @@ impl DetectEngine {
             if !sig.bit_tests.iter().all(|t| t.matches(state.as_deref().map(|st| &st.bits))) {
                 continue;
             }
-            if !matches(sig, p, flow, payload, &mut s.inspect) {
+            if !matches(sig, p, flow, payload, stream, &mut s.inspect) {
                 continue;
             }
             if let Some(st) = state.as_deref_mut() {
@@ -283,7 +314,14 @@ fn header_matches(sig: &Signature, src: IpAddr, dst: IpAddr, sport: Option<u16>,
     sig.src.contains(src) && sig.dst.contains(dst) && port_ok(&sig.sport, sport) && port_ok(&sig.dport, dport)
 }
 
-fn matches(sig: &Signature, p: &Packet<'_>, flow: Option<FlowInfo>, payload: &[u8], ictx: &mut InspectCtx) -> bool {
+fn matches(
+    sig: &Signature,
+    p: &Packet<'_>,
+    flow: Option<FlowInfo>,
+    payload: &[u8],
+    stream: StreamInput<'_>,
+    ictx: &mut InspectCtx,
+) -> bool {
     match p.ip {
         Some(ip) => {
             if !proto_matches(sig.proto, p, ip.src.is_ipv4()) {
@@ -308,6 +346,16 @@ fn matches(sig: &Signature, p: &Packet<'_>, flow: Option<FlowInfo>, payload: &[u
     }
     if sig.payload.is_empty() {
         return true;
+    }
+    if sig.require_stream {
+        if let Some((chunk, base)) = stream.chunk {
+            if !chunk.is_empty() && inspect_at(&sig.payload, chunk, base, ictx) {
+                return true;
+            }
+        }
+        if stream.payload_in_stream {
+            return false;
+        }
     }
     // Payload keywords need a payload (Suricata inspects none on empty packets).
     !payload.is_empty() && inspect(&sig.payload, payload, ictx)

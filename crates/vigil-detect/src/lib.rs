@@ -21,5 +21,5 @@ pub mod prefilter;
 pub mod threshold;
 
 pub use compile::{compile, DetectExecutor, Signature, Unsupported};
-pub use engine::{DetectEngine, DetectScratch};
+pub use engine::{DetectEngine, DetectScratch, StreamInput};
 pub use flowbits::{FlowBits, FlowDetect};

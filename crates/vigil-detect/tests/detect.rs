@@ -189,7 +189,7 @@ alert tcp any any -> any any (msg:"not established"; flow:not_established; sid:5
 "#;
     let e = engine(rules, Algo::best());
     let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(b"x").build_ethernet();
-    let fi = |to_server, established| Some(FlowInfo { to_server, established });
+    let fi = |to_server, established| Some(FlowInfo { to_server, established, tracked: false });
     assert_eq!(sids_with_flow(&e, &f, fi(true, true)), vec![50]);
     assert_eq!(sids_with_flow(&e, &f, fi(false, true)), vec![51]);
     assert_eq!(sids_with_flow(&e, &f, fi(true, false)), vec![52]);

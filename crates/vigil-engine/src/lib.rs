@@ -28,6 +28,7 @@ mod run;
 mod setup;
 mod stats;
 mod summary;
+mod tcp;
 mod worker;
 
 pub use error::EngineError;

@@ -95,7 +95,7 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
         vigil_decode::DecodeEvent::ALL.iter().map(|&e| worker.decoder.counters.event_count(e)).sum();
     summary.flows = worker.flows.counters().total;
     summary.reassembled = worker.defrag.counters().ipv4_reassembled + worker.defrag.counters().ipv6_reassembled;
-    summary.alerts = worker.alerts;
+    summary.alerts = worker.detector.alerts;
     summary.rules = (!setup.rules.files.is_empty()).then(|| setup.rules.summary_line());
     summary.wall = start.elapsed();
     if summary.packets == 0 && !summary.capture_errors.is_empty() && summary.capture_errors.len() == files.len() {
@@ -116,7 +116,9 @@ fn write_stats(
         decode: &worker.decoder.counters,
         flow: worker.flows.counters(),
         defrag: worker.defrag.counters(),
-        detect: [worker.alerts, worker.alert_queue_overflow(), worker.suppressed],
+        stream: &worker.stream,
+        stream_events: &worker.stream_events,
+        detect: [worker.detector.alerts, worker.alert_queue_overflow(), worker.detector.suppressed],
     };
     outputs.stats(|null_values| {
         let counters = stats::counters(&all, &setup.config.stats, null_values);

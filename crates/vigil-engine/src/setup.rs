@@ -24,6 +24,8 @@ pub struct Setup {
     pub flow: FlowConfig,
     /// IP reassembly (`defrag`, `host-os-policy`).
     pub defrag: DefragConfig,
+    /// TCP tracking and reassembly (`stream`, `host-os-policy`).
+    pub stream: vigil_stream::StreamConfig,
     pub checksum: ChecksumMode,
     pub log_dir: PathBuf,
     /// Problems that did not stop the run, to show the user.
@@ -85,6 +87,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     }
     let flow = flow_config(&config);
     let defrag = defrag_config(&config);
+    let stream = stream_config(&config, opts.simulate_ips);
     let rules = crate::rules::load(opts, &config, vars, Algo::best())?;
     warnings.extend(rules.messages.iter().cloned());
     Ok(Setup {
@@ -92,6 +95,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         decode,
         flow,
         defrag,
+        stream,
         checksum,
         log_dir,
         warnings,
@@ -174,6 +178,27 @@ fn defrag_config(config: &Config) -> DefragConfig {
         vlan_tracking: config.decoder.vlan_use_for_tracking,
         recursion_tracking: config.decoder.recursion_level_use_for_tracking,
         ..DefragConfig::default()
+    }
+}
+
+fn stream_config(config: &Config, ips: bool) -> vigil_stream::StreamConfig {
+    use vigil_stream::Policy as P;
+    let s = &config.stream;
+    let mut blocks = Vec::new();
+    for (os, nets) in &config.host_os_policy.entries {
+        let policy = P::for_host_os(os.name()).unwrap_or(P::Bsd);
+        blocks.extend(nets.iter().map(|n| (n.addr, n.prefix, policy)));
+    }
+    vigil_stream::StreamConfig {
+        midstream: s.midstream,
+        async_oneside: s.async_oneside,
+        memcap: s.memcap,
+        reassembly_memcap: s.reassembly_memcap,
+        depth: s.reassembly_depth,
+        toserver_chunk: s.toserver_chunk_size,
+        toclient_chunk: s.toclient_chunk_size,
+        inline: s.inline.unwrap_or(ips),
+        policies: vigil_stream::HostPolicies::new(blocks, P::Bsd),
     }
 }
 

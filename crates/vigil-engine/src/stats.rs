@@ -10,6 +10,9 @@ pub(crate) struct Counters<'a> {
     pub decode: &'a DecodeCounters,
     pub flow: &'a FlowCounters,
     pub defrag: &'a DefragCounters,
+    pub stream: &'a vigil_stream::StreamCtx,
+    /// Stream events by [`vigil_stream::StreamEvent::ALL`] index.
+    pub stream_events: &'a [u64],
     /// `detect.alert`, `detect.alert_queue_overflow`, `detect.alerts_suppressed`.
     pub detect: [u64; 3],
 }
@@ -39,6 +42,16 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
     }
     for (name, v) in all.defrag.named() {
         push(format!("defrag.{name}"), v);
+    }
+    for (name, v) in all.stream.counters.named() {
+        push(name.into(), v);
+    }
+    push("tcp.memuse".into(), all.stream.ssn_memuse);
+    push("tcp.reassembly_memuse".into(), all.stream.reassembly_memuse);
+    if cfg.stream_events {
+        for (e, v) in vigil_stream::StreamEvent::ALL.iter().zip(all.stream_events) {
+            push(format!("stream.{}", e.name()), *v);
+        }
     }
     for (name, v) in ["alert", "alert_queue_overflow", "alerts_suppressed"].iter().zip(all.detect) {
         push(format!("detect.{name}"), v);

@@ -1,16 +1,19 @@
 //! One worker's pipeline for a decoded packet: IP reassembly, the flow
-//! table, and the records both produce. The packet clock is the packet's
-//! own timestamp throughout.
+//! table, TCP stream tracking, detection, and the records they produce.
+//! The packet clock is the packet's own timestamp throughout.
 
 use crate::error::EngineError;
 use crate::outputs::Outputs;
 use crate::setup::Setup;
+use crate::tcp::{pseudo_packet, segment, FlowExt};
 use std::sync::Arc;
-use vigil_decode::{Decoder, Packet};
+use vigil_decode::{DecodeConfig, Decoder, Packet};
 use vigil_defrag::Defragmenter;
-use vigil_detect::{DetectScratch, Signature};
-use vigil_flow::FlowTable;
-use vigil_types::Timestamp;
+use vigil_detect::compile::FlowInfo;
+use vigil_detect::{DetectScratch, FlowDetect, Signature, StreamInput};
+use vigil_flow::{Flow, FlowHandle, FlowState, FlowTable};
+use vigil_stream::{StreamCtx, StreamEvent};
+use vigil_types::{Direction, LinkType, Timestamp};
 
 /// Reassembled datagrams may themselves carry fragments (a fragmented
 /// tunnel holding fragments): this many levels are reassembled.
@@ -19,14 +22,25 @@ const MAX_REASSEMBLY_DEPTH: usize = 3;
 pub(crate) struct Worker {
     pub decoder: Decoder,
     pub defrag: Defragmenter,
-    /// Each flow carries its flowbits.
-    pub flows: FlowTable<vigil_detect::FlowDetect>,
+    pub flows: FlowTable<FlowExt>,
+    pub stream: StreamCtx,
+    /// Stream events seen, by [`StreamEvent::ALL`] index.
+    pub stream_events: [u64; StreamEvent::ALL.len()],
     /// Per nesting level, reused across packets: the datagram reassembly
     /// writes, and the frame it is decoded from (the completing fragment's
     /// headers before IP, then the datagram, as Suricata rebuilds it).
     buffers: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Reused for the stream bytes a packet brings to detection.
+    stream_buf: Vec<u8>,
+    /// Decodes pseudo packets without touching the capture's counters.
+    pseudo_decoder: Decoder,
     /// The latest packet time seen, which flow records are stamped with.
     pub now: Timestamp,
+    pub detector: Detector,
+}
+
+/// Detection and what it keeps per worker.
+pub(crate) struct Detector {
     /// The rules, their detection engine and `threshold.config`.
     rules: Arc<crate::rules::LoadedRules>,
     scratch: DetectScratch,
@@ -38,45 +52,24 @@ pub(crate) struct Worker {
     rates: vigil_detect::threshold::RateTable,
 }
 
-impl Worker {
-    pub(crate) fn new(setup: &Setup) -> Self {
-        Worker {
-            decoder: Decoder::new(setup.decode.clone()),
-            // Random seeds: flow and fragment keys are attacker-chosen.
-            defrag: Defragmenter::new(setup.defrag.clone(), ahash::RandomState::new()),
-            flows: FlowTable::new(setup.flow.clone(), ahash::RandomState::new()),
-            buffers: (0..MAX_REASSEMBLY_DEPTH).map(|_| (Vec::new(), Vec::new())).collect(),
-            now: Timestamp::default(),
-            rules: setup.rules.clone(),
-            scratch: DetectScratch::default(),
-            ips: setup.ips,
-            alerts: 0,
-            suppressed: 0,
-            rates: vigil_detect::threshold::RateTable::default(),
-        }
-    }
-
-    /// Alerts dropped because one packet had too many.
-    pub(crate) fn alert_queue_overflow(&self) -> u64 {
-        self.scratch.alerts_over_limit
-    }
-
-    /// Runs detection on a packet and writes its alerts.
-    fn detect(
+impl Detector {
+    /// Runs detection on a packet and writes its alerts; true when one was raised.
+    fn run(
         &mut self,
         p: &Packet<'_>,
-        flow: Option<vigil_flow::FlowHandle>,
+        flow: Option<(u64, FlowInfo, &mut FlowDetect)>,
+        stream: StreamInput<'_>,
         outputs: &mut Outputs,
-    ) -> Result<(), EngineError> {
-        let Some(engine) = self.rules.engine.as_deref() else { return Ok(()) };
+    ) -> Result<bool, EngineError> {
+        let Some(engine) = self.rules.engine.as_deref() else { return Ok(false) };
         // Filled only when something matches: no allocation on quiet packets.
         let mut matched: Vec<&Signature> = Vec::new();
-        let f = flow.and_then(|h| self.flows.get_mut(h).map(|f| (h, f)));
-        let info = f.as_ref().map(|(h, f)| vigil_detect::compile::FlowInfo {
-            to_server: h.dir == vigil_types::Direction::ToServer,
-            established: f.state == vigil_flow::FlowState::Established,
-        });
-        engine.inspect(p, info, f.map(|(_, f)| &mut f.ext), &mut self.scratch, &mut |sig| matched.push(sig));
+        let (flow_id, info, state) = match flow {
+            Some((id, info, st)) => (Some(id), Some(info), Some(st)),
+            None => (None, None, None),
+        };
+        engine.inspect_stream(p, info, state, stream, &mut self.scratch, &mut |sig| matched.push(sig));
+        let mut alerted = false;
         for sig in matched {
             // Pass signatures let traffic through; they raise no alert.
             if sig.action == vigil_detect::compile::RuleAction::Pass {
@@ -93,19 +86,51 @@ impl Worker {
             }
             if let Some(rule) = self.rules.thresholds.rate_for(sig.gid, sig.sid, sig.rate.as_ref()) {
                 let subject =
-                    vigil_detect::threshold::MatchSubject { src, dst, flow: flow.map_or(0, |h| h.id), ts: p.ts };
+                    vigil_detect::threshold::MatchSubject { src, dst, flow: flow_id.unwrap_or(0), ts: p.ts };
                 if !self.rates.allow(rule, sig.sid, sig.gid, subject) {
                     self.suppressed += 1;
                     continue;
                 }
             }
             self.alerts += 1;
-            if let Some(f) = flow.and_then(|h| self.flows.get_mut(h)) {
-                f.alerted = true;
-            }
-            outputs.alert(p, sig, flow.map(|h| h.id), self.ips)?;
+            alerted = true;
+            outputs.alert(p, sig, flow_id, self.ips)?;
         }
-        Ok(())
+        Ok(alerted)
+    }
+}
+
+fn flow_info<E>(f: &Flow<E>, dir: Direction, tracked: bool) -> FlowInfo {
+    FlowInfo { to_server: dir == Direction::ToServer, established: f.state == FlowState::Established, tracked }
+}
+
+impl Worker {
+    pub(crate) fn new(setup: &Setup) -> Self {
+        Worker {
+            decoder: Decoder::new(setup.decode.clone()),
+            // Random seeds: flow and fragment keys are attacker-chosen.
+            defrag: Defragmenter::new(setup.defrag.clone(), ahash::RandomState::new()),
+            flows: FlowTable::new(setup.flow.clone(), ahash::RandomState::new()),
+            stream: StreamCtx::new(setup.stream.clone()),
+            stream_events: [0; StreamEvent::ALL.len()],
+            buffers: (0..MAX_REASSEMBLY_DEPTH).map(|_| (Vec::new(), Vec::new())).collect(),
+            stream_buf: Vec::new(),
+            pseudo_decoder: Decoder::new(DecodeConfig { validate_checksums: false, ..DecodeConfig::default() }),
+            now: Timestamp::default(),
+            detector: Detector {
+                rules: setup.rules.clone(),
+                scratch: DetectScratch::default(),
+                ips: setup.ips,
+                alerts: 0,
+                suppressed: 0,
+                rates: vigil_detect::threshold::RateTable::default(),
+            },
+        }
+    }
+
+    /// Alerts dropped because one packet had too many.
+    pub(crate) fn alert_queue_overflow(&self) -> u64 {
+        self.detector.scratch.alerts_over_limit
     }
 
     /// Runs a captured, decoded packet through reassembly and the flow
@@ -120,11 +145,62 @@ impl Worker {
         self.log_ended(outputs)
     }
 
+    /// Tracks the packet's TCP session: returns whether its payload went
+    /// into the stream and the stream range now ready for inspection (its
+    /// bytes in `stream_buf`).
+    fn track(&mut self, p: &Packet<'_>, h: FlowHandle) -> (bool, Option<(u64, u64)>) {
+        let Some(seg) = segment(p, h.dir) else { return (false, None) };
+        let Some(f) = self.flows.get_mut(h) else { return (false, None) };
+        if f.ext.tcp.is_none() {
+            f.ext.tcp = self.stream.start(&seg).map(Box::new);
+        }
+        let Some(ssn) = f.ext.tcp.as_deref_mut() else { return (false, None) };
+        let mut events = Vec::new();
+        let handled = ssn.handle(&mut self.stream, &seg, &mut |e| events.push(e));
+        for e in events {
+            if let Some(i) = StreamEvent::ALL.iter().position(|&x| x == e) {
+                self.stream_events[i] += 1;
+            }
+        }
+        // A reset ends the session: what was sent is inspected, acknowledged or not.
+        let ready = ssn.raw_ready(&mut self.stream, h.dir, ssn.reset);
+        if let Some((start, end)) = ready {
+            self.stream_buf.clear();
+            ssn.read(h.dir, start, end, &mut self.stream_buf);
+        }
+        (handled.stream_added, ready)
+    }
+
     fn inspect(&mut self, p: &mut Packet<'_>, depth: usize, outputs: &mut Outputs) -> Result<(), EngineError> {
         let root = depth == 0;
         // A fragment has no flow of its own, but the UDP tunnel it came in does.
         let flow = self.flows.handle_packet(p, root);
-        self.detect(p, flow, outputs)?;
+        let (in_stream, ready) = match flow {
+            Some(h) => self.track(p, h),
+            None => (false, None),
+        };
+        let buf = std::mem::take(&mut self.stream_buf);
+        let stream = StreamInput {
+            chunk: ready.map(|(start, end)| (&buf[..(end - start) as usize], start)),
+            payload_in_stream: in_stream,
+        };
+        let f = flow.and_then(|h| self.flows.get_mut(h).map(|f| (h, f)));
+        let result = match f {
+            Some((h, f)) => {
+                let info = flow_info(f, h.dir, f.ext.tcp.is_some());
+                let alerted = self.detector.run(p, Some((h.id, info, &mut f.ext.detect)), stream, outputs);
+                if matches!(alerted, Ok(true)) {
+                    f.alerted = true;
+                }
+                if let (Some((_, end)), Some(ssn)) = (ready, f.ext.tcp.as_deref_mut()) {
+                    ssn.raw_done(&mut self.stream, h.dir, end);
+                }
+                alerted.map(|_| ())
+            }
+            None => self.detector.run(p, None, stream, outputs).map(|_| ()),
+        };
+        self.stream_buf = buf;
+        result?;
         if !p.fragment {
             return outputs.packet(p, flow.map(|h| h.id));
         }
@@ -151,11 +227,44 @@ impl Worker {
         result
     }
 
+    /// Inspects what is left of an ended flow's streams (through pseudo
+    /// packets, as Suricata does) and frees its session.
+    fn flush_streams(&mut self, f: &mut Flow<FlowExt>, outputs: &mut Outputs) -> Result<(), EngineError> {
+        let Some(mut ssn) = f.ext.tcp.take() else { return Ok(()) };
+        let mut result = Ok(());
+        for dir in [Direction::ToServer, Direction::ToClient] {
+            while let Some((start, end)) = ssn.raw_ready(&mut self.stream, dir, true) {
+                self.stream_buf.clear();
+                ssn.read(dir, start, end, &mut self.stream_buf);
+                ssn.raw_done(&mut self.stream, dir, end);
+                if result.is_err() || self.stream_buf.is_empty() {
+                    continue;
+                }
+                self.stream.counters.pseudo += 1;
+                let frame = pseudo_packet(f, dir);
+                let p = self.pseudo_decoder.decode(&frame, self.now, LinkType::Raw, 0);
+                let stream = StreamInput { chunk: Some((&self.stream_buf, start)), payload_in_stream: true };
+                let info = flow_info(f, dir, true);
+                match self.detector.run(&p, Some((f.id, info, &mut f.ext.detect)), stream, outputs) {
+                    Ok(true) => f.alerted = true,
+                    Ok(false) => {}
+                    Err(e) => result = Err(e),
+                }
+            }
+        }
+        self.stream.end(&mut ssn);
+        result
+    }
+
     /// Writes the records of flows that ended.
     pub(crate) fn log_ended(&mut self, outputs: &mut Outputs) -> Result<(), EngineError> {
         let now = self.now;
         let mut result = Ok(());
-        for f in self.flows.drain_ended() {
+        let ended: Vec<Flow<FlowExt>> = self.flows.drain_ended().collect();
+        for mut f in ended {
+            if result.is_ok() {
+                result = self.flush_streams(&mut f, outputs);
+            }
             if result.is_ok() {
                 result = outputs.flow(&f, now);
             }

@@ -40,6 +40,10 @@ pub struct Signature {
     pub checks: Vec<PacketCheck>,
     /// Payload keywords, run in order on the packet payload.
     pub payload: Vec<Step>,
+    /// Payload keywords of a TCP rule inspect the reassembled stream first;
+    /// the packet itself only when its payload did not go into a stream
+    /// (Suricata's `SIG_FLAG_REQUIRE_STREAM`). Off for `dsize` and `flow:no_stream`.
+    pub require_stream: bool,
     /// The literal the prefilter looks for; `None`: inspected on every packet of its group.
     pub fast_pattern: Option<Pattern>,
     /// `flowbits` as written; the engine numbers the names when it is built.
@@ -125,6 +129,11 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         sport: resolved.src_port.clone(),
         dport: resolved.dst_port.clone(),
         bidirectional: rule.header.endpoints.as_ref().is_some_and(|e| e.direction == vigil_rules::Direction::Both),
+        require_stream: !payload.is_empty()
+            && matches!(proto, Proto::Tcp | Proto::Ip | Proto::Ipv4 | Proto::Ipv6)
+            && !checks.iter().any(|c| {
+                matches!(c, PacketCheck::Dsize(_) | PacketCheck::Flow { stream: Some(false), .. })
+            }),
         checks,
         payload,
         fast_pattern,

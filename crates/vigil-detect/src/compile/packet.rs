@@ -37,6 +37,8 @@ pub enum PacketCheck {
     Flow {
         to_server: Option<bool>,
         established: Option<bool>,
+        /// `only_stream` (the packet belongs to a tracked TCP session) or `no_stream`.
+        stream: Option<bool>,
     },
 }
 
@@ -57,6 +59,8 @@ pub enum Csum {
 pub struct FlowInfo {
     pub to_server: bool,
     pub established: bool,
+    /// The stream engine tracks the flow's TCP session.
+    pub tracked: bool,
 }
 
 pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck> {
@@ -74,8 +78,8 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
             }
             ("flow", Value::Flow(f)) => {
                 use vigil_rules::keywords::flow::{FlowDir, FlowState};
-                if f.stream == Some(true) || f.frag.is_some() {
-                    missing.push("flow:only_stream/frag".into());
+                if f.frag.is_some() {
+                    missing.push("flow:only_frag/no_frag".into());
                     continue;
                 }
                 let to_server = f.dir.map(|d| d == FlowDir::ToServer);
@@ -84,7 +88,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
                     Some(FlowState::NotEstablished) => Some(false),
                     Some(FlowState::Stateless) | None => None,
                 };
-                checks.push(PacketCheck::Flow { to_server, established });
+                checks.push(PacketCheck::Flow { to_server, established, stream: f.stream });
                 continue;
             }
             _ => {}
@@ -192,8 +196,10 @@ impl PacketCheck {
             PacketCheck::SameIp => p.ip.is_some_and(|ip| ip.src == ip.dst),
             PacketCheck::Checksum { which, valid } => checksum_ok(p, *which) == Some(*valid),
             PacketCheck::DecodeEvent(e) => p.events.contains(*e),
-            PacketCheck::Flow { to_server, established } => flow.is_some_and(|f| {
-                to_server.is_none_or(|d| d == f.to_server) && established.is_none_or(|e| e == f.established)
+            PacketCheck::Flow { to_server, established, stream } => flow.is_some_and(|f| {
+                to_server.is_none_or(|d| d == f.to_server)
+                    && established.is_none_or(|e| e == f.established)
+                    && (*stream != Some(true) || f.tracked)
             }),
         }
     }

@@ -52,8 +52,9 @@ impl ContentStep {
         self.distance.is_some() || self.within.is_some()
     }
 
-    /// The window `[start, end)` the match must lie in, given the previous match's end.
-    fn window(&self, len: usize, prev_end: usize) -> Option<(usize, usize)> {
+    /// The window `[start, end)` the match must lie in, given the previous
+    /// match's end and the stream offset of the buffer's start.
+    fn window(&self, len: usize, prev_end: usize, base: u64) -> Option<(usize, usize)> {
         let (start, end) = if self.is_relative() {
             let d = self.distance.unwrap_or(0) as i64;
             let start = (prev_end as i64 + d).max(0) as usize;
@@ -62,10 +63,17 @@ impl ContentStep {
                 None => len,
             };
             (start, end)
-        } else {
+        } else if base == 0 {
             let start = self.offset as usize;
             let end = self.depth.map_or(len, |d| start + d as usize);
             (start, end)
+        } else {
+            let start = u64::from(self.offset);
+            let end = self.depth.map_or(u64::MAX, |d| start + u64::from(d));
+            if end <= base {
+                return None;
+            }
+            (start.saturating_sub(base) as usize, (end - base).min(len as u64) as usize)
         };
         let end = end.min(len);
         (start <= end).then_some((start, end))
@@ -73,8 +81,8 @@ impl ContentStep {
 
     /// The first match at or after `from` (when retrying) inside the window:
     /// its start and end.
-    pub fn find(&self, buf: &[u8], prev_end: usize, from: Option<usize>) -> Option<(usize, usize)> {
-        let (mut start, end) = self.window(buf.len(), prev_end)?;
+    pub fn find(&self, buf: &[u8], prev_end: usize, from: Option<usize>, base: u64) -> Option<(usize, usize)> {
+        let (mut start, end) = self.window(buf.len(), prev_end, base)?;
         if let Some(f) = from {
             start = start.max(f);
         }

@@ -57,6 +57,9 @@ pub const MAX_VARS: usize = 8;
 pub struct InspectCtx {
     pub vars: [u64; MAX_VARS],
     budget: u32,
+    /// Stream offset of the buffer's first byte: absolute positions
+    /// (`offset`, `depth`, absolute `isdataat`) count from the stream's start.
+    base: u64,
     /// Inspections cut short by the budget (Suricata's recursion limit).
     pub budget_exhausted: u64,
     /// PCRE matches stopped by PCRE's own limits.
@@ -69,7 +72,7 @@ pub const DEFAULT_BUDGET: u32 = 3000;
 
 impl Default for InspectCtx {
     fn default() -> Self {
-        InspectCtx { vars: [0; MAX_VARS], budget: DEFAULT_BUDGET, budget_exhausted: 0, pcre_limit_hits: 0 }
+        InspectCtx { vars: [0; MAX_VARS], budget: DEFAULT_BUDGET, base: 0, budget_exhausted: 0, pcre_limit_hits: 0 }
     }
 }
 
@@ -83,7 +86,14 @@ enum Outcome {
 
 /// True when `steps` all match `buf`.
 pub fn inspect(steps: &[Step], buf: &[u8], ctx: &mut InspectCtx) -> bool {
+    inspect_at(steps, buf, 0, ctx)
+}
+
+/// True when `steps` all match `buf`, a piece of a stream that starts at
+/// stream offset `base`.
+pub fn inspect_at(steps: &[Step], buf: &[u8], base: u64, ctx: &mut InspectCtx) -> bool {
     ctx.budget = DEFAULT_BUDGET;
+    ctx.base = base;
     match run(steps, 0, buf, 0, ctx) {
         Outcome::Match => true,
         Outcome::NoMatch => false,
@@ -106,7 +116,7 @@ fn run(steps: &[Step], i: usize, buf: &[u8], prev_end: usize, ctx: &mut InspectC
         Step::Content(c) => {
             let mut from = None;
             loop {
-                match c.find(buf, prev_end, from) {
+                match c.find(buf, prev_end, from, ctx.base) {
                     None => return if c.negated { run(steps, i + 1, buf, prev_end, ctx) } else { Outcome::NoMatch },
                     Some(_) if c.negated => return Outcome::NoMatch,
                     Some((start, end)) => match run(steps, i + 1, buf, end, ctx) {
@@ -145,8 +155,12 @@ fn run(steps: &[Step], i: usize, buf: &[u8], prev_end: usize, ctx: &mut InspectC
             }
         }
         Step::IsDataAt { pos, relative, negated } => {
-            let base = if *relative { prev_end } else { 0 };
-            let present = base.checked_add(*pos as usize).is_some_and(|at| at < buf.len());
+            let present = if *relative {
+                prev_end.checked_add(*pos as usize).is_some_and(|at| at < buf.len())
+            } else {
+                // Bytes before the buffer's start exist in the stream.
+                (*pos as u64) < ctx.base + buf.len() as u64
+            };
             if present != *negated {
                 run(steps, i + 1, buf, prev_end, ctx)
             } else {

@@ -1,0 +1,196 @@
+//! Header lines and the per-message header table.
+//!
+//! Like libhtp, the table holds one entry per name (compared without case):
+//! a repeated header is appended to the first one's value after `, `, except
+//! `Content-Length`, whose repeats are only checked for agreement. The
+//! inspection buffers (`http.header`, `http.header_names`, `http.start`)
+//! are built from this table, so they show each name once.
+
+use super::line::{is_lws, is_token, trim_lws};
+
+/// One header as the table keeps it: the first spelling of the name, and the
+/// value (repeats joined with `, `).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    pub name: Vec<u8>,
+    pub value: Vec<u8>,
+}
+
+/// How libhtp would react to a repeat beyond this many: it stops recording.
+const MAX_REPETITIONS: u32 = 64;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct HeaderTable {
+    pub(crate) list: Vec<Header>,
+    repetitions: u32,
+}
+
+/// What adding a header did, for the caller's anomaly bookkeeping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Added {
+    New,
+    Joined,
+    /// A second Content-Length; `agrees` tells whether both parse to the same length.
+    RepeatedLength {
+        agrees: bool,
+    },
+    /// Past the repetition cap, or the joined value would exceed `max_value`.
+    Dropped,
+}
+
+impl HeaderTable {
+    pub(crate) fn get(&self, name: &[u8]) -> Option<&Header> {
+        self.list.iter().find(|h| h.name.eq_ignore_ascii_case(name))
+    }
+
+    pub(crate) fn value(&self, name: &[u8]) -> Option<&[u8]> {
+        self.get(name).map(|h| h.value.as_slice())
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub(crate) fn add(&mut self, name: &[u8], value: &[u8], max_value: usize) -> Added {
+        let Some(existing) = self.list.iter_mut().find(|h| h.name.eq_ignore_ascii_case(name)) else {
+            self.list.push(Header { name: name.to_vec(), value: value.to_vec() });
+            return Added::New;
+        };
+        if self.repetitions >= MAX_REPETITIONS {
+            return Added::Dropped;
+        }
+        self.repetitions += 1;
+        if name.eq_ignore_ascii_case(b"content-length") {
+            let (old, new) = (parse_content_length(&existing.value), parse_content_length(value));
+            return Added::RepeatedLength { agrees: old.is_some() && old == new };
+        }
+        if existing.value.len().saturating_add(2).saturating_add(value.len()) > max_value {
+            return Added::Dropped;
+        }
+        existing.value.extend_from_slice(b", ");
+        existing.value.extend_from_slice(value);
+        Added::Joined
+    }
+
+    /// `Name: value\r\n` per header, the `http.header` layout; `skip` names the
+    /// cookie header of the direction, which Suricata leaves out.
+    pub(crate) fn normalized(&self, skip: Option<&[u8]>) -> Vec<u8> {
+        let mut out = Vec::new();
+        for h in &self.list {
+            if skip.is_some_and(|s| h.name.eq_ignore_ascii_case(s)) {
+                continue;
+            }
+            out.extend_from_slice(&h.name);
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(&h.value);
+            out.extend_from_slice(b"\r\n");
+        }
+        out
+    }
+
+    /// `\r\nName1\r\nName2\r\n\r\n`, the `http.header_names` layout (empty when
+    /// there are no headers).
+    pub(crate) fn names(&self) -> Vec<u8> {
+        if self.list.is_empty() {
+            return Vec::new();
+        }
+        let mut out = b"\r\n".to_vec();
+        for h in &self.list {
+            out.extend_from_slice(&h.name);
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(b"\r\n");
+        out
+    }
+}
+
+/// A header line split the way libhtp's generic personality does it.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct FieldLine<'a> {
+    pub(crate) name: &'a [u8],
+    pub(crate) value: &'a [u8],
+    /// No colon: the whole line became the value of a nameless header.
+    pub(crate) missing_colon: bool,
+    /// Empty name, whitespace before the colon, or a name that is not a token.
+    pub(crate) invalid: bool,
+}
+
+pub(crate) fn parse_field(line: &[u8]) -> FieldLine<'_> {
+    let Some(colon) = line.iter().position(|&b| b == b':' || b == 0) else {
+        return FieldLine { name: b"", value: line, missing_colon: true, invalid: false };
+    };
+    if line.get(colon) == Some(&0) {
+        // libhtp treats a NUL before any colon like a missing colon.
+        return FieldLine { name: b"", value: line, missing_colon: true, invalid: false };
+    }
+    let raw_name = line.get(..colon).unwrap_or_default();
+    let mut name = raw_name;
+    while let [rest @ .., last] = name {
+        if !is_lws(*last) {
+            break;
+        }
+        name = rest;
+    }
+    let invalid = name.is_empty() || name.len() != raw_name.len() || !name.iter().all(|&b| is_token(b));
+    let value = trim_lws(line.get(colon + 1..).unwrap_or_default());
+    FieldLine { name, value, missing_colon: false, invalid }
+}
+
+/// libhtp's lenient Content-Length: junk around the first digit run is
+/// tolerated, no digits (or an overflow) is not.
+pub(crate) fn parse_content_length(value: &[u8]) -> Option<u64> {
+    let start = value.iter().position(|b| b.is_ascii_digit())?;
+    let digits = value.get(start..).unwrap_or_default();
+    let end = digits.iter().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
+    let mut n: u64 = 0;
+    for &d in digits.get(..end).unwrap_or_default() {
+        n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    // Cap at what a signed 64-bit length can say, as libhtp does.
+    (n <= i64::MAX as u64).then_some(n)
+}
+
+/// Whether a comma-separated header value lists `token` (any case).
+pub(crate) fn has_token(value: &[u8], token: &[u8]) -> bool {
+    value.split(|&b| b == b',').any(|t| trim_lws(t).eq_ignore_ascii_case(token))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_split_like_libhtp() {
+        let f = parse_field(b"Host:  example.com \t");
+        assert_eq!((f.name, f.value, f.missing_colon, f.invalid), (&b"Host"[..], &b"example.com"[..], false, false));
+        let f = parse_field(b"no colon here");
+        assert!(f.missing_colon);
+        assert_eq!(f.value, b"no colon here");
+        assert!(parse_field(b"Bad Name: x").invalid);
+        assert!(parse_field(b"Name : x").invalid);
+        assert!(parse_field(b": x").invalid);
+    }
+
+    #[test]
+    fn table_joins_repeats_and_checks_lengths() {
+        let mut t = HeaderTable::default();
+        assert_eq!(t.add(b"Host", b"a", 100), Added::New);
+        assert_eq!(t.add(b"host", b"b", 100), Added::Joined);
+        assert_eq!(t.value(b"HOST"), Some(&b"a, b"[..]));
+        t.add(b"Content-Length", b"5", 100);
+        assert_eq!(t.add(b"content-length", b" 5", 100), Added::RepeatedLength { agrees: true });
+        assert_eq!(t.add(b"content-length", b"6", 100), Added::RepeatedLength { agrees: false });
+        assert_eq!(t.add(b"Host", &[b'x'; 200], 100), Added::Dropped);
+        assert_eq!(t.names(), b"\r\nHost\r\nContent-Length\r\n\r\n");
+        assert_eq!(t.normalized(Some(b"cookie")), b"Host: a, b\r\nContent-Length: 5\r\n");
+    }
+
+    #[test]
+    fn content_length_is_lenient_but_bounded() {
+        assert_eq!(parse_content_length(b" 42 "), Some(42));
+        assert_eq!(parse_content_length(b"x42y"), Some(42));
+        assert_eq!(parse_content_length(b"abc"), None);
+        assert_eq!(parse_content_length(b"99999999999999999999999"), None);
+        assert!(has_token(b"gzip, Chunked", b"chunked"));
+    }
+}

@@ -1,0 +1,67 @@
+//! Stream anomalies, under the names Suricata's `stream-event` keyword and
+//! EVE use (without the `stream.` prefix in rules).
+
+/// A TCP tracking or reassembly anomaly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StreamEvent {
+    SynAckWithWrongAck,
+    SynAckInWrongDirection,
+    SynResendDiffSeq,
+    AckInWrongDir,
+    PacketOutOfWindow,
+    PacketRetransmission,
+    RstInvalid,
+    DataAfterRst,
+    FinOutOfWindow,
+    OverlapDifferentData,
+    DepthReached,
+    SeqGap,
+    SegmentBeforeBaseSeq,
+    MemcapDrop,
+    WrongThread,
+}
+
+impl StreamEvent {
+    pub const ALL: [StreamEvent; 15] = [
+        StreamEvent::SynAckWithWrongAck,
+        StreamEvent::SynAckInWrongDirection,
+        StreamEvent::SynResendDiffSeq,
+        StreamEvent::AckInWrongDir,
+        StreamEvent::PacketOutOfWindow,
+        StreamEvent::PacketRetransmission,
+        StreamEvent::RstInvalid,
+        StreamEvent::DataAfterRst,
+        StreamEvent::FinOutOfWindow,
+        StreamEvent::OverlapDifferentData,
+        StreamEvent::DepthReached,
+        StreamEvent::SeqGap,
+        StreamEvent::SegmentBeforeBaseSeq,
+        StreamEvent::MemcapDrop,
+        StreamEvent::WrongThread,
+    ];
+
+    /// Suricata's name, as in `stream-event:<name>` and EVE anomaly `event`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            StreamEvent::SynAckWithWrongAck => "3whs_synack_with_wrong_ack",
+            StreamEvent::SynAckInWrongDirection => "3whs_synack_in_wrong_direction",
+            StreamEvent::SynResendDiffSeq => "3whs_syn_resend_diff_seq_on_syn_recv",
+            StreamEvent::AckInWrongDir => "3whs_ack_in_wrong_dir",
+            StreamEvent::PacketOutOfWindow => "est_packet_out_of_window",
+            StreamEvent::PacketRetransmission => "pkt_retransmission",
+            StreamEvent::RstInvalid => "rst_invalid_ack",
+            StreamEvent::DataAfterRst => "rst_with_data",
+            StreamEvent::FinOutOfWindow => "fin_out_of_window",
+            StreamEvent::OverlapDifferentData => "reassembly_overlap_different_data",
+            StreamEvent::DepthReached => "reassembly_depth_reached",
+            StreamEvent::SeqGap => "reassembly_seq_gap",
+            StreamEvent::SegmentBeforeBaseSeq => "reassembly_segment_before_base_seq",
+            StreamEvent::MemcapDrop => "reassembly_memcap",
+            StreamEvent::WrongThread => "wrong_thread",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<StreamEvent> {
+        Self::ALL.iter().copied().find(|e| e.name() == name)
+    }
+}

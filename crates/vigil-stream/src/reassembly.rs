@@ -1,0 +1,299 @@
+//! One direction's reassembly: the segments a sender sent, the bytes the
+//! receiver is taken to keep where they overlap, and how far consumers have
+//! read.
+//!
+//! Offsets are stream offsets (0 is the first byte after the SYN), so
+//! sequence wrap-around never reaches this module. Segment records keep
+//! their original extents even after their bytes were overwritten, because
+//! overlap policies judge a new segment against the segments as sent.
+
+use crate::policy::Policy;
+use std::collections::BTreeMap;
+
+/// What inserting one segment found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Inserted {
+    /// It overlapped data already held.
+    pub overlap: bool,
+    /// ... and the overlapping bytes differed.
+    pub different: bool,
+    /// Bytes actually stored (after clipping to the consumed base and depth).
+    pub stored: usize,
+    /// Some bytes lay beyond the reassembly depth and were not kept.
+    pub depth_reached: bool,
+}
+
+/// Segments and data of one direction.
+#[derive(Debug, Default, Clone)]
+pub struct Reassembly {
+    /// Offsets below this are consumed and freed.
+    base: u64,
+    /// Segment extents as sent, by (start, end).
+    segs: BTreeMap<(u64, u64), ()>,
+    /// The bytes kept: non-overlapping chunks by start offset; contiguous
+    /// writes are appended to the chunk they extend.
+    data: BTreeMap<u64, Vec<u8>>,
+    /// Bytes held in `data`.
+    held: usize,
+}
+
+impl Reassembly {
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    pub fn held(&self) -> usize {
+        self.held
+    }
+
+    /// Stores `payload` at `off` under `policy`, keeping nothing at or beyond
+    /// `depth` (0: no limit) and nothing below the consumed base.
+    /// `budget` is how many new bytes may be held (the memcap's headroom).
+    pub fn insert(&mut self, off: u64, payload: &[u8], policy: Policy, depth: u64, budget: usize) -> Inserted {
+        let mut out = Inserted::default();
+        let mut start = off;
+        let mut end = off + payload.len() as u64;
+        if depth > 0 && end > depth {
+            out.depth_reached = true;
+            end = end.min(depth);
+        }
+        start = start.max(self.base);
+        if start >= end {
+            return out;
+        }
+        let mut buf = payload[(start - off) as usize..(end - off) as usize].to_vec();
+        // Overlaps are judged against every held segment as sent.
+        let overlapping: Vec<(u64, u64)> =
+            self.segs.range(..(end, 0)).filter(|((s, e), _)| *e > start && *s < end).map(|(k, _)| *k).collect();
+        for (os, oe) in overlapping {
+            let (lo, hi) = (os.max(start).max(self.base), oe.min(end));
+            if lo >= hi {
+                continue;
+            }
+            out.overlap = true;
+            let mut old = Vec::with_capacity((hi - lo) as usize);
+            self.read_into(lo, hi, &mut old);
+            let new = &buf[(lo - start) as usize..(hi - start) as usize];
+            // Bytes a previous overwrite freed (none normally) compare as absent.
+            if old.len() as u64 != hi - lo || old == new {
+                continue;
+            }
+            out.different = true;
+            if !policy.new_wins(start, end, os, oe) {
+                buf[(lo - start) as usize..(hi - start) as usize].copy_from_slice(&old);
+            }
+        }
+        let added = self.write(start, &buf, budget);
+        out.stored = buf.len();
+        if added.is_none() {
+            out.stored = 0;
+            return out;
+        }
+        self.segs.insert((start, end), ());
+        out
+    }
+
+    /// Writes `buf` at `start`, replacing what lies there. `None` when the
+    /// new bytes do not fit the budget (nothing is written).
+    fn write(&mut self, start: u64, buf: &[u8], budget: usize) -> Option<usize> {
+        let end = start + buf.len() as u64;
+        let covered = self.covered(start, end);
+        let fresh = buf.len() - covered;
+        if fresh > budget {
+            return None;
+        }
+        // Cut the chunks that overlap [start, end) down to what lies outside it.
+        let hit: Vec<u64> =
+            self.data.range(..end).filter(|(s, d)| *s + d.len() as u64 > start).map(|(s, _)| *s).collect();
+        for s in hit {
+            let Some(chunk) = self.data.remove(&s) else { continue };
+            let e = s + chunk.len() as u64;
+            self.held -= chunk.len();
+            if s < start {
+                let left = chunk[..(start - s) as usize].to_vec();
+                self.held += left.len();
+                self.data.insert(s, left);
+            }
+            if e > end {
+                let right = chunk[(end - s) as usize..].to_vec();
+                self.held += right.len();
+                self.data.insert(end, right);
+            }
+        }
+        self.held += buf.len();
+        // Append to a chunk ending exactly at `start`, keeping reads cheap.
+        if let Some((&s, prev)) = self.data.range_mut(..start).next_back() {
+            if s + prev.len() as u64 == start {
+                prev.extend_from_slice(buf);
+                if let Some(next) = self.data.remove(&end) {
+                    if let Some(prev) = self.data.get_mut(&s) {
+                        prev.extend_from_slice(&next);
+                    }
+                }
+                return Some(fresh);
+            }
+        }
+        let mut chunk = buf.to_vec();
+        if let Some(next) = self.data.remove(&end) {
+            chunk.extend_from_slice(&next);
+        }
+        self.data.insert(start, chunk);
+        Some(fresh)
+    }
+
+    /// Bytes of `[start, end)` already held.
+    fn covered(&self, start: u64, end: u64) -> usize {
+        self.data
+            .range(..end)
+            .rev()
+            .take_while(|(s, d)| *s + d.len() as u64 > start)
+            .map(|(s, d)| (end.min(*s + d.len() as u64) - start.max(*s)) as usize)
+            .sum()
+    }
+
+    /// Appends the held bytes of `[start, end)` to `out`, stopping at the first hole.
+    pub fn read_into(&self, start: u64, end: u64, out: &mut Vec<u8>) {
+        let mut at = start;
+        let first = self.data.range(..=start).next_back().map(|(s, _)| *s).unwrap_or(start);
+        for (&s, d) in self.data.range(first..end) {
+            let e = s + d.len() as u64;
+            if s > at || e <= at {
+                if s > at {
+                    return;
+                }
+                continue;
+            }
+            let hi = e.min(end);
+            out.extend_from_slice(&d[(at - s) as usize..(hi - s) as usize]);
+            at = hi;
+            if at >= end {
+                return;
+            }
+        }
+    }
+
+    /// The end of the contiguous data starting at `from`.
+    pub fn contiguous_end(&self, from: u64) -> u64 {
+        let mut at = from;
+        let first = self.data.range(..=from).next_back().map(|(s, _)| *s).unwrap_or(from);
+        for (&s, d) in self.data.range(first..) {
+            let e = s + d.len() as u64;
+            if s > at {
+                break;
+            }
+            at = at.max(e);
+        }
+        at
+    }
+
+    /// The start of the first data held at or after `from`, if any.
+    pub fn next_data(&self, from: u64) -> Option<u64> {
+        if let Some((&s, d)) = self.data.range(..=from).next_back() {
+            if s + d.len() as u64 > from {
+                return Some(from);
+            }
+        }
+        self.data.range(from..).next().map(|(&s, _)| s)
+    }
+
+    /// Frees everything below `to`; returns the bytes freed.
+    pub fn release(&mut self, to: u64) -> usize {
+        if to <= self.base {
+            return 0;
+        }
+        self.base = to;
+        let before = self.held;
+        let gone: Vec<u64> = self.data.range(..to).map(|(s, _)| *s).collect();
+        for s in gone {
+            let Some(chunk) = self.data.remove(&s) else { continue };
+            self.held -= chunk.len();
+            let e = s + chunk.len() as u64;
+            if e > to {
+                let rest = chunk[(to - s) as usize..].to_vec();
+                self.held += rest.len();
+                self.data.insert(to, rest);
+            }
+        }
+        self.segs.retain(|&(_, e), _| e > to);
+        before - self.held
+    }
+
+    /// Frees everything.
+    pub fn clear(&mut self) -> usize {
+        let held = self.held;
+        self.data.clear();
+        self.segs.clear();
+        self.held = 0;
+        held
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(r: &Reassembly) -> Vec<u8> {
+        let mut v = Vec::new();
+        r.read_into(r.base(), u64::MAX, &mut v);
+        v
+    }
+
+    #[test]
+    fn in_order_and_out_of_order_join_up() {
+        let mut r = Reassembly::default();
+        r.insert(4, b"5678", Policy::Bsd, 0, usize::MAX);
+        assert_eq!(r.contiguous_end(0), 0);
+        r.insert(0, b"1234", Policy::Bsd, 0, usize::MAX);
+        assert_eq!(r.contiguous_end(0), 8);
+        assert_eq!(all(&r), b"12345678");
+        assert_eq!(r.held(), 8);
+        assert_eq!(r.release(6), 6);
+        assert_eq!(all(&r), b"78");
+        // Data below the base is ignored.
+        let i = r.insert(0, b"xxxxxx", Policy::Last, 0, usize::MAX);
+        assert_eq!(i.stored, 0);
+    }
+
+    #[test]
+    fn overlap_policies_decide_the_bytes() {
+        // Held [2, 8) "AAAAAA"; the new segment [2, 10) starts at the same
+        // place and ends beyond it.
+        for (policy, want) in [
+            (Policy::First, &b"CCAAAAAABB"[..]),
+            (Policy::Last, b"CCBBBBBBBB"),
+            (Policy::Bsd, b"CCAAAAAABB"),
+            (Policy::Linux, b"CCBBBBBBBB"),
+            (Policy::OldLinux, b"CCBBBBBBBB"),
+            (Policy::Solaris, b"CCBBBBBBBB"),
+        ] {
+            let mut r = Reassembly::default();
+            r.insert(2, b"AAAAAA", Policy::Bsd, 0, usize::MAX);
+            r.insert(0, b"CC", Policy::Bsd, 0, usize::MAX);
+            let i = r.insert(2, b"BBBBBBBB", policy, 0, usize::MAX);
+            assert!(i.overlap && i.different, "{policy:?}");
+            assert_eq!(all(&r), want, "{policy:?}");
+            assert_eq!(r.held(), 10);
+        }
+    }
+
+    #[test]
+    fn depth_and_budget_limit_what_is_kept() {
+        let mut r = Reassembly::default();
+        let i = r.insert(0, b"0123456789", Policy::Bsd, 6, usize::MAX);
+        assert!(i.depth_reached);
+        assert_eq!(all(&r), b"012345");
+        let i = r.insert(6, b"abc", Policy::Bsd, 0, 2);
+        assert_eq!(i.stored, 0);
+        assert_eq!(r.held(), 6);
+    }
+
+    #[test]
+    fn identical_retransmission_is_an_overlap_without_difference() {
+        let mut r = Reassembly::default();
+        r.insert(0, b"hello", Policy::Bsd, 0, usize::MAX);
+        let i = r.insert(0, b"hello", Policy::Bsd, 0, usize::MAX);
+        assert!(i.overlap && !i.different);
+        assert_eq!(r.held(), 5);
+        assert_eq!(r.next_data(5), None);
+    }
+}

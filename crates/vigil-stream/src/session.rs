@@ -1,0 +1,513 @@
+//! One TCP session: the handshake and teardown state machine, each
+//! direction's sequence space mapped to stream offsets, acknowledgements,
+//! and the reassembly of both directions.
+
+use crate::config::StreamConfig;
+use crate::counters::StreamCounters;
+use crate::events::StreamEvent;
+use crate::reassembly::Reassembly;
+use std::net::IpAddr;
+use vigil_types::{Direction, PerDir};
+
+/// TCP flag bits.
+pub mod flags {
+    pub const FIN: u8 = 0x01;
+    pub const SYN: u8 = 0x02;
+    pub const RST: u8 = 0x04;
+    pub const PSH: u8 = 0x08;
+    pub const ACK: u8 = 0x10;
+}
+use flags::*;
+
+/// Rough bytes one session costs against `stream.memcap`.
+pub const SESSION_COST: u64 = std::mem::size_of::<TcpSession>() as u64;
+
+/// A TCP segment as the stream engine needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct Segment<'a> {
+    pub dir: Direction,
+    pub flags: u8,
+    pub seq: u32,
+    pub ack: u32,
+    pub window: u16,
+    /// Window scale option (SYN and SYN/ACK only).
+    pub wscale: Option<u8>,
+    pub payload: &'a [u8],
+    /// The receiver of this segment, whose OS decides overlaps.
+    pub dst: IpAddr,
+}
+
+/// Session states, as EVE `tcp.state` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TcpState {
+    SynSent,
+    SynRecv,
+    Established,
+    FinWait1,
+    FinWait2,
+    Closing,
+    CloseWait,
+    LastAck,
+    TimeWait,
+    Closed,
+}
+
+impl TcpState {
+    pub const fn name(self) -> &'static str {
+        match self {
+            TcpState::SynSent => "syn_sent",
+            TcpState::SynRecv => "syn_recv",
+            TcpState::Established => "established",
+            TcpState::FinWait1 => "fin_wait1",
+            TcpState::FinWait2 => "fin_wait2",
+            TcpState::Closing => "closing",
+            TcpState::CloseWait => "close_wait",
+            TcpState::LastAck => "last_ack",
+            TcpState::TimeWait => "time_wait",
+            TcpState::Closed => "closed",
+        }
+    }
+}
+
+/// One direction: the sender's sequence space and what the receiver kept.
+#[derive(Debug, Clone, Default)]
+pub struct TcpStream {
+    /// Sequence number of stream offset 0 (the first byte after the SYN).
+    base_seq: u32,
+    /// A recent (sequence, offset) pair that offsets are computed from,
+    /// so streams longer than 4 GiB keep counting.
+    anchor: (u32, u64),
+    known: bool,
+    /// End of the highest data seen.
+    pub seen_end: u64,
+    /// Offset acknowledged by the receiver.
+    pub acked: u64,
+    /// Whether the receiver's acknowledgements are seen at all (both
+    /// directions of the session are on the wire).
+    pub acks_seen: bool,
+    pub wscale: Option<u8>,
+    /// The sender's FIN, as an offset.
+    pub fin: Option<u64>,
+    /// Data sent with the SYN, held until the SYN/ACK acknowledges it (TCP Fast Open).
+    syn_data: Vec<u8>,
+    pub reassembly: Reassembly,
+    /// Raw (content rule) inspection has covered everything below this.
+    pub raw_progress: u64,
+    /// The application-layer parser has consumed everything below this.
+    pub app_progress: u64,
+    /// `stream.reassembly.depth` was reached.
+    pub depth_reached: bool,
+}
+
+impl TcpStream {
+    fn start(&mut self, isn: u32) {
+        self.base_seq = isn.wrapping_add(1);
+        self.anchor = (self.base_seq, 0);
+        self.known = true;
+    }
+
+    /// Midstream: the first byte seen becomes offset 0.
+    fn start_at(&mut self, seq: u32) {
+        self.base_seq = seq;
+        self.anchor = (seq, 0);
+        self.known = true;
+    }
+
+    /// The stream offset of `seq` (negative: before the stream's start).
+    pub fn offset(&self, seq: u32) -> i64 {
+        let diff = seq.wrapping_sub(self.anchor.0) as i32 as i64;
+        self.anchor.1 as i64 + diff
+    }
+
+    fn advance_anchor(&mut self, seq: u32, off: u64) {
+        if off > self.anchor.1 {
+            self.anchor = (seq, off);
+        }
+    }
+}
+
+/// What handling one segment did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Handled {
+    /// The payload went into reassembly (detection then inspects the stream,
+    /// not the packet, for stream rules).
+    pub stream_added: bool,
+    /// The segment was accepted as part of the session.
+    pub accepted: bool,
+}
+
+/// A TCP session.
+#[derive(Debug, Clone)]
+pub struct TcpSession {
+    pub state: TcpState,
+    pub dirs: PerDir<TcpStream>,
+    /// Seen midstream (no handshake).
+    pub midstream: bool,
+    /// Only one direction is on the wire.
+    pub async_oneside: bool,
+    /// A valid RST was seen.
+    pub reset: bool,
+    /// The application layer reads this session's stream: data is kept
+    /// until it has consumed it.
+    pub app_enabled: bool,
+}
+
+/// The per-worker side of the stream engine: configuration, memory in use,
+/// counters.
+#[derive(Debug, Clone, Default)]
+pub struct StreamCtx {
+    pub cfg: StreamConfig,
+    pub counters: StreamCounters,
+    /// Bytes of session state in use (`stream.memcap`).
+    pub ssn_memuse: u64,
+    /// Bytes of segment data held (`stream.reassembly.memcap`).
+    pub reassembly_memuse: u64,
+}
+
+impl StreamCtx {
+    pub fn new(cfg: StreamConfig) -> Self {
+        StreamCtx { cfg, ..Default::default() }
+    }
+
+    /// Starts a session from a segment of a flow that has none: a SYN, or
+    /// with `midstream` any segment. `None`: the segment starts nothing.
+    pub fn start(&mut self, seg: &Segment<'_>) -> Option<TcpSession> {
+        self.count_flags(seg.flags);
+        let syn_only = seg.flags & (SYN | ACK | RST) == SYN;
+        let midstream = !syn_only && self.cfg.midstream && seg.flags & RST == 0;
+        if !syn_only && !midstream {
+            return None;
+        }
+        if self.ssn_memuse + SESSION_COST > self.cfg.memcap {
+            self.counters.ssn_memcap_drop += 1;
+            return None;
+        }
+        self.ssn_memuse += SESSION_COST;
+        self.counters.sessions += 1;
+        let mut ssn = TcpSession {
+            state: TcpState::SynSent,
+            dirs: PerDir::default(),
+            midstream,
+            async_oneside: false,
+            reset: false,
+            app_enabled: false,
+        };
+        let (me, peer) = split(&mut ssn.dirs, seg.dir);
+        if syn_only {
+            me.start(seg.seq);
+            me.wscale = seg.wscale;
+            me.syn_data = seg.payload.to_vec();
+        } else {
+            self.counters.midstream_pickups += 1;
+            ssn.state = TcpState::Established;
+            if seg.flags & SYN != 0 {
+                // A SYN/ACK: the SYN's sender is the server.
+                me.start(seg.seq);
+                peer.start_at(seg.ack);
+            } else {
+                me.start_at(seg.seq);
+                if seg.flags & ACK != 0 {
+                    peer.start_at(seg.ack);
+                }
+            }
+        }
+        Some(ssn)
+    }
+
+    fn count_flags(&mut self, f: u8) {
+        if f & (SYN | ACK) == SYN {
+            self.counters.syn += 1;
+        } else if f & (SYN | ACK) == SYN | ACK {
+            self.counters.synack += 1;
+        }
+        if f & RST != 0 {
+            self.counters.rst += 1;
+        }
+    }
+
+    /// Frees a session's memory (its flow ended).
+    pub fn end(&mut self, ssn: &mut TcpSession) {
+        for d in [Direction::ToServer, Direction::ToClient] {
+            self.reassembly_memuse -= ssn.dirs.get_mut(d).reassembly.clear() as u64;
+        }
+        self.ssn_memuse = self.ssn_memuse.saturating_sub(SESSION_COST);
+    }
+}
+
+fn split(dirs: &mut PerDir<TcpStream>, dir: Direction) -> (&mut TcpStream, &mut TcpStream) {
+    match dir {
+        Direction::ToServer => (&mut dirs.to_server, &mut dirs.to_client),
+        Direction::ToClient => (&mut dirs.to_client, &mut dirs.to_server),
+    }
+}
+
+/// Segments this far beyond what the sender has sent so far are not
+/// believed: beyond any window a receiver would accept.
+const MAX_AHEAD: u64 = 1 << 30;
+
+impl TcpSession {
+    /// Handles one segment of the session (the one that started it included:
+    /// call this for every segment). Anomalies go to `event`.
+    pub fn handle(&mut self, ctx: &mut StreamCtx, seg: &Segment<'_>, event: &mut dyn FnMut(StreamEvent)) -> Handled {
+        if !(self.state == TcpState::SynSent && seg.flags & (SYN | ACK) == SYN && self.dirs.get(seg.dir).syn_data == seg.payload) {
+            // The starting SYN was counted by `start`.
+            ctx.count_flags(seg.flags);
+        }
+        let mut out = Handled::default();
+        if self.reset {
+            if !seg.payload.is_empty() {
+                event(StreamEvent::DataAfterRst);
+            }
+            return out;
+        }
+        match self.state {
+            TcpState::SynSent => self.on_syn_sent(ctx, seg, event),
+            TcpState::SynRecv => {
+                if seg.flags & SYN != 0 {
+                    return out;
+                }
+                if seg.dir == Direction::ToServer && seg.flags & ACK != 0 {
+                    self.state = TcpState::Established;
+                } else if seg.dir == Direction::ToClient && seg.flags & ACK != 0 && seg.payload.is_empty() {
+                    event(StreamEvent::AckInWrongDir);
+                }
+            }
+            _ => {}
+        }
+        if self.state == TcpState::SynSent || (seg.flags & SYN != 0 && !self.midstream) {
+            return out;
+        }
+        out.accepted = true;
+        if seg.flags & RST != 0 {
+            return self.on_rst(seg, event, out);
+        }
+        // The acknowledgement covers the other direction's data.
+        if seg.flags & ACK != 0 {
+            let peer = self.dirs.get_mut(seg.dir.flip());
+            if peer.known {
+                let off = peer.offset(seg.ack);
+                if off > peer.acked as i64 && (off as u64) <= peer.seen_end + 1 + u64::from(peer.fin.is_some()) {
+                    peer.acked = off as u64;
+                }
+                peer.acks_seen = true;
+            }
+        }
+        let me = self.dirs.get_mut(seg.dir);
+        if !me.known {
+            me.start_at(seg.seq);
+        }
+        let off = me.offset(seg.seq);
+        if !seg.payload.is_empty() {
+            out.stream_added = self.add_data(ctx, seg, off, event);
+        }
+        if seg.flags & FIN != 0 {
+            self.on_fin(seg, off);
+        }
+        self.advance_close(seg);
+        out
+    }
+
+    fn on_syn_sent(&mut self, ctx: &mut StreamCtx, seg: &Segment<'_>, event: &mut dyn FnMut(StreamEvent)) {
+        let f = seg.flags & (SYN | ACK | RST);
+        if seg.dir == Direction::ToClient && f == SYN | ACK {
+            let client = &mut self.dirs.to_server;
+            let acked = client.offset(seg.ack);
+            // TFO: the SYN/ACK may acknowledge the SYN's data.
+            let syn_data = std::mem::take(&mut client.syn_data);
+            if acked != 0 && acked != syn_data.len() as i64 {
+                event(StreamEvent::SynAckWithWrongAck);
+                client.syn_data = syn_data;
+                return;
+            }
+            self.dirs.to_client.start(seg.seq);
+            self.dirs.to_client.wscale = seg.wscale;
+            if !syn_data.is_empty() && acked == syn_data.len() as i64 {
+                let client = &mut self.dirs.to_server;
+                let i = client.reassembly.insert(0, &syn_data, Policy::First, ctx.cfg.depth, budget(ctx));
+                ctx.reassembly_memuse += i.stored as u64;
+                client.seen_end = syn_data.len() as u64;
+                client.acked = syn_data.len() as u64;
+                client.anchor = (client.base_seq.wrapping_add(syn_data.len() as u32), syn_data.len() as u64);
+            }
+            self.state = TcpState::SynRecv;
+        } else if seg.dir == Direction::ToServer && f == SYN {
+            let client = &mut self.dirs.to_server;
+            if client.offset(seg.seq) != -1 {
+                event(StreamEvent::SynResendDiffSeq);
+                client.start(seg.seq);
+                client.syn_data = seg.payload.to_vec();
+            }
+        } else if seg.dir == Direction::ToClient && f == SYN {
+            event(StreamEvent::SynAckInWrongDirection);
+        } else if seg.dir == Direction::ToServer && f == ACK && ctx.cfg.async_oneside {
+            // The server's side never shows: only the client's half is on this wire.
+            self.async_oneside = true;
+            self.state = TcpState::Established;
+            let server = &mut self.dirs.to_client;
+            server.start_at(seg.ack);
+        }
+    }
+
+    fn on_rst(&mut self, seg: &Segment<'_>, event: &mut dyn FnMut(StreamEvent), out: Handled) -> Handled {
+        let me = self.dirs.get(seg.dir);
+        let off = me.offset(seg.seq);
+        // A reset far from anything the sender could have sent is not believed.
+        if me.known && (off < me.reassembly.base() as i64 - MAX_AHEAD as i64 || off > (me.seen_end + MAX_AHEAD) as i64) {
+            event(StreamEvent::RstInvalid);
+            return Handled::default();
+        }
+        self.reset = true;
+        self.state = TcpState::Closed;
+        out
+    }
+
+    fn add_data(&mut self, ctx: &mut StreamCtx, seg: &Segment<'_>, off: i64, event: &mut dyn FnMut(StreamEvent)) -> bool {
+        let policy = ctx.cfg.policies.lookup(seg.dst);
+        let depth = ctx.cfg.depth;
+        let budget = budget(ctx);
+        let async_oneside = self.async_oneside;
+        let me = self.dirs.get_mut(seg.dir);
+        let end = off + seg.payload.len() as i64;
+        if end <= 0 || end <= me.reassembly.base() as i64 {
+            event(StreamEvent::SegmentBeforeBaseSeq);
+            return false;
+        }
+        if off > (me.seen_end + MAX_AHEAD) as i64 {
+            event(StreamEvent::PacketOutOfWindow);
+            return false;
+        }
+        let (start, data) = if off < 0 { (0u64, &seg.payload[(-off) as usize..]) } else { (off as u64, seg.payload) };
+        if me.depth_reached {
+            return false;
+        }
+        let before_end = me.seen_end;
+        let i = me.reassembly.insert(start, data, policy, depth, budget);
+        ctx.reassembly_memuse += i.stored as u64;
+        let end = start + data.len() as u64;
+        if i.overlap {
+            ctx.counters.overlap += 1;
+            if end <= before_end && !i.different {
+                event(StreamEvent::PacketRetransmission);
+            }
+        }
+        if i.different {
+            ctx.counters.overlap_diff_data += 1;
+            event(StreamEvent::OverlapDifferentData);
+        }
+        if i.depth_reached && !me.depth_reached {
+            me.depth_reached = true;
+            ctx.counters.stream_depth_reached += 1;
+            event(StreamEvent::DepthReached);
+        }
+        if i.stored == 0 && !i.overlap && !i.depth_reached && start >= me.reassembly.base() {
+            ctx.counters.segment_memcap_drop += 1;
+            event(StreamEvent::MemcapDrop);
+        }
+        me.seen_end = me.seen_end.max(end);
+        me.advance_anchor(seg.seq.wrapping_add(seg.payload.len() as u32), end);
+        if async_oneside {
+            me.acked = me.acked.max(me.reassembly.contiguous_end(me.acked));
+        }
+        i.stored > 0 || i.overlap
+    }
+
+    fn on_fin(&mut self, seg: &Segment<'_>, off: i64) {
+        let me = self.dirs.get_mut(seg.dir);
+        let end = (off + seg.payload.len() as i64).max(0) as u64;
+        if me.fin.is_none() {
+            me.fin = Some(end);
+            me.seen_end = me.seen_end.max(end);
+        }
+    }
+
+    /// Moves the teardown states on from FINs and the acknowledgements of them.
+    fn advance_close(&mut self, seg: &Segment<'_>) {
+        let fin_acked = |s: &TcpStream| s.fin.is_some_and(|f| s.acked > f || !s.acks_seen && s.fin.is_some());
+        let (c, s) = (&self.dirs.to_server, &self.dirs.to_client);
+        let (cf, sf) = (c.fin.is_some(), s.fin.is_some());
+        let (ca, sa) = (fin_acked(c), fin_acked(s));
+        self.state = match (cf, sf) {
+            (false, false) => self.state,
+            (true, false) => {
+                if ca {
+                    TcpState::FinWait2
+                } else {
+                    TcpState::FinWait1
+                }
+            }
+            (false, true) => {
+                if sa {
+                    TcpState::FinWait2
+                } else {
+                    TcpState::FinWait1
+                }
+            }
+            (true, true) => match (ca, sa) {
+                (true, true) => TcpState::Closed,
+                (true, false) | (false, true) if seg.flags & FIN == 0 => TcpState::LastAck,
+                _ => TcpState::Closing,
+            },
+        };
+        if self.state > TcpState::Established && self.state < TcpState::Closed && (ca && sa) {
+            self.state = TcpState::Closed;
+        }
+    }
+
+    /// Whether `dir`'s sender has finished (FIN or RST): its data is final.
+    pub fn closing(&self, dir: Direction) -> bool {
+        self.reset || self.dirs.get(dir).fin.is_some()
+    }
+
+    /// The range of `dir`'s stream ready for raw inspection: acknowledged
+    /// (or everything held, with `flush`), contiguous from the raw progress,
+    /// and at least a chunk unless the stream is closing. Holes the receiver
+    /// acknowledged (data the capture missed) are skipped and counted.
+    pub fn raw_ready(&mut self, ctx: &mut StreamCtx, dir: Direction, flush: bool) -> Option<(u64, u64)> {
+        let chunk = match dir {
+            Direction::ToServer => ctx.cfg.toserver_chunk,
+            Direction::ToClient => ctx.cfg.toclient_chunk,
+        } as u64;
+        let closing = self.closing(dir) || self.closing(dir.flip());
+        let inline = ctx.cfg.inline;
+        let s = self.dirs.get_mut(dir);
+        let limit = if flush || inline || !s.acks_seen { u64::MAX } else { s.acked };
+        let mut start = s.raw_progress.max(s.reassembly.base());
+        let mut end = s.reassembly.contiguous_end(start).min(limit);
+        if end <= start {
+            // A hole: skip it once the data after it is acknowledged.
+            let next = s.reassembly.next_data(start)?;
+            if next >= limit {
+                return None;
+            }
+            ctx.counters.reassembly_gap += 1;
+            s.raw_progress = next;
+            start = next;
+            end = s.reassembly.contiguous_end(start).min(limit);
+        }
+        let wait_for_more = !flush && !inline && !closing && !s.depth_reached && s.acks_seen;
+        if end <= start || (wait_for_more && end - start < chunk) {
+            return None;
+        }
+        Some((start, end))
+    }
+
+    /// Copies `[start, end)` of `dir`'s stream to `out`.
+    pub fn read(&self, dir: Direction, start: u64, end: u64, out: &mut Vec<u8>) {
+        self.dirs.get(dir).reassembly.read_into(start, end, out);
+    }
+
+    /// Raw inspection covered `dir` up to `to`; data no consumer needs is freed.
+    pub fn raw_done(&mut self, ctx: &mut StreamCtx, dir: Direction, to: u64) {
+        let app = self.app_enabled;
+        let s = self.dirs.get_mut(dir);
+        s.raw_progress = s.raw_progress.max(to);
+        let keep = if app { s.raw_progress.min(s.app_progress) } else { s.raw_progress };
+        ctx.reassembly_memuse -= s.reassembly.release(keep) as u64;
+    }
+}
+
+use crate::policy::Policy;
+
+fn budget(ctx: &StreamCtx) -> usize {
+    ctx.cfg.reassembly_memcap.saturating_sub(ctx.reassembly_memuse).min(usize::MAX as u64) as usize
+}
