@@ -357,6 +357,9 @@ fn matches(
             return false;
         }
     }
+    if sig.stream_only {
+        return false;
+    }
     // Payload keywords need a payload (Suricata inspects none on empty packets).
     !payload.is_empty() && inspect(&sig.payload, payload, ictx)
 }

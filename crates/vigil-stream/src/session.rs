@@ -88,8 +88,6 @@ pub struct TcpStream {
     pub wscale: Option<u8>,
     /// The sender's FIN, as an offset.
     pub fin: Option<u64>,
-    /// Data sent with the SYN, held until the SYN/ACK acknowledges it (TCP Fast Open).
-    syn_data: Vec<u8>,
     pub reassembly: Reassembly,
     /// Raw (content rule) inspection has covered everything below this.
     pub raw_progress: u64,
@@ -196,7 +194,14 @@ impl StreamCtx {
         if syn_only {
             me.start(seg.seq);
             me.wscale = seg.wscale;
-            me.syn_data = seg.payload.to_vec();
+            if !seg.payload.is_empty() {
+                // TCP Fast Open: the SYN's data is the stream's first bytes.
+                let policy = self.cfg.policies.lookup(seg.dst);
+                let i = me.reassembly.insert(0, seg.payload, policy, self.cfg.depth, budget(self));
+                self.reassembly_memuse += i.stored as u64;
+                me.seen_end = seg.payload.len() as u64;
+                me.anchor = (me.base_seq.wrapping_add(seg.payload.len() as u32), me.seen_end);
+            }
         } else {
             self.counters.midstream_pickups += 1;
             ssn.state = TcpState::Established;
@@ -249,11 +254,18 @@ impl TcpSession {
     /// Handles one segment of the session (the one that started it included:
     /// call this for every segment). Anomalies go to `event`.
     pub fn handle(&mut self, ctx: &mut StreamCtx, seg: &Segment<'_>, event: &mut dyn FnMut(StreamEvent)) -> Handled {
-        if !(self.state == TcpState::SynSent && seg.flags & (SYN | ACK) == SYN && self.dirs.get(seg.dir).syn_data == seg.payload) {
-            // The starting SYN was counted by `start`.
+        let mut out = Handled::default();
+        let starting_syn = self.state == TcpState::SynSent
+            && seg.dir == Direction::ToServer
+            && seg.flags & (SYN | ACK) == SYN
+            && self.dirs.get(seg.dir).offset(seg.seq) == -1;
+        if starting_syn {
+            // Counted by `start`; its data (TCP Fast Open) joins the stream
+            // once the SYN/ACK acknowledges it.
+            out.stream_added = !seg.payload.is_empty();
+        } else {
             ctx.count_flags(seg.flags);
         }
-        let mut out = Handled::default();
         if self.reset {
             if !seg.payload.is_empty() {
                 event(StreamEvent::DataAfterRst);
@@ -261,6 +273,7 @@ impl TcpSession {
             return out;
         }
         match self.state {
+            TcpState::SynSent if starting_syn => {}
             TcpState::SynSent => self.on_syn_sent(ctx, seg, event),
             TcpState::SynRecv => {
                 if seg.flags & SYN != 0 {
@@ -312,30 +325,22 @@ impl TcpSession {
         if seg.dir == Direction::ToClient && f == SYN | ACK {
             let client = &mut self.dirs.to_server;
             let acked = client.offset(seg.ack);
-            // TFO: the SYN/ACK may acknowledge the SYN's data.
-            let syn_data = std::mem::take(&mut client.syn_data);
-            if acked != 0 && acked != syn_data.len() as i64 {
+            // With TCP Fast Open the SYN/ACK may acknowledge the SYN's data too.
+            if acked != 0 && acked != client.seen_end as i64 {
                 event(StreamEvent::SynAckWithWrongAck);
-                client.syn_data = syn_data;
                 return;
             }
+            client.acked = acked as u64;
             self.dirs.to_client.start(seg.seq);
             self.dirs.to_client.wscale = seg.wscale;
-            if !syn_data.is_empty() && acked == syn_data.len() as i64 {
-                let client = &mut self.dirs.to_server;
-                let i = client.reassembly.insert(0, &syn_data, Policy::First, ctx.cfg.depth, budget(ctx));
-                ctx.reassembly_memuse += i.stored as u64;
-                client.seen_end = syn_data.len() as u64;
-                client.acked = syn_data.len() as u64;
-                client.anchor = (client.base_seq.wrapping_add(syn_data.len() as u32), syn_data.len() as u64);
-            }
+            // Both sides are on the wire: data waits for its acknowledgement.
+            self.dirs.to_client.acks_seen = true;
+            self.dirs.to_server.acks_seen = true;
             self.state = TcpState::SynRecv;
         } else if seg.dir == Direction::ToServer && f == SYN {
             let client = &mut self.dirs.to_server;
             if client.offset(seg.seq) != -1 {
                 event(StreamEvent::SynResendDiffSeq);
-                client.start(seg.seq);
-                client.syn_data = seg.payload.to_vec();
             }
         } else if seg.dir == Direction::ToClient && f == SYN {
             event(StreamEvent::SynAckInWrongDirection);
@@ -506,7 +511,6 @@ impl TcpSession {
     }
 }
 
-use crate::policy::Policy;
 
 fn budget(ctx: &StreamCtx) -> usize {
     ctx.cfg.reassembly_memcap.saturating_sub(ctx.reassembly_memuse).min(usize::MAX as u64) as usize

@@ -50,7 +50,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Pr
         (ProtoClass::Packet, "ip") => Proto::Ip,
         (ProtoClass::Packet, "ipv4") => Proto::Ipv4,
         (ProtoClass::Packet, "ipv6") => Proto::Ipv6,
-        (ProtoClass::Packet, "tcp" | "tcp-pkt") => Proto::Tcp,
+        (ProtoClass::Packet, "tcp" | "tcp-pkt" | "tcp-stream") => Proto::Tcp,
         (ProtoClass::Packet, "udp") => Proto::Udp,
         (ProtoClass::Packet, "icmp") => Proto::Icmp,
         (ProtoClass::Packet, "icmpv4") => Proto::Icmpv4,
@@ -58,7 +58,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Pr
         (ProtoClass::Packet, "sctp") => Proto::Sctp,
         (ProtoClass::Packet, "pkthdr") => Proto::PktHdr,
         (_, name) => {
-            // tcp-stream needs reassembly; app-layer protocols need their parsers.
+            // App-layer protocols need their parsers.
             missing.push(format!("protocol {name}"));
             Proto::Ip
         }

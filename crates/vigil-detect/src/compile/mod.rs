@@ -44,6 +44,9 @@ pub struct Signature {
     /// the packet itself only when its payload did not go into a stream
     /// (Suricata's `SIG_FLAG_REQUIRE_STREAM`). Off for `dsize` and `flow:no_stream`.
     pub require_stream: bool,
+    /// `tcp-stream` or `flow:only_stream`: payload keywords look at the
+    /// reassembled stream only, never at a packet.
+    pub stream_only: bool,
     /// The literal the prefilter looks for; `None`: inspected on every packet of its group.
     pub fast_pattern: Option<Pattern>,
     /// `flowbits` as written; the engine numbers the names when it is built.
@@ -131,9 +134,13 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         bidirectional: rule.header.endpoints.as_ref().is_some_and(|e| e.direction == vigil_rules::Direction::Both),
         require_stream: !payload.is_empty()
             && matches!(proto, Proto::Tcp | Proto::Ip | Proto::Ipv4 | Proto::Ipv6)
+            && rule.header.protocol.name != "tcp-pkt"
             && !checks.iter().any(|c| {
                 matches!(c, PacketCheck::Dsize(_) | PacketCheck::Flow { stream: Some(false), .. })
             }),
+        stream_only: !payload.is_empty()
+            && (rule.header.protocol.name == "tcp-stream"
+                || checks.iter().any(|c| matches!(c, PacketCheck::Flow { stream: Some(true), .. }))),
         checks,
         payload,
         fast_pattern,
