@@ -56,6 +56,9 @@ pub struct StreamInput<'a> {
     /// The packet's payload went into the stream: stream rules do not look
     /// at the packet itself (they see its bytes in the stream).
     pub payload_in_stream: bool,
+    /// The packet is a pseudo packet carrying the rest of a stream at flow
+    /// end: only stream rules are run on it.
+    pub pseudo: bool,
 }
 
 /// An immutable, shareable detection engine.
@@ -180,6 +183,9 @@ impl DetectEngine {
         let mut alerts = 0;
         for &i in &s.candidates {
             let sig = &self.sigs[i as usize];
+            if stream.pseudo && !sig.require_stream {
+                continue;
+            }
             if !sig.bit_tests.iter().all(|t| t.matches(state.as_deref().map(|st| &st.bits))) {
                 continue;
             }

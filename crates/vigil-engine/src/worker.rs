@@ -12,7 +12,7 @@ use vigil_defrag::Defragmenter;
 use vigil_detect::compile::FlowInfo;
 use vigil_detect::{DetectScratch, FlowDetect, Signature, StreamInput};
 use vigil_flow::{Flow, FlowHandle, FlowState, FlowTable};
-use vigil_stream::{StreamCtx, StreamEvent};
+use vigil_stream::{StreamCtx, StreamEvent, TcpState};
 use vigil_types::{Direction, LinkType, Timestamp};
 
 /// Reassembled datagrams may themselves carry fragments (a fragmented
@@ -100,8 +100,13 @@ impl Detector {
     }
 }
 
-fn flow_info<E>(f: &Flow<E>, dir: Direction, tracked: bool) -> FlowInfo {
-    FlowInfo { to_server: dir == Direction::ToServer, established: f.state == FlowState::Established, tracked }
+/// `established`: what the TCP session said before this packet, when it is tracked.
+fn flow_info<E>(f: &Flow<E>, dir: Direction, tracked: bool, established: Option<bool>) -> FlowInfo {
+    FlowInfo {
+        to_server: dir == Direction::ToServer,
+        established: established.unwrap_or(f.state == FlowState::Established),
+        tracked,
+    }
 }
 
 impl Worker {
@@ -146,15 +151,19 @@ impl Worker {
     }
 
     /// Tracks the packet's TCP session: returns whether its payload went
-    /// into the stream and the stream range now ready for inspection (its
-    /// bytes in `stream_buf`).
-    fn track(&mut self, p: &Packet<'_>, h: FlowHandle) -> (bool, Option<(u64, u64)>) {
-        let Some(seg) = segment(p, h.dir) else { return (false, None) };
-        let Some(f) = self.flows.get_mut(h) else { return (false, None) };
+    /// into the stream, the stream range now ready for inspection (its
+    /// bytes in `stream_buf`), and whether the session was established
+    /// when the packet came (a packet that closes it still belongs to it,
+    /// as in Suricata).
+    fn track(&mut self, p: &Packet<'_>, h: FlowHandle) -> (bool, Option<(u64, u64)>, Option<bool>) {
+        let Some(seg) = segment(p, h.dir) else { return (false, None, None) };
+        let Some(f) = self.flows.get_mut(h) else { return (false, None, None) };
         if f.ext.tcp.is_none() {
             f.ext.tcp = self.stream.start(&seg).map(Box::new);
         }
-        let Some(ssn) = f.ext.tcp.as_deref_mut() else { return (false, None) };
+        let Some(ssn) = f.ext.tcp.as_deref_mut() else { return (false, None, None) };
+        let before = ssn.state;
+        let established = Some(before >= TcpState::Established && before < TcpState::Closed);
         let mut events = Vec::new();
         let handled = ssn.handle(&mut self.stream, &seg, &mut |e| events.push(e));
         for e in events {
@@ -168,26 +177,27 @@ impl Worker {
             self.stream_buf.clear();
             ssn.read(h.dir, start, end, &mut self.stream_buf);
         }
-        (handled.stream_added, ready)
+        (handled.stream_added, ready, established)
     }
 
     fn inspect(&mut self, p: &mut Packet<'_>, depth: usize, outputs: &mut Outputs) -> Result<(), EngineError> {
         let root = depth == 0;
         // A fragment has no flow of its own, but the UDP tunnel it came in does.
         let flow = self.flows.handle_packet(p, root);
-        let (in_stream, ready) = match flow {
+        let (in_stream, ready, established) = match flow {
             Some(h) => self.track(p, h),
-            None => (false, None),
+            None => (false, None, None),
         };
         let buf = std::mem::take(&mut self.stream_buf);
         let stream = StreamInput {
             chunk: ready.map(|(start, end)| (&buf[..(end - start) as usize], start)),
             payload_in_stream: in_stream,
+            pseudo: false,
         };
         let f = flow.and_then(|h| self.flows.get_mut(h).map(|f| (h, f)));
         let result = match f {
             Some((h, f)) => {
-                let info = flow_info(f, h.dir, f.ext.tcp.is_some());
+                let info = flow_info(f, h.dir, f.ext.tcp.is_some(), established);
                 let alerted = self.detector.run(p, Some((h.id, info, &mut f.ext.detect)), stream, outputs);
                 if matches!(alerted, Ok(true)) {
                     f.alerted = true;
@@ -243,8 +253,9 @@ impl Worker {
                 self.stream.counters.pseudo += 1;
                 let frame = pseudo_packet(f, dir);
                 let p = self.pseudo_decoder.decode(&frame, self.now, LinkType::Raw, 0);
-                let stream = StreamInput { chunk: Some((&self.stream_buf, start)), payload_in_stream: true };
-                let info = flow_info(f, dir, true);
+                let stream =
+                    StreamInput { chunk: Some((&self.stream_buf, start)), payload_in_stream: true, pseudo: true };
+                let info = flow_info(f, dir, true, None);
                 match self.detector.run(&p, Some((f.id, info, &mut f.ext.detect)), stream, outputs) {
                     Ok(true) => f.alerted = true,
                     Ok(false) => {}

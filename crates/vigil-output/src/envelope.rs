@@ -15,7 +15,10 @@ pub struct EnvelopeOptions {
 pub fn envelope(p: &Packet<'_>, event_type: &str, opts: EnvelopeOptions) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("timestamp".into(), Value::String(format_timestamp(p.ts)));
-    m.insert("pcap_cnt".into(), json!(p.pcap_cnt));
+    // Pseudo packets (made at flow end to inspect the rest of a stream) were never captured.
+    if p.pcap_cnt != 0 {
+        m.insert("pcap_cnt".into(), json!(p.pcap_cnt));
+    }
     m.insert("event_type".into(), Value::String(event_type.into()));
     if !p.vlans().is_empty() {
         m.insert("vlan".into(), json!(p.vlans()));

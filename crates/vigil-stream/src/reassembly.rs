@@ -19,6 +19,9 @@ pub struct Inserted {
     pub different: bool,
     /// Bytes actually stored (after clipping to the consumed base and depth).
     pub stored: usize,
+    /// Bytes newly held (stored bytes that did not replace held ones): what
+    /// the memcap is charged.
+    pub added: usize,
     /// Some bytes lay beyond the reassembly depth and were not kept.
     pub depth_reached: bool,
 }
@@ -83,12 +86,9 @@ impl Reassembly {
                 buf[(lo - start) as usize..(hi - start) as usize].copy_from_slice(&old);
             }
         }
-        let added = self.write(start, &buf, budget);
+        let Some(added) = self.write(start, &buf, budget) else { return out };
         out.stored = buf.len();
-        if added.is_none() {
-            out.stored = 0;
-            return out;
-        }
+        out.added = added;
         self.segs.insert((start, end), ());
         out
     }

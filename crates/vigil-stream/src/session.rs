@@ -198,7 +198,7 @@ impl StreamCtx {
                 // TCP Fast Open: the SYN's data is the stream's first bytes.
                 let policy = self.cfg.policies.lookup(seg.dst);
                 let i = me.reassembly.insert(0, seg.payload, policy, self.cfg.depth, budget(self));
-                self.reassembly_memuse += i.stored as u64;
+                self.reassembly_memuse += i.added as u64;
                 me.seen_end = seg.payload.len() as u64;
                 me.anchor = (me.base_seq.wrapping_add(seg.payload.len() as u32), me.seen_end);
             }
@@ -387,7 +387,7 @@ impl TcpSession {
         }
         let before_end = me.seen_end;
         let i = me.reassembly.insert(start, data, policy, depth, budget);
-        ctx.reassembly_memuse += i.stored as u64;
+        ctx.reassembly_memuse += i.added as u64;
         let end = start + data.len() as u64;
         if i.overlap {
             ctx.counters.overlap += 1;
