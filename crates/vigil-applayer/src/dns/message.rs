@@ -60,7 +60,8 @@ impl DnsHeader {
     /// Whether the counts could fit a message of `len` bytes. Suricata's test: every entry takes
     /// at least two bytes. Anything failing it is not treated as DNS at all.
     pub fn plausible(&self, len: usize) -> bool {
-        let entries = [self.qdcount, self.ancount, self.nscount, self.arcount].iter().map(|&c| usize::from(c)).sum::<usize>();
+        let entries =
+            [self.qdcount, self.ancount, self.nscount, self.arcount].iter().map(|&c| usize::from(c)).sum::<usize>();
         2 * entries <= len
     }
 
@@ -146,14 +147,20 @@ pub enum RData {
     Cname(DnsName),
     Ns(DnsName),
     Ptr(DnsName),
-    Mx { preference: u16, exchange: DnsName },
+    Mx {
+        preference: u16,
+        exchange: DnsName,
+    },
     /// One character-string of a TXT record.
     Txt(Vec<u8>),
     Soa(Soa),
     Srv(Srv),
     Sshfp(Sshfp),
     Null(Vec<u8>),
-    Hinfo { cpu: Vec<u8>, os: Vec<u8> },
+    Hinfo {
+        cpu: Vec<u8>,
+        os: Vec<u8>,
+    },
     Opt(Vec<EdnsOption>),
     /// Any other type, or HINFO that does not decode: the raw bytes.
     Unknown(Vec<u8>),
@@ -295,15 +302,15 @@ impl<'a> Reader<'a> {
             let start = p + 10;
             self.bytes(start, rdlen)?;
             let end = start + rdlen;
-            let mut push = |rdata| out.push(DnsRecord { name: name.clone(), rrtype, rrclass, ttl, rdata });
             // Suricata drops records with empty data rather than logging them empty.
             if rdlen > 0 {
+                let record = |name, rdata| DnsRecord { name, rrtype, rrclass, ttl, rdata };
                 if rrtype == TYPE_TXT {
                     for s in self.txt_strings(start, end)? {
-                        push(RData::Txt(s));
+                        out.push(record(name.clone(), RData::Txt(s)));
                     }
                 } else {
-                    push(self.rdata(rrtype, start, end)?);
+                    out.push(record(name, self.rdata(rrtype, start, end)?));
                 }
             }
             pos = end;

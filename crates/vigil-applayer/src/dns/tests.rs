@@ -39,7 +39,12 @@ impl Msg {
     /// A record with a raw (possibly compressed) owner name, class IN.
     fn rr(self, name: &[u8], rrtype: u16, ttl: u32, rdata: &[u8]) -> Self {
         let len = u16::try_from(rdata.len()).unwrap();
-        self.raw(name).raw(&rrtype.to_be_bytes()).raw(&[0, 1]).raw(&ttl.to_be_bytes()).raw(&len.to_be_bytes()).raw(rdata)
+        self.raw(name)
+            .raw(&rrtype.to_be_bytes())
+            .raw(&[0, 1])
+            .raw(&ttl.to_be_bytes())
+            .raw(&len.to_be_bytes())
+            .raw(rdata)
     }
 
     fn bytes(&self) -> &[u8] {
@@ -83,9 +88,12 @@ fn answer() -> Msg {
     let m = Msg::new(36146, 0x81a0, [1, 3, 0, 0]).q("www.suricata-ids.org", message::TYPE_A);
     // CNAME rdata is `suricata-ids.org` = pointer into the question, after "www".
     let cname = ptr(Q0 + 4);
-    m.rr(&ptr(Q0), message::TYPE_CNAME, 3544, &cname)
-        .rr(&ptr(Q0 + 4), message::TYPE_A, 244, &[192, 0, 78, 24])
-        .rr(&ptr(Q0 + 4), message::TYPE_A, 244, &[192, 0, 78, 25])
+    m.rr(&ptr(Q0), message::TYPE_CNAME, 3544, &cname).rr(&ptr(Q0 + 4), message::TYPE_A, 244, &[192, 0, 78, 24]).rr(
+        &ptr(Q0 + 4),
+        message::TYPE_A,
+        244,
+        &[192, 0, 78, 25],
+    )
 }
 
 fn udp(msgs: &[(Direction, &[u8])]) -> DnsParser {
@@ -217,7 +225,10 @@ fn record_types_decode_and_log() {
     assert_eq!(msg.answers[8].rdata, RData::Unknown(b"\x01z".to_vec()));
     let v = serde_json::to_value(tx.eve()).unwrap();
     let a = &v["answers"];
-    assert_eq!(a[0]["srv"], json!({"priority": 20, "weight": 1, "port": 5060, "name": "sip-anycast-2.voice.google.com"}));
+    assert_eq!(
+        a[0]["srv"],
+        json!({"priority": 20, "weight": 1, "port": 5060, "name": "sip-anycast-2.voice.google.com"})
+    );
     assert_eq!(a[1]["rdata"], "mail.example.com");
     assert_eq!((a[2]["rdata"].as_str(), a[3]["rdata"].as_str()), (Some("v=spf1"), Some("~all")));
     assert_eq!(a[4]["sshfp"], json!({"fingerprint": "19:8c:34:a9", "algo": 1, "type": 1}));
@@ -336,9 +347,9 @@ fn header_flag_events() {
     let tx = &p.txs()[1];
     assert_eq!(tx.opcode(), 9);
     assert_eq!(tx.events(), &[EVENT_Z_FLAG_SET, EVENT_INVALID_OPCODE]);
+    assert_eq!(serde_json::to_value(tx.eve()).unwrap()["z"], true);
     let ev = p.take_events();
     assert_eq!(ev.last().map(|e| (e.name, e.tx_id)), Some((EVENT_INVALID_OPCODE, Some(1))));
-    assert_eq!(serde_json::to_value(tx.eve()).unwrap()["z"], true);
 }
 
 #[test]
@@ -360,7 +371,8 @@ fn broken_authority_and_additional_sections() {
 
 #[test]
 fn empty_record_data_is_skipped() {
-    let m = Msg::new(1, 0x8180, [1, 2, 0, 0]).q("a.example", 1).rr(&ptr(Q0), 1, 5, &[]).rr(&ptr(Q0), 1, 5, &[10, 0, 0, 1]);
+    let m =
+        Msg::new(1, 0x8180, [1, 2, 0, 0]).q("a.example", 1).rr(&ptr(Q0), 1, 5, &[]).rr(&ptr(Q0), 1, 5, &[10, 0, 0, 1]);
     let mut p = udp(&[(ToClient, m.bytes())]);
     assert!(p.take_events().is_empty());
     let answers = &p.txs()[0].message().answers;

@@ -1,0 +1,183 @@
+//! The one TLS transaction of a flow: what each side's handshake said, up to encryption.
+
+use std::borrow::Cow;
+
+use vigil_types::{Direction, PerDir};
+
+use super::cert::CertInfo;
+use super::handshake::{ClientHello, ServerHello};
+use super::ja3::Ja3;
+use crate::parser::{BufferId, Transaction};
+
+/// One side's certificate chain.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CertChain {
+    /// DER certificates, leaf first.
+    pub certs: Vec<Vec<u8>>,
+    /// The decoded leaf, if it decoded.
+    pub leaf: Option<CertInfo>,
+}
+
+/// The handshake of a TLS flow (Suricata keeps one transaction per TLS flow).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsTx {
+    pub(crate) client_hello: Option<ClientHello>,
+    pub(crate) server_hello: Option<ServerHello>,
+    /// Version from an SSLv2 SERVER-HELLO, which has no [`ServerHello`].
+    pub(crate) ssl2_server_version: Option<u16>,
+    pub(crate) ja3: Option<Ja3>,
+    pub(crate) ja3s: Option<Ja3>,
+    pub(crate) server_certs: CertChain,
+    pub(crate) client_certs: CertChain,
+    pub(crate) session_resumed: bool,
+    pub(crate) done: PerDir<bool>,
+}
+
+impl TlsTx {
+    pub fn client_hello(&self) -> Option<&ClientHello> {
+        self.client_hello.as_ref()
+    }
+
+    pub fn server_hello(&self) -> Option<&ServerHello> {
+        self.server_hello.as_ref()
+    }
+
+    /// `tls.sni`: the host name the client asked for.
+    pub fn sni(&self) -> Option<&[u8]> {
+        self.client_hello.as_ref()?.sni.as_deref()
+    }
+
+    /// The ClientHello version (legacy field), as `tls.version` matches to-server.
+    pub fn client_version(&self) -> Option<u16> {
+        self.client_hello.as_ref().map(|c| c.version)
+    }
+
+    /// The version the server chose (supported_versions for TLS 1.3), as `tls.version` matches
+    /// to-client and EVE logs it.
+    pub fn server_version(&self) -> Option<u16> {
+        self.server_hello.as_ref().map(ServerHello::negotiated_version).or(self.ssl2_server_version)
+    }
+
+    /// The negotiated version if the server answered, else what the client sent.
+    pub fn version(&self) -> Option<u16> {
+        self.server_version().or(self.client_version())
+    }
+
+    /// EVE's `tls.version`: the server's version by Suricata's name, `UNDETERMINED` before one.
+    pub fn version_name(&self) -> Cow<'static, str> {
+        super::version_name(self.server_version().unwrap_or(0))
+    }
+
+    pub fn ja3(&self) -> Option<&Ja3> {
+        self.ja3.as_ref()
+    }
+
+    pub fn ja3s(&self) -> Option<&Ja3> {
+        self.ja3s.as_ref()
+    }
+
+    /// The server's chain (`tls.certs`) and decoded leaf.
+    pub fn server_certs(&self) -> &CertChain {
+        &self.server_certs
+    }
+
+    /// The client's chain, when the server asked for one.
+    pub fn client_certs(&self) -> &CertChain {
+        &self.client_certs
+    }
+
+    /// The server's decoded leaf certificate.
+    pub fn server_cert(&self) -> Option<&CertInfo> {
+        self.server_certs.leaf.as_ref()
+    }
+
+    /// The server leaf's (notBefore, notAfter) in epoch seconds.
+    pub fn cert_validity(&self) -> Option<(i64, i64)> {
+        self.server_cert().map(|c| (c.not_before, c.not_after))
+    }
+
+    /// `tls_cert_expired`: the server leaf is past its notAfter at `now_secs` (packet time).
+    pub fn cert_expired(&self, now_secs: i64) -> bool {
+        self.server_cert().is_some_and(|c| c.expired(now_secs))
+    }
+
+    /// `tls_cert_valid`: the server leaf is within its validity at `now_secs`.
+    pub fn cert_valid(&self, now_secs: i64) -> bool {
+        self.server_cert().is_some_and(|c| c.valid(now_secs))
+    }
+
+    /// ALPN protocols the client offered (`tls.alpn` to-server).
+    pub fn alpn(&self) -> &[Vec<u8>] {
+        self.client_hello.as_ref().map_or(&[], |c| c.alpn.as_slice())
+    }
+
+    /// The ALPN protocol the server chose (`tls.alpn` to-client).
+    pub fn server_alpn(&self) -> Option<&[u8]> {
+        self.server_hello.as_ref()?.alpn.as_deref()
+    }
+
+    /// The server resumed a session: it went to ChangeCipherSpec without a certificate.
+    pub fn session_resumed(&self) -> bool {
+        self.session_resumed
+    }
+
+    /// Like [`Transaction::buffer`], but the certificate and ALPN buffers answer for the side
+    /// `dir` inspects: to-server sees the client's certificate and offered protocols, to-client
+    /// the server's (as Suricata matches `tls.cert_subject` and friends in each direction).
+    pub fn buffer_dir(&self, dir: Direction, id: BufferId, index: usize) -> Option<&[u8]> {
+        let chain = match dir {
+            Direction::ToServer => &self.client_certs,
+            Direction::ToClient => &self.server_certs,
+        };
+        let leaf = || chain.leaf.as_ref().filter(|_| index == 0);
+        match id {
+            BufferId::TlsCertSubject => leaf().map(|c| c.subject.as_bytes()),
+            BufferId::TlsCertIssuer => leaf().map(|c| c.issuer.as_bytes()),
+            BufferId::TlsCertSerial => leaf().map(|c| c.serial.as_bytes()),
+            BufferId::TlsCertFingerprint => leaf().map(|c| c.fingerprint.as_bytes()),
+            BufferId::TlsCerts => chain.certs.get(index).map(Vec::as_slice),
+            BufferId::TlsAlpn => match dir {
+                Direction::ToServer => self.alpn().get(index).map(Vec::as_slice),
+                Direction::ToClient => self.server_alpn().filter(|_| index == 0),
+            },
+            _ => self.buffer(id, index),
+        }
+    }
+}
+
+impl Transaction for TlsTx {
+    fn id(&self) -> u64 {
+        0
+    }
+
+    /// To-server: the ClientHello was seen (or that side went encrypted or was given up).
+    /// To-client: the server's part up to its certificates or ServerHelloDone was seen, or it
+    /// went encrypted.
+    fn complete(&self, dir: Direction) -> bool {
+        *self.done.get(dir)
+    }
+
+    /// Certificate buffers answer for the server's chain and `tls.alpn` for the client's offer;
+    /// see [`TlsTx::buffer_dir`] for the per-direction view.
+    fn buffer(&self, id: BufferId, index: usize) -> Option<&[u8]> {
+        match id {
+            BufferId::TlsSni => first(index, self.sni()),
+            BufferId::Ja3Hash => first(index, self.ja3.as_ref().map(|j| j.hash.as_bytes())),
+            BufferId::Ja3String => first(index, self.ja3.as_ref().map(|j| j.string.as_bytes())),
+            BufferId::Ja3sHash => first(index, self.ja3s.as_ref().map(|j| j.hash.as_bytes())),
+            BufferId::Ja3sString => first(index, self.ja3s.as_ref().map(|j| j.string.as_bytes())),
+            BufferId::TlsAlpn => self.alpn().get(index).map(Vec::as_slice),
+            BufferId::TlsCertSubject
+            | BufferId::TlsCertIssuer
+            | BufferId::TlsCertSerial
+            | BufferId::TlsCertFingerprint
+            | BufferId::TlsCerts => self.buffer_dir(Direction::ToClient, id, index),
+            _ => None,
+        }
+    }
+}
+
+/// Single-valued buffers answer only index 0.
+fn first(index: usize, v: Option<&[u8]>) -> Option<&[u8]> {
+    v.filter(|_| index == 0)
+}
