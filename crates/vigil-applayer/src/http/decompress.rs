@@ -4,10 +4,17 @@
 //! decoded bytes come out in small slices to a callback, so nothing is held
 //! beyond a few kilobytes of scratch. Decoding stops for good once the output
 //! passes `limit` (the inspection window never needs more); if the output is
-//! also more than `ratio` times the input, it was a bomb and says so.
-//! A stream that fails to decode is handed on as it came (libhtp does the same).
+//! also more than `ratio` times the input received so far, it was a bomb.
+//!
+//! A stage that fails before producing anything was not compressed after all
+//! (servers mislabel, and stack encodings they did not apply): it hands its
+//! input on as it came, from the first byte, so the result does not depend on
+//! where the stream was cut. A stage that fails later keeps what it decoded
+//! up to the damage and drops the rest.
 
 use flate2::{Decompress, FlushDecompress, Status};
+
+use super::line::contains_ci;
 
 /// How many layers libhtp decodes before giving up on the rest.
 pub(crate) const MAX_LAYERS: usize = 3;
@@ -36,55 +43,75 @@ pub(crate) struct Decoder {
     ratio: u64,
     in_total: u64,
     out_total: u64,
-    state: State,
+    /// The output reached the limit (or a gap broke the stream): further input is ignored.
+    stopped: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    Active,
-    /// The output reached the limit: further input is ignored.
-    Stopped,
-    /// A stage failed: further input passes through undecoded.
+enum Mode {
+    Decoding,
+    /// Failed before any output: input goes on untouched.
     PassThrough,
+    /// Stream end, or failed after output: input is ignored.
+    Done,
 }
 
 struct Stage {
     codec: Codec,
+    mode: Mode,
     /// Bytes held until the stream's framing is known (gzip header, or the
     /// two bytes that tell zlib from raw deflate).
     head: Vec<u8>,
     inflater: Option<Decompress>,
-    finished: bool,
+    /// Input of earlier calls kept (up to `raw_cap`) until the first output,
+    /// for pass-through.
+    raw: Vec<u8>,
+    raw_cap: usize,
+    produced: bool,
+    /// Set on failure, cleared when the decoder reports it.
+    failed: bool,
 }
 
-enum StageErr {
-    Failed,
+enum Start {
+    NeedMore,
+    /// Compressed data starts at this offset of the held header bytes.
+    Ready(usize),
 }
 
 impl Decoder {
-    /// `codecs` in the order they must be undone (the reverse of the header).
-    pub(crate) fn new(codecs: &[Codec], limit: u64, ratio: u64) -> Self {
-        let stages =
-            codecs.iter().map(|&codec| Stage { codec, head: Vec::new(), inflater: None, finished: false }).collect();
-        Decoder { stages, limit, ratio: ratio.max(1), in_total: 0, out_total: 0, state: State::Active }
+    /// `codecs` in the order they must be undone (the reverse of the header);
+    /// each stage keeps up to `raw_cap` raw bytes until its first output.
+    pub(crate) fn new(codecs: &[Codec], limit: u64, ratio: u64, raw_cap: usize) -> Self {
+        // Room for the largest header we skip, so a failure is always found
+        // before the kept input runs out.
+        let raw_cap = raw_cap.max(2 * MAX_GZIP_HEADER);
+        let stages = codecs
+            .iter()
+            .map(|&codec| Stage {
+                codec,
+                mode: Mode::Decoding,
+                head: Vec::new(),
+                inflater: None,
+                raw: Vec::new(),
+                raw_cap,
+                produced: false,
+                failed: false,
+            })
+            .collect();
+        Decoder { stages, limit, ratio: ratio.max(1), in_total: 0, out_total: 0, stopped: false }
     }
 
     /// Decodes `input`, handing decoded bytes to `sink`.
     pub(crate) fn feed(&mut self, input: &[u8], sink: &mut dyn FnMut(&[u8])) -> Outcome {
         let mut outcome = Outcome::default();
         self.in_total = self.in_total.saturating_add(input.len() as u64);
-        match self.state {
-            State::Stopped => return outcome,
-            State::PassThrough => {
-                sink(input);
-                return outcome;
-            }
-            State::Active => {}
+        if self.stopped {
+            return outcome;
         }
         let budget = self.limit.saturating_sub(self.out_total);
         let mut produced = 0u64;
         let mut capped = false;
-        let result = {
+        {
             let mut emit = |chunk: &[u8]| -> bool {
                 let room = usize::try_from(budget.saturating_sub(produced)).unwrap_or(usize::MAX);
                 let take = chunk.len().min(room);
@@ -98,20 +125,14 @@ impl Decoder {
                 }
                 true
             };
-            run(&mut self.stages, input, &mut emit)
-        };
+            run(&mut self.stages, input, &mut emit);
+        }
         self.out_total = self.out_total.saturating_add(produced);
-        match result {
-            Ok(_) => {}
-            Err(StageErr::Failed) => {
-                outcome.failed = true;
-                // Bytes already decoded from this chunk were delivered; the
-                // rest of the body is passed through as libhtp does.
-                self.state = State::PassThrough;
-            }
+        for stage in &mut self.stages {
+            outcome.failed |= mem_take(&mut stage.failed);
         }
         if capped {
-            self.state = State::Stopped;
+            self.stopped = true;
             if self.out_total > self.in_total.saturating_mul(self.ratio) {
                 outcome.bomb = true;
             }
@@ -121,71 +142,84 @@ impl Decoder {
 
     /// A capture gap broke the compressed stream: nothing after it can be decoded.
     pub(crate) fn stop(&mut self) {
-        self.state = State::Stopped;
+        self.stopped = true;
     }
 }
 
-/// Pushes `input` through `stages`; `emit` returns false to stop early, and
-/// so does this (Ok(false)) once anything downstream refused.
-fn run(stages: &mut [Stage], input: &[u8], emit: &mut dyn FnMut(&[u8]) -> bool) -> Result<bool, StageErr> {
+fn mem_take(flag: &mut bool) -> bool {
+    std::mem::replace(flag, false)
+}
+
+/// Pushes `input` through `stages`; false once anything downstream refused
+/// more (the output cap).
+fn run(stages: &mut [Stage], input: &[u8], emit: &mut dyn FnMut(&[u8]) -> bool) -> bool {
     let Some((first, rest)) = stages.split_first_mut() else {
-        return Ok(emit(input));
+        return emit(input);
     };
-    let mut err = None;
-    let mut go = true;
-    first.push(input, &mut |chunk| {
-        match run(rest, chunk, emit) {
-            Ok(g) => go = g,
-            Err(e) => {
-                err = Some(e);
-                go = false;
-            }
-        }
-        go
-    })?;
-    match err {
-        Some(e) => Err(e),
-        None => Ok(go),
-    }
+    first.push(input, &mut |chunk| run(rest, chunk, emit))
 }
 
 impl Stage {
-    fn push(&mut self, mut input: &[u8], out: &mut dyn FnMut(&[u8]) -> bool) -> Result<(), StageErr> {
-        if self.finished {
-            // Trailing bytes (gzip trailer, a second member) are ignored.
-            return Ok(());
+    fn push(&mut self, input: &[u8], out: &mut dyn FnMut(&[u8]) -> bool) -> bool {
+        match self.mode {
+            Mode::Done => return true,
+            Mode::PassThrough => return out(input),
+            Mode::Decoding => {}
         }
+        let go = match self.decode(input, out) {
+            Ok(go) => go,
+            Err(()) => return self.fail(input, out),
+        };
+        if !self.produced {
+            let room = self.raw_cap.saturating_sub(self.raw.len());
+            self.raw.extend_from_slice(input.get(..room.min(input.len())).unwrap_or_default());
+        }
+        go
+    }
+
+    fn decode(&mut self, mut input: &[u8], out: &mut dyn FnMut(&[u8]) -> bool) -> Result<bool, ()> {
         if self.inflater.is_none() {
             let room = MAX_GZIP_HEADER.saturating_sub(self.head.len());
             let take = input.len().min(room);
             self.head.extend_from_slice(input.get(..take).unwrap_or_default());
             input = input.get(take..).unwrap_or_default();
-            match self.start()? {
-                None => {
-                    if self.head.len() >= MAX_GZIP_HEADER {
-                        return Err(StageErr::Failed);
-                    }
-                    return Ok(());
-                }
-                Some(body_start) => {
+            match self.start() {
+                Start::NeedMore if self.head.len() >= MAX_GZIP_HEADER => return Err(()),
+                Start::NeedMore => return Ok(true),
+                Start::Ready(body_start) => {
                     let head = std::mem::take(&mut self.head);
-                    self.inflate(head.get(body_start..).unwrap_or_default(), out)?;
+                    if !self.inflate(head.get(body_start..).unwrap_or_default(), out)? {
+                        return Ok(false);
+                    }
                 }
             }
         }
         self.inflate(input, out)
     }
 
-    /// Picks the inflater once the header is known; returns where the
-    /// compressed data starts in `head`, or None while more is needed.
-    fn start(&mut self) -> Result<Option<usize>, StageErr> {
+    /// `current` is this call's whole input: handing it on in full (after
+    /// what earlier calls kept) gives the same bytes however the stream was cut.
+    fn fail(&mut self, current: &[u8], out: &mut dyn FnMut(&[u8]) -> bool) -> bool {
+        self.failed = true;
+        self.inflater = None;
+        if self.produced {
+            self.mode = Mode::Done;
+            return true;
+        }
+        self.mode = Mode::PassThrough;
+        let raw = std::mem::take(&mut self.raw);
+        out(&raw) && out(current)
+    }
+
+    /// Picks the inflater once the header is known.
+    fn start(&mut self) -> Start {
         match self.codec {
             Codec::Gzip => match gzip_header_len(&self.head) {
                 GzHead::Complete(n) => {
                     self.inflater = Some(Decompress::new(false));
-                    Ok(Some(n))
+                    Start::Ready(n)
                 }
-                GzHead::Partial => Ok(None),
+                GzHead::Partial => Start::NeedMore,
                 GzHead::NotGzip => {
                     // Mislabelled deflate is common; libhtp retries the same way.
                     self.codec = Codec::Deflate;
@@ -194,41 +228,56 @@ impl Stage {
             },
             Codec::Deflate => {
                 let (Some(&a), Some(&b)) = (self.head.first(), self.head.get(1)) else {
-                    return Ok(None);
+                    return Start::NeedMore;
                 };
                 let zlib = a & 0x0f == 8 && (u16::from(a) << 8 | u16::from(b)) % 31 == 0;
                 self.inflater = Some(Decompress::new(zlib));
-                Ok(Some(0))
+                Start::Ready(0)
             }
         }
     }
 
-    fn inflate(&mut self, mut input: &[u8], out: &mut dyn FnMut(&[u8]) -> bool) -> Result<(), StageErr> {
-        let Some(inflater) = self.inflater.as_mut() else {
-            return Ok(());
+    /// Ok(false) when `out` wants no more; Err on corrupt data.
+    fn inflate(&mut self, mut input: &[u8], out: &mut dyn FnMut(&[u8]) -> bool) -> Result<bool, ()> {
+        let Some(mut inflater) = self.inflater.take() else {
+            return Ok(true);
         };
         let mut buf = [0u8; SCRATCH];
-        loop {
+        let result = loop {
             let (in0, out0) = (inflater.total_in(), inflater.total_out());
-            let status = inflater.decompress(input, &mut buf, FlushDecompress::None).map_err(|_| StageErr::Failed)?;
+            let status = inflater.decompress(input, &mut buf, FlushDecompress::None);
             let used = usize::try_from(inflater.total_in() - in0).unwrap_or(input.len()).min(input.len());
             let made = usize::try_from(inflater.total_out() - out0).unwrap_or(0).min(buf.len());
             input = input.get(used..).unwrap_or_default();
-            if made > 0 && !out(buf.get(..made).unwrap_or_default()) {
-                return Ok(());
+            if made > 0 {
+                if !self.produced {
+                    self.produced = true;
+                    self.raw = Vec::new();
+                }
+                // Whatever was decoded before any damage goes out first, so
+                // the output does not depend on how the input was cut.
+                if !out(buf.get(..made).unwrap_or_default()) {
+                    break Ok(false);
+                }
             }
-            if status == Status::StreamEnd {
-                self.finished = true;
-                return Ok(());
+            match status {
+                Err(_) => break Err(()),
+                Ok(Status::StreamEnd) => {
+                    self.mode = Mode::Done;
+                    break Ok(true);
+                }
+                Ok(_) => {}
             }
-            // No progress either way: the inflater wants more input.
-            if used == 0 && made == 0 {
-                return Ok(());
+            // No progress either way, or all input used with room to spare:
+            // the inflater wants more input.
+            if (used == 0 && made == 0) || (input.is_empty() && made < buf.len()) {
+                break Ok(true);
             }
-            if input.is_empty() && made < buf.len() {
-                return Ok(());
-            }
+        };
+        if self.mode == Mode::Decoding {
+            self.inflater = Some(inflater);
         }
+        result
     }
 }
 
@@ -277,14 +326,15 @@ fn gzip_header_len(h: &[u8]) -> GzHead {
 }
 
 /// The decoding stages for a `Content-Encoding` value, outermost coding
-/// undone first; None when nothing needs decoding (or it cannot be done).
+/// undone first. Like libhtp, a token counts when it merely contains `gzip`
+/// or `deflate` (`x-gzip`, stray control bytes and the like).
 pub(crate) fn codecs_for(value: &[u8]) -> Result<Vec<Codec>, TooMany> {
     let mut codecs = Vec::new();
     for token in value.split(|&b| b == b',') {
-        let t = super::line::trim_lws(token);
-        let codec = if t.eq_ignore_ascii_case(b"gzip") || t.eq_ignore_ascii_case(b"x-gzip") {
+        let token = super::headers::without_nul(token);
+        let codec = if contains_ci(&token, b"gzip") {
             Codec::Gzip
-        } else if t.eq_ignore_ascii_case(b"deflate") || t.eq_ignore_ascii_case(b"x-deflate") {
+        } else if contains_ci(&token, b"deflate") {
             Codec::Deflate
         } else {
             continue;
@@ -315,7 +365,7 @@ mod tests {
     }
 
     fn decode_in_pieces(codecs: &[Codec], data: &[u8], piece: usize, limit: u64) -> (Vec<u8>, Outcome) {
-        let mut d = Decoder::new(codecs, limit, 2048);
+        let mut d = Decoder::new(codecs, limit, 100, 1024);
         let mut out = Vec::new();
         let mut all = Outcome::default();
         for chunk in data.chunks(piece) {
@@ -346,23 +396,45 @@ mod tests {
 
     #[test]
     fn bombs_stop_at_the_limit() {
-        let bomb = gzip(&vec![0u8; 20 << 20]);
+        let bomb = gzip(&vec![0u8; 8 << 20]);
         let (out, o) = decode_in_pieces(&[Codec::Gzip], &bomb, 4096, 1 << 20);
         assert_eq!(out.len(), 1 << 20);
         assert!(o.bomb);
     }
 
     #[test]
-    fn garbage_passes_through() {
-        let (out, o) = decode_in_pieces(&[Codec::Gzip], b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage!", 5, 1 << 20);
-        assert!(o.failed);
-        assert!(out.ends_with(b"!"));
+    fn undecodable_streams_pass_through_whole_in_any_chunking() {
+        let garbage = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xffgarbage!";
+        for piece in [1, 5, 100] {
+            let (out, o) = decode_in_pieces(&[Codec::Gzip], garbage, piece, 1 << 20);
+            assert!(o.failed);
+            assert_eq!(out, garbage);
+        }
+        // Damage after some output: what was decoded stays, the rest is dropped.
+        let mut damaged = gzip(&b"abcdefgh".repeat(1000));
+        let n = damaged.len();
+        damaged.truncate(n / 2);
+        damaged.extend_from_slice(&[0xff; 64]);
+        let results: Vec<_> =
+            [1, 7, 4096].iter().map(|&p| decode_in_pieces(&[Codec::Gzip], &damaged, p, 1 << 20)).collect();
+        assert!(results.iter().all(|r| r == &results[0]));
+    }
+
+    #[test]
+    fn a_layer_that_was_never_applied_passes_through() {
+        let text = b"plain text under one gzip layer".repeat(10);
+        for piece in [1, 9, 4096] {
+            let (out, o) = decode_in_pieces(&[Codec::Gzip, Codec::Gzip], &gzip(&text), piece, 1 << 20);
+            assert!(o.failed);
+            assert_eq!(out, text);
+        }
     }
 
     #[test]
     fn content_encoding_values() {
         assert_eq!(codecs_for(b"gzip, deflate"), Ok(vec![Codec::Deflate, Codec::Gzip]));
         assert_eq!(codecs_for(b"identity"), Ok(vec![]));
+        assert_eq!(codecs_for(b"\rx_gzip"), Ok(vec![Codec::Gzip]));
         assert_eq!(codecs_for(b"gzip,gzip,gzip,gzip"), Err(TooMany));
     }
 }

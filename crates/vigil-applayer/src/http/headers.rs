@@ -6,7 +6,7 @@
 //! inspection buffers (`http.header`, `http.header_names`, `http.start`)
 //! are built from this table, so they show each name once.
 
-use super::line::{is_lws, is_token, trim_lws};
+use super::line::{is_space, is_token, trim_space};
 
 /// One header as the table keeps it: the first spelling of the name, and the
 /// value (repeats joined with `, `).
@@ -40,7 +40,7 @@ pub(crate) enum Added {
 
 impl HeaderTable {
     pub(crate) fn get(&self, name: &[u8]) -> Option<&Header> {
-        self.list.iter().find(|h| h.name.eq_ignore_ascii_case(name))
+        self.list.iter().find(|h| name_is(&h.name, name))
     }
 
     pub(crate) fn value(&self, name: &[u8]) -> Option<&[u8]> {
@@ -104,36 +104,44 @@ impl HeaderTable {
     }
 }
 
-/// A header line split the way libhtp's generic personality does it.
+/// A header line split the way libhtp does it.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct FieldLine<'a> {
     pub(crate) name: &'a [u8],
     pub(crate) value: &'a [u8],
     /// No colon: the whole line became the value of a nameless header.
     pub(crate) missing_colon: bool,
+    /// Whitespace before the name: folding where no folding can be.
+    pub(crate) leading_ws: bool,
     /// Empty name, whitespace before the colon, or a name that is not a token.
     pub(crate) invalid: bool,
 }
 
 pub(crate) fn parse_field(line: &[u8]) -> FieldLine<'_> {
-    let Some(colon) = line.iter().position(|&b| b == b':' || b == 0) else {
-        return FieldLine { name: b"", value: line, missing_colon: true, invalid: false };
+    let Some(colon) = line.iter().position(|&b| b == b':') else {
+        let value = trim_space(line);
+        return FieldLine { name: b"", value, missing_colon: true, leading_ws: false, invalid: false };
     };
-    if line.get(colon) == Some(&0) {
-        // libhtp treats a NUL before any colon like a missing colon.
-        return FieldLine { name: b"", value: line, missing_colon: true, invalid: false };
-    }
     let raw_name = line.get(..colon).unwrap_or_default();
-    let mut name = raw_name;
-    while let [rest @ .., last] = name {
-        if !is_lws(*last) {
-            break;
-        }
-        name = rest;
-    }
-    let invalid = name.is_empty() || name.len() != raw_name.len() || !name.iter().all(|&b| is_token(b));
-    let value = trim_lws(line.get(colon + 1..).unwrap_or_default());
-    FieldLine { name, value, missing_colon: false, invalid }
+    let name = trim_space(raw_name);
+    let leading_ws = raw_name.first().is_some_and(|&b| is_space(b));
+    let trailing_ws = raw_name.last().is_some_and(|&b| is_space(b)) && !name.is_empty();
+    let invalid = name.is_empty() || trailing_ws || !name.iter().all(|&b| is_token(b));
+    let value = trim_space(line.get(colon + 1..).unwrap_or_default());
+    FieldLine { name, value, missing_colon: false, leading_ws, invalid }
+}
+
+/// Header names compare without case and, as in libhtp, without NUL bytes
+/// (`Transfer\0-Encoding` still frames the body).
+pub(crate) fn name_is(stored: &[u8], wanted: &[u8]) -> bool {
+    let mut it = stored.iter().filter(|&&b| b != 0);
+    wanted.iter().all(|w| it.next().is_some_and(|s| s.eq_ignore_ascii_case(w))) && it.next().is_none()
+}
+
+/// A value with its NUL bytes removed, for the token checks libhtp makes
+/// blind to them.
+pub(crate) fn without_nul(v: &[u8]) -> Vec<u8> {
+    v.iter().copied().filter(|&b| b != 0).collect()
 }
 
 /// libhtp's lenient Content-Length: junk around the first digit run is
@@ -150,11 +158,6 @@ pub(crate) fn parse_content_length(value: &[u8]) -> Option<u64> {
     (n <= i64::MAX as u64).then_some(n)
 }
 
-/// Whether a comma-separated header value lists `token` (any case).
-pub(crate) fn has_token(value: &[u8], token: &[u8]) -> bool {
-    value.split(|&b| b == b',').any(|t| trim_lws(t).eq_ignore_ascii_case(token))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +172,10 @@ mod tests {
         assert!(parse_field(b"Bad Name: x").invalid);
         assert!(parse_field(b"Name : x").invalid);
         assert!(parse_field(b": x").invalid);
+        let f = parse_field(b" \rName\x0b: v\x0c");
+        assert_eq!((f.name, f.value, f.leading_ws, f.invalid), (&b"Name"[..], &b"v"[..], true, true));
+        assert!(name_is(b"Transfer\0-Encoding\0", b"transfer-encoding"));
+        assert!(!name_is(b"Transfer-Encodingx", b"transfer-encoding"));
     }
 
     #[test]
@@ -191,6 +198,5 @@ mod tests {
         assert_eq!(parse_content_length(b"x42y"), Some(42));
         assert_eq!(parse_content_length(b"abc"), None);
         assert_eq!(parse_content_length(b"99999999999999999999999"), None);
-        assert!(has_token(b"gzip, Chunked", b"chunked"));
     }
 }

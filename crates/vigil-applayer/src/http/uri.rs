@@ -10,7 +10,7 @@
 
 use std::net::Ipv6Addr;
 
-use super::line::{trim_space, trim_lws};
+use super::line::{trim_lws, trim_space};
 
 /// A request-target split into its parts (all slices of the raw URI).
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -377,7 +377,10 @@ mod tests {
     #[test]
     fn hosts_and_ports() {
         let hp = header_host_port(b" WWW.Example.com.:8080 ");
-        assert_eq!((hp.host.as_slice(), hp.port, hp.port_invalid, hp.host_invalid), (&b"www.example.com"[..], Some(8080), false, false));
+        assert_eq!(
+            (hp.host.as_slice(), hp.port, hp.port_invalid, hp.host_invalid),
+            (&b"www.example.com"[..], Some(8080), false, false)
+        );
         let hp = header_host_port(b"host:99999");
         assert!(hp.port_invalid);
         assert!(header_host_port(b"bad host").host_invalid);

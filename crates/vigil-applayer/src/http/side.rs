@@ -1,0 +1,204 @@
+//! One direction of a flow: where its state machine stands, and what it
+//! does to the transaction it is filling (headers into the table, body bytes
+//! into the window, completion).
+
+use super::body::deliver;
+use super::decompress::Decoder;
+use super::events::Ev;
+use super::headers::{name_is, parse_field, Added};
+use super::parser::HttpStats;
+use super::tx::HttpTx;
+use super::HttpConfig;
+use crate::parser::{AppEvent, Transaction};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) enum State {
+    /// Request or status line (blank lines before it are skipped).
+    #[default]
+    Line,
+    Headers,
+    Length(u64),
+    ChunkSize,
+    ChunkData(u64),
+    /// The line ending after chunk data.
+    ChunkEnd,
+    Trailers,
+    /// Body until the connection closes.
+    Close,
+    /// After a CONNECT request: wait for the response before reading on.
+    ConnectWait,
+    /// After a gap outside a body: skip lines until one starts a message.
+    Resync,
+}
+
+pub(super) enum Step {
+    Consumed(usize),
+    NeedMore,
+}
+
+#[derive(Default)]
+pub(super) struct Side {
+    pub(super) request: bool,
+    pub(super) state: State,
+    /// Dropping the rest of an overlong line, up to its LF.
+    pub(super) skip_line: bool,
+    /// The stream of this direction ended: unfinished lines are final.
+    pub(super) eof: bool,
+    /// The transaction being filled.
+    pub(super) tx: Option<u64>,
+    /// The current header line, with folded continuations appended.
+    pub(super) pending: Option<Vec<u8>>,
+    pub(super) header_bytes: usize,
+    pub(super) header_count: usize,
+    pub(super) decoder: Option<Decoder>,
+    /// Response side: the transaction the next response answers.
+    pub(super) next_res: u64,
+    pub(super) raised: Vec<AppEvent>,
+    pub(super) stats: HttpStats,
+}
+
+impl Side {
+    pub(super) fn reset_message(&mut self) {
+        self.pending = None;
+        self.header_bytes = 0;
+        self.header_count = 0;
+        self.decoder = None;
+    }
+
+    pub(super) fn ev(&self, req: Ev, res: Ev) -> Ev {
+        Ev::sided(self.request, req, res)
+    }
+}
+
+/// Reports `ev` once per transaction.
+pub(super) fn raise(side: &mut Side, tx: &mut HttpTx, ev: Ev) {
+    if tx.events & ev.bit() == 0 {
+        tx.events |= ev.bit();
+        side.raised.push(AppEvent { name: ev.name(), tx_id: Some(tx.id()) });
+    }
+}
+
+pub(super) fn raise_all(side: &mut Side, tx: &mut HttpTx, evs: Vec<Ev>) {
+    for ev in evs {
+        raise(side, tx, ev);
+    }
+}
+
+/// Body bytes into the transaction, with decoder anomalies.
+pub(super) fn body_data(side: &mut Side, tx: &mut HttpTx, data: &[u8]) {
+    let body = if side.request { &mut tx.req.body } else { &mut tx.res.body };
+    let outcome = deliver(body, side.decoder.as_mut(), data);
+    if outcome.failed {
+        raise(side, tx, Ev::GzipDecompressionFailed);
+    }
+    if outcome.bomb {
+        side.stats.decompress_capped += 1;
+        raise(side, tx, Ev::CompressionBomb);
+    }
+}
+
+pub(super) fn lose_body(side: &mut Side, tx: &mut HttpTx, lost: u64) {
+    let body = if side.request { &mut tx.req.body } else { &mut tx.res.body };
+    body.lost = body.lost.saturating_add(lost);
+    body.wire_len = body.wire_len.saturating_add(lost);
+    // Inflating past a hole would only produce garbage.
+    if let Some(d) = side.decoder.as_mut() {
+        d.stop();
+    }
+}
+
+pub(super) fn flush_pending(side: &mut Side, tx: &mut HttpTx, cfg: &HttpConfig) {
+    let Some(line) = side.pending.take() else { return };
+    let f = parse_field(&line);
+    if f.missing_colon {
+        let ev = side.ev(Ev::RequestFieldMissingColon, Ev::ResponseFieldMissingColon);
+        raise(side, tx, ev);
+    }
+    if f.leading_ws {
+        let ev = side.ev(Ev::InvalidRequestFieldFolding, Ev::InvalidResponseFieldFolding);
+        raise(side, tx, ev);
+    }
+    if f.invalid {
+        let ev = side.ev(Ev::RequestHeaderInvalid, Ev::ResponseHeaderInvalid);
+        raise(side, tx, ev);
+    }
+    // Framing headers are kept past the budgets: dropping them would
+    // misframe the body, and repeats of them are bounded by the table.
+    let framing =
+        [&b"content-length"[..], b"transfer-encoding", b"content-encoding"].iter().any(|n| name_is(f.name, n));
+    side.header_count += 1;
+    if !framing {
+        let cost = f.name.len().saturating_add(f.value.len());
+        let over = if side.header_count > cfg.max_headers {
+            Some(side.ev(Ev::RequestTooManyHeaders, Ev::ResponseTooManyHeaders))
+        } else if side.header_bytes.saturating_add(cost) > cfg.max_header_bytes {
+            Some(side.ev(Ev::RequestFieldTooLong, Ev::ResponseFieldTooLong))
+        } else {
+            None
+        };
+        if let Some(ev) = over {
+            side.stats.headers_dropped += 1;
+            raise(side, tx, ev);
+            return;
+        }
+        side.header_bytes += cost;
+    }
+    let table = if side.request { &mut tx.req.headers } else { &mut tx.res.headers };
+    let ev = match table.add(f.name, f.value, cfg.max_header_bytes) {
+        Added::RepeatedLength { agrees: false } => {
+            Some(side.ev(Ev::DuplicateContentLengthFieldInRequest, Ev::DuplicateContentLengthFieldInResponse))
+        }
+        Added::Dropped => Some(side.ev(Ev::RequestHeaderRepetition, Ev::ResponseHeaderRepetition)),
+        _ => None,
+    };
+    if let Some(ev) = ev {
+        raise(side, tx, ev);
+    }
+}
+
+pub(super) fn finish_request(side: &mut Side, tx: &mut HttpTx) {
+    tx.req.complete = true;
+    side.decoder = None;
+    side.pending = None;
+    if tx.req.method.as_deref() == Some(b"CONNECT") {
+        side.state = State::ConnectWait;
+    } else {
+        side.state = State::Line;
+        side.tx = None;
+    }
+}
+
+pub(super) fn finish_response(side: &mut Side, tx: &mut HttpTx) {
+    tx.res.complete = true;
+    side.decoder = None;
+    side.pending = None;
+    side.state = State::Line;
+    side.tx = None;
+    side.next_res = tx.id().saturating_add(1);
+}
+
+pub(super) fn body_done(side: &mut Side, tx: &mut HttpTx) {
+    if side.request {
+        finish_request(side, tx);
+    } else {
+        finish_response(side, tx);
+    }
+}
+
+/// Gives up the message a gap cut through: what was parsed stays visible.
+pub(super) fn abandon(side: &mut Side, tx: &mut HttpTx) {
+    if side.request {
+        if !tx.req.headers_done {
+            tx.req.headers_done = true;
+            tx.req.build_buffers();
+        }
+        finish_request(side, tx);
+        side.tx = None;
+    } else {
+        if !tx.res.headers_done {
+            tx.res.headers_done = true;
+            tx.res.build_buffers();
+        }
+        finish_response(side, tx);
+    }
+}

@@ -1,0 +1,365 @@
+//! One request/response exchange and the inspection buffers it answers.
+
+use super::headers::{Header, HeaderTable};
+use crate::parser::{BufferId, Transaction};
+use vigil_types::Direction;
+
+/// The protocol token of a start line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Version {
+    /// No protocol token at all (HTTP/0.9 requests, unmatched responses).
+    #[default]
+    Missing,
+    /// Present but not `HTTP/x.y` with a version we know.
+    Invalid,
+    V09,
+    V10,
+    V11,
+}
+
+/// libhtp's reading: `HTTP`, `/`, then `1.1`, `1.0` or `.9` after any
+/// leading zeros; blanks are tolerated around each part, nothing else.
+pub(crate) fn parse_version(p: &[u8]) -> Version {
+    fn skip(s: &[u8], f: impl Fn(u8) -> bool) -> &[u8] {
+        let n = s.iter().take_while(|&&b| f(b)).count();
+        s.get(n..).unwrap_or_default()
+    }
+    let s = skip(p, |b| b.is_ascii_whitespace());
+    if !super::line::starts_with_ci(s, b"HTTP") {
+        return Version::Invalid;
+    }
+    let s = skip(s.get(4..).unwrap_or_default(), |b| b.is_ascii_whitespace());
+    let Some(s) = s.strip_prefix(b"/") else { return Version::Invalid };
+    let s = skip(s, |b| b.is_ascii_whitespace() || b == b'0');
+    let (version, rest) = if let Some(r) = s.strip_prefix(b"1.1") {
+        (Version::V11, r)
+    } else if let Some(r) = s.strip_prefix(b"1.0") {
+        (Version::V10, r)
+    } else if let Some(r) = s.strip_prefix(b".9") {
+        (Version::V09, r)
+    } else {
+        return Version::Invalid;
+    };
+    if skip(rest, |b| b.is_ascii_whitespace()).is_empty() {
+        version
+    } else {
+        Version::Invalid
+    }
+}
+
+/// A message body as inspection sees it: the first `limit` decoded bytes,
+/// and how much went by in all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Body {
+    pub(crate) kept: Vec<u8>,
+    pub(crate) limit: usize,
+    /// Decoded (dechunked, decompressed) bytes seen.
+    pub(crate) len: u64,
+    /// Bytes on the wire, chunk framing included (EVE `length`).
+    pub(crate) wire_len: u64,
+    /// Bytes lost to capture gaps.
+    pub(crate) lost: u64,
+}
+
+impl Body {
+    fn new(limit: usize) -> Self {
+        Body { limit, ..Body::default() }
+    }
+
+    pub(crate) fn push(&mut self, data: &[u8]) {
+        self.len = self.len.saturating_add(data.len() as u64);
+        let room = self.limit.saturating_sub(self.kept.len());
+        self.kept.extend_from_slice(data.get(..room.min(data.len())).unwrap_or_default());
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Request {
+    /// False for a transaction opened by a response nobody asked for.
+    pub(crate) seen: bool,
+    pub(crate) line: Option<Vec<u8>>,
+    pub(crate) method: Option<Vec<u8>>,
+    pub(crate) uri: Option<Vec<u8>>,
+    pub(crate) uri_norm: Option<Vec<u8>>,
+    pub(crate) protocol: Option<Vec<u8>>,
+    pub(crate) version: Version,
+    pub(crate) http09: bool,
+    pub(crate) headers: HeaderTable,
+    pub(crate) raw_headers: Vec<u8>,
+    pub(crate) headers_done: bool,
+    pub(crate) body: Body,
+    pub(crate) complete: bool,
+    /// Normalized host (URI authority wins over the Host header).
+    pub(crate) host: Option<Vec<u8>>,
+    pub(crate) host_raw: Option<Vec<u8>>,
+    pub(crate) port: Option<u16>,
+    pub(crate) uri_has_host: bool,
+    pub(crate) header_buf: Vec<u8>,
+    pub(crate) names_buf: Vec<u8>,
+    pub(crate) start_buf: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Response {
+    pub(crate) line: Option<Vec<u8>>,
+    pub(crate) protocol: Option<Vec<u8>>,
+    pub(crate) version: Version,
+    pub(crate) status_raw: Option<Vec<u8>>,
+    pub(crate) status: Option<u16>,
+    pub(crate) message: Option<Vec<u8>>,
+    pub(crate) headers: HeaderTable,
+    pub(crate) raw_headers: Vec<u8>,
+    pub(crate) headers_done: bool,
+    pub(crate) body: Body,
+    pub(crate) complete: bool,
+    /// Interim `100 Continue` responses seen before the final one.
+    pub(crate) continues: u32,
+    pub(crate) header_buf: Vec<u8>,
+    pub(crate) names_buf: Vec<u8>,
+    pub(crate) start_buf: Vec<u8>,
+}
+
+/// `line\r\n` then `Name: value\r\n` per header and a closing `\r\n` when
+/// there are headers: Suricata's `http.start`.
+fn start_buffer(line: Option<&[u8]>, headers: &HeaderTable) -> Vec<u8> {
+    let Some(line) = line else { return Vec::new() };
+    let mut out = line.to_vec();
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(&headers.normalized(None));
+    if headers.len() > 0 {
+        out.extend_from_slice(b"\r\n");
+    }
+    out
+}
+
+impl Request {
+    /// Builds the header-derived buffers; called again after trailers.
+    pub(crate) fn build_buffers(&mut self) {
+        self.header_buf = self.headers.normalized(Some(b"cookie"));
+        self.names_buf = self.headers.names();
+        self.start_buf = start_buffer(self.line.as_deref(), &self.headers);
+    }
+}
+
+impl Response {
+    pub(crate) fn build_buffers(&mut self) {
+        self.header_buf = self.headers.normalized(Some(b"set-cookie"));
+        self.names_buf = self.headers.names();
+        self.start_buf = start_buffer(self.line.as_deref(), &self.headers);
+    }
+
+    /// Forgets an interim (1xx) response so the final one starts clean.
+    pub(crate) fn reset_for_final(&mut self) {
+        let continues = self.continues;
+        let limit = self.body.limit;
+        *self = Response { continues, body: Body::new(limit), ..Response::default() };
+    }
+}
+
+/// One HTTP request and its response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpTx {
+    id: u64,
+    pub(crate) req: Request,
+    pub(crate) res: Response,
+    /// Anomalies already reported for this transaction (bit per event).
+    pub(crate) events: u64,
+}
+
+fn non_empty(b: &[u8]) -> Option<&[u8]> {
+    (!b.is_empty()).then_some(b)
+}
+
+impl HttpTx {
+    pub(crate) fn new(id: u64, request_body_limit: usize, response_body_limit: usize) -> Self {
+        HttpTx {
+            id,
+            req: Request { body: Body::new(request_body_limit), ..Request::default() },
+            res: Response { body: Body::new(response_body_limit), ..Response::default() },
+            events: 0,
+        }
+    }
+
+    /// The request method as sent.
+    pub fn method(&self) -> Option<&[u8]> {
+        self.req.method.as_deref()
+    }
+
+    /// The normalized request URI (`http.uri`).
+    pub fn uri(&self) -> Option<&[u8]> {
+        self.req.uri_norm.as_deref().and_then(non_empty)
+    }
+
+    /// The request URI as sent (`http.uri.raw`).
+    pub fn raw_uri(&self) -> Option<&[u8]> {
+        self.req.uri.as_deref()
+    }
+
+    /// Length of the normalized URI, what `urilen` compares by default.
+    pub fn uri_len(&self) -> Option<usize> {
+        self.uri().map(<[u8]>::len)
+    }
+
+    /// Length of the URI as sent (`urilen:...,raw`).
+    pub fn raw_uri_len(&self) -> Option<usize> {
+        self.raw_uri().map(<[u8]>::len)
+    }
+
+    /// The response status code, when it parsed as a number in 100..=999.
+    pub fn status(&self) -> Option<u16> {
+        self.res.status
+    }
+
+    /// The normalized host name (lowercase, no port), from the URI or the Host header.
+    pub fn hostname(&self) -> Option<&[u8]> {
+        self.req.host.as_deref()
+    }
+
+    /// The port given with the host (URI authority or Host header), if any.
+    pub fn port(&self) -> Option<u16> {
+        self.req.port
+    }
+
+    /// Whether the request was an HTTP/0.9 simple request (no protocol, no headers).
+    pub fn is_http09(&self) -> bool {
+        self.req.http09
+    }
+
+    /// Decoded request body bytes seen (not only those kept for inspection).
+    pub fn request_body_len(&self) -> u64 {
+        self.req.body.len
+    }
+
+    /// Decoded response body bytes seen (decompression stops at the configured cap).
+    pub fn response_body_len(&self) -> u64 {
+        self.res.body.len
+    }
+
+    /// Response body bytes as they crossed the wire, chunk framing included.
+    pub fn response_message_len(&self) -> u64 {
+        self.res.body.wire_len
+    }
+
+    /// Request body bytes as they crossed the wire, chunk framing included.
+    pub fn request_message_len(&self) -> u64 {
+        self.req.body.wire_len
+    }
+
+    /// Body bytes lost to capture gaps, per direction.
+    pub fn body_bytes_lost(&self, dir: Direction) -> u64 {
+        match dir {
+            Direction::ToServer => self.req.body.lost,
+            Direction::ToClient => self.res.body.lost,
+        }
+    }
+
+    /// The request header table (one entry per name, repeats joined).
+    pub fn request_headers(&self) -> &[Header] {
+        &self.req.headers.list
+    }
+
+    /// The response header table (one entry per name, repeats joined).
+    pub fn response_headers(&self) -> &[Header] {
+        &self.res.headers.list
+    }
+
+    /// The value of a request header, any case.
+    pub fn request_header(&self, name: &str) -> Option<&[u8]> {
+        self.req.headers.value(name.as_bytes())
+    }
+
+    /// The value of a response header, any case.
+    pub fn response_header(&self, name: &str) -> Option<&[u8]> {
+        self.res.headers.value(name.as_bytes())
+    }
+
+    fn req_header(&self, name: &[u8]) -> Option<&[u8]> {
+        self.req.headers_done.then(|| self.req.headers.value(name)).flatten()
+    }
+
+    fn res_header(&self, name: &[u8]) -> Option<&[u8]> {
+        self.res.headers_done.then(|| self.res.headers.value(name)).flatten()
+    }
+}
+
+impl Transaction for HttpTx {
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn complete(&self, dir: Direction) -> bool {
+        match dir {
+            Direction::ToServer => self.req.complete,
+            Direction::ToClient => self.res.complete,
+        }
+    }
+
+    fn buffer(&self, id: BufferId, index: usize) -> Option<&[u8]> {
+        if index != 0 {
+            return None;
+        }
+        let (rq, rs) = (&self.req, &self.res);
+        match id {
+            BufferId::HttpUri => self.uri(),
+            BufferId::HttpUriRaw => self.raw_uri(),
+            BufferId::HttpMethod => rq.method.as_deref(),
+            BufferId::HttpProtocol => rq.protocol.as_deref(),
+            BufferId::HttpRequestLine => rq.line.as_deref(),
+            BufferId::HttpHost => rq.host.as_deref(),
+            BufferId::HttpHostRaw => rq.host_raw.as_deref(),
+            BufferId::HttpUserAgent => self.req_header(b"user-agent"),
+            BufferId::HttpCookie => self.req_header(b"cookie"),
+            BufferId::HttpReferer => self.req_header(b"referer"),
+            BufferId::HttpAccept => self.req_header(b"accept"),
+            BufferId::HttpAcceptEnc => self.req_header(b"accept-encoding"),
+            BufferId::HttpAcceptLang => self.req_header(b"accept-language"),
+            BufferId::HttpConnection => self.req_header(b"connection"),
+            BufferId::HttpContentType => self.req_header(b"content-type"),
+            BufferId::HttpContentLen => self.req_header(b"content-length"),
+            BufferId::HttpHeader => non_empty(&rq.header_buf),
+            BufferId::HttpHeaderRaw => non_empty(&rq.raw_headers),
+            BufferId::HttpHeaderNames => non_empty(&rq.names_buf),
+            BufferId::HttpRequestBody => non_empty(&rq.body.kept),
+            BufferId::HttpStart => non_empty(&rq.start_buf),
+            BufferId::HttpStatCode => rs.status_raw.as_deref(),
+            BufferId::HttpStatMsg => rs.message.as_deref(),
+            BufferId::HttpResponseLine => rs.line.as_deref(),
+            BufferId::HttpLocation => self.res_header(b"location"),
+            BufferId::HttpServer => self.res_header(b"server"),
+            BufferId::HttpResponseBody => non_empty(&rs.body.kept),
+            BufferId::HttpResponseHeader => non_empty(&rs.header_buf),
+            BufferId::HttpResponseHeaderRaw => non_empty(&rs.raw_headers),
+            BufferId::HttpResponseHeaderNames => non_empty(&rs.names_buf),
+            BufferId::HttpResponseStart => non_empty(&rs.start_buf),
+            BufferId::HttpResponseContentType => self.res_header(b"content-type"),
+            BufferId::HttpResponseContentLen => self.res_header(b"content-length"),
+            BufferId::HttpResponseProtocol => rs.protocol.as_deref(),
+            BufferId::HttpResponseCookie => self.res_header(b"set-cookie"),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!(parse_version(b"HTTP/1.1"), Version::V11);
+        assert_eq!(parse_version(b"http/1.0"), Version::V10);
+        assert_eq!(parse_version(b"HTTP/2.0"), Version::Invalid);
+        assert_eq!(parse_version(b"FOO"), Version::Invalid);
+        assert_eq!(parse_version(b"HTTP/0.9"), Version::V09);
+        assert_eq!(parse_version(b"HTTP / 01.1"), Version::V11);
+        assert_eq!(parse_version(b"HTTP/1.01"), Version::Invalid);
+    }
+
+    #[test]
+    fn body_keeps_only_the_limit_but_counts_all() {
+        let mut b = Body::new(4);
+        b.push(b"abc");
+        b.push(b"def");
+        assert_eq!((b.kept.as_slice(), b.len), (&b"abcd"[..], 6));
+    }
+}

@@ -1,0 +1,134 @@
+//! Arbitrary bytes as the two directions of an HTTP flow, cut into chunks,
+//! gaps and closes driven by the input, through the parser under tight
+//! limits: it must never panic, and every kept buffer must stay within the
+//! configured bounds.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use vigil_applayer::http::{probe, HttpConfig, HttpParser};
+use vigil_applayer::{AppParser, BufferId, ParseResult, Transaction};
+use vigil_types::Direction;
+
+const BUFFERS: &[BufferId] = &[
+    BufferId::HttpUri,
+    BufferId::HttpUriRaw,
+    BufferId::HttpMethod,
+    BufferId::HttpProtocol,
+    BufferId::HttpRequestLine,
+    BufferId::HttpHost,
+    BufferId::HttpHostRaw,
+    BufferId::HttpUserAgent,
+    BufferId::HttpCookie,
+    BufferId::HttpReferer,
+    BufferId::HttpAccept,
+    BufferId::HttpAcceptEnc,
+    BufferId::HttpAcceptLang,
+    BufferId::HttpConnection,
+    BufferId::HttpContentType,
+    BufferId::HttpContentLen,
+    BufferId::HttpHeader,
+    BufferId::HttpHeaderRaw,
+    BufferId::HttpHeaderNames,
+    BufferId::HttpRequestBody,
+    BufferId::HttpStart,
+    BufferId::HttpStatCode,
+    BufferId::HttpStatMsg,
+    BufferId::HttpResponseLine,
+    BufferId::HttpLocation,
+    BufferId::HttpServer,
+    BufferId::HttpResponseBody,
+    BufferId::HttpResponseHeader,
+    BufferId::HttpResponseHeaderRaw,
+    BufferId::HttpResponseHeaderNames,
+    BufferId::HttpResponseStart,
+    BufferId::HttpResponseContentType,
+    BufferId::HttpResponseContentLen,
+    BufferId::HttpResponseProtocol,
+    BufferId::HttpResponseCookie,
+];
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&sel, mut rest)) = data.split_first() else { return };
+    let cfg = HttpConfig {
+        request_body_limit: 512,
+        response_body_limit: 512,
+        max_header_bytes: 64 + usize::from(sel & 0x3f) * 8,
+        max_headers: 16,
+        max_txs: 4,
+        decompress_limit: 4096,
+        decompress_ratio_cap: 64,
+    };
+    let max = cfg.max_header_bytes;
+    // Generous: the table may hold the budget plus three framing headers,
+    // and each line of `http.start`/`http.header` adds a few separator bytes.
+    let header_cap = 4 * max + 8 * (cfg.max_headers + 4) + max;
+    let mut p = HttpParser::new(cfg);
+    let mut held: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+    // Each record: a control byte (bit 7: direction, bits 0..=6: chunk
+    // length; 0 means "an operation byte follows"), then the chunk.
+    while let Some((&ctl, tail)) = rest.split_first() {
+        rest = tail;
+        let (dir, slot) = if ctl & 0x80 == 0 { (Direction::ToServer, 0) } else { (Direction::ToClient, 1) };
+        let n = usize::from(ctl & 0x7f);
+        if n == 0 {
+            let Some((&op, tail)) = rest.split_first() else { break };
+            rest = tail;
+            match op % 4 {
+                0 => {
+                    held[slot].clear();
+                    p.on_gap(dir, u64::from(op >> 2));
+                }
+                1 => {
+                    let kept = std::mem::take(&mut held[slot]);
+                    p.close(dir, &kept);
+                }
+                2 => {
+                    let first = p.txs().first().map(|t| t.id()).unwrap_or(0);
+                    p.prune(first + u64::from(op >> 6));
+                }
+                _ => {
+                    let _ = p.take_events();
+                }
+            }
+            continue;
+        }
+        let (chunk, tail) = rest.split_at(n.min(rest.len()));
+        rest = tail;
+        let _ = probe(chunk, dir);
+        let h = &mut held[slot];
+        h.extend_from_slice(chunk);
+        match p.parse(dir, h) {
+            ParseResult::Done | ParseResult::Error => h.clear(),
+            ParseResult::Incomplete { consumed, .. } => {
+                assert!(consumed <= h.len());
+                h.drain(..consumed);
+            }
+        }
+        // What an engine does: it bounds what it keeps for the parser. Only
+        // a CONNECT awaiting its answer may make the parser wait for more.
+        if h.len() > 4 * max {
+            h.clear();
+        }
+        assert!(p.txs().len() <= cfg.max_txs);
+        assert!(p.take_events().len() <= 1024);
+        for tx in p.txs() {
+            for &id in BUFFERS {
+                let Some(b) = tx.buffer(id, 0) else { continue };
+                let cap = match id {
+                    BufferId::HttpRequestBody => cfg.request_body_limit,
+                    BufferId::HttpResponseBody => cfg.response_body_limit,
+                    BufferId::HttpHeaderRaw | BufferId::HttpResponseHeaderRaw => max,
+                    BufferId::HttpUri
+                    | BufferId::HttpUriRaw
+                    | BufferId::HttpRequestLine
+                    | BufferId::HttpResponseLine
+                    | BufferId::HttpMethod => max,
+                    _ => header_cap,
+                };
+                assert!(b.len() <= cap, "{id:?} holds {} bytes, cap {cap}", b.len());
+            }
+            assert!(tx.buffer(BufferId::HttpUri, 1).is_none());
+            let _ = tx.eve_with_headers();
+        }
+    }
+});
