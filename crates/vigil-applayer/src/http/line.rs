@@ -37,6 +37,10 @@ pub(crate) fn next_response_line(data: &[u8], max: usize, headers: bool) -> Line
     };
     let raw = data.get(..i).unwrap_or_default();
     let tail = data.get(i..).unwrap_or_default();
+    if headers && !raw.is_empty() && tail == b"\r\n" {
+        // A CR may follow and make this a deformed line end.
+        return Line::Partial;
+    }
     if headers && !raw.is_empty() && tail.starts_with(b"\r\n\r") {
         match deformed_crlf_cr(tail) {
             Some(Some(n)) => return Line::Complete { raw, len: i + n },
@@ -189,6 +193,8 @@ mod tests {
         assert_eq!(l(b"a\r\n\r\nbody", true), Line::Complete { raw: b"a", len: 3 });
         assert_eq!(l(b"a\r\n\r\r\n\r\n", true), Line::Complete { raw: b"a", len: 3 });
         assert_eq!(l(b"a\r\n\r\r", true), Line::Partial);
+        assert_eq!(l(b"a\r\n", true), Line::Partial);
+        assert_eq!(l(b"a\r\n", false), Line::Complete { raw: b"a", len: 3 });
     }
 
     #[test]

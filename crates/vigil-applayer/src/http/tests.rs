@@ -130,7 +130,7 @@ fn check_cfg(cfg: HttpConfig, segs: &[Seg], byte_mode: bool) -> Outcome {
         if whole != other {
             let (a, b) = (format!("{whole:?}"), format!("{other:?}"));
             let at = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(0);
-            let ctx = |s: &str| s.get(at.saturating_sub(300)..(at + 200).min(s.len())).unwrap_or("").to_string();
+            let ctx = |s: &str| s.get(at.saturating_sub(100)..(at + 400).min(s.len())).unwrap_or("").to_string();
             panic!("a different cut gave different results\nwhole: ...{}\nother: ...{}", ctx(&a), ctx(&b));
         }
     }
@@ -382,6 +382,19 @@ fn interim_responses_do_not_end_the_transaction() {
     assert_eq!(buf(tx, BufferId::HttpRequestBody), Some("a=b"));
     assert_eq!(o.txs[1].status(), Some(404));
     assert!(has_event(&o, "http.100_continue_already_seen"));
+
+    // A 4xx to `Expect: 100-continue` means the body never comes; a "100"
+    // that announces a body is a final response (both as libhtp decides).
+    let o = check(&[
+        c2s("PUT /big HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 999\r\n\r\n"),
+        s2c("HTTP/1.1 417 Expectation Failed\r\nContent-Length: 0\r\n\r\n"),
+        c2s("GET /next HTTP/1.1\r\nHost: h\r\n\r\n"),
+        s2c("HTTP/1.1 100 Continue\r\nContent-Length: 2\r\n\r\nhi"),
+    ]);
+    assert_eq!(o.txs.len(), 2);
+    assert!(o.txs[0].complete(ToServer));
+    assert_eq!(buf(&o.txs[1], BufferId::HttpUri), Some("/next"));
+    assert_eq!((o.txs[1].status(), buf(&o.txs[1], BufferId::HttpResponseBody)), (Some(100), Some("hi")));
 }
 
 #[test]
@@ -453,6 +466,14 @@ fn connect_and_upgrade_end_http_parsing() {
     assert!(o.tunnel);
     assert_eq!(o.txs.len(), 1);
     assert_eq!(o.txs[0].status(), Some(101));
+
+    // A 101 that still announces a body is an ordinary response to libhtp.
+    let o = check(&[
+        c2s("GET / HTTP/1.1\r\nHost: h\r\n\r\n"),
+        s2c("HTTP/1.1 101 Switching Protocols\r\nContent-Length: 3\r\n\r\nabc"),
+    ]);
+    assert!(!o.tunnel);
+    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("abc"));
 }
 
 #[test]
@@ -498,6 +519,47 @@ fn uri_with_spaces_and_odd_delimiters() {
     assert!(has_event(&o, "http.request_line_leading_whitespace"));
     assert!(has_event(&o, "http.method_delim_non_compliant"));
     assert!(has_event(&o, "http.double_encoded_uri"));
+}
+
+/// Response-side leniency that browsers have and libhtp copies, so that
+/// what a browser would see is what gets inspected.
+#[test]
+fn lenient_response_framing() {
+    let eicar_like = "4\r\nX5O!\r\n4\r\nP%@A\r\n0\r\n\r\n";
+    let cases: &[&[u8]] = &[
+        // Header lines ended by a lone CR, by LF CR, by the deformed CR LF CR CR LF.
+        b"HTTP/1.1 200 ok\rTransfer-Encoding: chunked\r\n\r\n",
+        b"HTTP/1.1 200 ok\n\rX: y\n\rTransfer-Encoding: chunked\n\r\n",
+        b"HTTP/1.1 200 ok\r\nX: y\r\n\r\r\nTransfer-Encoding: chunked\r\n\r\n",
+        // An indented line that is a header of its own, not a continuation.
+        b"HTTP/1.1 200 ok\r\nX: y\r\n Transfer-Encoding: chunked\r\n\r\n",
+        // NULs and odd bytes around the name, a value that only contains the token.
+        b"HTTP/1.1 200 ok\r\nTransfer\0-Encoding\x0b: x-chunked\0\r\n\r\n",
+        // Chunked on HTTP/1.0, and an invalid protocol.
+        b"HTTP/1.0 200 ok\r\nTransfer-Encoding: chunked\r\n\r\n",
+        b"HTTP/1.1foo 200 ok\r\nTransfer-Encoding: chunked\r\n\r\n",
+        // A stray line before the status line.
+        b"foobar\r\nHTTP/1.1 200 ok\r\nTransfer-Encoding: chunked\r\n\r\n",
+    ];
+    for head in cases {
+        let o = check(&[c2s("GET / HTTP/1.1\r\nHost: h\r\n\r\n"), s2c(with_body_bytes(head, eicar_like.as_bytes()))]);
+        let label = String::from_utf8_lossy(head);
+        assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("X5O!P%@A"), "{label}");
+    }
+
+    // A chunk size that cannot be one, even before its line ends: the rest is body.
+    let o = check(&[
+        c2s("GET / HTTP/1.1\r\nHost: h\r\n\r\n"),
+        s2c("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 10\r\n\r\nX5O!P%@AP["),
+    ]);
+    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("X5O!P%@AP["));
+    assert!(has_event(&o, "http.invalid_response_chunk_len"));
+}
+
+fn with_body_bytes(head: &[u8], body: &[u8]) -> Vec<u8> {
+    let mut v = head.to_vec();
+    v.extend_from_slice(body);
+    v
 }
 
 #[test]
