@@ -59,7 +59,7 @@ fn decode_flow_stream(dec: &mut Decoder, frames: &Frames) -> u64 {
     let mut ctx = StreamCtx::new(StreamConfig::default());
     let mut buf = Vec::new();
     let mut inspected = 0u64;
-    let mut drain = |flows: &mut FlowTable<Option<Box<TcpSession>>>, ctx: &mut StreamCtx, buf: &mut Vec<u8>| {
+    let drain = |flows: &mut FlowTable<Option<Box<TcpSession>>>, ctx: &mut StreamCtx, buf: &mut Vec<u8>| {
         let mut n = 0;
         for mut f in flows.drain_ended() {
             if let Some(mut s) = f.ext.take() {
