@@ -60,7 +60,6 @@ mod vars;
 pub use checksum::{Checksum, ChecksumMode, ChecksumOverride};
 pub use decoder::{Decoder, TunnelDecoder};
 pub use defrag::{Cidr, Defrag, HostOsPolicy, OsPolicy};
-pub use stream::Stream;
 pub use error::{ConfigError, Position};
 pub use eve::{EveAlert, EveAlertMetadata, EveAnomaly, EveFiletype, EveFlow, EveLog, EveStats, EveTypes};
 pub use flow::{Flow, FlowTimeouts, ProtoTimeouts};
@@ -70,6 +69,7 @@ pub use pcap_file::{ChecksumChecks, PcapFile};
 pub use rules::RuleFiles;
 pub use runtime::{CpuSet, Runtime, Threading};
 pub use stats::Stats;
+pub use stream::Stream;
 pub use tree::{ConfigNode, ConfigTree};
 pub use vars::Vars;
 

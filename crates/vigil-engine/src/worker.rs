@@ -85,8 +85,7 @@ impl Detector {
                 continue;
             }
             if let Some(rule) = self.rules.thresholds.rate_for(sig.gid, sig.sid, sig.rate.as_ref()) {
-                let subject =
-                    vigil_detect::threshold::MatchSubject { src, dst, flow: flow_id.unwrap_or(0), ts: p.ts };
+                let subject = vigil_detect::threshold::MatchSubject { src, dst, flow: flow_id.unwrap_or(0), ts: p.ts };
                 if !self.rates.allow(rule, sig.sid, sig.gid, subject) {
                     self.suppressed += 1;
                     continue;

@@ -56,9 +56,8 @@ fn alerts(name: &str, frames: &[Vec<u8>], os: &str) -> (usize, usize) {
     let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
     let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     std::fs::remove_dir_all(&dir).unwrap();
-    let count = |sid: u64| {
-        recs.iter().filter(|r| r["event_type"] == "alert" && r["alert"]["signature_id"] == sid).count()
-    };
+    let count =
+        |sid: u64| recs.iter().filter(|r| r["event_type"] == "alert" && r["alert"]["signature_id"] == sid).count();
     (count(1), count(2))
 }
 

@@ -25,7 +25,8 @@ pub enum Policy {
 }
 
 impl Policy {
-    pub const ALL: [Policy; 6] = [Policy::First, Policy::Last, Policy::Bsd, Policy::Linux, Policy::OldLinux, Policy::Solaris];
+    pub const ALL: [Policy; 6] =
+        [Policy::First, Policy::Last, Policy::Bsd, Policy::Linux, Policy::OldLinux, Policy::Solaris];
 
     /// The behaviour of a host OS named in `host-os-policy`, as Suricata's
     /// stream engine applies it; `None` for an unknown name.

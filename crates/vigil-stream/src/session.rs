@@ -357,7 +357,8 @@ impl TcpSession {
         let me = self.dirs.get(seg.dir);
         let off = me.offset(seg.seq);
         // A reset far from anything the sender could have sent is not believed.
-        if me.known && (off < me.reassembly.base() as i64 - MAX_AHEAD as i64 || off > (me.seen_end + MAX_AHEAD) as i64) {
+        if me.known && (off < me.reassembly.base() as i64 - MAX_AHEAD as i64 || off > (me.seen_end + MAX_AHEAD) as i64)
+        {
             event(StreamEvent::RstInvalid);
             return Handled::default();
         }
@@ -366,7 +367,13 @@ impl TcpSession {
         out
     }
 
-    fn add_data(&mut self, ctx: &mut StreamCtx, seg: &Segment<'_>, off: i64, event: &mut dyn FnMut(StreamEvent)) -> bool {
+    fn add_data(
+        &mut self,
+        ctx: &mut StreamCtx,
+        seg: &Segment<'_>,
+        off: i64,
+        event: &mut dyn FnMut(StreamEvent),
+    ) -> bool {
         let policy = ctx.cfg.policies.lookup(seg.dst);
         let depth = ctx.cfg.depth;
         let budget = budget(ctx);
@@ -510,7 +517,6 @@ impl TcpSession {
         ctx.reassembly_memuse -= s.reassembly.release(keep) as u64;
     }
 }
-
 
 fn budget(ctx: &StreamCtx) -> usize {
     ctx.cfg.reassembly_memcap.saturating_sub(ctx.reassembly_memuse).min(usize::MAX as u64) as usize

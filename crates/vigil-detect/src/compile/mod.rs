@@ -135,9 +135,9 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         require_stream: !payload.is_empty()
             && matches!(proto, Proto::Tcp | Proto::Ip | Proto::Ipv4 | Proto::Ipv6)
             && rule.header.protocol.name != "tcp-pkt"
-            && !checks.iter().any(|c| {
-                matches!(c, PacketCheck::Dsize(_) | PacketCheck::Flow { stream: Some(false), .. })
-            }),
+            && !checks
+                .iter()
+                .any(|c| matches!(c, PacketCheck::Dsize(_) | PacketCheck::Flow { stream: Some(false), .. })),
         stream_only: !payload.is_empty()
             && (rule.header.protocol.name == "tcp-stream"
                 || checks.iter().any(|c| matches!(c, PacketCheck::Flow { stream: Some(true), .. }))),
