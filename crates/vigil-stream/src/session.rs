@@ -10,13 +10,7 @@ use std::net::IpAddr;
 use vigil_types::{Direction, PerDir};
 
 /// TCP flag bits.
-pub mod flags {
-    pub const FIN: u8 = 0x01;
-    pub const SYN: u8 = 0x02;
-    pub const RST: u8 = 0x04;
-    pub const PSH: u8 = 0x08;
-    pub const ACK: u8 = 0x10;
-}
+pub use vigil_wire::tcp::flags;
 use flags::*;
 
 /// Rough bytes one session costs against `stream.memcap`.
