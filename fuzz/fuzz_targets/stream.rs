@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
         let dir = if h[0] & 0x80 != 0 { Direction::ToClient } else { Direction::ToServer };
         let seq = u32::from(u16::from_be_bytes([h[1], h[2]])).wrapping_mul(97).wrapping_sub(1 << 12);
         let ack = u32::from(u16::from_be_bytes([h[3], h[4]])).wrapping_mul(97).wrapping_sub(1 << 12);
-        let seg = Segment { dir, flags: h[0] & 0x1f, seq, ack, window: 65535, wscale: None, payload, dst };
+        let seg = Segment { dir, flags: h[0] & 0x1f, seq, ack, payload, dst };
         if ssn.is_none() {
             ssn = ctx.start(&seg);
         }

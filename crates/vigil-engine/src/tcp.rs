@@ -1,12 +1,11 @@
-//! The worker's TCP side: what a flow carries besides its counters, the
-//! segment the stream engine sees in a packet, and the pseudo packets that
-//! carry a stream's last bytes to detection when its flow ends.
+//! The worker's TCP side: what a flow carries besides its counters, and the
+//! pseudo packets that carry a stream's last bytes to detection when its
+//! flow ends.
 
 use std::net::IpAddr;
-use vigil_decode::{LayerKind, Packet, Transport};
 use vigil_detect::FlowDetect;
 use vigil_flow::Flow;
-use vigil_stream::{Segment, TcpSession};
+use vigil_stream::TcpSession;
 use vigil_types::Direction;
 use vigil_wire::build::PacketBuilder;
 
@@ -17,24 +16,6 @@ pub(crate) struct FlowExt {
     pub detect: FlowDetect,
     /// The TCP session, once the stream engine tracks one.
     pub tcp: Option<Box<TcpSession>>,
-}
-
-/// The TCP segment a packet carries, for the stream engine.
-pub(crate) fn segment<'a>(p: &Packet<'a>, dir: Direction) -> Option<Segment<'a>> {
-    let Transport::Tcp { flags, seq, ack, window, .. } = p.transport else { return None };
-    let ip = p.ip?;
-    let wscale = if flags & vigil_stream::flags::SYN != 0 { window_scale(p) } else { None };
-    Some(Segment { dir, flags, seq, ack, window, wscale, payload: p.payload(), dst: ip.dst })
-}
-
-fn window_scale(p: &Packet<'_>) -> Option<u8> {
-    use vigil_wire::tcp::{option_kind, Tcp, TcpOption};
-    let l = p.layer(LayerKind::Tcp)?;
-    let tcp = Tcp::new_checked(p.layer_bytes(l)).ok()?;
-    tcp.options().find_map(|o| match o {
-        TcpOption::Tlv { kind: option_kind::WSCALE, data: [s] } => Some(*s),
-        _ => None,
-    })
 }
 
 /// A packet with no payload standing for `dir` of the flow, as Suricata's

@@ -5,14 +5,14 @@
 use crate::error::EngineError;
 use crate::outputs::Outputs;
 use crate::setup::Setup;
-use crate::tcp::{pseudo_packet, segment, FlowExt};
+use crate::tcp::{pseudo_packet, FlowExt};
 use std::sync::Arc;
 use vigil_decode::{DecodeConfig, Decoder, Packet};
 use vigil_defrag::Defragmenter;
 use vigil_detect::compile::FlowInfo;
 use vigil_detect::{DetectScratch, FlowDetect, Signature, StreamInput};
 use vigil_flow::{Flow, FlowHandle, FlowState, FlowTable};
-use vigil_stream::{StreamCtx, StreamEvent, TcpState};
+use vigil_stream::{Segment, StreamCtx, StreamEvent, TcpState};
 use vigil_types::{Direction, LinkType, Timestamp};
 
 /// Reassembled datagrams may themselves carry fragments (a fragmented
@@ -155,7 +155,7 @@ impl Worker {
     /// when the packet came (a packet that closes it still belongs to it,
     /// as in Suricata).
     fn track(&mut self, p: &Packet<'_>, h: FlowHandle) -> (bool, Option<(u64, u64)>, Option<bool>) {
-        let Some(seg) = segment(p, h.dir) else { return (false, None, None) };
+        let Some(seg) = Segment::from_packet(p, h.dir) else { return (false, None, None) };
         let Some(f) = self.flows.get_mut(h) else { return (false, None, None) };
         if f.ext.tcp.is_none() {
             f.ext.tcp = self.stream.start(&seg).map(Box::new);

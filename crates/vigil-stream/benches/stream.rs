@@ -8,7 +8,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use std::path::Path;
 use vigil_capture::{PcapFile, Source};
-use vigil_decode::{DecodeConfig, Decoder, Packet, Transport};
+use vigil_decode::{DecodeConfig, Decoder};
 use vigil_flow::{FlowConfig, FlowTable};
 use vigil_stream::{Segment, StreamConfig, StreamCtx, TcpSession};
 use vigil_types::{Direction, LinkType, Timestamp};
@@ -47,11 +47,6 @@ fn decode_and_flow(dec: &mut Decoder, frames: &Frames) -> u64 {
     ended + flows.drain_ended().count() as u64
 }
 
-fn segment<'a>(p: &Packet<'a>, dir: Direction) -> Option<Segment<'a>> {
-    let Transport::Tcp { flags, seq, ack, window, .. } = p.transport else { return None };
-    Some(Segment { dir, flags, seq, ack, window, wscale: None, payload: p.payload(), dst: p.ip?.dst })
-}
-
 /// Returns the stream bytes read out for inspection.
 fn decode_flow_stream(dec: &mut Decoder, frames: &Frames) -> u64 {
     let mut flows: FlowTable<Option<Box<TcpSession>>> =
@@ -79,7 +74,7 @@ fn decode_flow_stream(dec: &mut Decoder, frames: &Frames) -> u64 {
     for (i, (lt, ts, f)) in frames.iter().enumerate() {
         let p = dec.decode(black_box(f), *ts, *lt, i as u64);
         if let Some(h) = flows.handle_packet(&p, true) {
-            if let (Some(seg), Some(fl)) = (segment(&p, h.dir), flows.get_mut(h)) {
+            if let (Some(seg), Some(fl)) = (Segment::from_packet(&p, h.dir), flows.get_mut(h)) {
                 if fl.ext.is_none() {
                     fl.ext = ctx.start(&seg).map(Box::new);
                 }

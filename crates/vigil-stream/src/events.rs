@@ -12,17 +12,14 @@ pub enum StreamEvent {
     PacketRetransmission,
     RstInvalid,
     DataAfterRst,
-    FinOutOfWindow,
     OverlapDifferentData,
     DepthReached,
-    SeqGap,
     SegmentBeforeBaseSeq,
     MemcapDrop,
-    WrongThread,
 }
 
 impl StreamEvent {
-    pub const ALL: [StreamEvent; 15] = [
+    pub const ALL: [StreamEvent; 12] = [
         StreamEvent::SynAckWithWrongAck,
         StreamEvent::SynAckInWrongDirection,
         StreamEvent::SynResendDiffSeq,
@@ -31,13 +28,10 @@ impl StreamEvent {
         StreamEvent::PacketRetransmission,
         StreamEvent::RstInvalid,
         StreamEvent::DataAfterRst,
-        StreamEvent::FinOutOfWindow,
         StreamEvent::OverlapDifferentData,
         StreamEvent::DepthReached,
-        StreamEvent::SeqGap,
         StreamEvent::SegmentBeforeBaseSeq,
         StreamEvent::MemcapDrop,
-        StreamEvent::WrongThread,
     ];
 
     /// Suricata's name, as in `stream-event:<name>` and EVE anomaly `event`.
@@ -51,13 +45,10 @@ impl StreamEvent {
             StreamEvent::PacketRetransmission => "pkt_retransmission",
             StreamEvent::RstInvalid => "rst_invalid_ack",
             StreamEvent::DataAfterRst => "rst_with_data",
-            StreamEvent::FinOutOfWindow => "fin_out_of_window",
             StreamEvent::OverlapDifferentData => "reassembly_overlap_different_data",
             StreamEvent::DepthReached => "reassembly_depth_reached",
-            StreamEvent::SeqGap => "reassembly_seq_gap",
             StreamEvent::SegmentBeforeBaseSeq => "reassembly_segment_before_base_seq",
             StreamEvent::MemcapDrop => "reassembly_memcap",
-            StreamEvent::WrongThread => "wrong_thread",
         }
     }
 

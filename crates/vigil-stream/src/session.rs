@@ -9,9 +9,9 @@ use crate::reassembly::Reassembly;
 use std::net::IpAddr;
 use vigil_types::{Direction, PerDir};
 
+use flags::*;
 /// TCP flag bits.
 pub use vigil_wire::tcp::flags;
-use flags::*;
 
 /// Rough bytes one session costs against `stream.memcap`.
 pub const SESSION_COST: u64 = std::mem::size_of::<TcpSession>() as u64;
@@ -23,12 +23,18 @@ pub struct Segment<'a> {
     pub flags: u8,
     pub seq: u32,
     pub ack: u32,
-    pub window: u16,
-    /// Window scale option (SYN and SYN/ACK only).
-    pub wscale: Option<u8>,
     pub payload: &'a [u8],
     /// The receiver of this segment, whose OS decides overlaps.
     pub dst: IpAddr,
+}
+
+impl<'a> Segment<'a> {
+    /// The segment a decoded packet carries, travelling `dir` in its flow;
+    /// `None` for anything but TCP over IP.
+    pub fn from_packet(p: &vigil_decode::Packet<'a>, dir: Direction) -> Option<Segment<'a>> {
+        let vigil_decode::Transport::Tcp { flags, seq, ack, .. } = p.transport else { return None };
+        Some(Segment { dir, flags, seq, ack, payload: p.payload(), dst: p.ip?.dst })
+    }
 }
 
 /// Session states, as EVE `tcp.state` names them.
@@ -79,7 +85,6 @@ pub struct TcpStream {
     /// Whether the receiver's acknowledgements are seen at all (both
     /// directions of the session are on the wire).
     pub acks_seen: bool,
-    pub wscale: Option<u8>,
     /// The sender's FIN, as an offset.
     pub fin: Option<u64>,
     pub reassembly: Reassembly,
@@ -124,8 +129,6 @@ pub struct Handled {
     /// The payload went into reassembly (detection then inspects the stream,
     /// not the packet, for stream rules).
     pub stream_added: bool,
-    /// The segment was accepted as part of the session.
-    pub accepted: bool,
 }
 
 /// A TCP session.
@@ -187,7 +190,6 @@ impl StreamCtx {
         let (me, peer) = split(&mut ssn.dirs, seg.dir);
         if syn_only {
             me.start(seg.seq);
-            me.wscale = seg.wscale;
             if !seg.payload.is_empty() {
                 // TCP Fast Open: the SYN's data is the stream's first bytes.
                 let policy = self.cfg.policies.lookup(seg.dst);
@@ -254,8 +256,8 @@ impl TcpSession {
             && seg.flags & (SYN | ACK) == SYN
             && self.dirs.get(seg.dir).offset(seg.seq) == -1;
         if starting_syn {
-            // Counted by `start`; its data (TCP Fast Open) joins the stream
-            // once the SYN/ACK acknowledges it.
+            // Counted by `start`, which also put its data (TCP Fast Open)
+            // into the stream.
             out.stream_added = !seg.payload.is_empty();
         } else {
             ctx.count_flags(seg.flags);
@@ -284,7 +286,6 @@ impl TcpSession {
         if self.state == TcpState::SynSent || (seg.flags & SYN != 0 && !self.midstream) {
             return out;
         }
-        out.accepted = true;
         if seg.flags & RST != 0 {
             return self.on_rst(seg, event, out);
         }
@@ -326,7 +327,6 @@ impl TcpSession {
             }
             client.acked = acked as u64;
             self.dirs.to_client.start(seg.seq);
-            self.dirs.to_client.wscale = seg.wscale;
             // Both sides are on the wire: data waits for its acknowledgement.
             self.dirs.to_client.acks_seen = true;
             self.dirs.to_server.acks_seen = true;
@@ -428,35 +428,22 @@ impl TcpSession {
 
     /// Moves the teardown states on from FINs and the acknowledgements of them.
     fn advance_close(&mut self, seg: &Segment<'_>) {
-        let fin_acked = |s: &TcpStream| s.fin.is_some_and(|f| s.acked > f || !s.acks_seen && s.fin.is_some());
+        // Without the peer's acknowledgements on the wire, a FIN counts as acknowledged.
+        let fin_acked = |s: &TcpStream| s.fin.is_some_and(|f| s.acked > f || !s.acks_seen);
         let (c, s) = (&self.dirs.to_server, &self.dirs.to_client);
         let (cf, sf) = (c.fin.is_some(), s.fin.is_some());
         let (ca, sa) = (fin_acked(c), fin_acked(s));
         self.state = match (cf, sf) {
             (false, false) => self.state,
-            (true, false) => {
-                if ca {
-                    TcpState::FinWait2
-                } else {
-                    TcpState::FinWait1
-                }
-            }
-            (false, true) => {
-                if sa {
-                    TcpState::FinWait2
-                } else {
-                    TcpState::FinWait1
-                }
-            }
+            // One side closed: whichever it was, its FIN acknowledged or not.
+            (true, false) | (false, true) if ca || sa => TcpState::FinWait2,
+            (true, false) | (false, true) => TcpState::FinWait1,
             (true, true) => match (ca, sa) {
                 (true, true) => TcpState::Closed,
                 (true, false) | (false, true) if seg.flags & FIN == 0 => TcpState::LastAck,
                 _ => TcpState::Closing,
             },
         };
-        if self.state > TcpState::Established && self.state < TcpState::Closed && (ca && sa) {
-            self.state = TcpState::Closed;
-        }
     }
 
     /// Whether `dir`'s sender has finished (FIN or RST): its data is final.
