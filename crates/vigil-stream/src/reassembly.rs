@@ -8,6 +8,7 @@
 //! overlap policies judge a new segment against the segments as sent.
 
 use crate::policy::Policy;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// What inserting one segment found.
@@ -64,7 +65,8 @@ impl Reassembly {
         if start >= end {
             return out;
         }
-        let mut buf = payload[(start - off) as usize..(end - off) as usize].to_vec();
+        // Copied only when an overlap keeps held bytes: the usual segment is written straight from the packet.
+        let mut buf = Cow::Borrowed(&payload[(start - off) as usize..(end - off) as usize]);
         // Overlaps are judged against every held segment as sent.
         let overlapping: Vec<(u64, u64)> =
             self.segs.range(..(end, 0)).filter(|((s, e), _)| *e > start && *s < end).map(|(k, _)| *k).collect();
@@ -83,7 +85,7 @@ impl Reassembly {
             }
             out.different = true;
             if !policy.new_wins(start, end, os, oe) {
-                buf[(lo - start) as usize..(hi - start) as usize].copy_from_slice(&old);
+                buf.to_mut()[(lo - start) as usize..(hi - start) as usize].copy_from_slice(&old);
             }
         }
         let Some(added) = self.write(start, &buf, budget) else { return out };
@@ -203,16 +205,23 @@ impl Reassembly {
         }
         self.base = to;
         let before = self.held;
-        let gone: Vec<u64> = self.data.range(..to).map(|(s, _)| *s).collect();
-        for s in gone {
-            let Some(chunk) = self.data.remove(&s) else { continue };
-            self.held -= chunk.len();
+        // Chunks are few and ordered: pop them from the front until `to`.
+        while let Some(entry) = self.data.first_entry() {
+            let s = *entry.key();
+            if s >= to {
+                break;
+            }
+            let mut chunk = entry.remove();
             let e = s + chunk.len() as u64;
             if e > to {
-                let rest = chunk[(to - s) as usize..].to_vec();
-                self.held += rest.len();
-                self.data.insert(to, rest);
+                // Keep the tail in the same allocation.
+                let cut = (to - s) as usize;
+                self.held -= cut;
+                chunk.drain(..cut);
+                self.data.insert(to, chunk);
+                break;
             }
+            self.held -= chunk.len();
         }
         self.segs.retain(|&(_, e), _| e > to);
         before - self.held
