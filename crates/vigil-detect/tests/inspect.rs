@@ -29,6 +29,29 @@ fn offset_and_depth_bound_the_window() {
 }
 
 #[test]
+fn absolute_positions_count_from_the_stream_start() {
+    // content:"abc"; offset:2; depth:3; on stream bytes that start at offset `base`.
+    let mut c = content(b"abc");
+    c.offset = 2;
+    c.depth = Some(3);
+    let at = |buf: &[u8], base: u64| inspect_at(&[Step::Content(c.clone())], buf, base, &mut InspectCtx::default());
+    assert!(at(b"xxabc", 0));
+    // Stream offsets 1..6: "abc" at stream offset 2.
+    assert!(at(b"xabcyy", 1));
+    assert!(!at(b"abcyyy", 1), "abc at stream offset 1 is before offset 2");
+    // The window [2, 5) lies wholly before a buffer starting at 5.
+    assert!(!at(b"abcabc", 5));
+    // isdataat:3 (absolute): byte 3 of the stream exists once the buffer reaches past it.
+    let data = |pos, buf: &[u8], base| {
+        let steps = [Step::IsDataAt { pos, relative: false, negated: false }];
+        inspect_at(&steps, buf, base, &mut InspectCtx::default())
+    };
+    assert!(data(3, b"z", 3));
+    assert!(data(3, b"", 10));
+    assert!(!data(3, b"z", 2));
+}
+
+#[test]
 fn nocase_matches_any_ascii_case() {
     let c = ContentStep::new(b"EvIl".to_vec(), true);
     assert!(run(vec![Step::Content(c.clone())], b"..eViL.."));
