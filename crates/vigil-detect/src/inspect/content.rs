@@ -63,14 +63,11 @@ impl ContentStep {
                 None => len,
             };
             (start, end)
-        } else if base == 0 {
-            let start = self.offset as usize;
-            let end = self.depth.map_or(len, |d| start + d as usize);
-            (start, end)
         } else {
+            // Absolute positions count from the stream's start: shift them into the buffer.
             let start = u64::from(self.offset);
             let end = self.depth.map_or(u64::MAX, |d| start + u64::from(d));
-            if end <= base {
+            if end < base {
                 return None;
             }
             (start.saturating_sub(base) as usize, (end - base).min(len as u64) as usize)
