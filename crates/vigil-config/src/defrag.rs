@@ -138,22 +138,7 @@ impl Cidr {
 
     /// True when `ip` lies in the block (never across address families).
     pub fn contains(&self, ip: IpAddr) -> bool {
-        fn masked_eq(a: &[u8], b: &[u8], bits: u8) -> bool {
-            let full = bits as usize / 8;
-            if a[..full] != b[..full] {
-                return false;
-            }
-            let rest = bits % 8;
-            rest == 0 || {
-                let m = 0xffu8 << (8 - rest);
-                a[full] & m == b[full] & m
-            }
-        }
-        match (self.addr, ip) {
-            (IpAddr::V4(n), IpAddr::V4(i)) => masked_eq(&n.octets(), &i.octets(), self.prefix),
-            (IpAddr::V6(n), IpAddr::V6(i)) => masked_eq(&n.octets(), &i.octets(), self.prefix),
-            _ => false,
-        }
+        vigil_types::in_block(self.addr, self.prefix, ip)
     }
 }
 

@@ -56,5 +56,5 @@ mod tracker;
 pub use config::DefragConfig;
 pub use counters::DefragCounters;
 pub use fragment::Fragment;
-pub use policy::{HostPolicies, HostPolicy, Policy};
+pub use policy::{HostPolicies, Policy};
 pub use table::{Defragmenter, Outcome};

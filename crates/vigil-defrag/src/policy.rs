@@ -1,8 +1,6 @@
 //! Overlap policies: which bytes win when fragments overlap, as the target
 //! host's IP stack decides it, and the per-host choice of policy.
 
-use std::net::IpAddr;
-
 /// How overlapping fragment data is resolved, named as Suricata names its
 /// target-based policies ("Target-Based Fragmentation Reassembly", Novak).
 ///
@@ -13,10 +11,12 @@ use std::net::IpAddr;
 /// a new fragment starts before (Windows) or fully covers (Solaris) an
 /// existing one. `BsdRight` trims nothing, so position decides: a fragment
 /// starting further right overwrites, and at equal offsets the later one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Policy {
     First,
     Last,
+    /// Suricata's default when no `host-os-policy` block holds the host.
+    #[default]
     Bsd,
     BsdRight,
     Linux,
@@ -56,64 +56,9 @@ impl Policy {
     }
 }
 
-/// An address block with the policy of the hosts in it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HostPolicy {
-    pub addr: IpAddr,
-    /// Leading bits of `addr` that count (0 matches every address of its family).
-    pub prefix: u8,
-    pub policy: Policy,
-}
-
-impl HostPolicy {
-    fn contains(&self, ip: IpAddr) -> bool {
-        fn eq_bits(a: &[u8], b: &[u8], bits: u8) -> bool {
-            let full = (bits as usize / 8).min(a.len());
-            if a[..full] != b[..full] {
-                return false;
-            }
-            let rest = bits % 8;
-            rest == 0 || full >= a.len() || (a[full] ^ b[full]) & (0xffu8 << (8 - rest)) == 0
-        }
-        match (self.addr, ip) {
-            (IpAddr::V4(n), IpAddr::V4(i)) => eq_bits(&n.octets(), &i.octets(), self.prefix),
-            (IpAddr::V6(n), IpAddr::V6(i)) => eq_bits(&n.octets(), &i.octets(), self.prefix),
-            _ => false,
-        }
-    }
-}
-
-/// The policy of each destination: the longest matching block, else the default.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostPolicies {
-    /// Longest prefix first, so the first match is the best one.
-    blocks: Vec<HostPolicy>,
-    default: Policy,
-}
-
-impl Default for HostPolicies {
-    /// Every host BSD, Suricata's default when no block matches.
-    fn default() -> Self {
-        HostPolicies { blocks: Vec::new(), default: Policy::Bsd }
-    }
-}
-
-impl HostPolicies {
-    pub fn new(mut blocks: Vec<HostPolicy>, default: Policy) -> Self {
-        // Stable: among equal prefixes the first listed wins.
-        blocks.sort_by_key(|b| std::cmp::Reverse(b.prefix));
-        HostPolicies { blocks, default }
-    }
-
-    /// One policy for every host.
-    pub fn uniform(policy: Policy) -> Self {
-        HostPolicies { blocks: Vec::new(), default: policy }
-    }
-
-    pub fn lookup(&self, dst: IpAddr) -> Policy {
-        self.blocks.iter().find(|b| b.contains(dst)).map_or(self.default, |b| b.policy)
-    }
-}
+/// The policy of each destination: the longest matching block, else the
+/// default (BSD, as in Suricata).
+pub type HostPolicies = vigil_types::HostTable<Policy>;
 
 #[cfg(test)]
 mod tests {
@@ -123,9 +68,9 @@ mod tests {
     fn longest_prefix_then_default() {
         let h = HostPolicies::new(
             vec![
-                HostPolicy { addr: "0.0.0.0".parse().unwrap(), prefix: 0, policy: Policy::Windows },
-                HostPolicy { addr: "10.1.0.0".parse().unwrap(), prefix: 16, policy: Policy::Linux },
-                HostPolicy { addr: "10.1.2.3".parse().unwrap(), prefix: 32, policy: Policy::Solaris },
+                ("0.0.0.0".parse().unwrap(), 0, Policy::Windows),
+                ("10.1.0.0".parse().unwrap(), 16, Policy::Linux),
+                ("10.1.2.3".parse().unwrap(), 32, Policy::Solaris),
             ],
             Policy::Bsd,
         );

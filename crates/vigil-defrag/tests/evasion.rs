@@ -162,10 +162,7 @@ fn conflicting_overwrite_follows_the_destination_policy() {
         (Policy::Solaris, &all_evil),
     ] {
         let mut h = Harness::new(DefragConfig {
-            policies: vigil_defrag::HostPolicies::new(
-                vec![vigil_defrag::HostPolicy { addr: "10.1.0.0".parse().unwrap(), prefix: 16, policy }],
-                Policy::Bsd,
-            ),
+            policies: vigil_defrag::HostPolicies::new(vec![("10.1.0.0".parse().unwrap(), 16, policy)], Policy::Bsd),
             ..DefragConfig::default()
         });
         assert!(h.feed(&tail_good).is_none());

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use vigil_config::{ChecksumMode, Config, ConfigTree, DEFAULT_YAML};
 use vigil_decode::{DecodeConfig, UdpTunnel};
-use vigil_defrag::{DefragConfig, HostPolicies, HostPolicy, Policy};
+use vigil_defrag::{DefragConfig, HostPolicies, Policy};
 use vigil_detect::prefilter::Algo;
 use vigil_flow::{FlowConfig, ProtoTimeouts, Timeouts};
 use vigil_rules::Vars;
@@ -167,7 +167,7 @@ fn defrag_config(config: &Config) -> DefragConfig {
     for (os, nets) in &config.host_os_policy.entries {
         // Every name vigil-config accepts maps to a policy.
         let policy = Policy::for_host_os(os.name()).unwrap_or(Policy::Bsd);
-        blocks.extend(nets.iter().map(|n| HostPolicy { addr: n.addr, prefix: n.prefix, policy }));
+        blocks.extend(nets.iter().map(|n| (n.addr, n.prefix, policy)));
     }
     DefragConfig {
         memcap: d.memcap,

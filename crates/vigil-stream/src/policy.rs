@@ -1,19 +1,19 @@
 //! Target-based overlap policies: which bytes a receiving host keeps when
 //! two segments carry different data for the same sequence numbers.
 
-use std::net::IpAddr;
-
 /// How the receiving host resolves an overlap between a segment it already
 /// holds (`old`) and a new one. Suricata's host OS names collapse onto these
 /// six behaviours (see [`Policy::for_host_os`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Policy {
     /// The data already held always wins.
     First,
     /// The newest data always wins.
     Last,
     /// New data wins when the new segment starts before the old one
-    /// (BSD, Windows, HP-UX 10, IRIX, macOS).
+    /// (BSD, Windows, HP-UX 10, IRIX, macOS). Suricata's default when no
+    /// `host-os-policy` block holds the host.
+    #[default]
     Bsd,
     /// As BSD, and also when it starts at the same place and ends beyond it.
     Linux,
@@ -60,49 +60,7 @@ impl Policy {
 
 /// The policy of each receiving host: the longest matching address block,
 /// else the default (BSD, as in Suricata).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostPolicies {
-    /// `(network, prefix length, policy)`, longest prefix first.
-    blocks: Vec<(IpAddr, u8, Policy)>,
-    default: Policy,
-}
-
-impl Default for HostPolicies {
-    fn default() -> Self {
-        HostPolicies { blocks: Vec::new(), default: Policy::Bsd }
-    }
-}
-
-impl HostPolicies {
-    pub fn new(mut blocks: Vec<(IpAddr, u8, Policy)>, default: Policy) -> Self {
-        blocks.sort_by_key(|b| std::cmp::Reverse(b.1));
-        HostPolicies { blocks, default }
-    }
-
-    pub fn uniform(policy: Policy) -> Self {
-        HostPolicies { blocks: Vec::new(), default: policy }
-    }
-
-    pub fn lookup(&self, host: IpAddr) -> Policy {
-        self.blocks.iter().find(|b| in_block(b.0, b.1, host)).map_or(self.default, |b| b.2)
-    }
-}
-
-fn in_block(net: IpAddr, prefix: u8, ip: IpAddr) -> bool {
-    fn eq_bits(a: &[u8], b: &[u8], bits: u8) -> bool {
-        let full = (bits as usize / 8).min(a.len());
-        if a[..full] != b[..full] {
-            return false;
-        }
-        let rest = bits % 8;
-        rest == 0 || full >= a.len() || (a[full] ^ b[full]) & (0xffu8 << (8 - rest)) == 0
-    }
-    match (net, ip) {
-        (IpAddr::V4(n), IpAddr::V4(i)) => eq_bits(&n.octets(), &i.octets(), prefix),
-        (IpAddr::V6(n), IpAddr::V6(i)) => eq_bits(&n.octets(), &i.octets(), prefix),
-        _ => false,
-    }
-}
+pub type HostPolicies = vigil_types::HostTable<Policy>;
 
 #[cfg(test)]
 mod tests {

@@ -15,6 +15,7 @@
 mod appproto;
 mod direction;
 mod flowkey;
+mod hosts;
 mod linktype;
 pub mod suricata_vars;
 mod time;
@@ -22,5 +23,6 @@ mod time;
 pub use appproto::AppProto;
 pub use direction::{Direction, PerDir};
 pub use flowkey::{FlowKey, FLOW_KEY_VLANS};
+pub use hosts::{in_block, HostTable};
 pub use linktype::LinkType;
 pub use time::Timestamp;
