@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use vigil_config::{ChecksumMode, Config, ConfigTree, DEFAULT_YAML};
 use vigil_decode::{DecodeConfig, UdpTunnel};
-use vigil_defrag::{DefragConfig, HostPolicies, Policy};
+use vigil_defrag::{DefragConfig, Policy};
 use vigil_detect::prefilter::Algo;
 use vigil_flow::{FlowConfig, ProtoTimeouts, Timeouts};
 use vigil_rules::Vars;
@@ -161,20 +161,25 @@ fn flow_config(config: &Config) -> FlowConfig {
     }
 }
 
-fn defrag_config(config: &Config) -> DefragConfig {
-    let d = &config.defrag;
+/// `host-os-policy` as a table of one stage's policies, `of` naming the
+/// policy a host OS gets there (every name vigil-config accepts has one).
+fn host_table<P: Copy + Default>(config: &Config, of: fn(&str) -> Option<P>) -> vigil_types::HostTable<P> {
     let mut blocks = Vec::new();
     for (os, nets) in &config.host_os_policy.entries {
-        // Every name vigil-config accepts maps to a policy.
-        let policy = Policy::for_host_os(os.name()).unwrap_or(Policy::Bsd);
+        let policy = of(os.name()).unwrap_or_default();
         blocks.extend(nets.iter().map(|n| (n.addr, n.prefix, policy)));
     }
+    vigil_types::HostTable::new(blocks, P::default())
+}
+
+fn defrag_config(config: &Config) -> DefragConfig {
+    let d = &config.defrag;
     DefragConfig {
         memcap: d.memcap,
         max_trackers: d.trackers,
         max_frags: d.max_frags,
         timeout_secs: d.timeout,
-        policies: HostPolicies::new(blocks, Policy::Bsd),
+        policies: host_table(config, Policy::for_host_os),
         vlan_tracking: config.decoder.vlan_use_for_tracking,
         recursion_tracking: config.decoder.recursion_level_use_for_tracking,
         ..DefragConfig::default()
@@ -182,13 +187,7 @@ fn defrag_config(config: &Config) -> DefragConfig {
 }
 
 fn stream_config(config: &Config, ips: bool) -> vigil_stream::StreamConfig {
-    use vigil_stream::Policy as P;
     let s = &config.stream;
-    let mut blocks = Vec::new();
-    for (os, nets) in &config.host_os_policy.entries {
-        let policy = P::for_host_os(os.name()).unwrap_or(P::Bsd);
-        blocks.extend(nets.iter().map(|n| (n.addr, n.prefix, policy)));
-    }
     vigil_stream::StreamConfig {
         midstream: s.midstream,
         async_oneside: s.async_oneside,
@@ -198,7 +197,7 @@ fn stream_config(config: &Config, ips: bool) -> vigil_stream::StreamConfig {
         toserver_chunk: s.toserver_chunk_size,
         toclient_chunk: s.toclient_chunk_size,
         inline: s.inline.unwrap_or(ips),
-        policies: vigil_stream::HostPolicies::new(blocks, P::Bsd),
+        policies: host_table(config, vigil_stream::Policy::for_host_os),
     }
 }
 
