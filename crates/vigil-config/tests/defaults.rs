@@ -109,6 +109,23 @@ fn flow_and_defrag_errors_keep_defaults() {
 }
 
 #[test]
+fn stream_section_is_typed_and_bad_values_keep_defaults() {
+    let yaml = "stream:\n  memcap: 1 MiB\n  midstream: true\n  async-oneside: yes\n  inline: no\n  reassembly:\n    memcap: 2 MiB\n    depth: 0\n    toserver-chunk-size: 100\n    toclient-chunk-size: 0\n";
+    let tree = ConfigTree::parse_str(yaml, "t.yaml").unwrap();
+    let (c, errors, _) = Config::from_tree(&tree);
+    let s = &c.stream;
+    assert_eq!((s.memcap, s.midstream, s.async_oneside, s.inline), (1 << 20, true, true, Some(false)));
+    assert_eq!((s.reassembly_memcap, s.reassembly_depth, s.toserver_chunk_size), (2 << 20, 0, 100));
+    // A chunk size of 0 is refused, by key, and the default kept.
+    assert_eq!(s.toclient_chunk_size, 2560);
+    let keys: Vec<_> = errors.iter().filter_map(|e| e.key.clone()).collect();
+    assert_eq!(keys, ["stream.reassembly.toclient-chunk-size"]);
+    // `auto` (the stock value) leaves the choice to the run mode.
+    let tree = ConfigTree::parse_str("stream:\n  inline: auto\n", "t.yaml").unwrap();
+    assert_eq!(Config::from_tree(&tree).0.stream.inline, None);
+}
+
+#[test]
 fn eve_type_defaults_without_options() {
     let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - anomaly:\n        - stats\n        - flow\n        - dns:\n        - ikev2\n        - http:\n            enabled: no\n";
     let tree = ConfigTree::parse_str(yaml, "t.yaml").unwrap();

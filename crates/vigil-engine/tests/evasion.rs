@@ -32,13 +32,13 @@ fn write_pcap(path: &Path, frames: &[Vec<u8>]) {
     }
 }
 
-/// Runs the frames with the receiving host's OS set to `os`; returns the
-/// alert counts of sid 1 (stream) and sid 2 (single packet).
-fn alerts(name: &str, frames: &[Vec<u8>], os: &str) -> (usize, usize) {
+/// Runs the frames under `rules` with the receiving host's OS set to `os`;
+/// returns the EVE records.
+fn run(name: &str, frames: &[Vec<u8>], os: &str, rules: &str) -> Vec<Value> {
     let dir = tempdir(name);
     let pcap = dir.join("in.pcap");
     write_pcap(&pcap, frames);
-    std::fs::write(dir.join("test.rules"), RULES).unwrap();
+    std::fs::write(dir.join("test.rules"), rules).unwrap();
     std::fs::write(
         dir.join("os.yaml"),
         format!("host-os-policy:\n  {os}: [0.0.0.0/0, \"::/0\"]\ndefrag:\n  timeout: 60\n"),
@@ -54,11 +54,19 @@ fn alerts(name: &str, frames: &[Vec<u8>], os: &str) -> (usize, usize) {
     };
     run_offline(&opts, &mut |_| {}).unwrap();
     let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
-    let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let recs = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     std::fs::remove_dir_all(&dir).unwrap();
-    let count =
-        |sid: u64| recs.iter().filter(|r| r["event_type"] == "alert" && r["alert"]["signature_id"] == sid).count();
-    (count(1), count(2))
+    recs
+}
+
+fn alerts_of(recs: &[Value], sid: u64) -> Vec<&Value> {
+    recs.iter().filter(|r| r["event_type"] == "alert" && r["alert"]["signature_id"] == sid).collect()
+}
+
+/// The alert counts of sid 1 (stream) and sid 2 (single packet) under [`RULES`].
+fn alerts(name: &str, frames: &[Vec<u8>], os: &str) -> (usize, usize) {
+    let recs = run(name, frames, os, RULES);
+    (alerts_of(&recs, 1).len(), alerts_of(&recs, 2).len())
 }
 
 /// A client/server pair and the TCP session between them.
@@ -260,5 +268,61 @@ fn overlapping_fragments_follow_the_target_policy() {
         assert_eq!(alerts("frag-last", &frames(true), "last").0, 1, "v6 {v6}");
         assert_eq!(alerts("frag-first2", &frames(false), "first").0, 1, "v6 {v6}");
         assert_eq!(alerts("frag-last2", &frames(false), "last").0, 0, "v6 {v6}");
+    }
+}
+
+const STREAM_RULES: &str = "alert tcp-stream any any -> any any (content:\"ATTACK-STRING\"; sid:3;)\n\
+alert tcp any any -> any any (flow:only_stream; content:\"ATTACK-STRING\"; sid:4;)\n\
+alert tcp any any -> any any (flow:established,to_server; content:\"ATTACK-STRING\"; sid:5;)\n\
+alert ip any any -> any any (msg:\"every packet\"; sid:6;)\n";
+
+#[test]
+fn data_never_acknowledged_is_inspected_at_flow_end_by_a_pseudo_packet() {
+    let c = Conn { v6: false };
+    let c1 = CISN.wrapping_add(1);
+    // The server acknowledges the handshake but never the data; the capture ends.
+    let frames = vec![
+        c.seg(true, SYN, CISN, 0, b""),
+        c.seg(false, SYN | ACK, SISN, c1, b""),
+        c.seg(true, ACK, c1, SISN + 1, b""),
+        c.data(0, ATTACK),
+    ];
+    let recs = run("pseudo", &frames, "bsd", STREAM_RULES);
+    for sid in [3, 4, 5] {
+        let a = alerts_of(&recs, sid);
+        assert_eq!(a.len(), 1, "sid {sid}");
+        // Raised on the pseudo packet: it was never captured, so it has no pcap_cnt.
+        assert!(a[0].get("pcap_cnt").is_none(), "{}", a[0]);
+        assert_eq!(a[0]["dest_port"], 80);
+    }
+    // Pseudo packets run stream rules only: the per-packet rule saw the 4 captured packets.
+    assert_eq!(alerts_of(&recs, 6).len(), 4);
+    let stats = &recs.iter().rev().find(|r| r["event_type"] == "stats").unwrap()["stats"]["tcp"];
+    assert_eq!(
+        (stats["sessions"].as_u64(), stats["syn"].as_u64(), stats["synack"].as_u64()),
+        (Some(1), Some(1), Some(1))
+    );
+    assert_eq!(stats["pseudo"], 1);
+}
+
+#[test]
+fn a_reset_inspects_unacknowledged_data_on_a_still_established_session() {
+    let c = Conn { v6: false };
+    let c1 = CISN.wrapping_add(1);
+    let end = c1.wrapping_add(ATTACK.len() as u32);
+    let frames = vec![
+        c.seg(true, SYN, CISN, 0, b""),
+        c.seg(false, SYN | ACK, SISN, c1, b""),
+        c.seg(true, ACK, c1, SISN + 1, b""),
+        c.data(0, ATTACK),
+        c.seg(true, vigil_wire::tcp::flags::RST, end, 0, b""),
+    ];
+    let recs = run("rst", &frames, "bsd", STREAM_RULES);
+    // The reset closes the session, but the packet that does so still belongs
+    // to the established session (flow:established), as in Suricata.
+    for sid in [3, 4, 5] {
+        let a = alerts_of(&recs, sid);
+        assert_eq!(a.len(), 1, "sid {sid}");
+        assert_eq!(a[0]["pcap_cnt"], 5, "sid {sid}: on the RST");
     }
 }
