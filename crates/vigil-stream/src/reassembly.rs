@@ -302,7 +302,11 @@ mod tests {
         r.insert(0, b"hello", Policy::Bsd, 0, usize::MAX);
         let i = r.insert(0, b"hello", Policy::Bsd, 0, usize::MAX);
         assert!(i.overlap && !i.different);
-        assert_eq!(r.held(), 5);
-        assert_eq!(r.next_data(5), None);
+        // Only bytes not held before are charged to the memcap.
+        assert_eq!((i.stored, i.added), (5, 0));
+        let i = r.insert(3, b"lo, world", Policy::Last, 0, usize::MAX);
+        assert_eq!((i.stored, i.added), (9, 7));
+        assert_eq!(r.held(), 12);
+        assert_eq!(r.next_data(12), None);
     }
 }
