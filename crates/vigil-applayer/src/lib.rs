@@ -9,11 +9,45 @@
 //! answers [`Transaction::buffer`] for the inspection buffers rules select
 //! with sticky buffers (`http.uri`, `dns.query`, `tls.sni`, ...), and its
 //! typed fields serialize under Suricata's EVE names.
+//!
+//! The engine holds one [`AppFlow`] per flow and never drives a parser
+//! itself. The flow runs protocol detection ([`detect`]: every enabled
+//! protocol probed on the first bytes of each direction, ports only a hint),
+//! replays what detection kept into the parser it chose, keeps what that
+//! parser left unfinished (bounded by [`AppConfig::max_pending`]) and hands
+//! back its transactions as [`TxRef`]s, with one [`Progress`] scale and one
+//! per-direction buffer lookup for every protocol. After an HTTP CONNECT or
+//! Upgrade it detects again what runs inside the tunnel.
+//!
+//! ```
+//! use vigil_applayer::{AppConfig, AppFlow, AppProto, BufferId, Progress, Transport};
+//! use vigil_types::Direction;
+//!
+//! let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 49152, 8080);
+//! flow.feed(Direction::ToServer, b"GET /index.html HTTP/1.1\r\nHo");
+//! flow.feed(Direction::ToServer, b"st: example.com\r\n\r\n");
+//! assert_eq!(flow.proto(), AppProto::Http);
+//! let tx = flow.txs().next().unwrap();
+//! assert_eq!(tx.progress(Direction::ToServer), Progress::Complete);
+//! assert_eq!(tx.buffer(Direction::ToServer, BufferId::HttpUri, 0), Some(&b"/index.html"[..]));
+//! ```
 
+mod config;
+pub mod detect;
 pub mod dns;
+mod flow;
+#[cfg(test)]
+mod flow_tests;
 pub mod http;
 mod parser;
+mod progress;
 pub mod tls;
+mod txref;
 
+pub use config::{AppConfig, Transport};
+pub use detect::Detect;
+pub use flow::{AppCounters, AppFlow};
 pub use parser::{AppEvent, AppParser, BufferId, ParseResult, Transaction};
+pub use progress::Progress;
+pub use txref::TxRef;
 pub use vigil_types::AppProto;

@@ -19,7 +19,8 @@ pub mod flowbits;
 pub mod inspect;
 pub mod prefilter;
 pub mod threshold;
+pub mod transform;
 
 pub use compile::{compile, DetectExecutor, Signature, Unsupported};
-pub use engine::{DetectEngine, DetectScratch, StreamInput};
+pub use engine::{AppInput, DetectEngine, DetectScratch, StreamInput, TxInput};
 pub use flowbits::{FlowBits, FlowDetect};

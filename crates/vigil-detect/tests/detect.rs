@@ -87,12 +87,12 @@ pass tcp any any -> any any (msg:"p"; content:"secret"; sid:11;)
 fn unsupported_keywords_are_named() {
     let set = Loader::new()
         .load_str(
-            r#"alert http any any -> any any (msg:"x"; http.uri; content:"/a"; xbits:isset,x,track ip_src; sid:1;)"#,
+            r#"alert smtp any any -> any any (msg:"x"; smtp.helo; content:"a"; xbits:isset,x,track ip_src; sid:1;)"#,
             "t.rules",
         )
         .unwrap();
     let err = compile(&set.rules[0], &Classifications::default()).unwrap_err();
-    assert!(err.keywords.iter().any(|k| k.contains("http")), "{err:?}");
+    assert!(err.keywords.iter().any(|k| k.contains("smtp")), "{err:?}");
     assert!(err.keywords.iter().any(|k| k == "xbits"), "{err:?}");
 }
 
@@ -189,7 +189,7 @@ alert tcp any any -> any any (msg:"not established"; flow:not_established; sid:5
 "#;
     let e = engine(rules, Algo::best());
     let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(b"x").build_ethernet();
-    let fi = |to_server, established| Some(FlowInfo { to_server, established, tracked: false });
+    let fi = |to_server, established| Some(FlowInfo { to_server, established, ..FlowInfo::default() });
     assert_eq!(sids_with_flow(&e, &f, fi(true, true)), vec![50]);
     assert_eq!(sids_with_flow(&e, &f, fi(false, true)), vec![51]);
     assert_eq!(sids_with_flow(&e, &f, fi(true, false)), vec![52]);

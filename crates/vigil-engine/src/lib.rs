@@ -18,6 +18,7 @@
 //! println!("{} packets", summary.packets);
 //! ```
 
+mod app;
 mod checksum;
 mod error;
 mod inputs;

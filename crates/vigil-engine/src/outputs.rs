@@ -12,7 +12,10 @@ use vigil_output::{
     alert_record, anomaly_record, flow_record, insert_flow_id, AlertInfo, AlertOptions, AnomalyOptions,
     EnvelopeOptions, EveWriter, FlowRecord,
 };
-use vigil_types::Timestamp;
+use vigil_applayer::http::HttpTx;
+use vigil_applayer::{Transaction, TxRef};
+use vigil_types::Direction;
+use vigil_types::{AppProto, Timestamp};
 use vigil_wire::ip_proto;
 
 /// One enabled `eve-log` output.
@@ -24,6 +27,36 @@ struct EveSink {
     null_values: bool,
     flow: bool,
     alert: Option<AlertOptions>,
+    /// `metadata.app-layer` of alerts: the transaction's object in the alert.
+    alert_app: bool,
+    /// Transaction records written: `http`, `dns`, `tls`.
+    http: bool,
+    dns: bool,
+    tls: bool,
+    /// `files`: a `fileinfo` record per HTTP body.
+    files: bool,
+    envelope: EnvelopeOptions,
+}
+
+/// What an alert says about the application layer of its flow.
+#[derive(Clone, Copy)]
+pub(crate) struct AlertApp<'a> {
+    pub proto: AppProto,
+    /// The transaction a transaction signature matched.
+    pub tx: Option<TxRef<'a>>,
+    /// The record is written in the other direction than the packet's (the
+    /// signature inspects the other side of the transaction).
+    pub swap: bool,
+}
+
+/// A transaction's EVE object and the record type it is written under.
+pub(crate) fn tx_body(tx: TxRef<'_>) -> (&'static str, Value) {
+    let v = match tx {
+        TxRef::Http(h) => serde_json::to_value(h.eve()),
+        TxRef::Dns(d) => serde_json::to_value(d.eve()),
+        TxRef::Tls(t) => serde_json::to_value(t.eve()),
+    };
+    (tx.proto().name(), v.unwrap_or(Value::Null))
 }
 
 /// Every enabled EVE output.
@@ -62,6 +95,12 @@ impl Outputs {
                     rule_metadata: a.metadata.rule_metadata,
                     envelope: EnvelopeOptions { ethernet: eve.ethernet },
                 }),
+                alert_app: eve.types.alert.as_ref().is_some_and(|a| a.metadata.app_layer),
+                http: eve.logs("http"),
+                dns: eve.logs("dns"),
+                tls: eve.logs("tls"),
+                files: eve.logs("files"),
+                envelope: EnvelopeOptions { ethernet: eve.ethernet },
             });
         }
         Ok(Outputs { sinks })
@@ -92,6 +131,7 @@ impl Outputs {
         sig: &Signature,
         flow_id: Option<u64>,
         ips: bool,
+        app: Option<AlertApp<'_>>,
     ) -> Result<(), EngineError> {
         let blocked = ips && matches!(sig.action, RuleAction::Drop | RuleAction::Reject);
         let info = AlertInfo {
@@ -110,9 +150,90 @@ impl Outputs {
             if let Some(id) = flow_id {
                 insert_flow_id(&mut rec, id);
             }
+            if let (Some(app), Value::Object(m)) = (app, &mut rec) {
+                if app.swap {
+                    vigil_output::swap_endpoints(m);
+                }
+                if let Some(tx) = app.tx {
+                    let at = m.keys().position(|k| k == "alert").unwrap_or(m.len());
+                    m.shift_insert(at, "tx_id".into(), tx.id().into());
+                }
+                if !matches!(app.proto, AppProto::Unknown) {
+                    m.insert("app_proto".into(), app.proto.name().into());
+                }
+                if let Some(tx) = app.tx.filter(|_| sink.alert_app) {
+                    let (key, body) = tx_body(tx);
+                    m.insert(key.into(), body);
+                }
+            }
             write(&mut sink.writer, &rec)?;
         }
         Ok(())
+    }
+
+    /// Writes a transaction's record (`http`, `dns`, `tls`) where asked for;
+    /// `swap`: the record's direction is the other one than the packet's.
+    pub(crate) fn transaction(
+        &mut self,
+        p: &Packet<'_>,
+        flow_id: u64,
+        tx: TxRef<'_>,
+        swap: bool,
+    ) -> Result<(), EngineError> {
+        let mut body = None;
+        for sink in &mut self.sinks {
+            let wanted = match tx {
+                TxRef::Http(_) => sink.http,
+                TxRef::Dns(_) => sink.dns,
+                TxRef::Tls(_) => sink.tls,
+            };
+            if !wanted {
+                continue;
+            }
+            let (key, b) = body.get_or_insert_with(|| tx_body(tx)).clone();
+            let rec = vigil_output::app_record(p, key, swap, flow_id, tx.id(), b, sink.envelope);
+            write(&mut sink.writer, &rec)?;
+        }
+        if let TxRef::Http(h) = tx {
+            self.files(p, flow_id, h, swap)?;
+        }
+        Ok(())
+    }
+
+    /// `fileinfo` records for an HTTP transaction's bodies: the response's,
+    /// and a PUT request's. `swap`: the packet goes to the client.
+    fn files(&mut self, p: &Packet<'_>, flow_id: u64, h: &HttpTx, swap: bool) -> Result<(), EngineError> {
+        if !self.sinks.iter().any(|s| s.files) {
+            return Ok(());
+        }
+        let put = h.method() == Some(b"PUT");
+        let bodies = [
+            (Direction::ToServer, if put { h.request_body_len() } else { 0 }),
+            (Direction::ToClient, h.response_body_len()),
+        ];
+        for (dir, size) in bodies.into_iter().filter(|b| b.1 > 0) {
+            let name = h.file_name(dir).unwrap_or_default();
+            let file = vigil_output::FileInfo {
+                filename: &name,
+                size,
+                gaps: h.body_bytes_lost(dir) > 0,
+                closed: h.side_complete(dir),
+                tx_id: h.id(),
+            };
+            // `swap` orients the packet to the client-to-server direction.
+            let swap_file = swap != (dir == Direction::ToClient);
+            for sink in self.sinks.iter_mut().filter(|s| s.files) {
+                let app = tx_body(TxRef::Http(h));
+                let rec = vigil_output::fileinfo_record(p, swap_file, flow_id, app, &file, sink.envelope);
+                write(&mut sink.writer, &rec)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// True when some output logs transaction records.
+    pub(crate) fn wants_transactions(&self) -> bool {
+        self.sinks.iter().any(|s| s.http || s.dns || s.tls)
     }
 
     /// True when some output logs flow records.
@@ -121,11 +242,13 @@ impl Outputs {
     }
 
     /// Writes the record of a flow that ended, at packet time `now`.
-    pub(crate) fn flow<E>(&mut self, f: &Flow<E>, now: Timestamp) -> Result<(), EngineError> {
+    pub(crate) fn flow<E>(&mut self, f: &Flow<E>, now: Timestamp, app: AppProto) -> Result<(), EngineError> {
         if !self.wants_flows() {
             return Ok(());
         }
-        let rec = flow_record(&flow_fields(f), now);
+        let mut fields = flow_fields(f);
+        fields.app_proto = (app != AppProto::Unknown).then_some(app.name());
+        let rec = flow_record(&fields, now);
         for sink in self.sinks.iter_mut().filter(|s| s.flow) {
             write(&mut sink.writer, &rec)?;
         }

@@ -34,6 +34,8 @@ pub struct Setup {
     pub rules: Arc<LoadedRules>,
     /// Inline (or `--simulate-ips`): `drop` rules block.
     pub ips: bool,
+    /// The application layer (`app-layer`); `None` when every parser is off.
+    pub app: Option<vigil_applayer::AppConfig>,
 }
 
 pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
@@ -90,6 +92,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     let stream = stream_config(&config, opts.simulate_ips);
     let rules = crate::rules::load(opts, &config, vars, Algo::best())?;
     warnings.extend(rules.messages.iter().cloned());
+    let app = app_config(config.raw.app_layer.as_ref(), &mut warnings);
     Ok(Setup {
         config,
         decode,
@@ -101,6 +104,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         warnings,
         rules: Arc::new(rules),
         ips: opts.simulate_ips,
+        app,
     })
 }
 
@@ -226,4 +230,33 @@ mod tests {
         assert_eq!(d.vxlan.ports, Some(vec![4789]));
         assert!(warnings[0].starts_with("decoder.vxlan.ports:"), "{warnings:?}");
     }
+}
+
+/// `app-layer.protocols`: which parsers run (`enabled: yes|no|detection-only`;
+/// DNS as `tcp`/`udp` sub-keys) and the HTTP body limits of
+/// `libhtp.default-config`.
+fn app_config(sec: Option<&vigil_config::ConfigNode>, warnings: &mut Vec<String>) -> Option<vigil_applayer::AppConfig> {
+    let mut cfg = vigil_applayer::AppConfig::default();
+    let Some(protocols) = sec.and_then(|s| s.get("protocols")) else { return Some(cfg) };
+    let enabled = |path: &str| {
+        protocols.get(path).and_then(|n| n.value()).is_none_or(|v| v == "detection-only" || vigil_config::value::parse_bool(v) != Some(false))
+    };
+    cfg.http_enabled = enabled("http.enabled");
+    cfg.tls_enabled = enabled("tls.enabled");
+    cfg.dns_enabled = enabled("dns.tcp.enabled") || enabled("dns.udp.enabled");
+    for (key, slot) in [
+        ("request-body-limit", &mut cfg.http.request_body_limit),
+        ("response-body-limit", &mut cfg.http.response_body_limit),
+    ] {
+        let Some(v) = protocols.get(&format!("http.libhtp.default-config.{key}")).and_then(|n| n.value()) else {
+            continue;
+        };
+        match vigil_config::value::parse_size(v) {
+            // 0 means no limit in Suricata; vigil keeps a bound.
+            Ok(0) => *slot = 16 << 20,
+            Ok(n) => *slot = n.min(16 << 20) as usize,
+            Err(e) => warnings.push(format!("app-layer.protocols.http.libhtp.default-config.{key}: {e}")),
+        }
+    }
+    (cfg.http_enabled || cfg.tls_enabled || cfg.dns_enabled).then_some(cfg)
 }

@@ -16,6 +16,8 @@ pub(crate) struct FlowExt {
     pub detect: FlowDetect,
     /// The TCP session, once the stream engine tracks one.
     pub tcp: Option<Box<TcpSession>>,
+    /// The application layer, for TCP sessions and UDP flows.
+    pub app: Option<Box<crate::app::FlowApp>>,
 }
 
 /// A packet with no payload standing for `dir` of the flow, as Suricata's

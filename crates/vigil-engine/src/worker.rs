@@ -2,18 +2,20 @@
 //! table, TCP stream tracking, detection, and the records they produce.
 //! The packet clock is the packet's own timestamp throughout.
 
+use crate::app::FlowApp;
 use crate::error::EngineError;
-use crate::outputs::Outputs;
+use crate::outputs::{AlertApp, Outputs};
 use crate::setup::Setup;
 use crate::tcp::{pseudo_packet, FlowExt};
 use std::sync::Arc;
 use vigil_decode::{DecodeConfig, Decoder, Packet};
 use vigil_defrag::Defragmenter;
 use vigil_detect::compile::FlowInfo;
-use vigil_detect::{DetectScratch, FlowDetect, Signature, StreamInput};
+use vigil_applayer::{AppConfig, AppFlow, Progress, Transport, TxRef};
+use vigil_detect::{AppInput, DetectScratch, FlowDetect, Signature, StreamInput, TxInput};
 use vigil_flow::{Flow, FlowHandle, FlowState, FlowTable};
 use vigil_stream::{Segment, StreamCtx, StreamEvent, TcpState};
-use vigil_types::{Direction, LinkType, Timestamp};
+use vigil_types::{AppProto, Direction, LinkType, PerDir, Timestamp};
 
 /// Reassembled datagrams may themselves carry fragments (a fragmented
 /// tunnel holding fragments): this many levels are reassembled.
@@ -32,6 +34,10 @@ pub(crate) struct Worker {
     buffers: Vec<(Vec<u8>, Vec<u8>)>,
     /// Reused for the stream bytes a packet brings to detection.
     stream_buf: Vec<u8>,
+    /// The application layer's limits; `None` when it is off.
+    app_cfg: Option<AppConfig>,
+    /// Reused for the stream bytes given to the application layer.
+    app_buf: Vec<u8>,
     /// Decodes pseudo packets without touching the capture's counters.
     pseudo_decoder: Decoder,
     /// The latest packet time seen, which flow records are stamped with.
@@ -50,29 +56,37 @@ pub(crate) struct Detector {
     /// Matches not logged: `noalert` signatures and thresholds (`detect.alerts_suppressed`).
     pub suppressed: u64,
     rates: vigil_detect::threshold::RateTable,
+    /// Transactions a `config` rule said not to log, drained by the worker.
+    no_log: Vec<u64>,
 }
 
 impl Detector {
-    /// Runs detection on a packet and writes its alerts; true when one was raised.
+    /// Runs detection on a packet (and the transactions of its flow that
+    /// progressed) and writes its alerts; true when one was raised.
     fn run(
         &mut self,
         p: &Packet<'_>,
         flow: Option<(u64, FlowInfo, &mut FlowDetect)>,
         stream: StreamInput<'_>,
+        app: Option<&AppInput<'_>>,
         outputs: &mut Outputs,
     ) -> Result<bool, EngineError> {
         let Some(engine) = self.rules.engine.as_deref() else { return Ok(false) };
         // Filled only when something matches: no allocation on quiet packets.
-        let mut matched: Vec<&Signature> = Vec::new();
+        let mut matched: Vec<(&Signature, Option<u64>)> = Vec::new();
         let (flow_id, info, state) = match flow {
             Some((id, info, st)) => (Some(id), Some(info), Some(st)),
             None => (None, None, None),
         };
-        engine.inspect_stream(p, info, state, stream, &mut self.scratch, &mut |sig| matched.push(sig));
+        engine.inspect_app(p, info, state, stream, app, &mut self.scratch, &mut |sig, tx| matched.push((sig, tx)));
         let mut alerted = false;
-        for sig in matched {
+        for (sig, tx_id) in matched {
             // Pass signatures let traffic through; they raise no alert.
             if sig.action == vigil_detect::compile::RuleAction::Pass {
+                continue;
+            }
+            if sig.no_log_tx {
+                self.no_log.extend(tx_id);
                 continue;
             }
             if sig.noalert {
@@ -93,18 +107,59 @@ impl Detector {
             }
             self.alerts += 1;
             alerted = true;
-            outputs.alert(p, sig, flow_id, self.ips)?;
+            let tx = tx_id.and_then(|id| app?.txs.iter().find(|t| t.tx.id() == id)).map(|t| t.tx);
+            let alert_app = info.filter(|i| i.app_proto != AppProto::Unknown || tx.is_some()).map(|i| AlertApp {
+                proto: i.app_proto,
+                tx,
+                swap: sig.tx.as_ref().is_some_and(|t| (t.side == Direction::ToServer) != i.to_server),
+            });
+            outputs.alert(p, sig, flow_id, self.ips, alert_app)?;
         }
         Ok(alerted)
     }
 }
 
+/// What tracking a TCP packet's session found.
+#[derive(Default)]
+struct Tracked {
+    /// The payload went into the stream.
+    in_stream: bool,
+    /// The range of the packet's direction ready for raw inspection (its bytes in `stream_buf`).
+    ready: Option<(u64, u64)>,
+    /// Whether the session was established before the packet.
+    established: Option<bool>,
+    /// Encryption started with this packet: what came before is inspected now, nothing after.
+    encrypted_now: bool,
+}
+
 /// `established`: what the TCP session said before this packet, when it is tracked.
-fn flow_info<E>(f: &Flow<E>, dir: Direction, tracked: bool, established: Option<bool>) -> FlowInfo {
+fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> FlowInfo {
+    let app = f.ext.app.as_deref();
     FlowInfo {
         to_server: dir == Direction::ToServer,
         established: established.unwrap_or(f.state == FlowState::Established),
-        tracked,
+        tracked: f.ext.tcp.is_some(),
+        app_proto: app.map_or(AppProto::Unknown, |a| a.layer.proto()),
+        no_payload: app.is_some_and(|a| a.raw_off),
+    }
+}
+
+/// The flow's endpoints and the packet time, for transaction signatures.
+fn app_input<'a>(f: &Flow<FlowExt>, txs: &'a [TxInput<'a>], now: Timestamp) -> AppInput<'a> {
+    AppInput {
+        txs,
+        client: (f.key.src_ip(), f.key.sport),
+        server: (f.key.dst_ip(), f.key.dport),
+        now_secs: now.secs() as i64,
+    }
+}
+
+/// The direction a transaction's record is written in: the flow's, or a
+/// DNS message's own.
+fn record_dir(tx: TxRef<'_>) -> Direction {
+    match tx {
+        TxRef::Dns(d) => d.direction(),
+        TxRef::Http(_) | TxRef::Tls(_) => Direction::ToServer,
     }
 }
 
@@ -119,6 +174,8 @@ impl Worker {
             stream_events: [0; StreamEvent::ALL.len()],
             buffers: (0..MAX_REASSEMBLY_DEPTH).map(|_| (Vec::new(), Vec::new())).collect(),
             stream_buf: Vec::new(),
+            app_cfg: setup.app.clone(),
+            app_buf: Vec::new(),
             pseudo_decoder: Decoder::new(DecodeConfig { validate_checksums: false, ..DecodeConfig::default() }),
             now: Timestamp::default(),
             detector: Detector {
@@ -128,6 +185,7 @@ impl Worker {
                 alerts: 0,
                 suppressed: 0,
                 rates: vigil_detect::threshold::RateTable::default(),
+                no_log: Vec::new(),
             },
         }
     }
@@ -154,13 +212,19 @@ impl Worker {
     /// bytes in `stream_buf`), and whether the session was established
     /// when the packet came (a packet that closes it still belongs to it,
     /// as in Suricata).
-    fn track(&mut self, p: &Packet<'_>, h: FlowHandle) -> (bool, Option<(u64, u64)>, Option<bool>) {
-        let Some(seg) = Segment::from_packet(p, h.dir) else { return (false, None, None) };
-        let Some(f) = self.flows.get_mut(h) else { return (false, None, None) };
+    fn track(&mut self, p: &Packet<'_>, h: FlowHandle) -> Tracked {
+        let none = Tracked::default();
+        let Some(seg) = Segment::from_packet(p, h.dir) else { return none };
+        let Some(f) = self.flows.get_mut(h) else { return none };
         if f.ext.tcp.is_none() {
             f.ext.tcp = self.stream.start(&seg).map(Box::new);
+            if let (Some(ssn), Some(cfg), None) = (f.ext.tcp.as_deref_mut(), &self.app_cfg, &f.ext.app) {
+                ssn.app_enabled = true;
+                let layer = AppFlow::new(cfg, Transport::Tcp, f.key.sport, f.key.dport);
+                f.ext.app = Some(Box::new(FlowApp::new(layer)));
+            }
         }
-        let Some(ssn) = f.ext.tcp.as_deref_mut() else { return (false, None, None) };
+        let Some(ssn) = f.ext.tcp.as_deref_mut() else { return none };
         let before = ssn.state;
         let established = Some(before >= TcpState::Established && before < TcpState::Closed);
         let mut events = Vec::new();
@@ -170,23 +234,38 @@ impl Worker {
                 self.stream_events[i] += 1;
             }
         }
-        // A reset ends the session: what was sent is inspected, acknowledged or not.
-        let ready = ssn.raw_ready(&mut self.stream, h.dir, ssn.reset);
+        let mut encrypted_now = false;
+        if let Some(app) = f.ext.app.as_deref_mut() {
+            app.feed_tcp(ssn, &mut self.stream, false, &mut self.app_buf);
+            if app.raw_off {
+                // Encrypted: nothing more is inspected, so nothing is kept for it.
+                let end = ssn.dirs.get(h.dir).seen_end;
+                ssn.raw_done(&mut self.stream, h.dir, end);
+                return Tracked { in_stream: handled.stream_added, established, ..none };
+            }
+            encrypted_now = app.layer.no_inspection();
+        }
+        // A reset ends the session: what was sent is inspected, acknowledged
+        // or not; so is what came before encryption started.
+        let ready = ssn.raw_ready(&mut self.stream, h.dir, ssn.reset || encrypted_now);
         if let Some((start, end)) = ready {
             self.stream_buf.clear();
             ssn.read(h.dir, start, end, &mut self.stream_buf);
         }
-        (handled.stream_added, ready, established)
+        Tracked { in_stream: handled.stream_added, ready, established, encrypted_now }
     }
 
     fn inspect(&mut self, p: &mut Packet<'_>, depth: usize, outputs: &mut Outputs) -> Result<(), EngineError> {
         let root = depth == 0;
         // A fragment has no flow of its own, but the UDP tunnel it came in does.
         let flow = self.flows.handle_packet(p, root);
-        let (in_stream, ready, established) = match flow {
+        let Tracked { in_stream, ready, established, encrypted_now } = match flow {
             Some(h) => self.track(p, h),
-            None => (false, None, None),
+            None => Tracked::default(),
         };
+        if let Some(h) = flow {
+            self.feed_udp(p, h);
+        }
         let buf = std::mem::take(&mut self.stream_buf);
         let stream = StreamInput {
             chunk: ready.map(|(start, end)| (&buf[..(end - start) as usize], start)),
@@ -196,17 +275,44 @@ impl Worker {
         let f = flow.and_then(|h| self.flows.get_mut(h).map(|f| (h, f)));
         let result = match f {
             Some((h, f)) => {
-                let info = flow_info(f, h.dir, f.ext.tcp.is_some(), established);
-                let alerted = self.detector.run(p, Some((h.id, info, &mut f.ext.detect)), stream, outputs);
+                let info = flow_info(f, h.dir, established);
+                let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
+                let app = (!txs.is_empty()).then(|| app_input(f, &txs, p.ts));
+                let seen: Vec<(u64, PerDir<Progress>)> = txs.iter().map(|t| (t.tx.id(), t.to)).collect();
+                let alerted = self.detector.run(p, Some((h.id, info, &mut f.ext.detect)), stream, app.as_ref(), outputs);
+                drop(txs);
                 if matches!(alerted, Ok(true)) {
                     f.alerted = true;
                 }
                 if let (Some((_, end)), Some(ssn)) = (ready, f.ext.tcp.as_deref_mut()) {
                     ssn.raw_done(&mut self.stream, h.dir, end);
                 }
-                alerted.map(|_| ())
+                if encrypted_now {
+                    // The other direction's stream before encryption is inspected now.
+                    let mut flusher = Flusher {
+                        stream: &mut self.stream,
+                        buf: &mut self.stream_buf,
+                        decoder: &mut self.pseudo_decoder,
+                        detector: &mut self.detector,
+                        now: self.now,
+                    };
+                    let other = flusher.flush(f, h.dir.flip(), outputs);
+                    if let Some(a) = f.ext.app.as_deref_mut() {
+                        a.raw_off = true;
+                    }
+                    other?;
+                }
+                let logged = match f.ext.app.as_deref_mut() {
+                    Some(a) => {
+                        a.mark_inspected(&seen);
+                        a.no_log.append(&mut self.detector.no_log);
+                        log_transactions(a, p, f.id, h.dir, false, outputs)
+                    }
+                    None => Ok(()),
+                };
+                alerted.and(logged)
             }
-            None => self.detector.run(p, None, stream, outputs).map(|_| ()),
+            None => self.detector.run(p, None, stream, None, outputs).map(|_| ()),
         };
         self.stream_buf = buf;
         result?;
@@ -236,34 +342,76 @@ impl Worker {
         result
     }
 
+    /// Gives a UDP datagram of a flow to its application layer.
+    fn feed_udp(&mut self, p: &Packet<'_>, h: FlowHandle) {
+        let (Some(cfg), vigil_decode::Transport::Udp { .. }) = (&self.app_cfg, p.transport) else { return };
+        let payload = p.payload();
+        let Some(f) = self.flows.get_mut(h).filter(|_| !payload.is_empty() && !p.fragment) else { return };
+        let app = f.ext.app.get_or_insert_with(|| {
+            Box::new(FlowApp::new(AppFlow::new(cfg, Transport::Udp, f.key.sport, f.key.dport)))
+        });
+        app.layer.feed(h.dir, payload);
+    }
+
     /// Inspects what is left of an ended flow's streams (through pseudo
-    /// packets, as Suricata does) and frees its session.
+    /// packets, as Suricata does), finishes its application layer (the
+    /// transactions that progressed are inspected, every one is logged), and
+    /// frees its session.
     fn flush_streams(&mut self, f: &mut Flow<FlowExt>, outputs: &mut Outputs) -> Result<(), EngineError> {
-        let Some(mut ssn) = f.ext.tcp.take() else { return Ok(()) };
         let mut result = Ok(());
+        if let (Some(ssn), Some(app)) = (f.ext.tcp.as_deref_mut(), f.ext.app.as_deref_mut()) {
+            app.feed_tcp(ssn, &mut self.stream, true, &mut self.app_buf);
+        }
         for dir in [Direction::ToServer, Direction::ToClient] {
-            while let Some((start, end)) = ssn.raw_ready(&mut self.stream, dir, true) {
-                self.stream_buf.clear();
-                ssn.read(dir, start, end, &mut self.stream_buf);
-                ssn.raw_done(&mut self.stream, dir, end);
-                if result.is_err() || self.stream_buf.is_empty() {
-                    continue;
-                }
-                self.stream.counters.pseudo += 1;
-                let frame = pseudo_packet(f, dir);
-                let p = self.pseudo_decoder.decode(&frame, self.now, LinkType::Raw, 0);
-                let stream =
-                    StreamInput { chunk: Some((&self.stream_buf, start)), payload_in_stream: true, pseudo: true };
-                let info = flow_info(f, dir, true, None);
-                match self.detector.run(&p, Some((f.id, info, &mut f.ext.detect)), stream, outputs) {
-                    Ok(true) => f.alerted = true,
-                    Ok(false) => {}
-                    Err(e) => result = Err(e),
-                }
+            if result.is_ok() {
+                result = self.flusher().flush(f, dir, outputs);
             }
         }
-        self.stream.end(&mut ssn);
+        if let Some(mut ssn) = f.ext.tcp.take() {
+            self.stream.end(&mut ssn);
+        }
+        if result.is_ok() && f.ext.app.is_some() {
+            result = self.finish_app(f, outputs);
+        }
         result
+    }
+
+    fn flusher(&mut self) -> Flusher<'_> {
+        Flusher {
+            stream: &mut self.stream,
+            buf: &mut self.stream_buf,
+            decoder: &mut self.pseudo_decoder,
+            detector: &mut self.detector,
+            now: self.now,
+        }
+    }
+
+    /// The last inspection of an ended flow's transactions, and their records.
+    fn finish_app(&mut self, f: &mut Flow<FlowExt>, outputs: &mut Outputs) -> Result<(), EngineError> {
+        let frame = pseudo_packet(f, Direction::ToServer);
+        let p = self.pseudo_decoder.decode(&frame, self.now, LinkType::Raw, 0);
+        let info = flow_info(f, Direction::ToServer, None);
+        let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
+        let mut result = Ok(());
+        if !txs.is_empty() {
+            let seen: Vec<(u64, PerDir<Progress>)> = txs.iter().map(|t| (t.tx.id(), t.to)).collect();
+            let app = app_input(f, &txs, self.now);
+            let stream = StreamInput { chunk: None, payload_in_stream: true, pseudo: true };
+            match self.detector.run(&p, Some((f.id, info, &mut f.ext.detect)), stream, Some(&app), outputs) {
+                Ok(true) => f.alerted = true,
+                Ok(false) => {}
+                Err(e) => result = Err(e),
+            }
+            drop(txs);
+            if let Some(a) = f.ext.app.as_deref_mut() {
+                a.mark_inspected(&seen);
+                a.no_log.append(&mut self.detector.no_log);
+            }
+        }
+        match (result, f.ext.app.as_deref_mut()) {
+            (Ok(()), Some(a)) => log_transactions(a, &p, f.id, Direction::ToServer, true, outputs),
+            (r, _) => r,
+        }
     }
 
     /// Writes the records of flows that ended.
@@ -276,7 +424,8 @@ impl Worker {
                 result = self.flush_streams(&mut f, outputs);
             }
             if result.is_ok() {
-                result = outputs.flow(&f, now);
+                let app = f.ext.app.as_deref().map_or(AppProto::Unknown, |a| a.layer.proto());
+                result = outputs.flow(&f, now, app);
             }
         }
         result
@@ -286,5 +435,80 @@ impl Worker {
     pub(crate) fn finish(&mut self, outputs: &mut Outputs) -> Result<(), EngineError> {
         self.flows.flush();
         self.log_ended(outputs)
+    }
+}
+
+/// Writes the records of the flow's transactions that are finished (all of
+/// them at flow `end`) and frees them. `dir`: the packet's direction.
+fn log_transactions(
+    app: &mut FlowApp,
+    p: &Packet<'_>,
+    flow_id: u64,
+    dir: Direction,
+    end: bool,
+    outputs: &mut Outputs,
+) -> Result<(), EngineError> {
+    let ids = app.loggable(end);
+    let Some(&last) = ids.last() else { return Ok(()) };
+    let mut quiet_dns = Vec::new();
+    for tx in app.layer.txs().filter(|t| ids.contains(&t.id())) {
+        // Suricata keeps a DNS query and its answer in one transaction: what
+        // silences the query silences the answer.
+        let dns_id = match tx {
+            TxRef::Dns(d) => Some(d.dns_id()),
+            _ => None,
+        };
+        if app.no_log.contains(&tx.id()) || dns_id.is_some_and(|i| app.no_log_dns.contains(&i)) {
+            quiet_dns.extend(dns_id);
+            continue;
+        }
+        if outputs.wants_transactions() {
+            outputs.transaction(p, flow_id, tx, record_dir(tx) != dir)?;
+        }
+    }
+    app.no_log_dns.extend(quiet_dns);
+    app.logged_up_to(last);
+    Ok(())
+}
+
+/// The worker's parts that inspect a stream's held bytes through pseudo
+/// packets (borrowed apart from its flow table).
+struct Flusher<'w> {
+    stream: &'w mut StreamCtx,
+    buf: &'w mut Vec<u8>,
+    decoder: &'w mut Decoder,
+    detector: &'w mut Detector,
+    now: Timestamp,
+}
+
+impl Flusher<'_> {
+    /// Inspects what is held of `dir`'s stream.
+    fn flush(&mut self, f: &mut Flow<FlowExt>, dir: Direction, outputs: &mut Outputs) -> Result<(), EngineError> {
+        let mut result = Ok(());
+        if f.ext.app.as_deref().is_some_and(|a| a.raw_off) {
+            return result;
+        }
+        // Out of the flow while the flow describes the pseudo packets.
+        let Some(mut ssn) = f.ext.tcp.take() else { return result };
+        while let Some((start, end)) = ssn.raw_ready(self.stream, dir, true) {
+            self.buf.clear();
+            ssn.read(dir, start, end, self.buf);
+            ssn.raw_done(self.stream, dir, end);
+            if result.is_err() || self.buf.is_empty() {
+                continue;
+            }
+            self.stream.counters.pseudo += 1;
+            let frame = pseudo_packet(f, dir);
+            let p = self.decoder.decode(&frame, self.now, LinkType::Raw, 0);
+            let stream = StreamInput { chunk: Some((self.buf, start)), payload_in_stream: true, pseudo: true };
+            let info = FlowInfo { tracked: true, ..flow_info(f, dir, None) };
+            match self.detector.run(&p, Some((f.id, info, &mut f.ext.detect)), stream, None, outputs) {
+                Ok(true) => f.alerted = true,
+                Ok(false) => {}
+                Err(e) => result = Err(e),
+            }
+        }
+        f.ext.tcp = Some(ssn);
+        result
     }
 }

@@ -15,6 +15,7 @@
 //! ```
 
 mod alert;
+mod app;
 mod anomaly;
 mod base64;
 mod envelope;
@@ -25,6 +26,7 @@ mod time;
 mod writer;
 
 pub use alert::{alert_record, AlertInfo, AlertOptions};
+pub use app::{app_record, fileinfo_record, swap_endpoints, FileInfo};
 pub use anomaly::{anomaly_record, AnomalyOptions};
 pub use envelope::{envelope, EnvelopeOptions};
 pub use flow::{flow_record, insert_flow_id, FlowRecord};

@@ -484,6 +484,47 @@ impl TcpSession {
         Some((start, end))
     }
 
+    /// The range of `dir`'s stream ready for the application layer, as
+    /// `(skipped, start, end)`: contiguous from the app progress and, in IDS
+    /// mode, acknowledged by the receiver (Suricata hands data to the parser
+    /// once the receiver has it). `skipped` bytes before `start` were lost
+    /// (a hole the receiver acknowledged, or data released before).
+    pub fn app_ready(&self, ctx: &StreamCtx, dir: Direction, flush: bool) -> Option<(u64, u64, u64)> {
+        if !self.app_enabled {
+            return None;
+        }
+        let s = self.dirs.get(dir);
+        let limit = if flush || ctx.cfg.inline || !s.acks_seen { u64::MAX } else { s.acked };
+        let mut start = s.app_progress.max(s.reassembly.base());
+        let mut end = s.reassembly.contiguous_end(start).min(limit);
+        if end <= start {
+            let next = s.reassembly.next_data(start)?;
+            if next >= limit {
+                return None;
+            }
+            start = next;
+            end = s.reassembly.contiguous_end(start).min(limit);
+        }
+        (end > start).then_some((start - s.app_progress, start, end))
+    }
+
+    /// The application layer consumed `dir` up to `to`.
+    pub fn app_done(&mut self, ctx: &mut StreamCtx, dir: Direction, to: u64) {
+        let s = self.dirs.get_mut(dir);
+        s.app_progress = s.app_progress.max(to);
+        let keep = s.raw_progress.min(s.app_progress);
+        ctx.reassembly_memuse -= s.reassembly.release(keep) as u64;
+    }
+
+    /// The application layer stops reading: data is kept for raw inspection only.
+    pub fn app_disable(&mut self, ctx: &mut StreamCtx) {
+        self.app_enabled = false;
+        for dir in [Direction::ToServer, Direction::ToClient] {
+            let s = self.dirs.get_mut(dir);
+            ctx.reassembly_memuse -= s.reassembly.release(s.raw_progress) as u64;
+        }
+    }
+
     /// Copies `[start, end)` of `dir`'s stream to `out`.
     pub fn read(&self, dir: Direction, start: u64, end: u64, out: &mut Vec<u8>) {
         self.dirs.get(dir).reassembly.read_into(start, end, out);

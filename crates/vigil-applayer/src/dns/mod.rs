@@ -35,7 +35,7 @@ pub mod name;
 mod tx;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use eve::{
     address, json_string, rcode_name, rrtype_name, DnsEve, EveGrouped, EveOpt, EveQuery, EveRecord, EveSoa, EveSrv,
@@ -132,6 +132,18 @@ impl DnsParser {
     pub fn with_max_txs(mut self, max: usize) -> Self {
         self.max_txs = max.max(1);
         self
+    }
+
+    /// Numbers transactions from `id` on. A parser that takes over a flow from another (inside
+    /// an HTTP tunnel) continues its ids, keeping them unique within the flow.
+    pub(crate) fn with_first_tx_id(mut self, id: u64) -> Self {
+        self.next_id = id;
+        self
+    }
+
+    /// The id the next transaction will get.
+    pub(crate) fn next_tx_id(&self) -> u64 {
+        self.next_id
     }
 
     pub fn is_tcp(&self) -> bool {

@@ -8,7 +8,7 @@ use super::*;
 use crate::parser::{AppParser, BufferId, ParseResult, Transaction};
 
 /// Builds a message byte by byte; names are written uncompressed unless given raw.
-struct Msg(Vec<u8>);
+pub(crate) struct Msg(Vec<u8>);
 
 impl Msg {
     /// Header: id, flags, then QD/AN/NS/AR counts.
@@ -47,12 +47,12 @@ impl Msg {
             .raw(rdata)
     }
 
-    fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         &self.0
     }
 
     /// With the TCP 2-byte length prefix.
-    fn framed(&self) -> Vec<u8> {
+    pub(crate) fn framed(&self) -> Vec<u8> {
         let mut v = u16::try_from(self.0.len()).unwrap().to_be_bytes().to_vec();
         v.extend_from_slice(&self.0);
         v
@@ -79,12 +79,12 @@ fn ptr(offset: u16) -> [u8; 2] {
 const Q0: u16 = 12;
 
 /// dig-style query: id 36146, RD, `www.suricata-ids.org` A.
-fn query() -> Msg {
+pub(crate) fn query() -> Msg {
     Msg::new(36146, 0x0100, [1, 0, 0, 0]).q("www.suricata-ids.org", message::TYPE_A)
 }
 
 /// Its answer: CNAME to `suricata-ids.org` (written once, at offset 50, then pointed to), two A.
-fn answer() -> Msg {
+pub(crate) fn answer() -> Msg {
     let m = Msg::new(36146, 0x81a0, [1, 3, 0, 0]).q("www.suricata-ids.org", message::TYPE_A);
     // CNAME rdata is `suricata-ids.org` = pointer into the question, after "www".
     let cname = ptr(Q0 + 4);

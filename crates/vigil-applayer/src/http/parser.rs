@@ -98,6 +98,20 @@ impl HttpParser {
         self.tunnel
     }
 
+    /// Numbers transactions from `id` on. A parser that takes over a flow from
+    /// another (inside an HTTP tunnel) continues its ids, keeping them unique
+    /// within the flow.
+    pub(crate) fn with_first_tx_id(mut self, id: u64) -> Self {
+        self.next_id = id;
+        self.res.next_res = id;
+        self
+    }
+
+    /// The id the next transaction will get.
+    pub(crate) fn next_tx_id(&self) -> u64 {
+        self.next_id
+    }
+
     /// The limits in force (after clamping nonsensical ones).
     pub fn config(&self) -> &HttpConfig {
         &self.cfg

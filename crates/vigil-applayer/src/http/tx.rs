@@ -180,6 +180,15 @@ impl HttpTx {
         }
     }
 
+    /// Whether the `dir` side's start line and headers are parsed, so its
+    /// header-derived buffers are final.
+    pub fn headers_done(&self, dir: Direction) -> bool {
+        match dir {
+            Direction::ToServer => self.req.headers_done,
+            Direction::ToClient => self.res.headers_done,
+        }
+    }
+
     /// The request method as sent.
     pub fn method(&self) -> Option<&[u8]> {
         self.req.method.as_deref()
@@ -273,6 +282,30 @@ impl HttpTx {
         self.res.headers.value(name.as_bytes())
     }
 
+    /// The name a body of `dir` is logged under as a file: the
+    /// `Content-Disposition` filename, else the request URI's path (as
+    /// Suricata names HTTP files).
+    pub fn file_name(&self, dir: Direction) -> Option<Vec<u8>> {
+        let disposition = match dir {
+            Direction::ToServer => self.request_header("content-disposition"),
+            Direction::ToClient => self.response_header("content-disposition"),
+        };
+        if let Some(name) = disposition.and_then(disposition_filename) {
+            return Some(name);
+        }
+        let uri = self.raw_uri()?;
+        let path = uri.split(|&c| c == b'?').next().unwrap_or(uri);
+        (!path.is_empty()).then(|| path.to_vec())
+    }
+
+    /// Whether `dir`'s message is complete (a body cut short is logged as truncated).
+    pub fn side_complete(&self, dir: Direction) -> bool {
+        match dir {
+            Direction::ToServer => self.req.complete,
+            Direction::ToClient => self.res.complete,
+        }
+    }
+
     fn req_header(&self, name: &[u8]) -> Option<&[u8]> {
         self.req.headers_done.then(|| self.req.headers.value(name)).flatten()
     }
@@ -362,4 +395,19 @@ mod tests {
         b.push(b"def");
         assert_eq!((b.kept.as_slice(), b.len), (&b"abcd"[..], 6));
     }
+}
+
+/// `filename=` of a `Content-Disposition` value, quotes removed.
+fn disposition_filename(v: &[u8]) -> Option<Vec<u8>> {
+    for part in v.split(|&c| c == b';') {
+        let part = part.trim_ascii();
+        let Some(eq) = part.iter().position(|&c| c == b'=') else { continue };
+        if !part[..eq].trim_ascii().eq_ignore_ascii_case(b"filename") {
+            continue;
+        }
+        let value = part[eq + 1..].trim_ascii();
+        let value = value.strip_prefix(b"\"").map_or(value, |v| v.strip_suffix(b"\"").unwrap_or(v));
+        return (!value.is_empty()).then(|| value.to_vec());
+    }
+    None
 }

@@ -42,7 +42,7 @@ pub mod record;
 mod tx;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::borrow::Cow;
 
@@ -173,6 +173,18 @@ impl TlsParser {
         }
     }
 
+    /// Gives the one transaction the id `id` instead of 0. A parser that takes over a flow from
+    /// another (inside an HTTP tunnel) continues its ids, keeping them unique within the flow.
+    pub(crate) fn with_first_tx_id(mut self, id: u64) -> Self {
+        self.tx.id = id;
+        self
+    }
+
+    /// The id a transaction after this parser's one would get.
+    pub(crate) fn next_tx_id(&self) -> u64 {
+        self.tx.id.saturating_add(1)
+    }
+
     /// Both directions are encrypted: nothing further will be inspected.
     pub fn encrypted(&self) -> bool {
         self.dirs.to_server.encrypted && self.dirs.to_client.encrypted
@@ -184,7 +196,7 @@ impl TlsParser {
     }
 
     fn event(&mut self, name: &'static str) {
-        self.events.push(AppEvent { name, tx_id: Some(0) });
+        self.events.push(AppEvent { name, tx_id: Some(self.tx.id) });
     }
 
     /// Stops reading `dir`: from here on it is ciphertext.
@@ -417,7 +429,7 @@ impl AppParser for TlsParser {
     }
 
     fn prune(&mut self, id: u64) {
-        self.pruned |= id > 0;
+        self.pruned |= id > self.tx.id;
     }
 
     fn take_events(&mut self) -> Vec<AppEvent> {

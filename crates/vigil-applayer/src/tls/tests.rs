@@ -201,7 +201,7 @@ impl Lcg {
 /// A TLS 1.2 full handshake, as four flights: client hello; server hello + certificates +
 /// hello done, cut into 60-byte records; client key exchange, CCS, encrypted finished and
 /// data; server CCS and encrypted data.
-fn tls12_flights() -> [(Direction, Vec<u8>); 4] {
+pub(crate) fn tls12_flights() -> [(Direction, Vec<u8>); 4] {
     let ch = client_hello(
         &[0xc02f, 0x002f],
         &[(0, sni("example.com")), (16, alpn(&["h2", "http/1.1"])), (10, l16(&u16s(&[23]))), (11, vec![1, 0])],

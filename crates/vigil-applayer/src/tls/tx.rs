@@ -21,6 +21,8 @@ pub struct CertChain {
 /// The handshake of a TLS flow (Suricata keeps one transaction per TLS flow).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TlsTx {
+    /// 0 unless the TLS session runs inside a tunnel whose HTTP transactions came first.
+    pub(crate) id: u64,
     pub(crate) client_hello: Option<ClientHello>,
     pub(crate) server_hello: Option<ServerHello>,
     /// Version from an SSLv2 SERVER-HELLO, which has no [`ServerHello`].
@@ -147,7 +149,7 @@ impl TlsTx {
 
 impl Transaction for TlsTx {
     fn id(&self) -> u64 {
-        0
+        self.id
     }
 
     /// To-server: the ClientHello was seen (or that side went encrypted or was given up).

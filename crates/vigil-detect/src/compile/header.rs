@@ -1,6 +1,7 @@
 //! The rule header: action and protocol.
 
 use vigil_rules::{ActionKind, ProtoClass, Rule};
+use vigil_types::AppProto;
 
 /// What a matching signature does, in Suricata's order of precedence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -9,6 +10,8 @@ pub enum RuleAction {
     Drop,
     Reject,
     Alert,
+    /// `config`: changes what is logged for the flow or transaction; never alerts.
+    Config,
 }
 
 /// Which packets a signature's protocol admits.
@@ -29,7 +32,9 @@ pub enum Proto {
     PktHdr,
 }
 
-pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Proto) {
+/// The action, the packets the protocol admits, and the application
+/// protocol it names (`alert http ...`), if any.
+pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Proto, Option<AppProto>) {
     let h = &rule.header;
     let action = match h.action() {
         ActionKind::Alert => RuleAction::Alert,
@@ -38,6 +43,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Pr
         ActionKind::Reject | ActionKind::RejectSrc | ActionKind::RejectDst | ActionKind::RejectBoth => {
             RuleAction::Reject
         }
+        ActionKind::Config => RuleAction::Config,
         other => {
             missing.push(format!("action {}", other.as_str()));
             RuleAction::Alert
@@ -57,11 +63,15 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Pr
         (ProtoClass::Packet, "icmpv6") => Proto::Icmpv6,
         (ProtoClass::Packet, "sctp") => Proto::Sctp,
         (ProtoClass::Packet, "pkthdr") => Proto::PktHdr,
+        (_, "http" | "http1") => return (action, Proto::Tcp, Some(AppProto::Http)),
+        (_, "tls") => return (action, Proto::Tcp, Some(AppProto::Tls)),
+        // DNS runs over UDP and TCP.
+        (_, "dns") => return (action, Proto::Ip, Some(AppProto::Dns)),
         (_, name) => {
             // App-layer protocols need their parsers.
             missing.push(format!("protocol {name}"));
             Proto::Ip
         }
     };
-    (action, proto)
+    (action, proto, None)
 }

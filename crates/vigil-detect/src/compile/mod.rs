@@ -3,12 +3,17 @@
 //! it is executed for real: what `vigil rules check` reports as loaded is
 //! exactly what this module accepts.
 
+mod app;
+mod buffers;
 mod header;
 mod packet;
 mod payload;
+mod tx;
 
 pub use header::{Proto, RuleAction};
+pub use app::AppCheck;
 pub use packet::{Csum, FlowInfo, PacketCheck};
+pub use tx::{BufferMatch, TxSig};
 
 use crate::inspect::Step;
 use crate::prefilter::Pattern;
@@ -30,6 +35,8 @@ pub struct Signature {
     pub action: RuleAction,
     /// `noalert`: matches (for its side effects) but raises no alert.
     pub noalert: bool,
+    /// `config: logging disable, type tx, scope tx`: the matched transaction is not logged.
+    pub no_log_tx: bool,
     pub proto: Proto,
     pub src: Arc<vigil_rules::AddressSet>,
     pub dst: Arc<vigil_rules::AddressSet>,
@@ -48,7 +55,17 @@ pub struct Signature {
     /// reassembled stream only, never at a packet.
     pub stream_only: bool,
     /// The literal the prefilter looks for; `None`: inspected on every packet of its group.
+    /// For a transaction signature it is in `tx.buffers[tx.fast]`.
     pub fast_pattern: Option<Pattern>,
+    /// The application protocol the flow must speak (`alert http ...`, a
+    /// buffer of that protocol, or `app-layer-protocol`).
+    pub app_proto: Option<vigil_types::AppProto>,
+    /// `app-layer-protocol:!x`: the flow must not speak `app_proto`.
+    pub app_proto_negated: bool,
+    /// Set for signatures that inspect transactions (sticky buffers, app
+    /// value keywords, or an app-layer protocol without payload keywords):
+    /// they run once per transaction, when it has been parsed far enough.
+    pub tx: Option<TxSig>,
     /// `flowbits` as written; the engine numbers the names when it is built.
     pub flowbits: crate::flowbits::FlowbitsSpec,
     /// `threshold` / `detection_filter`: how often a match may alert.
@@ -74,10 +91,13 @@ impl vigil_rules::Executor for DetectExecutor {
 /// Compiles one parsed, loaded rule.
 pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsupported> {
     let mut missing = Vec::new();
-    let (action, proto) = header::compile(rule, &mut missing);
+    let (action, proto, header_app) = header::compile(rule, &mut missing);
     let checks = packet::compile(rule, &mut missing);
-    let (payload, fast_pattern) = payload::compile(rule, &mut missing);
+    let compiled = payload::compile(rule, &mut missing);
+    let mut app_checks = Vec::new();
+    let mut layer_proto = None;
     let mut noalert = false;
+    let mut no_log_tx = false;
     let mut priority = None;
     let mut metadata = Vec::new();
     let mut flowbits = crate::flowbits::FlowbitsSpec::default();
@@ -85,6 +105,14 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
     for o in &rule.options {
         match (o.name(), &o.value) {
             ("noalert", _) => noalert = true,
+            ("config", Value::Text(t)) => {
+                let words: Vec<&str> = t.split(',').map(str::trim).collect();
+                if words == ["logging disable", "type tx", "scope tx"] {
+                    no_log_tx = true;
+                } else {
+                    missing.push(format!("config:{t}"));
+                }
+            }
             (name @ ("threshold" | "detection_filter"), Value::Threshold(t)) => {
                 match crate::threshold::RateRule::from_keyword(t, name == "detection_filter") {
                     Some(r) if rate.is_none() => rate = Some(r),
@@ -102,6 +130,15 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
                 }
             }
             ("priority", Value::Number(n)) => priority = Some(*n as u32),
+            ("app-layer-protocol", Value::Text(t)) => match tx::layer_protocol(t) {
+                Some(p) if layer_proto.is_none() => layer_proto = Some(p),
+                _ => missing.push(format!("app-layer-protocol:{t}")),
+            },
+            (name, value) if o.kind() == vigil_rules::Kind::App => match AppCheck::compile(name, value) {
+                Ok(Some(c)) => app_checks.push(c),
+                Ok(None) => missing.push(name.to_string()),
+                Err(e) => missing.push(format!("{name} ({e})")),
+            },
             ("metadata", Value::Metadata(m)) => metadata.extend(m.iter().cloned()),
             _ => {}
         }
@@ -110,6 +147,15 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         missing.push("<unresolved addresses>".into());
         return Err(Unsupported { keywords: missing });
     };
+    let to_server = checks.iter().find_map(|c| match c {
+        PacketCheck::Flow { to_server, .. } => *to_server,
+        _ => None,
+    });
+    let (payload, fast_pattern, app_proto, tx) =
+        tx::split(compiled, app_checks, header_app, layer_proto, to_server, &mut missing);
+    if action == RuleAction::Config && (!no_log_tx || tx.is_none()) {
+        missing.push("config rule without a transaction logging change".into());
+    }
     if !missing.is_empty() {
         missing.sort();
         missing.dedup();
@@ -125,7 +171,8 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         severity: priority.or(class.map(|c| c.priority as u32)).unwrap_or(3),
         metadata,
         action,
-        noalert,
+        noalert: noalert || action == RuleAction::Config,
+        no_log_tx,
         proto,
         src: resolved.src.clone(),
         dst: resolved.dst.clone(),
@@ -144,6 +191,9 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         checks,
         payload,
         fast_pattern,
+        app_proto: app_proto.map(|(p, _)| p),
+        app_proto_negated: app_proto.is_some_and(|(_, neg)| neg),
+        tx,
         flowbits,
         rate,
         bit_tests: Vec::new(),

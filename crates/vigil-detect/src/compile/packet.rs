@@ -55,12 +55,16 @@ pub enum Csum {
 }
 
 /// What detection knows about the packet's flow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct FlowInfo {
     pub to_server: bool,
     pub established: bool,
     /// The stream engine tracks the flow's TCP session.
     pub tracked: bool,
+    /// The application protocol detected on the flow.
+    pub app_proto: vigil_types::AppProto,
+    /// Payload inspection has stopped on this flow (encrypted TLS).
+    pub no_payload: bool,
 }
 
 pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck> {

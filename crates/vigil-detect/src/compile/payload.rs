@@ -1,5 +1,7 @@
 //! Payload keywords (`content` with its modifiers, `pcre`, `isdataat`,
-//! `byte_*`) into inspection steps, and the choice of the fast pattern.
+//! `byte_*`, `bsize`, `urilen`) into inspection steps, sorted by the buffer
+//! they inspect (the payload, or a sticky buffer with its transforms), and
+//! the choice of the fast pattern.
 
 use crate::inspect::{
     ByteExtract, ByteJump, ByteMath, ByteTest, ContentStep, Endian, MathOp, NumBase, PcreFlags, PcreStep, Read, Step,
@@ -7,60 +9,136 @@ use crate::inspect::{
 };
 use crate::prefilter::Pattern;
 use vigil_rules::keywords::bytes::ByteOpt;
-use vigil_rules::{ContentInfo, FastPattern, Kind, NumVar, Rule, Value};
+use crate::transform::Transform;
+use vigil_rules::{ContentInfo, FastPattern, IntCmp, Kind, NumVar, Rule, Value};
 
-pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (Vec<Step>, Option<Pattern>) {
-    let mut steps = Vec::new();
+/// A sticky buffer of the rule as written: its keyword, the transforms
+/// applied to it, and the keywords that inspect it.
+#[derive(Debug)]
+pub(super) struct RawBuffer {
+    pub name: &'static str,
+    pub transforms: Vec<Transform>,
+    pub steps: Vec<Step>,
+    /// `bsize` (and `urilen`, which is `bsize` on the URI before transforms).
+    pub len: Vec<IntCmp>,
+}
+
+/// The payload keywords of a rule, sorted by the buffer they inspect.
+#[derive(Debug, Default)]
+pub(super) struct Payload {
+    /// Packet payload / reassembled stream.
+    pub steps: Vec<Step>,
+    pub buffers: Vec<RawBuffer>,
+    /// The fast pattern, and the buffer it is in (`None`: the payload).
+    pub fast: Option<(Option<usize>, Pattern)>,
+}
+
+/// The buffer `name` with `transforms` in `buffers`, added when new: the
+/// same sticky buffer written twice in a rule is one buffer.
+fn buffer_slot(buffers: &mut Vec<RawBuffer>, name: &'static str, transforms: &[Transform]) -> usize {
+    if let Some(i) = buffers.iter().position(|b| b.name == name && b.transforms == transforms) {
+        return i;
+    }
+    buffers.push(RawBuffer { name, transforms: transforms.to_vec(), steps: Vec::new(), len: Vec::new() });
+    buffers.len() - 1
+}
+
+pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
+    let mut out = Payload::default();
     let mut vars: Vec<String> = Vec::new();
-    // Candidates for the fast pattern: (explicit fast_pattern, bytes, nocase).
-    let mut fast: Vec<(bool, Vec<u8>, bool)> = Vec::new();
+    // Candidates for the fast pattern: (explicit fast_pattern, bytes, nocase, buffer).
+    let mut fast: Vec<(bool, Vec<u8>, bool, Option<usize>)> = Vec::new();
+    // The sticky buffer in force and its transforms (`None`: the payload).
+    let mut sticky: Option<&'static str> = None;
+    let mut transforms: Vec<Transform> = Vec::new();
+    // Where the last content or pcre went: relative keywords follow it.
+    let mut last: Option<usize> = None;
     for (i, o) in rule.options.iter().enumerate() {
         let name = o.keyword.canonical;
         match o.kind() {
-            Kind::Flow if matches!(name, "flow" | "decode-event" | "flowbits") => continue,
-            Kind::Buffer(_) | Kind::LegacyBuffer(_) | Kind::Transform | Kind::App | Kind::Flow | Kind::Snort(_) => {
+            Kind::Flow if matches!(name, "flow" | "decode-event" | "flowbits" | "app-layer-protocol") => continue,
+            Kind::Buffer(b) => {
+                sticky = (b != "pkt_data").then_some(b);
+                transforms.clear();
+                if sticky.is_some_and(|b| super::buffers::lookup(b).is_none()) {
+                    missing.push(b.to_string());
+                }
+                continue;
+            }
+            Kind::Transform => {
+                match Transform::compile(name, &o.value) {
+                    Ok(t) => transforms.push(t),
+                    Err(e) => missing.push(format!("{name} ({e})")),
+                }
+                continue;
+            }
+            // Legacy modifiers were folded into the content they follow.
+            Kind::LegacyBuffer(_) => continue,
+            // Value checks on a transaction are compiled with the signature.
+            Kind::App => continue,
+            Kind::Flow | Kind::Snort(_) => {
                 missing.push(name.to_string());
                 continue;
             }
-            Kind::Post if !matches!(name, "noalert" | "threshold" | "detection_filter") => {
+            Kind::Post if !matches!(name, "noalert" | "threshold" | "detection_filter" | "config") => {
                 missing.push(name.to_string());
                 continue;
             }
             Kind::Payload => {}
             _ => continue,
         }
-        let step = match &o.value {
+        // The buffer a keyword inspects: its own (legacy modifier, pcre
+        // flag), else the previous match's when relative, else the sticky one.
+        let target = |own: Option<&'static str>, relative: bool, out: &mut Payload, last: Option<usize>| {
+            match own {
+                Some(b) if Some(b) != sticky => Some(buffer_slot(&mut out.buffers, b, &[])),
+                Some(_) => Some(buffer_slot(&mut out.buffers, sticky.unwrap_or_default(), &transforms)),
+                None if relative && last.is_some() => last,
+                None => sticky.map(|b| buffer_slot(&mut out.buffers, b, &transforms)),
+            }
+        };
+        let (step, at) = match &o.value {
             Value::Content(c) => {
                 let Some(info) = rule.contents.iter().find(|ci| ci.option == i) else {
                     missing.push("content".into());
                     continue;
                 };
-                if let Some(b) = info.buffer {
-                    missing.push(b.to_string());
+                let own = info.buffer.filter(|b| Some(*b) != sticky);
+                if own.is_some_and(|b| super::buffers::lookup(b).is_none()) {
+                    missing.push(info.buffer.unwrap_or_default().to_string());
                     continue;
                 }
+                let at = match own {
+                    Some(b) => Some(buffer_slot(&mut out.buffers, b, &[])),
+                    None => sticky.map(|b| buffer_slot(&mut out.buffers, b, &transforms)),
+                };
                 match content_step(&c.bytes, c.negated, info, missing) {
                     Some(cc) => {
                         if !c.negated {
                             let bytes = cc.chop.map_or_else(|| c.bytes.clone(), |(o, l)| c.bytes[o..o + l].to_vec());
-                            fast.push((cc.explicit_fast, bytes, info.mods.nocase));
+                            fast.push((cc.explicit_fast, bytes, info.mods.nocase, at));
                         }
-                        Step::Content(cc.step)
+                        last = at;
+                        (Step::Content(cc.step), at)
                     }
                     None => continue,
                 }
             }
             Value::Pcre(p) => {
-                if let Some(b) = p.buffer() {
-                    missing.push(b.to_string());
-                    continue;
-                }
                 if !p.captures.is_empty() {
                     missing.push("pcre capture".into());
                     continue;
                 }
+                let at = target(p.buffer(), false, &mut out, last);
+                if p.buffer().is_some_and(|b| super::buffers::lookup(b).is_none()) {
+                    missing.push(p.buffer().unwrap_or_default().to_string());
+                    continue;
+                }
                 match pcre_step(&p.pattern, &p.flags, p.negated) {
-                    Ok(s) => Step::Pcre(s),
+                    Ok(s) => {
+                        last = at;
+                        (Step::Pcre(s), at)
+                    }
                     Err(e) => {
                         missing.push(format!("pcre ({e})"));
                         continue;
@@ -68,21 +146,30 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (Vec<Step>, Opt
                 }
             }
             Value::Isdataat(d) => match num(&d.position) {
-                Some(pos) if pos >= 0 => Step::IsDataAt { pos: pos as u32, relative: d.relative, negated: d.negated },
+                Some(pos) if pos >= 0 => (
+                    Step::IsDataAt { pos: pos as u32, relative: d.relative, negated: d.negated },
+                    target(None, d.relative, &mut out, last),
+                ),
                 _ => {
                     missing.push("isdataat variable".into());
                     continue;
                 }
             },
             Value::ByteTest(b) => match byte_test(b, &vars) {
-                Some(s) => s,
+                Some(s) => {
+                    let rel = s.is_relative();
+                    (s, target(None, rel, &mut out, last))
+                }
                 None => {
                     missing.push(format!("{name} option"));
                     continue;
                 }
             },
             Value::ByteJump(b) => match byte_jump(b) {
-                Some(s) => s,
+                Some(s) => {
+                    let rel = s.is_relative();
+                    (s, target(None, rel, &mut out, last))
+                }
                 None => {
                     missing.push(format!("{name} option"));
                     continue;
@@ -94,7 +181,10 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (Vec<Step>, Opt
                     continue;
                 };
                 match byte_extract(b, var) {
-                    Some(s) => s,
+                    Some(s) => {
+                        let rel = s.is_relative();
+                        (s, target(None, rel, &mut out, last))
+                    }
                     None => {
                         missing.push(format!("{name} option"));
                         continue;
@@ -107,12 +197,31 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (Vec<Step>, Opt
                     continue;
                 };
                 match byte_math(b, var, &vars) {
-                    Some(s) => s,
+                    Some(s) => {
+                        let rel = s.is_relative();
+                        (s, target(None, rel, &mut out, last))
+                    }
                     None => {
                         missing.push(format!("{name} option"));
                         continue;
                     }
                 }
+            }
+            Value::Int(c) if name == "bsize" => {
+                match sticky {
+                    Some(b) => {
+                        let at = buffer_slot(&mut out.buffers, b, &transforms);
+                        out.buffers[at].len.push(*c);
+                    }
+                    None => missing.push("bsize on the payload".into()),
+                }
+                continue;
+            }
+            Value::Int(c) | Value::IntWith(c, _) if name == "urilen" => {
+                let raw = matches!(&o.value, Value::IntWith(_, w) if w.iter().any(|w| w == "raw"));
+                let at = buffer_slot(&mut out.buffers, if raw { "http.uri.raw" } else { "http.uri" }, &[]);
+                out.buffers[at].len.push(*c);
+                continue;
             }
             // dsize is a payload keyword that the packet checks handle.
             _ if name == "dsize" => continue,
@@ -121,13 +230,21 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (Vec<Step>, Opt
                 continue;
             }
         };
-        steps.push(step);
+        match at {
+            Some(b) => out.buffers[b].steps.push(step),
+            None => out.steps.push(step),
+        }
+    }
+    // A rule with transaction buffers is found through one of them: the
+    // payload is only verified on the packet that completes the transaction.
+    if !out.buffers.is_empty() {
+        fast.retain(|f| f.3.is_some());
     }
     // An explicit fast_pattern wins; else the longest content, the first of equals.
     // (`max_by_key` keeps the last maximum, so search reversed to keep the first.)
     let pick = fast.iter().find(|f| f.0).or_else(|| fast.iter().rev().max_by_key(|f| f.1.len()));
-    let pattern = pick.filter(|f| !f.1.is_empty()).map(|f| Pattern::new(f.1.clone(), f.2));
-    (steps, pattern)
+    out.fast = pick.filter(|f| !f.1.is_empty()).map(|f| (f.3, Pattern::new(f.1.clone(), f.2)));
+    out
 }
 
 fn num(v: &NumVar) -> Option<i64> {
@@ -217,6 +334,8 @@ fn pcre_step(pattern: &str, flags: &str, negated: bool) -> Result<PcreStep, Stri
             'R' => relative = true,
             // rawbytes, and PCRE limits overridden: no effect on what matches.
             'B' | 'O' => {}
+            // The buffer flags (`U`, `H`, ...) chose the buffer already.
+            c if vigil_rules::pcre::flag_buffer(c).is_some() => {}
             'E' => {
                 // `$` only at the very end: spell the final `$` as `\z`.
                 if pattern.ends_with('$') && !pattern.ends_with("\\$") {

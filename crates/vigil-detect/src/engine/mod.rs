@@ -1,9 +1,15 @@
 //! The detection engine: signatures grouped by transport protocol, one
-//! prefilter per group over the packet payload, then verification of each
-//! candidate in Suricata's order (pass, drop, reject, alert; then rule order).
+//! prefilter per group over the packet payload, transaction signatures
+//! grouped by application protocol with a prefilter per buffer ([`tx`]),
+//! then verification of each candidate in Suricata's order (pass, drop,
+//! reject, alert; then rule order), packet and transaction matches together.
 //!
 //! Built once and shared read-only by every worker; each worker keeps its
 //! own [`DetectScratch`].
+
+mod tx;
+
+pub use tx::{AppInput, TxInput};
 
 use crate::addrindex::AddrIndex;
 use crate::compile::{FlowInfo, Proto, RuleAction, Signature};
@@ -44,7 +50,8 @@ struct Group {
 
 /// `pkthdr` signatures: verified on every packet, IP or not.
 fn any_packet(sigs: &[Signature]) -> Vec<u32> {
-    sigs.iter().enumerate().filter(|(_, s)| s.proto == Proto::PktHdr).map(|(i, _)| i as u32).collect()
+    let pkthdr = |s: &Signature| s.proto == Proto::PktHdr && s.tx.is_none();
+    sigs.iter().enumerate().filter(|(_, s)| pkthdr(s)).map(|(i, _)| i as u32).collect()
 }
 
 /// The reassembled stream a TCP packet brings to inspection.
@@ -66,14 +73,20 @@ pub struct DetectEngine {
     sigs: Vec<Signature>,
     groups: Vec<Group>,
     pkthdr: Vec<u32>,
+    txs: tx::TxEngine,
 }
+
+/// No transaction: a packet candidate.
+const NO_TX: u32 = u32::MAX;
 
 /// A worker's detection state.
 #[derive(Default)]
 pub struct DetectScratch {
     prefilter: Scratch,
-    candidates: Vec<u32>,
+    /// (signature, transaction slot or [`NO_TX`]).
+    candidates: Vec<(u32, u32)>,
     inspect: InspectCtx,
+    tx: tx::TxScratch,
     /// Alerts not raised because a packet had more than [`MAX_ALERTS_PER_PACKET`].
     pub alerts_over_limit: u64,
 }
@@ -98,7 +111,7 @@ impl DetectEngine {
             let mut pattern_sigs: Vec<Vec<u32>> = Vec::new();
             let mut always = Vec::new();
             for (i, s) in sigs.iter().enumerate() {
-                if !in_group(s.proto, g) {
+                if !in_group(s.proto, g) || s.tx.is_some() {
                     continue;
                 }
                 match &s.fast_pattern {
@@ -117,7 +130,8 @@ impl DetectEngine {
             groups.push(Group { prefilter: Prefilter::build(&patterns, algo)?, pattern_sigs, always, by_src, by_dst });
         }
         let pkthdr = any_packet(&sigs);
-        Ok(DetectEngine { sigs, groups, pkthdr })
+        let txs = tx::TxEngine::build(&sigs, algo)?;
+        Ok(DetectEngine { sigs, groups, pkthdr, txs })
     }
 
     pub fn signatures(&self) -> &[Signature] {
@@ -145,51 +159,91 @@ impl DetectEngine {
         &'e self,
         p: &Packet<'_>,
         flow: Option<FlowInfo>,
-        mut state: Option<&mut FlowDetect>,
+        state: Option<&mut FlowDetect>,
         stream: StreamInput<'_>,
         s: &mut DetectScratch,
         on_match: &mut dyn FnMut(&'e Signature),
+    ) {
+        self.inspect_app(p, flow, state, stream, None, s, &mut |sig, _| on_match(sig))
+    }
+
+    /// Everything a packet brings: its own payload, its stream chunk, and
+    /// the transactions of its flow that progressed. `on_match` gets the
+    /// signature and, for a transaction signature, the transaction's id.
+    #[allow(clippy::too_many_arguments)]
+    pub fn inspect_app<'e>(
+        &'e self,
+        p: &Packet<'_>,
+        flow: Option<FlowInfo>,
+        mut state: Option<&mut FlowDetect>,
+        stream: StreamInput<'_>,
+        app: Option<&AppInput<'_>>,
+        s: &mut DetectScratch,
+        on_match: &mut dyn FnMut(&'e Signature, Option<u64>),
     ) {
         if state.as_ref().is_some_and(|st| st.passed) {
             return;
         }
         s.candidates.clear();
-        let payload = p.payload();
+        let no_payload = flow.is_some_and(|f| f.no_payload);
+        let payload = if no_payload { &[][..] } else { p.payload() };
+        let stream = if no_payload { StreamInput { chunk: None, ..stream } } else { stream };
         if let Some(gid) = packet_group(p) {
             let g = &self.groups[gid as usize];
+            let cands = &mut s.candidates;
+            let mut add = |pat: u32| cands.extend(g.pattern_sigs[pat as usize].iter().map(|&i| (i, NO_TX)));
             if !payload.is_empty() && !g.prefilter.is_empty() {
-                let cands = &mut s.candidates;
-                g.prefilter
-                    .scan(&mut s.prefilter, payload, &mut |pat| cands.extend_from_slice(&g.pattern_sigs[pat as usize]));
+                g.prefilter.scan(&mut s.prefilter, payload, &mut add);
             }
             if let Some((chunk, _)) = stream.chunk.filter(|(c, _)| !c.is_empty() && !g.prefilter.is_empty()) {
-                let cands = &mut s.candidates;
-                g.prefilter
-                    .scan(&mut s.prefilter, chunk, &mut |pat| cands.extend_from_slice(&g.pattern_sigs[pat as usize]));
+                g.prefilter.scan(&mut s.prefilter, chunk, &mut add);
             }
-            s.candidates.extend_from_slice(&g.always);
+            cands.extend(g.always.iter().map(|&i| (i, NO_TX)));
             if let Some(ip) = p.ip {
                 if let Some(idx) = &g.by_src {
-                    s.candidates.extend_from_slice(idx.lookup(ip.src));
+                    cands.extend(idx.lookup(ip.src).iter().map(|&i| (i, NO_TX)));
                 }
                 if let Some(idx) = &g.by_dst {
-                    s.candidates.extend_from_slice(idx.lookup(ip.dst));
+                    cands.extend(idx.lookup(ip.dst).iter().map(|&i| (i, NO_TX)));
                 }
             }
         }
-        s.candidates.extend_from_slice(&self.pkthdr);
+        s.candidates.extend(self.pkthdr.iter().map(|&i| (i, NO_TX)));
+        if let Some(app) = app.filter(|_| !self.txs.is_empty()) {
+            self.txs.candidates(app, &mut s.tx, &mut s.candidates);
+        }
         s.candidates.sort_unstable();
         s.candidates.dedup();
         let mut alerts = 0;
-        for &i in &s.candidates {
+        for &(i, slot) in &s.candidates {
             let sig = &self.sigs[i as usize];
-            if stream.pseudo && !sig.require_stream {
+            let tx = app.and_then(|a| a.txs.get(slot as usize));
+            if stream.pseudo && !sig.require_stream && tx.is_none() {
                 continue;
             }
             if !sig.bit_tests.iter().all(|t| t.matches(state.as_deref().map(|st| &st.bits))) {
                 continue;
             }
-            if !matches(sig, p, flow, payload, stream, &mut s.inspect) {
+            let ok = match (tx, &sig.tx, app) {
+                (Some(t), Some(tx_sig), Some(app)) => {
+                    let (src, dst) = match tx_sig.side {
+                        vigil_types::Direction::ToServer => (app.client, app.server),
+                        vigil_types::Direction::ToClient => (app.server, app.client),
+                    };
+                    let info = flow.map(|f| FlowInfo {
+                        to_server: tx_sig.side == vigil_types::Direction::ToServer,
+                        ..f
+                    });
+                    tx_header_matches(sig, src, dst)
+                        && app_proto_ok(sig, info)
+                        && sig.checks.iter().all(|c| c.matches(p, info))
+                        && tx::tx_matches(tx_sig, t.tx, app.now_secs, &mut s.tx, &mut s.inspect)
+                        && (sig.payload.is_empty() || payload_matches(sig, payload, stream, &mut s.inspect))
+                }
+                (None, None, _) => matches(sig, p, flow, payload, stream, &mut s.inspect),
+                _ => false,
+            };
+            if !ok {
                 continue;
             }
             if let Some(st) = state.as_deref_mut() {
@@ -202,7 +256,7 @@ impl DetectEngine {
                 }
                 alerts += 1;
             }
-            on_match(sig);
+            on_match(sig, tx.map(|t| t.tx.id()));
             if sig.action == RuleAction::Pass {
                 // A pass on a flow passes the whole flow (Suricata's documented behaviour).
                 if let Some(st) = state.as_deref_mut() {
@@ -211,6 +265,21 @@ impl DetectEngine {
                 return;
             }
         }
+    }
+}
+
+/// A transaction signature's header against the flow's endpoints, oriented
+/// as the side it inspects.
+fn tx_header_matches(sig: &Signature, src: (IpAddr, u16), dst: (IpAddr, u16)) -> bool {
+    header_matches(sig, src.0, dst.0, Some(src.1), Some(dst.1))
+        || sig.bidirectional && header_matches(sig, dst.0, src.0, Some(dst.1), Some(src.1))
+}
+
+/// The flow speaks (or, negated, does not speak) the signature's application protocol.
+fn app_proto_ok(sig: &Signature, flow: Option<FlowInfo>) -> bool {
+    match sig.app_proto {
+        None => true,
+        Some(want) => flow.is_some_and(|f| (f.app_proto == want) != sig.app_proto_negated),
     }
 }
 
@@ -347,12 +416,14 @@ fn matches(
             }
         }
     }
-    if !sig.checks.iter().all(|c| c.matches(p, flow)) {
+    if !app_proto_ok(sig, flow) || !sig.checks.iter().all(|c| c.matches(p, flow)) {
         return false;
     }
-    if sig.payload.is_empty() {
-        return true;
-    }
+    sig.payload.is_empty() || payload_matches(sig, payload, stream, ictx)
+}
+
+/// The signature's payload keywords against the stream chunk or the packet payload.
+fn payload_matches(sig: &Signature, payload: &[u8], stream: StreamInput<'_>, ictx: &mut InspectCtx) -> bool {
     if sig.require_stream {
         if let Some((chunk, base)) = stream.chunk {
             if !chunk.is_empty() && inspect_at(&sig.payload, chunk, base, ictx) {

@@ -1,0 +1,50 @@
+//! The limits of one flow's app layer, and the transport it runs over.
+
+use crate::http::HttpConfig;
+
+/// Limits of the app layer of one flow.
+#[derive(Debug, Clone)]
+pub struct AppConfig {
+    /// Limits of the HTTP parser.
+    pub http: HttpConfig,
+    /// Whether detection may pick HTTP (Suricata `app-layer.protocols.http.enabled`).
+    pub http_enabled: bool,
+    /// Whether detection may pick DNS.
+    pub dns_enabled: bool,
+    /// Whether detection may pick TLS.
+    pub tls_enabled: bool,
+    /// Bytes of one direction kept for an unfinished unit (a header line, a record) when a
+    /// parser says `Incomplete`; past it those bytes are dropped and the parser told of a gap
+    /// (counted in [`AppCounters::pending_overflows`](crate::AppCounters)). The default,
+    /// 256 KiB, is above every unit the parsers ask for by themselves (an HTTP line is cut at
+    /// `http.max_header_bytes`, a TLS record is at most 18 KiB, a DNS message 64 KiB), so in
+    /// practice it only bounds the bytes a client sends behind a CONNECT before the answer.
+    pub max_pending: usize,
+    /// Bytes of each direction protocol detection keeps before giving that direction up.
+    /// Every probe decides within its first 16 bytes, so this mostly bounds what a flow holds
+    /// while the other direction decides, for replay into the parser once it has. The
+    /// default, 4 KiB, holds a full-size first segment or two (a request, a ClientHello);
+    /// bytes past it reach the parser as a gap.
+    pub detect_limit: usize,
+}
+
+impl Default for AppConfig {
+    fn default() -> Self {
+        AppConfig {
+            http: HttpConfig::default(),
+            http_enabled: true,
+            dns_enabled: true,
+            tls_enabled: true,
+            max_pending: 256 * 1024,
+            detect_limit: 4096,
+        }
+    }
+}
+
+/// What a flow's payload travels over, which decides how [`AppFlow::feed`](crate::AppFlow::feed)
+/// reads it: a byte stream, or one datagram per call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Tcp,
+    Udp,
+}

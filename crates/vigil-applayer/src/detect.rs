@@ -1,0 +1,357 @@
+//! Protocol detection: which parser a flow's bytes belong to, decided from
+//! its first bytes the way Suricata does it: every enabled protocol is
+//! probed whatever the ports (HTTP and TLS first, as Suricata's pattern
+//! stage runs before its probing parsers), and ports are only a hint (DNS
+//! over TCP is probed when a port is 53, since a 2-byte length and a
+//! 12-byte header are too easy to match by chance).
+//!
+//! A flow's detector keeps each direction's first bytes, and the order in
+//! which bytes, gaps and closes arrived, so that once a direction matches
+//! the chosen parser sees the flow from its start as if it had been there
+//! all along.
+
+use vigil_types::{AppProto, Direction, PerDir};
+
+use crate::config::{AppConfig, Transport};
+use crate::{dns, http, tls};
+
+/// What the first bytes of one direction say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detect {
+    /// The flow speaks this protocol.
+    Match(AppProto),
+    /// No enabled protocol can be ruled in or out yet.
+    NeedMore,
+    /// No enabled protocol fits.
+    NoMatch,
+}
+
+/// Probes the first bytes of `dir` of a flow (`client_port`/`server_port` as seen to-server),
+/// as [`AppFlow`](crate::AppFlow) does. UDP `data` is one datagram, which decides at once.
+pub fn probe(
+    cfg: &AppConfig,
+    transport: Transport,
+    client_port: u16,
+    server_port: u16,
+    dir: Direction,
+    data: &[u8],
+) -> Detect {
+    let probes = Probes::new(cfg, client_port, server_port);
+    match transport {
+        Transport::Tcp => probes.tcp(dir, data),
+        Transport::Udp => probes.udp(data),
+    }
+}
+
+/// The protocols a flow may be found to speak.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Probes {
+    http: bool,
+    tls: bool,
+    /// DNS is enabled and a port is 53.
+    dns: bool,
+}
+
+impl Probes {
+    pub(crate) fn new(cfg: &AppConfig, client_port: u16, server_port: u16) -> Self {
+        Probes {
+            http: cfg.http_enabled,
+            tls: cfg.tls_enabled,
+            dns: cfg.dns_enabled && (client_port == 53 || server_port == 53),
+        }
+    }
+
+    /// A match by any probe wins over another probe wanting more bytes.
+    pub(crate) fn tcp(self, dir: Direction, data: &[u8]) -> Detect {
+        let mut need_more = false;
+        if self.http {
+            match http::probe(data, dir) {
+                http::Probe::Match => return Detect::Match(AppProto::Http),
+                http::Probe::NeedMore => need_more = true,
+                http::Probe::NoMatch => {}
+            }
+        }
+        if self.tls {
+            match tls::probe(data) {
+                tls::TlsProbe::Tls => return Detect::Match(AppProto::Tls),
+                tls::TlsProbe::NeedMore => need_more = true,
+                tls::TlsProbe::NotTls => {}
+            }
+        }
+        if self.dns {
+            match dns::probe_tcp(data) {
+                dns::DnsProbe::Request | dns::DnsProbe::Response => return Detect::Match(AppProto::Dns),
+                dns::DnsProbe::NeedMore => need_more = true,
+                dns::DnsProbe::NotDns => {}
+            }
+        }
+        if need_more {
+            Detect::NeedMore
+        } else {
+            Detect::NoMatch
+        }
+    }
+
+    /// A datagram is all there is to judge by: what is not DNS now never will be.
+    pub(crate) fn udp(self, data: &[u8]) -> Detect {
+        match dns::probe_udp(data) {
+            dns::DnsProbe::Request | dns::DnsProbe::Response if self.dns => Detect::Match(AppProto::Dns),
+            _ => Detect::NoMatch,
+        }
+    }
+}
+
+/// One step of what happened to a flow during detection, in arrival order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Run {
+    /// The next `len` bytes of that direction's kept bytes.
+    Data(Direction, usize),
+    /// Bytes that did not reach detection: a capture gap, or bytes past the detection limit.
+    Gap(Direction, u64),
+    Close(Direction),
+}
+
+/// Where detection of a TCP flow stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    Undecided,
+    /// The flow speaks this protocol. The bytes of the call that decided were not taken: the
+    /// caller replays what the detector kept, then hands the parser those bytes itself.
+    Found(AppProto),
+    /// Neither direction can match any more.
+    Failed,
+}
+
+/// Run steps kept at most. Each step but a merged one needs a byte kept or a direction
+/// failing, so only an adversary interleaving single bytes gets here; detection then gives up
+/// rather than keep a long list.
+const MAX_RUNS: usize = 1024;
+
+#[derive(Debug, Default)]
+struct Side {
+    /// The direction's first bytes (at most the limit): probed, then replayed.
+    kept: Vec<u8>,
+    /// No probe can match any more: the bytes said no, the limit was reached, or a gap
+    /// hid the start of the stream.
+    failed: bool,
+    closed: bool,
+    /// Bytes or a gap went by: the flow carried payload.
+    active: bool,
+}
+
+impl Side {
+    fn done(&self) -> bool {
+        self.failed || self.closed
+    }
+}
+
+/// Detection state of one TCP flow.
+#[derive(Debug)]
+pub(crate) struct Detector {
+    probes: Probes,
+    limit: usize,
+    sides: PerDir<Side>,
+    runs: Vec<Run>,
+    /// Bytes past the limit, which reach the parser as gaps.
+    skipped: u64,
+}
+
+impl Detector {
+    pub(crate) fn new(probes: Probes, limit: usize) -> Self {
+        Detector { probes, limit, sides: PerDir::default(), runs: Vec::new(), skipped: 0 }
+    }
+
+    /// The next bytes of `dir`.
+    pub(crate) fn feed(&mut self, dir: Direction, data: &[u8]) -> Verdict {
+        let side = self.sides.get_mut(dir);
+        side.active = true;
+        let before = side.kept.len();
+        let take = self.limit.saturating_sub(before).min(data.len());
+        let head = data.get(..take).unwrap_or_default();
+        let mut stored = false;
+        if !side.failed {
+            // The first chunk is probed in place: a flow decided by its first bytes copies nothing.
+            let answer = if side.kept.is_empty() {
+                self.probes.tcp(dir, head)
+            } else {
+                side.kept.extend_from_slice(head);
+                stored = true;
+                let answer = self.probes.tcp(dir, &side.kept);
+                if matches!(answer, Detect::Match(_)) {
+                    side.kept.truncate(before);
+                }
+                answer
+            };
+            match answer {
+                Detect::Match(proto) => return Verdict::Found(proto),
+                Detect::NoMatch => side.failed = true,
+                Detect::NeedMore => side.failed = before + take >= self.limit,
+            }
+        }
+        if !stored {
+            side.kept.extend_from_slice(head);
+        }
+        let lost = (data.len() - take) as u64;
+        self.skipped = self.skipped.saturating_add(lost);
+        if take > 0 {
+            self.push(Run::Data(dir, take));
+        }
+        if lost > 0 {
+            self.push(Run::Gap(dir, lost));
+        }
+        self.verdict()
+    }
+
+    /// `len` bytes of `dir` were lost: what follows is not the start of the stream, so that
+    /// direction is no longer probed.
+    pub(crate) fn gap(&mut self, dir: Direction, len: u64) -> Verdict {
+        let side = self.sides.get_mut(dir);
+        side.active = true;
+        side.failed = true;
+        self.push(Run::Gap(dir, len));
+        self.verdict()
+    }
+
+    pub(crate) fn close(&mut self, dir: Direction) -> Verdict {
+        let side = self.sides.get_mut(dir);
+        if !side.closed {
+            side.closed = true;
+            self.push(Run::Close(dir));
+        }
+        self.verdict()
+    }
+
+    fn push(&mut self, run: Run) {
+        let full = self.runs.len() >= MAX_RUNS;
+        match (self.runs.last_mut(), run) {
+            (Some(Run::Data(d, n)), Run::Data(dir, len)) if *d == dir => *n = n.saturating_add(len),
+            (Some(Run::Gap(d, n)), Run::Gap(dir, len)) if *d == dir => *n = n.saturating_add(len),
+            _ if full => {
+                self.sides.to_server.failed = true;
+                self.sides.to_client.failed = true;
+            }
+            _ => self.runs.push(run),
+        }
+    }
+
+    /// Failed once neither direction can still match, provided the flow carried anything: a
+    /// flow that ends without payload stays unknown, as in Suricata.
+    fn verdict(&self) -> Verdict {
+        let s = &self.sides;
+        if s.to_server.done() && s.to_client.done() && (s.to_server.active || s.to_client.active) {
+            Verdict::Failed
+        } else {
+            Verdict::Undecided
+        }
+    }
+
+    /// What was kept, for the chosen parser.
+    pub(crate) fn into_replay(self) -> Replay {
+        Replay {
+            kept: PerDir { to_server: self.sides.to_server.kept, to_client: self.sides.to_client.kept },
+            runs: self.runs,
+            skipped: self.skipped,
+        }
+    }
+}
+
+/// A detector's kept bytes and the order they came in.
+#[derive(Debug)]
+pub(crate) struct Replay {
+    kept: PerDir<Vec<u8>>,
+    runs: Vec<Run>,
+    /// Bytes past the detection limit (inside the [`Step::Gap`]s).
+    pub(crate) skipped: u64,
+}
+
+/// One step of a replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step<'a> {
+    Data(Direction, &'a [u8]),
+    Gap(Direction, u64),
+    Close(Direction),
+}
+
+impl Replay {
+    pub(crate) fn steps(&self) -> impl Iterator<Item = Step<'_>> {
+        let mut offset = PerDir::<usize>::default();
+        self.runs.iter().map(move |run| match *run {
+            Run::Data(dir, len) => {
+                let at = offset.get_mut(dir);
+                let end = at.saturating_add(len);
+                let bytes = self.kept.get(dir).get(*at..end).unwrap_or_default();
+                *at = end;
+                Step::Data(dir, bytes)
+            }
+            Run::Gap(dir, len) => Step::Gap(dir, len),
+            Run::Close(dir) => Step::Close(dir),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vigil_types::Direction::{ToClient, ToServer};
+
+    fn detector(limit: usize) -> Detector {
+        Detector::new(Probes::new(&AppConfig::default(), 40000, 80), limit)
+    }
+
+    #[test]
+    fn first_bytes_decide_without_keeping_them() {
+        let mut d = detector(4096);
+        assert_eq!(d.feed(ToServer, b"GET / HTTP/1.1\r\n"), Verdict::Found(AppProto::Http));
+        assert!(d.into_replay().runs.is_empty());
+    }
+
+    #[test]
+    fn bytes_are_kept_in_arrival_order_until_a_match() {
+        let mut d = detector(4096);
+        assert_eq!(d.feed(ToClient, b"220 hello\r\n"), Verdict::Undecided);
+        assert_eq!(d.feed(ToServer, b"PO"), Verdict::Undecided);
+        assert_eq!(d.feed(ToClient, b"more"), Verdict::Undecided);
+        assert_eq!(d.feed(ToServer, b"ST /x HTTP/1.0\r\n"), Verdict::Found(AppProto::Http));
+        let r = d.into_replay();
+        let steps: Vec<_> = r.steps().collect();
+        assert_eq!(
+            steps,
+            [Step::Data(ToClient, b"220 hello\r\n"), Step::Data(ToServer, b"PO"), Step::Data(ToClient, b"more")]
+        );
+    }
+
+    #[test]
+    fn gives_up_when_both_sides_fail() {
+        let mut d = detector(4096);
+        assert_eq!(d.feed(ToClient, b"SSH-2.0-OpenSSH\r\n"), Verdict::Undecided);
+        assert_eq!(d.feed(ToServer, b"SSH-2.0-libssh\r\n"), Verdict::Failed);
+    }
+
+    #[test]
+    fn limit_bounds_kept_bytes_and_ends_waiting() {
+        let mut d = detector(8);
+        // A prefix of "OPTIONS" keeps HTTP possible until the limit is reached.
+        assert_eq!(d.feed(ToServer, b"OPTI"), Verdict::Undecided);
+        assert_eq!(d.feed(ToClient, &[0u8; 100]), Verdict::Undecided);
+        assert_eq!(d.sides.to_client.kept.len(), 8);
+        assert_eq!(d.close(ToServer), Verdict::Failed);
+        assert_eq!(d.skipped, 92);
+    }
+
+    #[test]
+    fn a_flow_without_payload_stays_unknown() {
+        let mut d = detector(4096);
+        assert_eq!(d.close(ToServer), Verdict::Undecided);
+        assert_eq!(d.close(ToClient), Verdict::Undecided);
+    }
+
+    #[test]
+    fn dns_over_tcp_only_with_port_53() {
+        let msg = b"\x00\x1d\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07example\x03com\x00\x00\x01\x00\x01";
+        let cfg = AppConfig::default();
+        assert_eq!(probe(&cfg, Transport::Tcp, 40000, 53, ToServer, msg), Detect::Match(AppProto::Dns));
+        assert_eq!(probe(&cfg, Transport::Tcp, 40000, 5353, ToServer, msg), Detect::NoMatch);
+        let cfg = AppConfig { dns_enabled: false, ..AppConfig::default() };
+        assert_eq!(probe(&cfg, Transport::Tcp, 40000, 53, ToServer, msg), Detect::NoMatch);
+    }
+}

@@ -1,0 +1,533 @@
+//! The app-layer state of one flow: protocol detection first, then one
+//! parser, with the bytes a parser left unfinished kept (within a bound)
+//! and offered again in front of the next ones.
+//!
+//! The engine hands every direction's in-order bytes to [`AppFlow::feed`],
+//! however they were cut; detection keeps the first bytes until a
+//! direction matches, then replays them into the chosen parser. After an
+//! HTTP CONNECT or Upgrade the HTTP parser keeps its transactions and
+//! detection runs again on the bytes inside the tunnel (TLS through a
+//! proxy, as Suricata re-detects); transaction ids go on growing across
+//! the change, so they stay unique within the flow.
+
+use std::fmt;
+use std::mem;
+
+use vigil_types::{AppProto, Direction, PerDir};
+
+use crate::config::{AppConfig, Transport};
+use crate::detect::{Detect, Detector, Probes, Replay, Step, Verdict};
+use crate::dns::{DnsParser, DnsTx};
+use crate::http::{HttpParser, HttpTx};
+use crate::parser::{AppEvent, AppParser, ParseResult};
+use crate::tls::{TlsParser, TlsTx};
+use crate::txref::TxRef;
+
+/// Tunnels followed per flow (CONNECT inside CONNECT ...); past it the
+/// bytes inside are not parsed. Each one keeps a retired parser around.
+const MAX_TUNNELS: usize = 4;
+
+/// A pending buffer that grew past this is freed once empty rather than
+/// kept for the next unit: most flows never need more than a line.
+const KEEP_CAPACITY: usize = 64 * 1024;
+
+/// What one flow's app layer counted, for stats. Each is a per-flow count
+/// the engine sums over flows (names after Suricata's `app_layer.*` counters).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AppCounters {
+    /// Times detection gave up (Suricata `app_layer.flow.failed_tcp` / `failed_udp`): once for
+    /// the flow, and once more for each tunnel whose contents were not recognized.
+    pub detect_failed: u64,
+    /// Times a parser declared a direction not its protocol (Suricata
+    /// `app_layer.error.<proto>.parser`); a TCP direction is then no longer parsed, a UDP
+    /// datagram is skipped.
+    pub parser_errors: u64,
+    /// Capture gaps reported for the flow (Suricata `app_layer.error.<proto>.gap`).
+    pub gaps: u64,
+    /// Times an unfinished unit outgrew [`AppConfig::max_pending`] and was dropped, the parser
+    /// being told of a gap instead.
+    pub pending_overflows: u64,
+    /// Payload bytes of a detected protocol its parser never saw: dropped pending bytes,
+    /// bytes of a direction given up after an error, bytes past the detection limit, an
+    /// unfinished unit at a capture gap or stream end. Bytes of flows whose detection failed
+    /// are not counted.
+    pub bytes_dropped: u64,
+    /// HTTP CONNECT / Upgrade tunnels after which detection ran again.
+    pub tunnels: u64,
+    /// Transactions a parser dropped unpruned at its own limit (`HttpConfig::max_txs`, DNS's
+    /// 256), i.e. that the engine never saw.
+    pub txs_evicted: u64,
+}
+
+/// The parser a flow was found to need.
+// Boxed in `Stage::Parse`, and at most MAX_TUNNELS retired ones: the size gap costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Parser {
+    Http(HttpParser),
+    Dns(DnsParser),
+    Tls(TlsParser),
+}
+
+impl Parser {
+    fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
+        match self {
+            Parser::Http(p) => p.parse(dir, data),
+            Parser::Dns(p) => p.parse(dir, data),
+            Parser::Tls(p) => p.parse(dir, data),
+        }
+    }
+
+    fn on_gap(&mut self, dir: Direction, len: u64) {
+        match self {
+            Parser::Http(p) => p.on_gap(dir, len),
+            Parser::Dns(p) => p.on_gap(dir, len),
+            Parser::Tls(p) => p.on_gap(dir, len),
+        }
+    }
+
+    /// Two of the three slices are empty: one iterator type serves every protocol.
+    fn txs(&self) -> impl Iterator<Item = TxRef<'_>> {
+        let (http, dns, tls): (&[HttpTx], &[DnsTx], &[TlsTx]) = match self {
+            Parser::Http(p) => (p.txs(), &[], &[]),
+            Parser::Dns(p) => (&[], p.txs(), &[]),
+            Parser::Tls(p) => (&[], &[], p.txs()),
+        };
+        http.iter().map(TxRef::Http).chain(dns.iter().map(TxRef::Dns)).chain(tls.iter().map(TxRef::Tls))
+    }
+
+    fn has_txs(&self) -> bool {
+        match self {
+            Parser::Http(p) => !p.txs().is_empty(),
+            Parser::Dns(p) => !p.txs().is_empty(),
+            Parser::Tls(p) => !p.txs().is_empty(),
+        }
+    }
+
+    fn prune(&mut self, id: u64) {
+        match self {
+            Parser::Http(p) => p.prune(id),
+            Parser::Dns(p) => p.prune(id),
+            Parser::Tls(p) => p.prune(id),
+        }
+    }
+
+    fn take_events(&mut self) -> Vec<AppEvent> {
+        match self {
+            Parser::Http(p) => p.take_events(),
+            Parser::Dns(p) => p.take_events(),
+            Parser::Tls(p) => p.take_events(),
+        }
+    }
+
+    fn next_tx_id(&self) -> u64 {
+        match self {
+            Parser::Http(p) => p.next_tx_id(),
+            Parser::Dns(p) => p.next_tx_id(),
+            Parser::Tls(p) => p.next_tx_id(),
+        }
+    }
+
+    fn txs_evicted(&self) -> u64 {
+        match self {
+            Parser::Http(p) => p.stats().txs_evicted,
+            Parser::Dns(p) => p.dropped_txs(),
+            Parser::Tls(_) => 0,
+        }
+    }
+
+    /// The flow stopped speaking this protocol (HTTP CONNECT or Upgrade).
+    fn tunnel(&self) -> bool {
+        matches!(self, Parser::Http(p) if p.tunnel())
+    }
+}
+
+enum Stage {
+    Detect(Detector),
+    Parse(Box<Parser>),
+    /// Nothing more is parsed: detection failed, or a tunnel was not followed.
+    Idle,
+}
+
+/// One direction's bytes between calls.
+#[derive(Default)]
+struct Side {
+    /// What the parser left unfinished, offered again in front of the next bytes.
+    held: Vec<u8>,
+    /// More bytes the parser said it needs before offering `held` again is worth it.
+    want: usize,
+    /// The parser gave this direction up.
+    stopped: bool,
+    closed: bool,
+}
+
+impl Side {
+    fn clear(&mut self) {
+        if self.held.capacity() > KEEP_CAPACITY {
+            self.held = Vec::new();
+        } else {
+            self.held.clear();
+        }
+        self.want = 0;
+    }
+}
+
+/// The bytes a parser did not consume.
+fn unparsed(result: ParseResult, data: &[u8]) -> &[u8] {
+    match result {
+        ParseResult::Incomplete { consumed, .. } => data.get(consumed..).unwrap_or_default(),
+        ParseResult::Done | ParseResult::Error => &[],
+    }
+}
+
+/// The app-layer state of one flow: detection first, then one parser.
+pub struct AppFlow {
+    cfg: AppConfig,
+    transport: Transport,
+    probes: Probes,
+    proto: AppProto,
+    stage: Stage,
+    /// HTTP parsers of the connection before each tunnel, oldest first: they parse no
+    /// more, but their transactions stay until pruned.
+    retired: Vec<Parser>,
+    /// The first transaction id of the next parser.
+    next_id: u64,
+    tunnels: usize,
+    /// Events of retired parsers not yet taken.
+    events: Vec<AppEvent>,
+    sides: PerDir<Side>,
+    counters: AppCounters,
+}
+
+impl fmt::Debug for AppFlow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AppFlow")
+            .field("transport", &self.transport)
+            .field("proto", &self.proto)
+            .field("counters", &self.counters)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppFlow {
+    /// `client_port`/`server_port` are the flow's ports as seen to-server (source,
+    /// destination): ports are only a hint.
+    pub fn new(cfg: &AppConfig, transport: Transport, client_port: u16, server_port: u16) -> AppFlow {
+        let probes = Probes::new(cfg, client_port, server_port);
+        AppFlow {
+            cfg: cfg.clone(),
+            transport,
+            probes,
+            proto: AppProto::Unknown,
+            stage: Stage::Detect(Detector::new(probes, cfg.detect_limit)),
+            retired: Vec::new(),
+            next_id: 0,
+            tunnels: 0,
+            events: Vec::new(),
+            sides: PerDir::default(),
+            counters: AppCounters::default(),
+        }
+    }
+
+    /// Unknown while detecting; Http/Dns/Tls once detected; Failed when detection gave up.
+    /// After a tunnel it stays Http until what runs inside is recognized.
+    pub fn proto(&self) -> AppProto {
+        self.proto
+    }
+
+    pub fn transport(&self) -> Transport {
+        self.transport
+    }
+
+    /// TCP: the next in-order bytes of `dir`'s stream (any chunking). UDP: one whole datagram
+    /// payload.
+    pub fn feed(&mut self, dir: Direction, data: &[u8]) {
+        if data.is_empty() {
+            return;
+        }
+        let verdict = match &mut self.stage {
+            Stage::Idle => return,
+            Stage::Parse(_) => return self.parse(dir, data),
+            Stage::Detect(_) if self.transport == Transport::Udp => match self.probes.udp(data) {
+                Detect::Match(proto) => Verdict::Found(proto),
+                Detect::NeedMore | Detect::NoMatch => Verdict::Failed,
+            },
+            Stage::Detect(det) => det.feed(dir, data),
+        };
+        self.decide(verdict, Some((dir, data)));
+    }
+
+    /// `len` bytes of `dir` were lost (TCP gap).
+    pub fn gap(&mut self, dir: Direction, len: u64) {
+        self.counters.gaps += 1;
+        self.lose(dir, len);
+    }
+
+    /// `dir` ended (FIN/RST or flow end): lets HTTP finish a body delimited by connection
+    /// close, and detection give up on a direction that will send nothing more.
+    pub fn close(&mut self, dir: Direction) {
+        let side = self.sides.get_mut(dir);
+        if !side.closed {
+            side.closed = true;
+            self.end(dir);
+        }
+    }
+
+    /// Payload inspection should stop for this flow: TLS went encrypted both ways (Suricata's
+    /// default encryption handling).
+    pub fn no_inspection(&self) -> bool {
+        matches!(self.parser(), Some(Parser::Tls(p)) if p.encrypted())
+    }
+
+    /// Transactions held, oldest first (ids growing).
+    pub fn txs(&self) -> impl Iterator<Item = TxRef<'_>> + '_ {
+        self.retired.iter().chain(self.parser()).flat_map(Parser::txs)
+    }
+
+    /// Frees transactions with id < `id`.
+    pub fn prune(&mut self, id: u64) {
+        for p in &mut self.retired {
+            p.prune(id);
+        }
+        self.retired.retain(Parser::has_txs);
+        if let Stage::Parse(p) = &mut self.stage {
+            p.prune(id);
+        }
+    }
+
+    /// Parser anomaly events (Suricata names), drained.
+    pub fn take_events(&mut self) -> Vec<AppEvent> {
+        let mut events = mem::take(&mut self.events);
+        if let Stage::Parse(p) = &mut self.stage {
+            if events.is_empty() {
+                return p.take_events();
+            }
+            events.extend(p.take_events());
+        }
+        events
+    }
+
+    /// Counters for stats.
+    pub fn counters(&self) -> AppCounters {
+        let mut c = self.counters;
+        c.txs_evicted += self.parser().map_or(0, Parser::txs_evicted);
+        c
+    }
+
+    /// Bytes of `dir` held for the parser: an unfinished unit, at most
+    /// [`AppConfig::max_pending`] between calls.
+    pub fn pending(&self, dir: Direction) -> usize {
+        self.sides.get(dir).held.len()
+    }
+
+    fn parser(&self) -> Option<&Parser> {
+        match &self.stage {
+            Stage::Parse(p) => Some(p),
+            Stage::Detect(_) | Stage::Idle => None,
+        }
+    }
+
+    /// Acts on what detection concluded; `then` are the bytes of the call that decided, which
+    /// detection did not take.
+    fn decide(&mut self, verdict: Verdict, then: Option<(Direction, &[u8])>) {
+        match verdict {
+            Verdict::Undecided => {}
+            Verdict::Failed => self.give_up(),
+            Verdict::Found(proto) => {
+                let Stage::Detect(det) = mem::replace(&mut self.stage, Stage::Idle) else { return };
+                self.start(proto);
+                self.replay(det.into_replay());
+                if let Some((dir, data)) = then {
+                    self.feed(dir, data);
+                }
+            }
+        }
+    }
+
+    fn give_up(&mut self) {
+        self.stage = Stage::Idle;
+        self.counters.detect_failed += 1;
+        // Inside a tunnel the flow was HTTP and stays so.
+        if self.retired.is_empty() {
+            self.proto = AppProto::Failed;
+        }
+        for side in [&mut self.sides.to_server, &mut self.sides.to_client] {
+            side.held = Vec::new();
+            side.want = 0;
+        }
+    }
+
+    fn start(&mut self, proto: AppProto) {
+        let first = self.next_id;
+        let parser = match proto {
+            AppProto::Http => Parser::Http(HttpParser::new(self.cfg.http).with_first_tx_id(first)),
+            AppProto::Tls => Parser::Tls(TlsParser::new().with_first_tx_id(first)),
+            AppProto::Dns => Parser::Dns(
+                match self.transport {
+                    Transport::Tcp => DnsParser::tcp(),
+                    Transport::Udp => DnsParser::udp(),
+                }
+                .with_first_tx_id(first),
+            ),
+            AppProto::Unknown | AppProto::Failed => return self.give_up(),
+        };
+        self.proto = proto;
+        self.stage = Stage::Parse(Box::new(parser));
+    }
+
+    /// Hands the chosen parser what detection kept, in the order it came.
+    fn replay(&mut self, replay: Replay) {
+        self.counters.bytes_dropped += replay.skipped;
+        for step in replay.steps() {
+            match step {
+                Step::Data(dir, bytes) => self.feed(dir, bytes),
+                Step::Gap(dir, len) => self.lose(dir, len),
+                Step::Close(dir) => self.end(dir),
+            }
+        }
+    }
+
+    /// Offers `data`, after what `dir` held, to the parser of a detected flow.
+    fn parse(&mut self, dir: Direction, data: &[u8]) {
+        let Stage::Parse(parser) = &mut self.stage else { return };
+        let side = self.sides.get_mut(dir);
+        let counters = &mut self.counters;
+        if side.stopped {
+            counters.bytes_dropped += data.len() as u64;
+            return;
+        }
+        if self.transport == Transport::Udp {
+            // Datagrams are independent: one that is not DNS does not spoil the next.
+            if parser.parse(dir, data) == ParseResult::Error {
+                counters.parser_errors += 1;
+            }
+            return;
+        }
+        let result = if side.held.is_empty() {
+            // The common case: nothing held, nothing copied unless the parser leaves a tail.
+            let result = parser.parse(dir, data);
+            if parser.tunnel() {
+                let rest = unparsed(result, data).to_vec();
+                return self.enter_tunnel(dir, rest);
+            }
+            if let ParseResult::Incomplete { consumed, needed } = result {
+                side.held.extend_from_slice(data.get(consumed..).unwrap_or_default());
+                side.want = needed;
+            }
+            result
+        } else {
+            side.held.extend_from_slice(data);
+            if data.len() < side.want {
+                // Still short of what the unit needs: parsing it again would only find that out.
+                side.want -= data.len();
+                ParseResult::Incomplete { consumed: 0, needed: side.want }
+            } else {
+                let result = parser.parse(dir, &side.held);
+                if parser.tunnel() {
+                    let rest = unparsed(result, &side.held).to_vec();
+                    side.clear();
+                    return self.enter_tunnel(dir, rest);
+                }
+                match result {
+                    ParseResult::Incomplete { consumed, needed } => {
+                        side.held.drain(..consumed.min(side.held.len()));
+                        side.want = needed;
+                    }
+                    ParseResult::Done | ParseResult::Error => side.clear(),
+                }
+                result
+            }
+        };
+        if result == ParseResult::Error {
+            side.stopped = true;
+            side.clear();
+            counters.parser_errors += 1;
+        } else if side.held.len() > self.cfg.max_pending {
+            let lost = side.held.len() as u64;
+            side.clear();
+            counters.pending_overflows += 1;
+            counters.bytes_dropped += lost;
+            parser.on_gap(dir, lost);
+        }
+    }
+
+    /// Bytes of `dir` did not arrive: a capture gap, or bytes detection could not keep.
+    fn lose(&mut self, dir: Direction, len: u64) {
+        if self.transport == Transport::Udp {
+            return;
+        }
+        let verdict = match &mut self.stage {
+            Stage::Idle => return,
+            Stage::Detect(det) => det.gap(dir, len),
+            Stage::Parse(parser) => {
+                let side = self.sides.get_mut(dir);
+                if !side.stopped {
+                    // An unfinished unit cut by the gap can never be finished.
+                    self.counters.bytes_dropped += side.held.len() as u64;
+                    side.clear();
+                    parser.on_gap(dir, len);
+                }
+                return;
+            }
+        };
+        self.decide(verdict, None);
+    }
+
+    /// `dir` will send nothing more.
+    fn end(&mut self, dir: Direction) {
+        if self.transport == Transport::Udp {
+            return;
+        }
+        let verdict = match &mut self.stage {
+            Stage::Idle => return,
+            Stage::Detect(det) => det.close(dir),
+            Stage::Parse(parser) => {
+                let side = self.sides.get_mut(dir);
+                let held = mem::take(&mut side.held);
+                side.clear();
+                match &mut **parser {
+                    // What HTTP held is final now (a last header line, a body up to the close).
+                    Parser::Http(p) if !side.stopped => p.close(dir, &held),
+                    _ => self.counters.bytes_dropped += held.len() as u64,
+                }
+                if parser.tunnel() {
+                    self.enter_tunnel(dir, Vec::new());
+                }
+                return;
+            }
+        };
+        self.decide(verdict, None);
+    }
+
+    /// The HTTP parser saw the connection turn into a tunnel; `rest` are the bytes of `dir`
+    /// after the switch. The bytes the other direction held came before them.
+    fn enter_tunnel(&mut self, dir: Direction, rest: Vec<u8>) {
+        let Stage::Parse(mut parser) = mem::replace(&mut self.stage, Stage::Idle) else { return };
+        self.events.extend(parser.take_events());
+        self.counters.txs_evicted += parser.txs_evicted();
+        self.next_id = parser.next_tx_id();
+        self.retired.push(*parser);
+        let other = dir.flip();
+        let early = mem::take(&mut self.sides.get_mut(other).held);
+        if self.tunnels >= MAX_TUNNELS {
+            self.sides.get_mut(other).clear();
+            return;
+        }
+        self.tunnels += 1;
+        self.counters.tunnels += 1;
+        self.stage = Stage::Detect(Detector::new(self.probes, self.cfg.detect_limit));
+        for (d, bytes) in [(other, early), (dir, rest)] {
+            let side = self.sides.get_mut(d);
+            side.clear();
+            let stopped = mem::take(&mut side.stopped);
+            let closed = side.closed;
+            if stopped {
+                // Where that direction stands in the tunnel is unknown: it starts with a gap.
+                self.lose(d, 0);
+            }
+            self.feed(d, &bytes);
+            if closed {
+                self.end(d);
+            }
+        }
+    }
+}

@@ -1,0 +1,439 @@
+//! Whole flows through [`AppFlow`]: detection, replay into the parser,
+//! pending bytes, tunnels. Stream flows are run whole, byte by byte and in
+//! random chunks: every cut must give the same transactions and events.
+
+use vigil_types::AppProto;
+use vigil_types::Direction::{self, ToClient, ToServer};
+
+use crate::dns::tests::{answer, query};
+use crate::http::HttpConfig;
+use crate::tls::tests::tls12_flights;
+use crate::{AppConfig, AppFlow, BufferId, Progress, Transport, TxRef};
+
+#[derive(Clone)]
+enum Seg {
+    Data(Direction, Vec<u8>),
+    Gap(Direction, u64),
+    Close(Direction),
+}
+
+fn c2s(s: impl AsRef<[u8]>) -> Seg {
+    Seg::Data(ToServer, s.as_ref().to_vec())
+}
+
+fn s2c(s: impl AsRef<[u8]>) -> Seg {
+    Seg::Data(ToClient, s.as_ref().to_vec())
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Cut {
+    Whole,
+    Bytes,
+    /// Pieces of 1..=max bytes from a xorshift stream seeded with the value.
+    Random(u64, usize),
+}
+
+const CUTS: [Cut; 5] = [Cut::Whole, Cut::Bytes, Cut::Random(7, 5), Cut::Random(99, 37), Cut::Random(12345, 700)];
+
+/// What a flow ended with, in a form two runs can be compared by.
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    proto: AppProto,
+    txs: Vec<String>,
+    events: Vec<(&'static str, Option<u64>)>,
+    no_inspection: bool,
+}
+
+fn describe(tx: TxRef<'_>) -> String {
+    format!("{tx:?} {:?}/{:?}", tx.progress(ToServer), tx.progress(ToClient))
+}
+
+fn run_flow(cfg: &AppConfig, ports: (u16, u16), segs: &[Seg], cut: Cut) -> (AppFlow, Outcome) {
+    let mut flow = AppFlow::new(cfg, Transport::Tcp, ports.0, ports.1);
+    let mut events = Vec::new();
+    let mut rng = match cut {
+        Cut::Random(seed, _) => seed | 1,
+        _ => 1,
+    };
+    for seg in segs {
+        match seg {
+            Seg::Data(dir, bytes) => {
+                let mut rest = bytes.as_slice();
+                while !rest.is_empty() {
+                    let n = match cut {
+                        Cut::Whole => rest.len(),
+                        Cut::Bytes => 1,
+                        Cut::Random(_, max) => {
+                            rng ^= rng << 13;
+                            rng ^= rng >> 7;
+                            rng ^= rng << 17;
+                            1 + (rng % max as u64) as usize
+                        }
+                    };
+                    let (head, tail) = rest.split_at(n.min(rest.len()));
+                    flow.feed(*dir, head);
+                    // Every kind of read between feeds must be harmless.
+                    let _ = flow.txs().map(describe).count();
+                    rest = tail;
+                }
+            }
+            Seg::Gap(dir, len) => flow.gap(*dir, *len),
+            Seg::Close(dir) => flow.close(*dir),
+        }
+        events.extend(flow.take_events().into_iter().map(|e| (e.name, e.tx_id)));
+    }
+    events.sort();
+    let out = Outcome {
+        proto: flow.proto(),
+        txs: flow.txs().map(describe).collect(),
+        events,
+        no_inspection: flow.no_inspection(),
+    };
+    (flow, out)
+}
+
+/// Runs every cut, checks they agree, and returns the flow fed whole.
+fn check(cfg: &AppConfig, ports: (u16, u16), segs: &[Seg]) -> AppFlow {
+    let (flow, whole) = run_flow(cfg, ports, segs, Cut::Whole);
+    for cut in CUTS {
+        let (other, out) = run_flow(cfg, ports, segs, cut);
+        assert_eq!(whole, out, "{cut:?} gave a different outcome");
+        assert_eq!(flow.counters(), other.counters(), "{cut:?} gave different counters");
+    }
+    flow
+}
+
+fn buf<'a>(tx: TxRef<'a>, dir: Direction, id: BufferId) -> Option<&'a str> {
+    tx.buffer(dir, id, 0).map(|b| std::str::from_utf8(b).expect("test buffers are text"))
+}
+
+fn http_exchange() -> Vec<Seg> {
+    vec![
+        c2s("GET /a/../index.html?q=1 HTTP/1.1\r\nHost: Example.com\r\nUser-Agent: test\r\n\r\n"),
+        s2c("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nServer: x\r\n\r\nhello"),
+        c2s("POST /form HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"),
+        s2c("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"),
+    ]
+}
+
+#[test]
+fn http_exchange_is_the_same_however_cut() {
+    let flow = check(&AppConfig::default(), (40000, 8080), &http_exchange());
+    assert_eq!(flow.proto(), AppProto::Http);
+    let txs: Vec<_> = flow.txs().collect();
+    assert_eq!(txs.iter().map(TxRef::id).collect::<Vec<_>>(), [0, 1]);
+    assert_eq!(buf(txs[0], ToServer, BufferId::HttpUri), Some("/index.html?q=1"));
+    assert_eq!(buf(txs[0], ToServer, BufferId::HttpHost), Some("example.com"));
+    assert_eq!(buf(txs[0], ToClient, BufferId::HttpResponseBody), Some("hello"));
+    assert_eq!(buf(txs[1], ToServer, BufferId::HttpRequestBody), Some("abc"));
+    assert_eq!(buf(txs[1], ToClient, BufferId::HttpStatCode), Some("404"));
+    assert!(txs.iter().all(|t| t.proto() == AppProto::Http && t.progress(ToClient) == Progress::Complete));
+    assert_eq!(flow.counters(), crate::AppCounters::default());
+    assert!(!flow.no_inspection());
+}
+
+#[test]
+fn http_progress_along_an_exchange() {
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 40000, 80);
+    let progress = |flow: &AppFlow| {
+        let tx = flow.txs().next().expect("a transaction");
+        (tx.progress(ToServer), tx.progress(ToClient))
+    };
+    flow.feed(ToServer, b"POST /up HTTP/1.1\r\nHost: h\r\nCont");
+    assert_eq!(flow.proto(), AppProto::Http);
+    assert_eq!(progress(&flow), (Progress::None, Progress::None));
+    flow.feed(ToServer, b"ent-Length: 6\r\n\r\nabc");
+    assert_eq!(progress(&flow), (Progress::Headers, Progress::None));
+    assert_eq!(buf(flow.txs().next().unwrap(), ToServer, BufferId::HttpMethod), Some("POST"));
+    flow.feed(ToServer, b"def");
+    assert_eq!(progress(&flow), (Progress::Complete, Progress::None));
+    flow.feed(ToClient, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n");
+    assert_eq!(progress(&flow), (Progress::Complete, Progress::Headers));
+    flow.feed(ToClient, b"ok");
+    assert_eq!(progress(&flow), (Progress::Complete, Progress::Complete));
+    flow.prune(1);
+    assert_eq!(flow.txs().count(), 0);
+}
+
+#[test]
+fn body_delimited_by_close_completes_at_close() {
+    let flow = check(
+        &AppConfig::default(),
+        (40000, 80),
+        &[c2s("GET / HTTP/1.0\r\n\r\n"), s2c("HTTP/1.0 200 OK\r\n\r\nuntil the end"), Seg::Close(ToClient)],
+    );
+    let tx = flow.txs().next().unwrap();
+    assert_eq!(tx.progress(ToClient), Progress::Complete);
+    assert_eq!(buf(tx, ToClient, BufferId::HttpResponseBody), Some("until the end"));
+}
+
+#[test]
+fn a_response_first_still_decides_http() {
+    // The capture started after the request: the response alone says HTTP.
+    let flow = check(&AppConfig::default(), (40000, 80), &[s2c("HTTP/1.1 204 No Content\r\n\r\n")]);
+    assert_eq!(flow.proto(), AppProto::Http);
+    assert_eq!(flow.txs().count(), 1);
+}
+
+#[test]
+fn bytes_held_during_detection_reach_the_parser_in_order() {
+    // The server's junk is kept while the client has not decided, then replayed.
+    let flow = check(
+        &AppConfig::default(),
+        (40000, 80),
+        &[s2c("\x00\x01junk"), c2s("GET /late HTTP/1.1\r\nHost: h\r\n\r\n"), s2c("HTTP/1.1 200 OK\r\n\r\n")],
+    );
+    assert_eq!(flow.proto(), AppProto::Http);
+    let uris: Vec<_> = flow.txs().filter_map(|t| buf(t, ToServer, BufferId::HttpUri)).collect();
+    assert_eq!(uris, ["/late"]);
+}
+
+#[test]
+fn tls_is_found_on_any_port() {
+    let flights: Vec<Seg> = tls12_flights().into_iter().map(|(dir, bytes)| Seg::Data(dir, bytes)).collect();
+    let flow = check(&AppConfig::default(), (50000, 8443), &flights);
+    assert_eq!(flow.proto(), AppProto::Tls);
+    let tx = flow.txs().next().unwrap();
+    assert_eq!((tx.id(), tx.proto()), (0, AppProto::Tls));
+    assert_eq!(buf(tx, ToServer, BufferId::TlsSni), Some("example.com"));
+    assert_eq!(tx.buffer(ToServer, BufferId::TlsAlpn, 1), Some(&b"http/1.1"[..]));
+    assert_eq!(tx.buffer(ToClient, BufferId::TlsAlpn, 0), Some(&b"h2"[..]));
+    assert_eq!((tx.progress(ToServer), tx.progress(ToClient)), (Progress::Complete, Progress::Complete));
+    // Both sides sent ChangeCipherSpec: what follows is ciphertext.
+    assert!(flow.no_inspection());
+
+    // The ClientHello alone: the server side has not started.
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 50000, 8443);
+    flow.feed(ToServer, &tls12_flights()[0].1);
+    let tx = flow.txs().next().unwrap();
+    assert_eq!((tx.progress(ToServer), tx.progress(ToClient)), (Progress::Complete, Progress::None));
+    assert!(!flow.no_inspection());
+
+    // Disabled, it is not detected.
+    let cfg = AppConfig { tls_enabled: false, ..AppConfig::default() };
+    let flow = check(&cfg, (50000, 443), &flights);
+    assert_eq!(flow.proto(), AppProto::Failed);
+    assert_eq!(flow.txs().count(), 0);
+}
+
+#[test]
+fn dns_over_udp_needs_port_53() {
+    let (q, a) = (query(), answer());
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 40000, 53);
+    flow.feed(ToServer, q.bytes());
+    assert_eq!(flow.proto(), AppProto::Dns);
+    flow.feed(ToClient, a.bytes());
+    // A datagram that is not DNS does not spoil the next one.
+    flow.feed(ToClient, b"\x12\x34\x81\x80\x00\x01\x00\x01\x00\x00\x00\x00\x03bad");
+    flow.feed(ToServer, q.bytes());
+    let txs: Vec<_> = flow.txs().collect();
+    assert_eq!(txs.iter().map(TxRef::id).collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!(buf(txs[0], ToServer, BufferId::DnsQuery), Some("www.suricata-ids.org"));
+    assert_eq!(txs[1].buffer(ToClient, BufferId::DnsAnswerName, 1), Some(&b"suricata-ids.org"[..]));
+    assert_eq!((txs[0].progress(ToServer), txs[0].progress(ToClient)), (Progress::Complete, Progress::None));
+    assert_eq!((txs[1].progress(ToServer), txs[1].progress(ToClient)), (Progress::None, Progress::Complete));
+    assert_eq!(flow.counters().parser_errors, 1);
+    flow.prune(2);
+    assert_eq!(flow.txs().map(|t| t.id()).collect::<Vec<_>>(), [2]);
+
+    // The same query to another port is not DNS (ports are a hint DNS needs).
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 40000, 5353);
+    flow.feed(ToServer, q.bytes());
+    assert_eq!(flow.proto(), AppProto::Failed);
+    flow.feed(ToClient, a.bytes());
+    assert_eq!(flow.txs().count(), 0);
+    assert_eq!(flow.counters().detect_failed, 1);
+
+    // The source port counts too (the flow may have been seen from the server first).
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 53, 40000);
+    flow.feed(ToServer, a.bytes());
+    assert_eq!(flow.proto(), AppProto::Dns);
+}
+
+#[test]
+fn dns_over_tcp_on_port_53() {
+    let flow = check(&AppConfig::default(), (40000, 53), &[c2s(query().framed()), s2c(answer().framed())]);
+    assert_eq!(flow.proto(), AppProto::Dns);
+    let txs: Vec<_> = flow.txs().collect();
+    assert_eq!(txs.len(), 2);
+    assert_eq!(buf(txs[1], ToClient, BufferId::DnsQuery), Some("www.suricata-ids.org"));
+}
+
+#[test]
+fn other_protocols_fail_detection() {
+    let ssh = [c2s("SSH-2.0-OpenSSH_9.6\r\n"), s2c("SSH-2.0-OpenSSH_9.2p1 Debian\r\n")];
+    let flow = check(&AppConfig::default(), (40000, 22), &ssh);
+    assert_eq!(flow.proto(), AppProto::Failed);
+    assert_eq!(flow.counters().detect_failed, 1);
+    assert_eq!(flow.txs().count(), 0);
+
+    // One side says no: the other may still decide, until it ends without a word.
+    let flow = check(&AppConfig::default(), (40000, 25), &[s2c("220 mail ESMTP\r\n")]);
+    assert_eq!(flow.proto(), AppProto::Unknown);
+    let flow = check(&AppConfig::default(), (40000, 25), &[s2c("220 mail ESMTP\r\n"), Seg::Close(ToServer)]);
+    assert_eq!(flow.proto(), AppProto::Failed);
+
+    // A flow without payload stays unknown.
+    let flow = check(&AppConfig::default(), (40000, 80), &[Seg::Close(ToServer), Seg::Close(ToClient)]);
+    assert_eq!(flow.proto(), AppProto::Unknown);
+
+    // A gap hides the start of the stream: that side can no longer be probed.
+    let flow = check(
+        &AppConfig::default(),
+        (40000, 80),
+        &[Seg::Gap(ToServer, 100), c2s("GET / HTTP/1.1\r\n\r\n"), s2c("\x00\x00")],
+    );
+    assert_eq!(flow.proto(), AppProto::Failed);
+}
+
+#[test]
+fn waiting_for_more_ends_at_the_detection_limit() {
+    let cfg = AppConfig { detect_limit: 4, ..AppConfig::default() };
+    // "OPTI" could still become "OPTIONS ", but the limit is reached.
+    let flow = check(&cfg, (40000, 80), &[c2s("OPTIONS * HTTP/1.1\r\n\r\n"), s2c("\x00")]);
+    assert_eq!(flow.proto(), AppProto::Failed);
+}
+
+#[test]
+fn pending_is_bounded_with_a_1mb_header_line() {
+    let mut line = b"GET / HTTP/1.1\r\nX-Long: ".to_vec();
+    line.resize(line.len() + 1024 * 1024, b'a');
+    line.extend_from_slice(b"\r\nHost: h\r\n\r\n");
+
+    // HTTP cuts the line at its own bound: nothing is held past it, nothing overflows.
+    let cfg = AppConfig::default();
+    let mut flow = AppFlow::new(&cfg, Transport::Tcp, 40000, 80);
+    for chunk in line.chunks(16 * 1024) {
+        flow.feed(ToServer, chunk);
+        assert!(flow.pending(ToServer) <= cfg.http.max_header_bytes);
+    }
+    assert_eq!(flow.counters().pending_overflows, 0);
+    assert!(flow.take_events().iter().any(|e| e.name == "http.request_field_too_long"));
+    assert_eq!(flow.txs().next().unwrap().progress(ToServer), Progress::Complete);
+
+    // A parser that would hold it all is stopped by max_pending: the excess becomes a gap.
+    let cfg = AppConfig {
+        http: HttpConfig { max_header_bytes: 4 * 1024 * 1024, ..HttpConfig::default() },
+        max_pending: 64 * 1024,
+        ..AppConfig::default()
+    };
+    let mut flow = AppFlow::new(&cfg, Transport::Tcp, 40000, 80);
+    for chunk in line.chunks(16 * 1024) {
+        flow.feed(ToServer, chunk);
+        assert!(flow.pending(ToServer) <= cfg.max_pending);
+    }
+    let c = flow.counters();
+    assert!(c.pending_overflows >= 1 && c.bytes_dropped > 0, "{c:?}");
+    // After the gap HTTP resyncs on the next request.
+    flow.feed(ToServer, b"GET /next HTTP/1.1\r\nHost: h\r\n\r\n");
+    assert!(flow.txs().any(|t| buf(t, ToServer, BufferId::HttpUri) == Some("/next")));
+}
+
+#[test]
+fn connect_tunnel_is_detected_again() {
+    let [hello, server1, client2, server2] = tls12_flights();
+    let segs = [
+        c2s("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"),
+        s2c("HTTP/1.1 200 Connection established\r\n\r\n"),
+        Seg::Data(hello.0, hello.1.clone()),
+        Seg::Data(server1.0, server1.1),
+        Seg::Data(client2.0, client2.1),
+        Seg::Data(server2.0, server2.1),
+    ];
+    let flow = check(&AppConfig::default(), (40000, 3128), &segs);
+    assert_eq!(flow.proto(), AppProto::Tls);
+    let txs: Vec<_> = flow.txs().collect();
+    assert_eq!(txs.iter().map(|t| (t.id(), t.proto())).collect::<Vec<_>>(), [(0, AppProto::Http), (1, AppProto::Tls)]);
+    assert_eq!(buf(txs[0], ToServer, BufferId::HttpMethod), Some("CONNECT"));
+    assert_eq!(buf(txs[1], ToServer, BufferId::TlsSni), Some("example.com"));
+    assert!(flow.no_inspection());
+    assert_eq!(flow.counters().tunnels, 1);
+
+    let mut flow = flow;
+    flow.prune(1);
+    assert_eq!(flow.txs().map(|t| t.id()).collect::<Vec<_>>(), [1]);
+    flow.prune(2);
+    assert_eq!(flow.txs().count(), 0);
+
+    // The client may send its hello before the proxy answers: it is held, then detected.
+    let segs = [
+        c2s("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"),
+        Seg::Data(hello.0, hello.1),
+        s2c("HTTP/1.1 200 Connection established\r\n\r\n"),
+    ];
+    let flow = check(&AppConfig::default(), (40000, 3128), &segs);
+    assert_eq!(flow.proto(), AppProto::Tls);
+    assert_eq!(flow.txs().filter_map(|t| buf(t, ToServer, BufferId::TlsSni)).collect::<Vec<_>>(), ["example.com"]);
+
+    // Inside a WebSocket upgrade nothing is recognized: the flow stays HTTP.
+    let segs = [
+        c2s("GET /chat HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"),
+        s2c(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n\x81\x05hello"),
+        c2s(b"\x81\x85\x00\x00\x00\x00hello"),
+    ];
+    let flow = check(&AppConfig::default(), (40000, 80), &segs);
+    assert_eq!(flow.proto(), AppProto::Http);
+    assert_eq!(flow.txs().count(), 1);
+    assert_eq!(flow.counters().detect_failed, 1);
+}
+
+#[test]
+fn http_inside_connect_continues_the_ids() {
+    let segs = [
+        c2s("CONNECT example.com:80 HTTP/1.1\r\nHost: example.com:80\r\n\r\n"),
+        s2c("HTTP/1.1 200 OK\r\n\r\n"),
+        c2s("GET /inner HTTP/1.1\r\nHost: example.com\r\n\r\n"),
+        s2c("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx"),
+    ];
+    let flow = check(&AppConfig::default(), (40000, 3128), &segs);
+    let ids: Vec<_> = flow.txs().map(|t| (t.id(), buf(t, ToServer, BufferId::HttpUriRaw))).collect();
+    assert_eq!(ids, [(0, Some("example.com:80")), (1, Some("/inner"))]);
+}
+
+#[test]
+fn a_parser_error_gives_the_direction_up() {
+    let [hello, ..] = tls12_flights();
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 40000, 443);
+    flow.feed(ToServer, &hello.1);
+    flow.feed(ToServer, b"\x63 not a record");
+    flow.feed(ToServer, b"more");
+    let c = flow.counters();
+    assert_eq!((c.parser_errors, c.bytes_dropped), (1, 4));
+    assert_eq!(buf(flow.txs().next().unwrap(), ToServer, BufferId::TlsSni), Some("example.com"));
+}
+
+#[test]
+fn hostile_input_never_panics() {
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let prefixes: [&[u8]; 4] =
+        [b"GET / HTTP/1.1\r\n", b"HTTP/1.1 200 OK\r\n", b"\x16\x03\x01\x00\x30\x01", b"\x00\x20"];
+    for round in 0..200 {
+        let transport = if round % 5 == 0 { Transport::Udp } else { Transport::Tcp };
+        let mut flow = AppFlow::new(&AppConfig::default(), transport, 40000, 53);
+        for _ in 0..20 {
+            let r = next();
+            let dir = if r & 1 == 0 { ToServer } else { ToClient };
+            let mut data = prefixes[(r >> 1) as usize % 4].to_vec();
+            data.extend((0..(r >> 8) % 300).map(|_| next() as u8));
+            match (r >> 4) % 16 {
+                0 => flow.gap(dir, r >> 32),
+                1 => flow.close(dir),
+                _ => flow.feed(dir, &data),
+            }
+            for tx in flow.txs() {
+                let _ = (tx.id(), tx.progress(ToServer), tx.progress(ToClient));
+                for id in [BufferId::HttpUri, BufferId::DnsQuery, BufferId::TlsSni, BufferId::TlsCerts] {
+                    let _ = tx.buffer(dir, id, 0);
+                }
+            }
+            let _ = (flow.take_events(), flow.no_inspection(), flow.counters());
+            assert!(flow.pending(ToServer) <= 256 * 1024 && flow.pending(ToClient) <= 256 * 1024);
+        }
+    }
+}

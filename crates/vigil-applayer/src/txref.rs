@@ -1,0 +1,84 @@
+//! A transaction of whichever protocol a flow speaks, as detection and
+//! logging see it: one progress scale and one buffer lookup for all.
+
+use vigil_types::{AppProto, Direction};
+
+use crate::dns::DnsTx;
+use crate::http::HttpTx;
+use crate::parser::{BufferId, Transaction};
+use crate::progress::Progress;
+use crate::tls::TlsTx;
+
+/// A transaction of whichever protocol the flow speaks.
+#[derive(Debug, Clone, Copy)]
+pub enum TxRef<'a> {
+    Http(&'a HttpTx),
+    Dns(&'a DnsTx),
+    Tls(&'a TlsTx),
+}
+
+impl<'a> TxRef<'a> {
+    /// Unique within the flow, growing with each transaction (also across a tunnel's
+    /// change of protocol).
+    pub fn id(&self) -> u64 {
+        match *self {
+            TxRef::Http(tx) => tx.id(),
+            TxRef::Dns(tx) => tx.id(),
+            TxRef::Tls(tx) => tx.id(),
+        }
+    }
+
+    pub fn proto(&self) -> AppProto {
+        match self {
+            TxRef::Http(_) => AppProto::Http,
+            TxRef::Dns(_) => AppProto::Dns,
+            TxRef::Tls(_) => AppProto::Tls,
+        }
+    }
+
+    /// Whether the `dir` side is complete ([`Transaction::complete`]).
+    pub fn complete(&self, dir: Direction) -> bool {
+        match *self {
+            TxRef::Http(tx) => tx.complete(dir),
+            TxRef::Dns(tx) => tx.complete(dir),
+            TxRef::Tls(tx) => tx.complete(dir),
+        }
+    }
+
+    /// How far the `dir` side got: what detection waits for before inspecting a buffer.
+    ///
+    /// HTTP: `Headers` once that side's start line and headers are parsed. DNS: a transaction
+    /// is one message, `Complete` on the side it travelled and `None` on the other (which
+    /// never carries anything). TLS: `Headers` once that side's hello was seen.
+    pub fn progress(&self, dir: Direction) -> Progress {
+        let (complete, headers) = match *self {
+            TxRef::Http(tx) => (tx.complete(dir), tx.headers_done(dir)),
+            TxRef::Dns(tx) => (tx.direction() == dir, false),
+            TxRef::Tls(tx) => (
+                tx.complete(dir),
+                match dir {
+                    Direction::ToServer => tx.client_hello().is_some(),
+                    Direction::ToClient => tx.server_version().is_some(),
+                },
+            ),
+        };
+        if complete {
+            Progress::Complete
+        } else if headers {
+            Progress::Headers
+        } else {
+            Progress::None
+        }
+    }
+
+    /// A buffer as seen by a rule inspecting side `dir`. TLS answers the certificate and ALPN
+    /// buffers of that side ([`TlsTx::buffer_dir`]); HTTP and DNS buffers belong to one side
+    /// already ([`Transaction::buffer`]).
+    pub fn buffer(&self, dir: Direction, id: BufferId, index: usize) -> Option<&'a [u8]> {
+        match *self {
+            TxRef::Http(tx) => tx.buffer(id, index),
+            TxRef::Dns(tx) => tx.buffer(id, index),
+            TxRef::Tls(tx) => tx.buffer_dir(dir, id, index),
+        }
+    }
+}

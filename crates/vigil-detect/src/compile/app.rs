@@ -1,0 +1,789 @@
+//! App-layer keywords that check a value of a DNS or TLS transaction rather than open a buffer:
+//! `dns.opcode`, `dns.rcode`, `dns.rrtype`, `tls.version`, `ssl_version`, `ssl_state`, the legacy
+//! `tls.subject` / `tls.issuerdn` / `tls.fingerprint`, `tls_cert_notbefore` / `tls_cert_notafter`,
+//! `tls_cert_expired`, `tls_cert_valid` and `tls.cert_chain_len`.
+//!
+//! Semantics follow Suricata 8's matchers, quirks included where they change which rules alert:
+//! validity dates compare inclusively and an all-digit date is epoch seconds (`>2015` is 2015 s
+//! after 1970), `tls_cert_valid` only looks at notAfter, and an `ssl_version` list of negated names
+//! only never matches (Suricata XORs the negation of the *seen* version's own entry).
+//!
+//! Suricata evaluates the version keywords once per direction against that side's version; as a
+//! check here sees the whole transaction, it matches when either side's view matches, which gives
+//! the same alerts. Certificate checks see the server's chain once that side's handshake is done.
+
+use vigil_applayer::dns::{rcode_name, rrtype_name, DnsTx};
+use vigil_applayer::tls::TlsTx;
+use vigil_applayer::Transaction;
+use vigil_rules::{IntCmp, Value};
+use vigil_types::{AppProto, Direction};
+
+/// An app-layer keyword that checks a value of a transaction (not a buffer).
+#[derive(Debug, Clone)]
+pub enum AppCheck {
+    /// `dns.opcode`: the header opcode of the message.
+    DnsOpcode(IntCmp),
+    /// `dns.rcode`: the header rcode of the message.
+    DnsRcode(IntCmp),
+    /// `dns.rrtype`: any question type of a request, any answer type of a response.
+    DnsRrtype(IntCmp),
+    /// `tls.version`: `raw` (written in hex) compares TLS 1.3 drafts as sent instead of as 1.3.
+    TlsVersion { version: u16, raw: bool },
+    /// `ssl_version`: bit sets over [`SSL_VERSIONS`].
+    SslVersion { listed: u8, negated: u8 },
+    /// `ssl_state` restricted to what the transaction records: bit 0 client_hello, bit 1
+    /// server_hello, any of them seen.
+    SslState(u8),
+    /// `tls.subject` / `tls.issuerdn` / `tls.fingerprint`: the leaf field contains `needle`.
+    CertContains { field: CertField, needle: String, negated: bool },
+    /// `tls_cert_notbefore` / `tls_cert_notafter`.
+    CertDate { field: CertDateField, cmp: DateCmp },
+    /// `tls_cert_expired`: packet time is past notAfter.
+    CertExpired,
+    /// `tls_cert_valid`: packet time is not past notAfter.
+    CertValid,
+    /// `tls.cert_chain_len`: certificates the server sent.
+    CertChainLen(IntCmp),
+}
+
+/// A text field of the server's leaf certificate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CertField {
+    Subject,
+    Issuer,
+    Fingerprint,
+}
+
+/// A validity bound of the server's leaf certificate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CertDateField {
+    NotBefore,
+    NotAfter,
+}
+
+/// A date comparison in epoch seconds; all bounds inclusive, as in Suricata.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateCmp {
+    Eq(i64),
+    /// `<date`: at or before.
+    Le(i64),
+    /// `>date`: at or after.
+    Ge(i64),
+    /// `a<>b`.
+    Between(i64, i64),
+}
+
+impl DateCmp {
+    fn matches(self, v: i64) -> bool {
+        match self {
+            DateCmp::Eq(a) => v == a,
+            DateCmp::Le(a) => v <= a,
+            DateCmp::Ge(a) => v >= a,
+            DateCmp::Between(a, b) => (a..=b).contains(&v),
+        }
+    }
+}
+
+/// `ssl_version` names, by bit.
+pub const SSL_VERSIONS: [&str; 6] = ["sslv2", "sslv3", "tls1.0", "tls1.1", "tls1.2", "tls1.3"];
+
+impl AppCheck {
+    /// `name` = canonical keyword name, `value` its parsed value. Ok(None) if `name` is not one of
+    /// the keywords this module handles; Err(reason) when it is but the form is unsupported.
+    pub fn compile(name: &str, value: &Value) -> Result<Option<AppCheck>, String> {
+        let check = match name {
+            // Suricata parses the opcode as a plain u8; the others also take enumeration names.
+            "dns.opcode" => AppCheck::DnsOpcode(int_or_name(value, u8::MAX.into(), |_| None)?),
+            "dns.rcode" => AppCheck::DnsRcode(int_or_name(value, u16::MAX.into(), |n| {
+                (0..=u8::MAX).find(|&c| rcode_name(c).eq_ignore_ascii_case(n)).map(u64::from)
+            })?),
+            "dns.rrtype" => AppCheck::DnsRrtype(int_or_name(value, u16::MAX.into(), |n| {
+                (0..=u16::MAX).find(|&t| rrtype_name(t).eq_ignore_ascii_case(n)).map(u64::from)
+            })?),
+            "tls.version" => tls_version(text(value)?)?,
+            "ssl_version" => ssl_version(value)?,
+            "ssl_state" => ssl_state(text(value)?)?,
+            "tls.subject" => cert_contains(CertField::Subject, value)?,
+            "tls.issuerdn" => cert_contains(CertField::Issuer, value)?,
+            "tls.fingerprint" => cert_contains(CertField::Fingerprint, value)?,
+            "tls_cert_notbefore" => AppCheck::CertDate { field: CertDateField::NotBefore, cmp: date_cmp(value)? },
+            "tls_cert_notafter" => AppCheck::CertDate { field: CertDateField::NotAfter, cmp: date_cmp(value)? },
+            "tls_cert_expired" => AppCheck::CertExpired,
+            "tls_cert_valid" => AppCheck::CertValid,
+            "tls.cert_chain_len" => match value {
+                Value::Int(c) if fits(c, u32::MAX.into()) => AppCheck::CertChainLen(*c),
+                Value::Int(_) => return Err("chain length comparison is out of the u32 range".into()),
+                _ => return Err("expects an integer comparison".into()),
+            },
+            _ => return Ok(None),
+        };
+        Ok(Some(check))
+    }
+
+    /// Which protocol the check belongs to.
+    pub fn proto(&self) -> AppProto {
+        match self {
+            AppCheck::DnsOpcode(_) | AppCheck::DnsRcode(_) | AppCheck::DnsRrtype(_) => AppProto::Dns,
+            _ => AppProto::Tls,
+        }
+    }
+
+    /// Which side of the transaction it needs, or None if either. A DNS message is its own
+    /// transaction and Suricata matches these keywords on requests and responses alike.
+    pub fn side(&self) -> Option<Direction> {
+        match self {
+            AppCheck::CertContains { .. }
+            | AppCheck::CertDate { .. }
+            | AppCheck::CertExpired
+            | AppCheck::CertValid
+            | AppCheck::CertChainLen(_) => Some(Direction::ToClient),
+            _ => None,
+        }
+    }
+
+    pub fn matches_dns(&self, tx: &DnsTx) -> bool {
+        match self {
+            AppCheck::DnsOpcode(c) => c.matches(tx.opcode().into()),
+            AppCheck::DnsRcode(c) => c.matches(tx.rcode().into()),
+            AppCheck::DnsRrtype(c) if tx.is_response() => {
+                tx.message().answers.iter().any(|r| c.matches(r.rrtype.into()))
+            }
+            AppCheck::DnsRrtype(c) => tx.rrtypes().any(|t| c.matches(t.into())),
+            _ => false,
+        }
+    }
+
+    /// `now_secs`: packet time (unix seconds), for expiry checks.
+    pub fn matches_tls(&self, tx: &TlsTx, now_secs: i64) -> bool {
+        match *self {
+            AppCheck::TlsVersion { version, raw } => side_versions(tx)
+                .into_iter()
+                .flatten()
+                .any(|v| version == if !raw && v >> 8 == 0x7f { 0x0304 } else { v }),
+            AppCheck::SslVersion { listed, negated } => side_versions(tx)
+                .into_iter()
+                .flatten()
+                .filter_map(ssl_version_bit)
+                .any(|bit| (listed ^ negated) & bit != 0),
+            AppCheck::SslState(bits) => {
+                (bits & 1 != 0 && tx.client_hello().is_some()) || (bits & 2 != 0 && tx.server_version().is_some())
+            }
+            // Suricata inspects certificates once the server's handshake is done, so a short
+            // chain or a missing certificate is only final then.
+            _ if !tx.complete(Direction::ToClient) => false,
+            AppCheck::CertContains { field, ref needle, negated } => tx.server_cert().is_some_and(|c| {
+                let have = match field {
+                    CertField::Subject => &c.subject,
+                    CertField::Issuer => &c.issuer,
+                    CertField::Fingerprint => &c.fingerprint,
+                };
+                have.contains(needle.as_str()) != negated
+            }),
+            AppCheck::CertChainLen(c) => c.matches(tx.server_certs().certs.len() as u64),
+            // Suricata takes a bound of 0 for "no certificate".
+            AppCheck::CertDate { field, cmp } => tx.cert_validity().is_some_and(|(nb, na)| {
+                let v = if field == CertDateField::NotBefore { nb } else { na };
+                v != 0 && cmp.matches(v)
+            }),
+            AppCheck::CertExpired => tx.cert_validity().is_some_and(|(_, na)| na != 0 && now_secs > na),
+            AppCheck::CertValid => tx.cert_validity().is_some_and(|(_, na)| na != 0 && now_secs <= na),
+            AppCheck::DnsOpcode(_) | AppCheck::DnsRcode(_) | AppCheck::DnsRrtype(_) => false,
+        }
+    }
+}
+
+fn text(value: &Value) -> Result<&str, String> {
+    match value {
+        Value::Text(t) | Value::Str(t) => Ok(t),
+        _ => Err("expects a text value".into()),
+    }
+}
+
+/// Every operand of `c` fits the keyword's integer width (Suricata rejects wider ones).
+fn fits(c: &IntCmp, max: u64) -> bool {
+    match *c {
+        IntCmp::Eq(a) | IntCmp::Ne(a) | IntCmp::Lt(a) | IntCmp::Le(a) | IntCmp::Gt(a) | IntCmp::Ge(a) => a <= max,
+        IntCmp::Range(a, b) | IntCmp::NotRange(a, b) | IntCmp::Mask(a, b) | IntCmp::NotMask(a, b) => {
+            a <= max && b <= max
+        }
+    }
+}
+
+/// An integer comparison, or `[!]name` looked up with `lookup`.
+fn int_or_name(value: &Value, max: u64, lookup: impl Fn(&str) -> Option<u64>) -> Result<IntCmp, String> {
+    match value {
+        Value::Int(c) if fits(c, max) => Ok(*c),
+        Value::Int(_) => Err(format!("value out of range (at most {max})")),
+        Value::IntWith(..) => Err("index forms (`value,index`) are not supported".into()),
+        Value::Text(t) => {
+            let (neg, name) = match t.trim().strip_prefix('!') {
+                Some(rest) => (true, rest.trim()),
+                None => (false, t.trim()),
+            };
+            match lookup(name) {
+                Some(v) if neg => Ok(IntCmp::Ne(v)),
+                Some(v) => Ok(IntCmp::Eq(v)),
+                None => Err(format!("unknown name '{name}'")),
+            }
+        }
+        _ => Err("expects an integer comparison".into()),
+    }
+}
+
+fn tls_version(s: &str) -> Result<AppCheck, String> {
+    let t = s.trim();
+    let t = t.strip_prefix('"').and_then(|r| r.strip_suffix('"')).unwrap_or(t);
+    let version = match t {
+        "1.0" => 0x0301,
+        "1.1" => 0x0302,
+        "1.2" => 0x0303,
+        "1.3" => 0x0304,
+        _ => {
+            let hex = t.strip_prefix("0x").filter(|h| h.len() == 4 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+            let v = hex.and_then(|h| u16::from_str_radix(h, 16).ok());
+            return v
+                .map(|version| AppCheck::TlsVersion { version, raw: true })
+                .ok_or_else(|| format!("unknown TLS version '{t}': 1.0-1.3 or 0xNNNN"));
+        }
+    };
+    Ok(AppCheck::TlsVersion { version, raw: false })
+}
+
+fn ssl_version(value: &Value) -> Result<AppCheck, String> {
+    let items: Vec<&str> = match value {
+        Value::List(l) => l.iter().map(String::as_str).collect(),
+        Value::Text(t) => t.split(',').collect(),
+        _ => return Err("expects a list of versions".into()),
+    };
+    let (mut listed, mut negated) = (0u8, 0u8);
+    for item in items {
+        let item = item.trim();
+        let (neg, name) = item.strip_prefix('!').map_or((false, item), |r| (true, r.trim()));
+        let i = SSL_VERSIONS
+            .iter()
+            .position(|v| v.eq_ignore_ascii_case(name))
+            .ok_or_else(|| format!("unknown SSL/TLS version '{name}'"))?;
+        let bit = 1 << i;
+        if listed & bit != 0 {
+            return Err(format!("'{name}' is listed twice"));
+        }
+        if listed != 0 && (negated != 0) != neg {
+            return Err("cannot mix negated and plain versions".into());
+        }
+        listed |= bit;
+        if neg {
+            negated |= bit;
+        }
+    }
+    if listed == 0 {
+        return Err("needs a version".into());
+    }
+    Ok(AppCheck::SslVersion { listed, negated })
+}
+
+fn ssl_state(s: &str) -> Result<AppCheck, String> {
+    let mut bits = 0u8;
+    for part in s.split([',', '|']) {
+        let part = part.trim();
+        if part.starts_with('!') {
+            // Suricata negates against the message being parsed right now, which a transaction
+            // does not keep.
+            return Err("negated ssl_state is not supported".into());
+        }
+        bits |= match part {
+            "client_hello" => 1,
+            "server_hello" => 2,
+            "client_keyx" | "server_keyx" | "unknown" => {
+                return Err(format!("ssl_state '{part}' is not supported: the transaction does not record it"))
+            }
+            _ => return Err(format!("unknown SSL state '{part}'")),
+        };
+    }
+    Ok(AppCheck::SslState(bits))
+}
+
+fn cert_contains(field: CertField, value: &Value) -> Result<AppCheck, String> {
+    let (needle, negated) = match value {
+        Value::Str(s) => (s.clone(), false),
+        Value::Text(t) => match t.trim().strip_prefix('!') {
+            Some(rest) => (unquote(rest.trim()).ok_or("expects a quoted string after '!'")?, true),
+            None => return Err("expects a quoted string".into()),
+        },
+        _ => return Err("expects a quoted string".into()),
+    };
+    if needle.is_empty() {
+        return Err("empty string".into());
+    }
+    Ok(AppCheck::CertContains { field, needle, negated })
+}
+
+/// `"..."` with the rule language's escapes (`\"`, `\\`, `\;`, `\:`); None if not quoted.
+fn unquote(s: &str) -> Option<String> {
+    let inner = s.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(e @ ('"' | '\\' | ';' | ':')) => out.push(e),
+                Some(e) => out.extend(['\\', e]),
+                None => return None,
+            },
+            '"' => return None,
+            _ => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// `[<|>]date` or `date<>date`.
+fn date_cmp(value: &Value) -> Result<DateCmp, String> {
+    let t = text(value)?.trim();
+    let bad = || format!("invalid date '{t}': epoch seconds or YYYY-MM[-DD[(T| )HH[:MM[:SS]]]]");
+    let date = |d: &str| parse_date(d).ok_or_else(bad);
+    if let Some((a, b)) = t.split_once("<>") {
+        if t.starts_with(['<', '>']) {
+            return Err("a range cannot also have '<' or '>'".into());
+        }
+        let (a, b) = (date(a)?, date(b)?);
+        if b <= a {
+            return Err("the range's second date must be later than the first".into());
+        }
+        return Ok(DateCmp::Between(a, b));
+    }
+    Ok(match t.as_bytes().first() {
+        Some(b'<') => DateCmp::Le(date(&t[1..])?),
+        Some(b'>') => DateCmp::Ge(date(&t[1..])?),
+        _ => DateCmp::Eq(date(t)?),
+    })
+}
+
+/// Suricata's date forms, UTC: all digits is epoch seconds, else `%Y-%m`, `%Y-%m-%d`, then an
+/// hour, minute and second after a space or `T`. Its buffer holds 19 characters.
+fn parse_date(s: &str) -> Option<i64> {
+    let s = s.trim();
+    if s.is_empty() || s.len() > 19 {
+        return None;
+    }
+    if s.bytes().all(|b| b.is_ascii_digit()) {
+        return s.parse().ok();
+    }
+    let (date, time) = match s.find([' ', 'T']) {
+        Some(i) => (&s[..i], Some(s[i + 1..].trim_start())),
+        None => (s, None),
+    };
+    let num = |p: &str, max_len: usize, range: std::ops::RangeInclusive<i64>| {
+        let ok = !p.is_empty() && p.len() <= max_len && p.bytes().all(|b| b.is_ascii_digit());
+        ok.then(|| p.parse().ok()).flatten().filter(|v| range.contains(v))
+    };
+    let d: Vec<&str> = date.split('-').collect();
+    let (y, m) = (num(d.first()?, 4, 0..=9999)?, num(d.get(1)?, 2, 1..=12)?);
+    let day = match (d.len(), time) {
+        (2, None) => 1,
+        (3, _) => num(d[2], 2, 1..=31)?,
+        _ => return None,
+    };
+    let mut secs = (days_from_civil(y, m) + day - 1) * 86_400;
+    if let Some(time) = time {
+        let parts: Vec<&str> = time.split(':').collect();
+        if parts.len() > 3 {
+            return None;
+        }
+        for (p, (unit, max)) in parts.iter().zip([(3600, 23), (60, 59), (1, 61)]) {
+            secs += num(p, 2, 0..=max)? * unit;
+        }
+    }
+    Some(secs)
+}
+
+/// Days from 1970-01-01 to the first of month `m` of year `y` (proleptic Gregorian).
+fn days_from_civil(y: i64, m: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5;
+    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+}
+
+/// The version each side announced, as Suricata keeps it: the client's first valid
+/// supported_versions entry (else its hello version) and the server's negotiated one.
+fn side_versions(tx: &TlsTx) -> [Option<u16>; 2] {
+    let client = tx
+        .client_hello()
+        .map(|ch| ch.supported_versions.iter().copied().find(|&v| version_valid(v)).unwrap_or(ch.version));
+    // SSLv2 is 0x0002 on the wire but 0x0200 in Suricata's constants.
+    let norm = |v: u16| if v == 0x0002 { 0x0200 } else { v };
+    [client.map(norm), tx.server_version().map(norm)]
+}
+
+/// Suricata's `TLSVersionValid`: versions it takes from a client's supported_versions.
+fn version_valid(v: u16) -> bool {
+    matches!(v, 0x0300..=0x0304 | 0x7f01 | 0x7f10..=0x7f1c | 0xfb14..=0xfb17 | 0xfb1a)
+}
+
+/// The [`SSL_VERSIONS`] bit of a version; Facebook drafts and unknown values have none.
+fn ssl_version_bit(v: u16) -> Option<u8> {
+    let i = match v {
+        0x0200 => 0,
+        0x0300 => 1,
+        0x0301 => 2,
+        0x0302 => 3,
+        0x0303 => 4,
+        0x0304 | 0x7f01 | 0x7f10..=0x7f1c => 5,
+        _ => return None,
+    };
+    Some(1 << i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vigil_applayer::dns::DnsParser;
+    use vigil_applayer::tls::TlsParser;
+    use vigil_applayer::{AppParser, ParseResult};
+    use vigil_types::Direction::{ToClient, ToServer};
+
+    /// Compiles the first option of a rule, as the engine would.
+    fn compile(opt: &str) -> Result<Option<AppCheck>, String> {
+        let rule = vigil_rules::Rule::parse(&format!("alert tcp any any -> any any ({opt}; sid:1;)"))
+            .map_err(|e| format!("rule: {e}"))?;
+        let o = &rule.options[0];
+        AppCheck::compile(o.keyword.canonical, &o.value)
+    }
+
+    fn check(opt: &str) -> AppCheck {
+        compile(opt).unwrap_or_else(|e| panic!("{opt}: {e}")).unwrap_or_else(|| panic!("{opt}: not handled"))
+    }
+
+    #[test]
+    fn compile_forms() {
+        for good in [
+            "dns.opcode:4",
+            "dns.opcode:!0",
+            "dns.opcode:7-15",
+            "dns.rcode:nxdomain",
+            "dns.rcode:!NOERROR",
+            "dns.rcode:>2",
+            "dns.rrtype:TXT",
+            "dns.rrtype:!a",
+            "tls.version:1.2",
+            "tls.version:\"1.3\"",
+            "tls.version:0x7f12",
+            "ssl_version:sslv2,sslv3",
+            "ssl_version:!tls1.2,!tls1.3",
+            "ssl_state:client_hello|server_hello",
+            "ssl_state:server_hello, client_hello",
+            "tls.subject:\"CN=*.googleusercontent.com\"",
+            "tls.issuerdn:!\"CN=Google-Internet-Authority\"",
+            "tls.fingerprint:!\"f3:40:21\"",
+            "tls_cert_notbefore:1998-05-01<>2008-05-01",
+            "tls_cert_notafter:>2015",
+            "tls_cert_notafter:<2015-10-22T23:59:59",
+            "tls_cert_notbefore:2015-10-22 12",
+            "tls_cert_notbefore:2015-10",
+            "tls_cert_notafter:1445852105",
+            "tls_cert_expired",
+            "tls_cert_valid",
+            "tls.cert_chain_len:>1",
+        ] {
+            assert!(matches!(compile(good), Ok(Some(_))), "{good}: {:?}", compile(good));
+        }
+        for bad in [
+            "dns.opcode:query",
+            "dns.opcode:300",
+            "dns.rcode:bogus",
+            "dns.rrtype:1,any",
+            "tls.version:1.4",
+            "tls.version:0x123",
+            "ssl_version:tls1.0,!tls1.1",
+            "ssl_version:tls1.1,tls1.1",
+            "ssl_state:client_keyx",
+            "ssl_state:!client_hello",
+            "ssl_state:server_keyx|client_hello",
+            "tls.subject:CN=foo",
+            "tls.issuerdn:!CN=foo",
+            "tls_cert_notbefore:>2015<>2016",
+            "tls_cert_notbefore:2016<>2015",
+            "tls_cert_notbefore:12:00",
+            "tls_cert_notbefore:2015-13-01",
+            "tls_cert_notbefore:2015-10 12:00",
+            "tls_cert_notbefore:yesterday",
+        ] {
+            assert!(compile(bad).is_err(), "{bad}: {:?}", compile(bad));
+        }
+        assert!(matches!(compile("dns.query"), Ok(None)));
+        assert!(matches!(compile("http.method"), Ok(None)));
+        assert!(matches!(check("dns.rcode:!NXDOMAIN"), AppCheck::DnsRcode(IntCmp::Ne(3))));
+        assert!(matches!(check("dns.rrtype:txt"), AppCheck::DnsRrtype(IntCmp::Eq(16))));
+        assert!(matches!(check("tls.version:0x7f12"), AppCheck::TlsVersion { version: 0x7f12, raw: true }));
+        let AppCheck::CertContains { needle, negated: true, .. } = check("tls.issuerdn:!\"a\\\"b\"") else {
+            panic!("negated issuer")
+        };
+        assert_eq!(needle, "a\"b");
+        assert_eq!(check("tls.subject:\"x\"").side(), Some(ToClient));
+        assert_eq!(check("dns.opcode:0").proto(), AppProto::Dns);
+        assert_eq!(check("ssl_state:client_hello").proto(), AppProto::Tls);
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(parse_date("2016-10-01"), Some(1_475_280_000));
+        assert_eq!(parse_date("2016-10"), Some(1_475_280_000));
+        assert_eq!(parse_date("2016-10-01T01:02:03"), Some(1_475_283_723));
+        assert_eq!(parse_date("2016-10-01 01:02"), Some(1_475_283_720));
+        assert_eq!(parse_date("2000-03-01"), Some(951_868_800));
+        assert_eq!(parse_date("1969-12-31"), Some(-86_400));
+        assert_eq!(parse_date("2015"), Some(2015));
+        for bad in ["", "2016-10-01T", "2016-10-01T25", "2016-1-1-1", "99999-01", "-2016-01", "2016-10-01T1:2:3:4"] {
+            assert_eq!(parse_date(bad), None, "{bad}");
+        }
+        let cmp = |s: &str| date_cmp(&Value::Text(s.into()));
+        assert_eq!(cmp("<2016-10-01"), Ok(DateCmp::Le(1_475_280_000)));
+        assert_eq!(cmp(" 2015 <> 2016 "), Ok(DateCmp::Between(2015, 2016)));
+    }
+
+    // ---- DNS ----
+
+    fn dns_txs(msgs: &[(Direction, Vec<u8>)]) -> Vec<DnsTx> {
+        let mut p = DnsParser::udp();
+        for (dir, m) in msgs {
+            assert_eq!(p.parse(*dir, m), ParseResult::Done);
+        }
+        p.txs().to_vec()
+    }
+
+    /// Header, then one question for example.com of `qtype`, then `rest` (answers).
+    fn dns_msg(flags: u16, an: u16, qtype: u16, rest: &[u8]) -> Vec<u8> {
+        let mut m = [0x12, 0x34].to_vec();
+        m.extend(flags.to_be_bytes());
+        m.extend([0, 1]);
+        m.extend(an.to_be_bytes());
+        m.extend([0, 0, 0, 0]);
+        m.extend(b"\x07example\x03com\x00");
+        m.extend(qtype.to_be_bytes());
+        m.extend([0, 1]);
+        m.extend_from_slice(rest);
+        m
+    }
+
+    /// An answer pointing at the question name.
+    fn answer(rrtype: u16, rdata: &[u8]) -> Vec<u8> {
+        let mut a = vec![0xc0, 0x0c];
+        a.extend(rrtype.to_be_bytes());
+        a.extend([0, 1, 0, 0, 0, 60]);
+        a.extend(u16::try_from(rdata.len()).unwrap().to_be_bytes());
+        a.extend_from_slice(rdata);
+        a
+    }
+
+    #[test]
+    fn dns_checks() {
+        let txs = dns_txs(&[
+            (ToServer, dns_msg(0x0100, 0, 16, &[])),
+            (ToClient, dns_msg(0x8183, 0, 16, &[])),
+            (ToClient, dns_msg(0x8180, 1, 16, &answer(5, b"\x03www\xc0\x0c"))),
+            (ToServer, dns_msg(0x2000, 0, 6, &[])),
+        ]);
+        let [query, nx, cname, notify] = &txs[..] else { panic!("{} txs", txs.len()) };
+        let yes = |opt: &str, tx: &DnsTx| check(opt).matches_dns(tx);
+        assert!(yes("dns.opcode:0", query) && yes("dns.opcode:0", nx) && !yes("dns.opcode:0", notify));
+        assert!(yes("dns.opcode:4", notify) && yes("dns.opcode:!0", notify) && yes("dns.opcode:3-5", notify));
+        assert!(yes("dns.rcode:nxdomain", nx) && yes("dns.rcode:3", nx) && !yes("dns.rcode:3", cname));
+        assert!(yes("dns.rcode:!nxdomain", cname) && yes("dns.rcode:noerror", query));
+        // Requests answer from their questions, responses from their answers.
+        assert!(yes("dns.rrtype:TXT", query) && !yes("dns.rrtype:A", query));
+        assert!(!yes("dns.rrtype:TXT", nx) && !yes("dns.rrtype:TXT", cname) && yes("dns.rrtype:CNAME", cname));
+        assert!(yes("dns.rrtype:6", notify));
+        assert!(!check("dns.opcode:0").matches_tls(&TlsTx::default(), 0));
+        assert!(!check("tls.version:1.2").matches_dns(query));
+        assert_eq!(check("dns.rcode:0").side(), None);
+    }
+
+    // ---- TLS fixtures, as in vigil-applayer's TLS tests ----
+
+    fn record(content_type: u8, body: &[u8]) -> Vec<u8> {
+        [vec![content_type, 3, 3], u16::try_from(body.len()).unwrap().to_be_bytes().to_vec(), body.to_vec()].concat()
+    }
+
+    fn hs(ty: u8, body: &[u8]) -> Vec<u8> {
+        [vec![ty], u32::try_from(body.len()).unwrap().to_be_bytes()[1..].to_vec(), body.to_vec()].concat()
+    }
+
+    fn l16(data: &[u8]) -> Vec<u8> {
+        [u16::try_from(data.len()).unwrap().to_be_bytes().to_vec(), data.to_vec()].concat()
+    }
+
+    fn exts(list: &[(u16, Vec<u8>)]) -> Vec<u8> {
+        l16(&list.iter().flat_map(|(id, data)| [id.to_be_bytes().to_vec(), l16(data)].concat()).collect::<Vec<_>>())
+    }
+
+    fn u16s(values: &[u16]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_be_bytes()).collect()
+    }
+
+    fn client_hello(ext: &[(u16, Vec<u8>)]) -> Vec<u8> {
+        hs(1, &[vec![3, 3], vec![0x11; 32], vec![0], l16(&u16s(&[0x002f])), vec![1, 0], exts(ext)].concat())
+    }
+
+    fn server_hello(ext: &[(u16, Vec<u8>)]) -> Vec<u8> {
+        hs(2, &[vec![3, 3], vec![0x33; 32], vec![0], vec![0x00, 0x2f, 0], exts(ext)].concat())
+    }
+
+    fn certificate_msg(certs: &[Vec<u8>]) -> Vec<u8> {
+        let list: Vec<u8> = certs
+            .iter()
+            .flat_map(|c| [u32::try_from(c.len()).unwrap().to_be_bytes()[1..].to_vec(), c.clone()].concat())
+            .collect();
+        hs(11, &[u32::try_from(list.len()).unwrap().to_be_bytes()[1..].to_vec(), list].concat())
+    }
+
+    fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
+        let n = content.len();
+        let len = match n {
+            0..=127 => vec![n as u8],
+            128..=255 => vec![0x81, n as u8],
+            _ => vec![0x82, (n >> 8) as u8, n as u8],
+        };
+        [vec![tag], len, content.to_vec()].concat()
+    }
+
+    fn seq(parts: &[Vec<u8>]) -> Vec<u8> {
+        tlv(0x30, &parts.concat())
+    }
+
+    fn name(rdns: &[(u8, &str)]) -> Vec<u8> {
+        let rdn = |(attr, v): &(u8, &str)| tlv(0x31, &seq(&[tlv(0x06, &[0x55, 0x04, *attr]), tlv(0x0c, v.as_bytes())]));
+        seq(&rdns.iter().map(rdn).collect::<Vec<_>>())
+    }
+
+    /// A v3 certificate (x509-parser does not check the placeholder key or signature).
+    fn make_cert(serial: u8, subject: &str, issuer: &str, not_before: &[u8], not_after: &[u8]) -> Vec<u8> {
+        let alg = seq(&[tlv(0x06, &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x0b]), tlv(0x05, &[])]);
+        let rsa = seq(&[tlv(0x06, &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01]), tlv(0x05, &[])]);
+        let tbs = seq(&[
+            tlv(0xa0, &tlv(0x02, &[2])),
+            tlv(0x02, &[serial]),
+            alg.clone(),
+            name(&[(0x0a, "Stamus"), (0x03, issuer)]),
+            seq(&[tlv(0x17, not_before), tlv(0x17, not_after)]),
+            name(&[(0x06, "US"), (0x03, subject)]),
+            seq(&[rsa, tlv(0x03, &[0, 0x30, 0x06, 0x02, 0x01, 0x05, 0x02, 0x01, 0x03])]),
+        ]);
+        seq(&[tbs, alg, tlv(0x03, &[0, 0xde, 0xad, 0xbe, 0xef])])
+    }
+
+    fn tls(flights: &[(Direction, Vec<u8>)]) -> TlsTx {
+        let mut p = TlsParser::new();
+        for (dir, bytes) in flights {
+            assert_eq!(p.parse(*dir, bytes), ParseResult::Done);
+        }
+        p.tx().clone()
+    }
+
+    const NOT_BEFORE: i64 = 1_475_280_000; // 2016-10-01
+    const NOT_AFTER: i64 = 1_790_812_800; // 2026-10-01
+
+    /// A TLS 1.2 handshake up to the server's certificates.
+    fn tls12() -> TlsTx {
+        let leaf = make_cert(7, "example.com", "SELKS", b"161001000000Z", b"261001000000Z");
+        let ca = make_cert(1, "SELKS", "SELKS", b"100101000000Z", b"300101000000Z");
+        let server = [server_hello(&[]), certificate_msg(&[leaf, ca]), hs(14, &[])].concat();
+        tls(&[(ToServer, record(22, &client_hello(&[]))), (ToClient, record(22, &server))])
+    }
+
+    #[test]
+    fn tls12_checks() {
+        let tx = tls12();
+        assert_eq!(tx.cert_validity(), Some((NOT_BEFORE, NOT_AFTER)));
+        let yes = |opt: &str| check(opt).matches_tls(&tx, 1_600_000_000);
+        for opt in [
+            "tls.version:1.2",
+            "tls.version:0x0303",
+            "ssl_version:tls1.2",
+            "ssl_version:tls1.0,tls1.2",
+            "ssl_state:client_hello",
+            "ssl_state:server_hello|client_hello",
+            "tls.subject:\"CN=example.com\"",
+            "tls.subject:!\"CN=other\"",
+            "tls.issuerdn:\"O=Stamus, CN=SELKS\"",
+            "tls.cert_chain_len:2",
+            "tls.cert_chain_len:>1",
+            "tls_cert_notbefore:2016-10-01",
+            "tls_cert_notbefore:<2016-10-01",
+            "tls_cert_notbefore:>2016-10",
+            "tls_cert_notbefore:2016-01-01<>2016-12-31T23:59:59",
+            "tls_cert_notafter:>2015",
+            "tls_cert_notafter:1790812800",
+            "tls_cert_valid",
+        ] {
+            assert!(yes(opt), "{opt}");
+        }
+        for opt in [
+            "tls.version:1.3",
+            "tls.version:1.0",
+            "ssl_version:tls1.3",
+            // Suricata never matches a list of only negated versions.
+            "ssl_version:!tls1.2",
+            "ssl_version:!tls1.0",
+            "tls.subject:!\"CN=example.com\"",
+            "tls.subject:\"cn=example.com\"",
+            "tls.issuerdn:\"CN=example.com\"",
+            "tls.cert_chain_len:1",
+            "tls_cert_notbefore:>2016-10-01T00:00:01",
+            "tls_cert_notafter:<2026-09-30",
+            "tls_cert_expired",
+        ] {
+            assert!(!yes(opt), "{opt}");
+        }
+        let fp = &tx.server_cert().unwrap().fingerprint;
+        assert!(check(&format!("tls.fingerprint:\"{fp}\"")).matches_tls(&tx, 0));
+        assert!(check(&format!("tls.fingerprint:\"{}\"", &fp[..8])).matches_tls(&tx, 0));
+        assert!(!check(&format!("tls.fingerprint:!\"{fp}\"")).matches_tls(&tx, 0));
+        // Expiry is against packet time; tls_cert_valid ignores notBefore, as Suricata does.
+        assert!(check("tls_cert_expired").matches_tls(&tx, NOT_AFTER + 1));
+        assert!(!check("tls_cert_valid").matches_tls(&tx, NOT_AFTER + 1));
+        assert!(check("tls_cert_valid").matches_tls(&tx, NOT_AFTER));
+        assert!(check("tls_cert_valid").matches_tls(&tx, NOT_BEFORE - 1));
+    }
+
+    #[test]
+    fn client_side_only() {
+        let tx = tls(&[(ToServer, record(22, &client_hello(&[])))]);
+        let yes = |opt: &str| check(opt).matches_tls(&tx, 1_600_000_000);
+        assert!(yes("tls.version:1.2") && yes("ssl_version:tls1.2") && yes("ssl_state:client_hello"));
+        assert!(!yes("ssl_state:server_hello") && !yes("tls.cert_chain_len:0") && !yes("tls.subject:!\"x\""));
+        assert!(!yes("tls_cert_valid") && !yes("tls_cert_expired"));
+    }
+
+    #[test]
+    fn tls13_versions() {
+        // GREASE first, then 1.3: the client's version is its first real one.
+        let ch = client_hello(&[(43, [vec![6], u16s(&[0x0a0a, 0x0304, 0x0303])].concat())]);
+        let tx = tls(&[(ToServer, record(22, &ch))]);
+        assert!(check("tls.version:1.3").matches_tls(&tx, 0));
+        assert!(!check("tls.version:1.2").matches_tls(&tx, 0));
+        assert!(check("ssl_version:tls1.3").matches_tls(&tx, 0));
+
+        let sh = server_hello(&[(43, u16s(&[0x7f1c]))]);
+        let tx = tls(&[(ToServer, record(22, &client_hello(&[]))), (ToClient, record(22, &sh))]);
+        // Drafts count as 1.3 unless the version is written raw.
+        assert!(check("tls.version:1.3").matches_tls(&tx, 0) && check("tls.version:0x7f1c").matches_tls(&tx, 0));
+        assert!(!check("tls.version:0x0304").matches_tls(&tx, 0));
+        assert!(check("ssl_version:tls1.3").matches_tls(&tx, 0) && check("ssl_version:tls1.2").matches_tls(&tx, 0));
+        assert!(check("ssl_state:server_hello").matches_tls(&tx, 0));
+        // No certificate in the clear: nothing to compare, but the chain is final and empty.
+        assert!(check("tls.cert_chain_len:0").matches_tls(&tx, 0));
+        assert!(!check("tls_cert_valid").matches_tls(&tx, 0));
+    }
+
+    #[test]
+    fn resumed_session_has_empty_chain() {
+        let ch = (ToServer, record(22, &client_hello(&[])));
+        let sh = (ToClient, record(22, &server_hello(&[])));
+        let tx = tls(&[ch.clone(), sh.clone()]);
+        assert!(!check("tls.cert_chain_len:0").matches_tls(&tx, 0));
+        let tx = tls(&[ch, sh, (ToClient, record(20, &[1]))]);
+        assert!(tx.session_resumed() && check("tls.cert_chain_len:0").matches_tls(&tx, 0));
+        assert!(!check("tls.subject:!\"x\"").matches_tls(&tx, 0));
+    }
+}

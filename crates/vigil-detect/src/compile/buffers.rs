@@ -1,0 +1,165 @@
+//! Which transaction buffer a sticky-buffer keyword names, on which side of
+//! the transaction it lives, and how far that side must be parsed before the
+//! buffer is final enough to inspect.
+
+use vigil_applayer::{BufferId, Progress};
+use vigil_types::{AppProto, Direction};
+
+/// What the engine needs to know about one sticky buffer keyword.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BufferDef {
+    pub proto: AppProto,
+    /// The buffer read when the rule inspects the request side.
+    pub request: Option<BufferId>,
+    /// The buffer read when the rule inspects the response side.
+    pub response: Option<BufferId>,
+    /// The side a rule uses it on when nothing else in the rule says.
+    pub default: Direction,
+    /// What the side must have reached: the start line and headers, or the whole message.
+    pub need: Progress,
+    /// It holds several values (each question name, each certificate), any of which may match.
+    pub multi: bool,
+}
+
+const fn def(proto: AppProto, request: Option<BufferId>, response: Option<BufferId>, need: Progress) -> BufferDef {
+    let default = if request.is_some() { Direction::ToServer } else { Direction::ToClient };
+    BufferDef { proto, request, response, default, need, multi: false }
+}
+
+const fn req(id: BufferId) -> BufferDef {
+    def(AppProto::Http, Some(id), None, Progress::Headers)
+}
+
+const fn resp(id: BufferId) -> BufferDef {
+    def(AppProto::Http, None, Some(id), Progress::Headers)
+}
+
+const fn both(request: BufferId, response: BufferId) -> BufferDef {
+    def(AppProto::Http, Some(request), Some(response), Progress::Headers)
+}
+
+const fn complete(mut d: BufferDef) -> BufferDef {
+    d.need = Progress::Complete;
+    d
+}
+
+const fn multi(mut d: BufferDef) -> BufferDef {
+    d.multi = true;
+    d
+}
+
+const fn default_to_client(mut d: BufferDef) -> BufferDef {
+    d.default = Direction::ToClient;
+    d
+}
+
+/// The definition of a sticky buffer by its canonical keyword name; `None`
+/// for buffers vigil has no parser for yet.
+pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
+    use BufferId as B;
+    let tls = |id: BufferId, dir: Direction| {
+        let d = match dir {
+            Direction::ToServer => def(AppProto::Tls, Some(id), None, Progress::Headers),
+            Direction::ToClient => def(AppProto::Tls, None, Some(id), Progress::Headers),
+        };
+        Some(d)
+    };
+    // Certificates and ALPN exist on both sides (client certificates, the
+    // server's choice); Suricata inspects the server's by default.
+    let tls_both = |id: BufferId, default: Direction, need: Progress| {
+        let mut d = def(AppProto::Tls, Some(id), Some(id), need);
+        d.default = default;
+        Some(d)
+    };
+    match name {
+        "http.uri" => Some(req(B::HttpUri)),
+        "http.uri.raw" => Some(req(B::HttpUriRaw)),
+        "http.method" => Some(req(B::HttpMethod)),
+        "http.request_line" => Some(req(B::HttpRequestLine)),
+        "http.request_body" => Some(complete(req(B::HttpRequestBody))),
+        "http.response_body" => Some(complete(resp(B::HttpResponseBody))),
+        // HTTP bodies both ways; a rule without a direction means the response.
+        "file.data" => Some(default_to_client(complete(both(B::HttpRequestBody, B::HttpResponseBody)))),
+        "http.header" => Some(both(B::HttpHeader, B::HttpResponseHeader)),
+        "http.header.raw" => Some(both(B::HttpHeaderRaw, B::HttpResponseHeaderRaw)),
+        "http.header_names" => Some(both(B::HttpHeaderNames, B::HttpResponseHeaderNames)),
+        "http.cookie" => Some(both(B::HttpCookie, B::HttpResponseCookie)),
+        "http.content_type" => Some(both(B::HttpContentType, B::HttpResponseContentType)),
+        "http.content_len" => Some(both(B::HttpContentLen, B::HttpResponseContentLen)),
+        "http.start" => Some(both(B::HttpStart, B::HttpResponseStart)),
+        "http.protocol" => Some(both(B::HttpProtocol, B::HttpResponseProtocol)),
+        "http.user_agent" => Some(req(B::HttpUserAgent)),
+        "http.host" => Some(req(B::HttpHost)),
+        "http.host.raw" => Some(req(B::HttpHostRaw)),
+        "http.accept" => Some(req(B::HttpAccept)),
+        "http.accept_enc" => Some(req(B::HttpAcceptEnc)),
+        "http.accept_lang" => Some(req(B::HttpAcceptLang)),
+        "http.referer" => Some(req(B::HttpReferer)),
+        "http.connection" => Some(req(B::HttpConnection)),
+        "http.stat_code" => Some(resp(B::HttpStatCode)),
+        "http.stat_msg" => Some(resp(B::HttpStatMsg)),
+        "http.response_line" => Some(resp(B::HttpResponseLine)),
+        "http.server" => Some(resp(B::HttpServer)),
+        "http.location" => Some(resp(B::HttpLocation)),
+        "dns.query" => Some(multi(complete(def(AppProto::Dns, Some(B::DnsQuery), None, Progress::Complete)))),
+        // Question names are in requests and in the responses that repeat them.
+        "dns.queries.rrname" | "dns.query.name" => {
+            Some(multi(def(AppProto::Dns, Some(B::DnsQuery), Some(B::DnsQuery), Progress::Complete)))
+        }
+        "dns.answer.name" | "dns.answers.rrname" => {
+            Some(multi(def(AppProto::Dns, None, Some(B::DnsAnswerName), Progress::Complete)))
+        }
+        "tls.sni" => tls(B::TlsSni, Direction::ToServer),
+        "ja3.hash" => tls(B::Ja3Hash, Direction::ToServer),
+        "ja3.string" => tls(B::Ja3String, Direction::ToServer),
+        "ja3s.hash" => tls(B::Ja3sHash, Direction::ToClient),
+        "ja3s.string" => tls(B::Ja3sString, Direction::ToClient),
+        "tls.cert_subject" => tls_both(B::TlsCertSubject, Direction::ToClient, Progress::Complete),
+        "tls.cert_issuer" => tls_both(B::TlsCertIssuer, Direction::ToClient, Progress::Complete),
+        "tls.cert_serial" => tls_both(B::TlsCertSerial, Direction::ToClient, Progress::Complete),
+        "tls.cert_fingerprint" => tls_both(B::TlsCertFingerprint, Direction::ToClient, Progress::Complete),
+        "tls.certs" => tls_both(B::TlsCerts, Direction::ToClient, Progress::Complete).map(multi),
+        "tls.alpn" => tls_both(B::TlsAlpn, Direction::ToServer, Progress::Headers).map(multi),
+        _ => None,
+    }
+}
+
+impl BufferDef {
+    /// The buffer and the side it is read from when the rule inspects `side`.
+    pub(crate) fn resolve(&self, side: Direction) -> (BufferId, Direction) {
+        match (side, self.request, self.response) {
+            (Direction::ToServer, Some(id), _) | (Direction::ToClient, Some(id), None) => (id, Direction::ToServer),
+            (_, _, Some(id)) => (id, Direction::ToClient),
+            // Every definition names at least one side.
+            (_, None, None) => (BufferId::HttpUri, Direction::ToServer),
+        }
+    }
+
+    /// Whether the buffer exists on one side only, which then decides the
+    /// rule's side.
+    pub(crate) fn one_sided(&self) -> Option<Direction> {
+        match (self.request, self.response) {
+            (Some(_), None) => Some(Direction::ToServer),
+            (None, Some(_)) => Some(Direction::ToClient),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sides_follow_the_rule() {
+        let h = lookup("http.header").unwrap();
+        assert_eq!(h.resolve(Direction::ToServer), (BufferId::HttpHeader, Direction::ToServer));
+        assert_eq!(h.resolve(Direction::ToClient), (BufferId::HttpResponseHeader, Direction::ToClient));
+        // A request-only buffer is read from the request whatever side the rule inspects.
+        let u = lookup("http.uri").unwrap();
+        assert_eq!(u.resolve(Direction::ToClient), (BufferId::HttpUri, Direction::ToServer));
+        assert_eq!(lookup("file.data").unwrap().default, Direction::ToClient);
+        assert!(lookup("dns.query").unwrap().multi);
+        assert!(lookup("http2.header").is_none());
+    }
+}

@@ -1,0 +1,152 @@
+//! Transaction signatures: the sticky buffers and value checks of a rule,
+//! resolved to the transaction side they read, and the parse progress the
+//! transaction must reach before the signature runs on it.
+
+use super::app::AppCheck;
+use super::buffers;
+use super::payload::Payload;
+use crate::inspect::Step;
+use crate::prefilter::Pattern;
+use crate::transform::Transform;
+use vigil_applayer::{BufferId, Progress};
+use vigil_rules::IntCmp;
+use vigil_types::{AppProto, Direction, PerDir};
+
+/// What a signature inspects in a transaction.
+#[derive(Debug)]
+pub struct TxSig {
+    pub proto: AppProto,
+    /// The side the rule inspects: its header's addresses are matched in
+    /// this direction (client to server for `ToServer`).
+    pub side: Direction,
+    /// How far each side must be parsed before the signature runs; it runs
+    /// once per transaction, when this is first reached.
+    pub need: PerDir<Progress>,
+    pub buffers: Vec<BufferMatch>,
+    pub checks: Vec<AppCheck>,
+    /// The buffer holding the fast pattern.
+    pub fast: Option<usize>,
+}
+
+/// One sticky buffer of a transaction signature.
+#[derive(Debug)]
+pub struct BufferMatch {
+    pub id: BufferId,
+    /// The transaction side the buffer is read from.
+    pub dir: Direction,
+    /// Any of its values may match (question names, certificates, ...).
+    pub multi: bool,
+    pub transforms: Vec<Transform>,
+    pub steps: Vec<Step>,
+    /// `bsize` / `urilen`: the (transformed) buffer's length.
+    pub len: Vec<IntCmp>,
+}
+
+/// `app-layer-protocol` values vigil can tell: `(protocol, negated)`.
+pub(super) fn layer_protocol(value: &str) -> Option<(AppProto, bool)> {
+    let v = value.trim();
+    let (negated, name) = match v.strip_prefix('!') {
+        Some(n) => (true, n.trim()),
+        None => (false, v),
+    };
+    let p = match name {
+        "http" | "http1" => AppProto::Http,
+        "dns" => AppProto::Dns,
+        "tls" => AppProto::Tls,
+        "failed" => AppProto::Failed,
+        "unknown" => AppProto::Unknown,
+        _ => return None,
+    };
+    Some((p, negated))
+}
+
+/// What a side of `proto` must have reached for a rule with no buffer on it.
+fn base_need(proto: AppProto, dir: Direction) -> Progress {
+    match (proto, dir) {
+        // A DNS transaction is one message: it is there or not.
+        (AppProto::Dns, _) => Progress::Complete,
+        // The server's certificates come after its hello.
+        (AppProto::Tls, Direction::ToClient) => Progress::Complete,
+        _ => Progress::Headers,
+    }
+}
+
+/// The required application protocol: `(protocol, negated)`.
+pub(super) type AppReq = Option<(AppProto, bool)>;
+
+/// Splits compiled payload keywords into what runs on packets and what runs
+/// on transactions. Returns the packet steps, the fast pattern, the flow's
+/// required application protocol and the transaction part, if any.
+pub(super) fn split(
+    payload: Payload,
+    checks: Vec<AppCheck>,
+    header: Option<AppProto>,
+    layer: AppReq,
+    to_server: Option<bool>,
+    missing: &mut Vec<String>,
+) -> (Vec<Step>, Option<Pattern>, AppReq, Option<TxSig>) {
+    let Payload { steps, buffers: raw, fast } = payload;
+    let defs: Vec<_> = raw.iter().filter_map(|b| buffers::lookup(b.name)).collect();
+    if defs.len() != raw.len() {
+        // Unknown buffers were reported by the payload compiler.
+        return (steps, None, None, None);
+    }
+    // The protocol: the header's, else the buffers', else the value checks'.
+    let mut proto = header;
+    for p in defs.iter().map(|d| d.proto).chain(checks.iter().map(AppCheck::proto)) {
+        match proto {
+            None => proto = Some(p),
+            Some(q) if q != p => {
+                missing.push(format!("{} and {} keywords in one rule", q.name(), p.name()));
+                return (steps, None, None, None);
+            }
+            _ => {}
+        }
+    }
+    let required = match (proto, layer) {
+        (Some(p), Some((q, false))) if p != q => {
+            missing.push(format!("app-layer-protocol:{} in a {} rule", q.name(), p.name()));
+            None
+        }
+        (Some(p), _) => Some((p, false)),
+        (None, l) => l,
+    };
+    let Some(proto) = proto else {
+        let fast = fast.map(|(_, p)| p);
+        return (steps, fast, required, None);
+    };
+    // Raw payload keywords in an app-layer rule inspect packets of flows of that protocol.
+    if raw.is_empty() && checks.is_empty() && !steps.is_empty() {
+        return (steps, fast.map(|(_, p)| p), required, None);
+    }
+    let side = match to_server {
+        Some(true) => Direction::ToServer,
+        Some(false) => Direction::ToClient,
+        None if defs.iter().any(|d| d.one_sided() == Some(Direction::ToClient) || d.default == Direction::ToClient) => {
+            Direction::ToClient
+        }
+        None => Direction::ToServer,
+    };
+    let mut need = PerDir::<Progress>::default();
+    let raise = |need: &mut PerDir<Progress>, dir: Direction, p: Progress| {
+        let n = need.get_mut(dir);
+        *n = (*n).max(p);
+    };
+    raise(&mut need, side, base_need(proto, side));
+    let mut out = Vec::with_capacity(raw.len());
+    for (b, d) in raw.into_iter().zip(defs) {
+        let (id, dir) = d.resolve(side);
+        raise(&mut need, dir, d.need);
+        out.push(BufferMatch { id, dir, multi: d.multi, transforms: b.transforms, steps: b.steps, len: b.len });
+    }
+    for c in &checks {
+        let dir = c.side().unwrap_or(side);
+        raise(&mut need, dir, base_need(proto, dir));
+    }
+    let (fast_at, pattern) = match fast {
+        Some((Some(at), p)) => (Some(at), Some(p)),
+        _ => (None, None),
+    };
+    let tx = TxSig { proto, side, need, buffers: out, checks, fast: fast_at };
+    (steps, pattern, required, Some(tx))
+}

@@ -1,0 +1,127 @@
+//! The worker's application-layer side: what a flow keeps besides its
+//! parser (which transactions detection saw at which progress, which were
+//! logged), feeding a TCP session's ordered bytes to the parser, and the
+//! transactions that progressed since a flow's last packet.
+
+use vigil_applayer::{AppFlow, Progress, TxRef};
+use vigil_detect::TxInput;
+use vigil_stream::{StreamCtx, TcpSession};
+use vigil_types::{AppProto, Direction, PerDir};
+
+const DIRS: [Direction; 2] = [Direction::ToServer, Direction::ToClient];
+
+/// A flow's application layer.
+pub(crate) struct FlowApp {
+    pub layer: AppFlow,
+    /// Per transaction id, the progress detection last inspected it at.
+    inspected: Vec<(u64, PerDir<Progress>)>,
+    /// Transactions below this id were logged.
+    pub logged: u64,
+    /// `close` was given for the direction.
+    closed: PerDir<bool>,
+    /// Transactions a `config` rule excluded from logging.
+    pub no_log: Vec<u64>,
+    /// DNS ids of queries excluded from logging: their answers are too.
+    pub no_log_dns: Vec<u16>,
+    /// Encryption started and the streams before it were inspected: no
+    /// more payload inspection on this flow.
+    pub raw_off: bool,
+}
+
+impl std::fmt::Debug for FlowApp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlowApp").field("proto", &self.layer.proto()).field("logged", &self.logged).finish()
+    }
+}
+
+impl FlowApp {
+    pub(crate) fn new(layer: AppFlow) -> Self {
+        FlowApp { layer, inspected: Vec::new(), logged: 0, closed: PerDir::default(), no_log: Vec::new(), no_log_dns: Vec::new(), raw_off: false }
+    }
+
+    /// Gives the parser what `ssn` has ready (acknowledged data in IDS mode,
+    /// everything with `flush`), reports holes as gaps, and tells it when a
+    /// side has finished. `buf` is reused scratch space.
+    pub(crate) fn feed_tcp(&mut self, ssn: &mut TcpSession, ctx: &mut StreamCtx, flush: bool, buf: &mut Vec<u8>) {
+        for dir in DIRS {
+            while let Some((skipped, start, end)) = ssn.app_ready(ctx, dir, flush || ssn.reset) {
+                if skipped > 0 {
+                    self.layer.gap(dir, skipped);
+                }
+                buf.clear();
+                ssn.read(dir, start, end, buf);
+                self.layer.feed(dir, buf);
+                ssn.app_done(ctx, dir, end);
+            }
+            let s = ssn.dirs.get(dir);
+            let finished = ssn.reset || s.fin.is_some_and(|fin| s.app_progress >= fin);
+            if (finished || flush) && !*self.closed.get(dir) {
+                *self.closed.get_mut(dir) = true;
+                self.layer.close(dir);
+            }
+        }
+        // Nothing more to parse: the stream keeps data for raw inspection only.
+        if ssn.app_enabled && (self.layer.proto() == AppProto::Failed || self.layer.no_inspection()) {
+            ssn.app_disable(ctx);
+        }
+    }
+
+    /// The transactions whose progress changed since detection last saw them.
+    pub(crate) fn progressed(&self) -> Vec<TxInput<'_>> {
+        let mut out = Vec::new();
+        for tx in self.layer.txs() {
+            let to = progress(tx);
+            let from = self.inspected.iter().find(|(id, _)| *id == tx.id()).map(|(_, p)| *p).unwrap_or_default();
+            if to != from {
+                out.push(TxInput { tx, from, to });
+            }
+        }
+        out
+    }
+
+    /// Detection saw these transactions at these progresses.
+    pub(crate) fn mark_inspected(&mut self, seen: &[(u64, PerDir<Progress>)]) {
+        for &(id, p) in seen {
+            match self.inspected.iter_mut().find(|(i, _)| *i == id) {
+                Some(e) => e.1 = p,
+                None => self.inspected.push((id, p)),
+            }
+        }
+    }
+
+    /// Ids of transactions ready to be logged, in order: finished ones
+    /// (or all of them at flow end), from the first not yet logged.
+    pub(crate) fn loggable(&self, end: bool) -> Vec<u64> {
+        let mut out = Vec::new();
+        for tx in self.layer.txs().filter(|t| t.id() >= self.logged) {
+            if !(end || finished(tx)) {
+                break;
+            }
+            out.push(tx.id());
+        }
+        out
+    }
+
+    /// Transactions up to `id` were logged and inspected: they are freed.
+    pub(crate) fn logged_up_to(&mut self, id: u64) {
+        self.logged = self.logged.max(id + 1);
+        self.layer.prune(self.logged);
+        let logged = self.logged;
+        self.inspected.retain(|(i, _)| *i >= logged);
+        self.no_log.retain(|i| *i >= logged);
+    }
+}
+
+pub(crate) fn progress(tx: TxRef<'_>) -> PerDir<Progress> {
+    PerDir { to_server: tx.progress(Direction::ToServer), to_client: tx.progress(Direction::ToClient) }
+}
+
+/// Whether a transaction will not change any more, so it can be logged.
+fn finished(tx: TxRef<'_>) -> bool {
+    let p = progress(tx);
+    match tx {
+        // One message each.
+        TxRef::Dns(_) => p.to_server == Progress::Complete || p.to_client == Progress::Complete,
+        TxRef::Http(_) | TxRef::Tls(_) => p.to_server == Progress::Complete && p.to_client == Progress::Complete,
+    }
+}
