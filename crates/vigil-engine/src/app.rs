@@ -3,7 +3,7 @@
 //! logged), feeding a TCP session's ordered bytes to the parser, and the
 //! transactions that progressed since a flow's last packet.
 
-use vigil_applayer::{AppFlow, Progress, TxRef};
+use vigil_applayer::{AppFlow, Progress, Transport, TxRef};
 use vigil_detect::TxInput;
 use vigil_stream::{StreamCtx, TcpSession};
 use vigil_types::{AppProto, Direction, PerDir};
@@ -26,6 +26,8 @@ pub(crate) struct FlowApp {
     /// Encryption started and the streams before it were inspected: no
     /// more payload inspection on this flow.
     pub raw_off: bool,
+    /// The flow was counted under its protocol in `app_layer.flow.*`.
+    pub counted: bool,
 }
 
 impl std::fmt::Debug for FlowApp {
@@ -36,7 +38,16 @@ impl std::fmt::Debug for FlowApp {
 
 impl FlowApp {
     pub(crate) fn new(layer: AppFlow) -> Self {
-        FlowApp { layer, inspected: Vec::new(), logged: 0, closed: PerDir::default(), no_log: Vec::new(), no_log_dns: Vec::new(), raw_off: false }
+        FlowApp {
+            layer,
+            inspected: Vec::new(),
+            logged: 0,
+            closed: PerDir::default(),
+            no_log: Vec::new(),
+            no_log_dns: Vec::new(),
+            raw_off: false,
+            counted: false,
+        }
     }
 
     /// Gives the parser what `ssn` has ready (acknowledged data in IDS mode,
@@ -123,5 +134,51 @@ fn finished(tx: TxRef<'_>) -> bool {
         // One message each.
         TxRef::Dns(_) => p.to_server == Progress::Complete || p.to_client == Progress::Complete,
         TxRef::Http(_) | TxRef::Tls(_) => p.to_server == Progress::Complete && p.to_client == Progress::Complete,
+    }
+}
+
+/// `app_layer.flow.*` and `app_layer.tx.*`, under Suricata's names.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct AppStats {
+    flows: [u64; FLOW_NAMES.len()],
+    txs: [u64; TX_NAMES.len()],
+}
+
+const FLOW_NAMES: [&str; 6] = ["http", "tls", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp"];
+const TX_NAMES: [&str; 4] = ["http", "tls", "dns_udp", "dns_tcp"];
+
+fn slot(proto: AppProto, transport: Transport) -> Option<usize> {
+    Some(match (proto, transport) {
+        (AppProto::Http, _) => 0,
+        (AppProto::Tls, _) => 1,
+        (AppProto::Dns, Transport::Udp) => 2,
+        (AppProto::Dns, Transport::Tcp) => 3,
+        (AppProto::Failed, Transport::Tcp) => 4,
+        (AppProto::Failed, Transport::Udp) => 5,
+        (AppProto::Unknown, _) => return None,
+    })
+}
+
+impl AppStats {
+    /// Counts the flow once its protocol is known (or detection failed).
+    pub(crate) fn flow(&mut self, app: &mut FlowApp) {
+        if app.counted {
+            return;
+        }
+        if let Some(i) = slot(app.layer.proto(), app.layer.transport()) {
+            self.flows[i] += 1;
+            app.counted = true;
+        }
+    }
+
+    pub(crate) fn tx(&mut self, tx: TxRef<'_>, transport: Transport) {
+        if let Some(i) = slot(tx.proto(), transport).filter(|&i| i < TX_NAMES.len()) {
+            self.txs[i] += 1;
+        }
+    }
+
+    pub(crate) fn named(&self) -> impl Iterator<Item = (String, u64)> + '_ {
+        let flows = FLOW_NAMES.iter().zip(self.flows).map(|(n, v)| (format!("app_layer.flow.{n}"), v));
+        flows.chain(TX_NAMES.iter().zip(self.txs).map(|(n, v)| (format!("app_layer.tx.{n}"), v)))
     }
 }

@@ -4,6 +4,8 @@ use crate::error::EngineError;
 use crate::setup::Setup;
 use serde_json::Value;
 use std::path::Path;
+use vigil_applayer::http::HttpTx;
+use vigil_applayer::{Transaction, TxRef};
 use vigil_decode::Packet;
 use vigil_detect::compile::RuleAction;
 use vigil_detect::Signature;
@@ -12,8 +14,6 @@ use vigil_output::{
     alert_record, anomaly_record, flow_record, insert_flow_id, AlertInfo, AlertOptions, AnomalyOptions,
     EnvelopeOptions, EveWriter, FlowRecord,
 };
-use vigil_applayer::http::HttpTx;
-use vigil_applayer::{Transaction, TxRef};
 use vigil_types::Direction;
 use vigil_types::{AppProto, Timestamp};
 use vigil_wire::ip_proto;

@@ -118,6 +118,7 @@ fn write_stats(
         defrag: worker.defrag.counters(),
         stream: &worker.stream,
         stream_events: &worker.stream_events,
+        app: &worker.app_stats,
         detect: [worker.detector.alerts, worker.alert_queue_overflow(), worker.detector.suppressed],
     };
     outputs.stats(|null_values| {

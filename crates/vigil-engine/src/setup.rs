@@ -205,6 +205,38 @@ fn stream_config(config: &Config, ips: bool) -> vigil_stream::StreamConfig {
     }
 }
 
+/// `app-layer.protocols`: which parsers run (`enabled: yes|no|detection-only`;
+/// DNS as `tcp`/`udp` sub-keys) and the HTTP body limits of
+/// `libhtp.default-config`.
+fn app_config(sec: Option<&vigil_config::ConfigNode>, warnings: &mut Vec<String>) -> Option<vigil_applayer::AppConfig> {
+    let mut cfg = vigil_applayer::AppConfig::default();
+    let Some(protocols) = sec.and_then(|s| s.get("protocols")) else { return Some(cfg) };
+    let enabled = |path: &str| {
+        protocols
+            .get(path)
+            .and_then(|n| n.value())
+            .is_none_or(|v| v == "detection-only" || vigil_config::value::parse_bool(v) != Some(false))
+    };
+    cfg.http_enabled = enabled("http.enabled");
+    cfg.tls_enabled = enabled("tls.enabled");
+    cfg.dns_enabled = enabled("dns.tcp.enabled") || enabled("dns.udp.enabled");
+    for (key, slot) in [
+        ("request-body-limit", &mut cfg.http.request_body_limit),
+        ("response-body-limit", &mut cfg.http.response_body_limit),
+    ] {
+        let Some(v) = protocols.get(&format!("http.libhtp.default-config.{key}")).and_then(|n| n.value()) else {
+            continue;
+        };
+        match vigil_config::value::parse_size(v) {
+            // 0 means no limit in Suricata; vigil keeps a bound.
+            Ok(0) => *slot = 16 << 20,
+            Ok(n) => *slot = n.min(16 << 20) as usize,
+            Err(e) => warnings.push(format!("app-layer.protocols.http.libhtp.default-config.{key}: {e}")),
+        }
+    }
+    (cfg.http_enabled || cfg.tls_enabled || cfg.dns_enabled).then_some(cfg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,33 +262,4 @@ mod tests {
         assert_eq!(d.vxlan.ports, Some(vec![4789]));
         assert!(warnings[0].starts_with("decoder.vxlan.ports:"), "{warnings:?}");
     }
-}
-
-/// `app-layer.protocols`: which parsers run (`enabled: yes|no|detection-only`;
-/// DNS as `tcp`/`udp` sub-keys) and the HTTP body limits of
-/// `libhtp.default-config`.
-fn app_config(sec: Option<&vigil_config::ConfigNode>, warnings: &mut Vec<String>) -> Option<vigil_applayer::AppConfig> {
-    let mut cfg = vigil_applayer::AppConfig::default();
-    let Some(protocols) = sec.and_then(|s| s.get("protocols")) else { return Some(cfg) };
-    let enabled = |path: &str| {
-        protocols.get(path).and_then(|n| n.value()).is_none_or(|v| v == "detection-only" || vigil_config::value::parse_bool(v) != Some(false))
-    };
-    cfg.http_enabled = enabled("http.enabled");
-    cfg.tls_enabled = enabled("tls.enabled");
-    cfg.dns_enabled = enabled("dns.tcp.enabled") || enabled("dns.udp.enabled");
-    for (key, slot) in [
-        ("request-body-limit", &mut cfg.http.request_body_limit),
-        ("response-body-limit", &mut cfg.http.response_body_limit),
-    ] {
-        let Some(v) = protocols.get(&format!("http.libhtp.default-config.{key}")).and_then(|n| n.value()) else {
-            continue;
-        };
-        match vigil_config::value::parse_size(v) {
-            // 0 means no limit in Suricata; vigil keeps a bound.
-            Ok(0) => *slot = 16 << 20,
-            Ok(n) => *slot = n.min(16 << 20) as usize,
-            Err(e) => warnings.push(format!("app-layer.protocols.http.libhtp.default-config.{key}: {e}")),
-        }
-    }
-    (cfg.http_enabled || cfg.tls_enabled || cfg.dns_enabled).then_some(cfg)
 }

@@ -15,6 +15,7 @@ pub(crate) struct Counters<'a> {
     pub stream_events: &'a [u64],
     /// `detect.alert`, `detect.alert_queue_overflow`, `detect.alerts_suppressed`.
     pub detect: [u64; 3],
+    pub app: &'a crate::app::AppStats,
 }
 
 /// Dotted counter names and values, in the order a stats record lists them.
@@ -55,6 +56,9 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
     }
     for (name, v) in ["alert", "alert_queue_overflow", "alerts_suppressed"].iter().zip(all.detect) {
         push(format!("detect.{name}"), v);
+    }
+    for (name, v) in all.app.named() {
+        push(name, v);
     }
     out
 }

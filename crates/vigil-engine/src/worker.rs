@@ -2,16 +2,16 @@
 //! table, TCP stream tracking, detection, and the records they produce.
 //! The packet clock is the packet's own timestamp throughout.
 
-use crate::app::FlowApp;
+use crate::app::{AppStats, FlowApp};
 use crate::error::EngineError;
 use crate::outputs::{AlertApp, Outputs};
 use crate::setup::Setup;
 use crate::tcp::{pseudo_packet, FlowExt};
 use std::sync::Arc;
+use vigil_applayer::{AppConfig, AppFlow, Progress, Transport, TxRef};
 use vigil_decode::{DecodeConfig, Decoder, Packet};
 use vigil_defrag::Defragmenter;
 use vigil_detect::compile::FlowInfo;
-use vigil_applayer::{AppConfig, AppFlow, Progress, Transport, TxRef};
 use vigil_detect::{AppInput, DetectScratch, FlowDetect, Signature, StreamInput, TxInput};
 use vigil_flow::{Flow, FlowHandle, FlowState, FlowTable};
 use vigil_stream::{Segment, StreamCtx, StreamEvent, TcpState};
@@ -38,6 +38,7 @@ pub(crate) struct Worker {
     app_cfg: Option<AppConfig>,
     /// Reused for the stream bytes given to the application layer.
     app_buf: Vec<u8>,
+    pub app_stats: AppStats,
     /// Decodes pseudo packets without touching the capture's counters.
     pseudo_decoder: Decoder,
     /// The latest packet time seen, which flow records are stamped with.
@@ -146,12 +147,7 @@ fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> Fl
 
 /// The flow's endpoints and the packet time, for transaction signatures.
 fn app_input<'a>(f: &Flow<FlowExt>, txs: &'a [TxInput<'a>], now: Timestamp) -> AppInput<'a> {
-    AppInput {
-        txs,
-        client: (f.key.src_ip(), f.key.sport),
-        server: (f.key.dst_ip(), f.key.dport),
-        now_secs: now.secs() as i64,
-    }
+    AppInput { txs, client: (f.key.src_ip(), f.key.sport), server: (f.key.dst_ip(), f.key.dport), now_secs: now.secs() }
 }
 
 /// The direction a transaction's record is written in: the flow's, or a
@@ -176,6 +172,7 @@ impl Worker {
             stream_buf: Vec::new(),
             app_cfg: setup.app.clone(),
             app_buf: Vec::new(),
+            app_stats: AppStats::default(),
             pseudo_decoder: Decoder::new(DecodeConfig { validate_checksums: false, ..DecodeConfig::default() }),
             now: Timestamp::default(),
             detector: Detector {
@@ -265,6 +262,9 @@ impl Worker {
         };
         if let Some(h) = flow {
             self.feed_udp(p, h);
+            if let Some(a) = self.flows.get_mut(h).and_then(|f| f.ext.app.as_deref_mut()) {
+                self.app_stats.flow(a);
+            }
         }
         let buf = std::mem::take(&mut self.stream_buf);
         let stream = StreamInput {
@@ -279,7 +279,8 @@ impl Worker {
                 let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
                 let app = (!txs.is_empty()).then(|| app_input(f, &txs, p.ts));
                 let seen: Vec<(u64, PerDir<Progress>)> = txs.iter().map(|t| (t.tx.id(), t.to)).collect();
-                let alerted = self.detector.run(p, Some((h.id, info, &mut f.ext.detect)), stream, app.as_ref(), outputs);
+                let alerted =
+                    self.detector.run(p, Some((h.id, info, &mut f.ext.detect)), stream, app.as_ref(), outputs);
                 drop(txs);
                 if matches!(alerted, Ok(true)) {
                     f.alerted = true;
@@ -306,7 +307,7 @@ impl Worker {
                     Some(a) => {
                         a.mark_inspected(&seen);
                         a.no_log.append(&mut self.detector.no_log);
-                        log_transactions(a, p, f.id, h.dir, false, outputs)
+                        log_transactions(a, p, f.id, h.dir, false, &mut self.app_stats, outputs)
                     }
                     None => Ok(()),
                 };
@@ -347,9 +348,10 @@ impl Worker {
         let (Some(cfg), vigil_decode::Transport::Udp { .. }) = (&self.app_cfg, p.transport) else { return };
         let payload = p.payload();
         let Some(f) = self.flows.get_mut(h).filter(|_| !payload.is_empty() && !p.fragment) else { return };
-        let app = f.ext.app.get_or_insert_with(|| {
-            Box::new(FlowApp::new(AppFlow::new(cfg, Transport::Udp, f.key.sport, f.key.dport)))
-        });
+        let app = f
+            .ext
+            .app
+            .get_or_insert_with(|| Box::new(FlowApp::new(AppFlow::new(cfg, Transport::Udp, f.key.sport, f.key.dport))));
         app.layer.feed(h.dir, payload);
     }
 
@@ -409,7 +411,7 @@ impl Worker {
             }
         }
         match (result, f.ext.app.as_deref_mut()) {
-            (Ok(()), Some(a)) => log_transactions(a, &p, f.id, Direction::ToServer, true, outputs),
+            (Ok(()), Some(a)) => log_transactions(a, &p, f.id, Direction::ToServer, true, &mut self.app_stats, outputs),
             (r, _) => r,
         }
     }
@@ -446,12 +448,14 @@ fn log_transactions(
     flow_id: u64,
     dir: Direction,
     end: bool,
+    stats: &mut AppStats,
     outputs: &mut Outputs,
 ) -> Result<(), EngineError> {
     let ids = app.loggable(end);
     let Some(&last) = ids.last() else { return Ok(()) };
     let mut quiet_dns = Vec::new();
     for tx in app.layer.txs().filter(|t| ids.contains(&t.id())) {
+        stats.tx(tx, app.layer.transport());
         // Suricata keeps a DNS query and its answer in one transaction: what
         // silences the query silences the answer.
         let dns_id = match tx {

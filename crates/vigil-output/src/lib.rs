@@ -15,8 +15,8 @@
 //! ```
 
 mod alert;
-mod app;
 mod anomaly;
+mod app;
 mod base64;
 mod envelope;
 mod flow;
@@ -26,8 +26,8 @@ mod time;
 mod writer;
 
 pub use alert::{alert_record, AlertInfo, AlertOptions};
-pub use app::{app_record, fileinfo_record, swap_endpoints, FileInfo};
 pub use anomaly::{anomaly_record, AnomalyOptions};
+pub use app::{app_record, fileinfo_record, swap_endpoints, FileInfo};
 pub use envelope::{envelope, EnvelopeOptions};
 pub use flow::{flow_record, insert_flow_id, FlowRecord};
 pub use protocol::proto_name;

@@ -10,8 +10,8 @@ mod packet;
 mod payload;
 mod tx;
 
-pub use header::{Proto, RuleAction};
 pub use app::AppCheck;
+pub use header::{Proto, RuleAction};
 pub use packet::{Csum, FlowInfo, PacketCheck};
 pub use tx::{BufferMatch, TxSig};
 

@@ -8,8 +8,8 @@ use crate::inspect::{
     TestOp, Value as Operand, MAX_VARS,
 };
 use crate::prefilter::Pattern;
-use vigil_rules::keywords::bytes::ByteOpt;
 use crate::transform::Transform;
+use vigil_rules::keywords::bytes::ByteOpt;
 use vigil_rules::{ContentInfo, FastPattern, IntCmp, Kind, NumVar, Rule, Value};
 
 /// A sticky buffer of the rule as written: its keyword, the transforms
@@ -89,13 +89,11 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
         }
         // The buffer a keyword inspects: its own (legacy modifier, pcre
         // flag), else the previous match's when relative, else the sticky one.
-        let target = |own: Option<&'static str>, relative: bool, out: &mut Payload, last: Option<usize>| {
-            match own {
-                Some(b) if Some(b) != sticky => Some(buffer_slot(&mut out.buffers, b, &[])),
-                Some(_) => Some(buffer_slot(&mut out.buffers, sticky.unwrap_or_default(), &transforms)),
-                None if relative && last.is_some() => last,
-                None => sticky.map(|b| buffer_slot(&mut out.buffers, b, &transforms)),
-            }
+        let target = |own: Option<&'static str>, relative: bool, out: &mut Payload, last: Option<usize>| match own {
+            Some(b) if Some(b) != sticky => Some(buffer_slot(&mut out.buffers, b, &[])),
+            Some(_) => Some(buffer_slot(&mut out.buffers, sticky.unwrap_or_default(), &transforms)),
+            None if relative && last.is_some() => last,
+            None => sticky.map(|b| buffer_slot(&mut out.buffers, b, &transforms)),
         };
         let (step, at) = match &o.value {
             Value::Content(c) => {

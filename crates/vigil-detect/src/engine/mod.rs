@@ -230,10 +230,8 @@ impl DetectEngine {
                         vigil_types::Direction::ToServer => (app.client, app.server),
                         vigil_types::Direction::ToClient => (app.server, app.client),
                     };
-                    let info = flow.map(|f| FlowInfo {
-                        to_server: tx_sig.side == vigil_types::Direction::ToServer,
-                        ..f
-                    });
+                    let info =
+                        flow.map(|f| FlowInfo { to_server: tx_sig.side == vigil_types::Direction::ToServer, ..f });
                     tx_header_matches(sig, src, dst)
                         && app_proto_ok(sig, info)
                         && sig.checks.iter().all(|c| c.matches(p, info))

@@ -73,7 +73,8 @@ impl TxEngine {
     pub(crate) fn build(sigs: &[Signature], algo: Algo) -> Result<TxEngine, PrefilterError> {
         type Patterns = (Vec<Pattern>, HashMap<Pattern, u32>, Vec<Vec<u32>>);
         // (proto, need) -> (buffer key -> patterns, always)
-        let mut groups: Vec<(AppProto, PerDir<Progress>, Vec<(BufKey, Patterns)>, Vec<u32>)> = Vec::new();
+        type Building = (AppProto, PerDir<Progress>, Vec<(BufKey, Patterns)>, Vec<u32>);
+        let mut groups: Vec<Building> = Vec::new();
         for (i, s) in sigs.iter().enumerate() {
             let Some(tx) = &s.tx else { continue };
             let gi = match groups.iter().position(|g| g.0 == tx.proto && g.1 == tx.need) {
@@ -160,7 +161,13 @@ pub(crate) struct TxScratch {
 }
 
 /// Whether the buffers and value checks of `tx_sig` match `tx`.
-pub(crate) fn tx_matches(tx_sig: &TxSig, tx: TxRef<'_>, now_secs: i64, s: &mut TxScratch, ictx: &mut InspectCtx) -> bool {
+pub(crate) fn tx_matches(
+    tx_sig: &TxSig,
+    tx: TxRef<'_>,
+    now_secs: i64,
+    s: &mut TxScratch,
+    ictx: &mut InspectCtx,
+) -> bool {
     let checks_ok = tx_sig.checks.iter().all(|c| match tx {
         TxRef::Dns(d) => c.matches_dns(d),
         TxRef::Tls(t) => c.matches_tls(t, now_secs),
