@@ -1,0 +1,188 @@
+//! The application layer end to end: HTTP, DNS and TLS flows built with
+//! vigil's packet builders, run offline, and the alerts and records they
+//! give: protocol detection on any port, sticky buffers and legacy
+//! modifiers, one alert per transaction, `http`/`dns`/`fileinfo` records,
+//! `app_proto` in alerts and flows, and `app_layer.*` counters.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use vigil_capture::PcapWriter;
+use vigil_engine::{run_offline, RunOptions};
+use vigil_types::{LinkType, Timestamp};
+use vigil_wire::build::PacketBuilder;
+use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
+
+const C: [u8; 4] = [198, 18, 0, 1];
+const S: [u8; 4] = [198, 18, 0, 2];
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("vigil-applayer-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write_pcap(path: &Path, frames: &[Vec<u8>]) {
+    let mut w = PcapWriter::new(std::fs::File::create(path).unwrap(), LinkType::Ethernet).unwrap();
+    for (i, data) in frames.iter().enumerate() {
+        w.write_packet(Timestamp::from_micros(1_700_000_000, i as u32), data).unwrap();
+    }
+}
+
+/// Runs the frames under `rules` with the stock configuration; the EVE records.
+fn run(name: &str, frames: &[Vec<u8>], rules: &str) -> Vec<Value> {
+    let dir = tempdir(name);
+    write_pcap(&dir.join("in.pcap"), frames);
+    std::fs::write(dir.join("test.rules"), rules).unwrap();
+    let opts = RunOptions {
+        inputs: vec![dir.join("in.pcap")],
+        log_dir: Some(dir.clone()),
+        checksum: Some("none".into()),
+        exclusive_rules: vec![dir.join("test.rules")],
+        ..Default::default()
+    };
+    run_offline(&opts, &mut |_| {}).unwrap();
+    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+    let recs = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    std::fs::remove_dir_all(&dir).unwrap();
+    recs
+}
+
+fn of_type<'a>(recs: &'a [Value], t: &str) -> Vec<&'a Value> {
+    recs.iter().filter(|r| r["event_type"] == t).collect()
+}
+
+fn sids(recs: &[Value]) -> Vec<u64> {
+    let mut v: Vec<u64> = of_type(recs, "alert").iter().map(|r| r["alert"]["signature_id"].as_u64().unwrap()).collect();
+    v.sort_unstable();
+    v
+}
+
+/// A TCP session on `port`: the client sends each of `requests`, the server
+/// answers each with the matching `responses` entry, each acknowledged.
+fn tcp_session(port: u16, exchanges: &[(&[u8], &[u8])]) -> Vec<Vec<u8>> {
+    let seg = |to_server: bool, flags: u8, seq: u32, ack: u32, data: &[u8]| {
+        let b = if to_server {
+            PacketBuilder::ipv4(C, S).tcp(40000, port)
+        } else {
+            PacketBuilder::ipv4(S, C).tcp(port, 40000)
+        };
+        b.tcp_flags(flags).tcp_seq_ack(seq, ack).payload(data).build_ethernet()
+    };
+    let (mut c, mut s) = (1000u32, 9000u32);
+    let mut f =
+        vec![seg(true, SYN, c, 0, b""), seg(false, SYN | ACK, s, c + 1, b""), seg(true, ACK, c + 1, s + 1, b"")];
+    c += 1;
+    s += 1;
+    for (req, resp) in exchanges {
+        f.push(seg(true, ACK | PSH, c, s, req));
+        c += req.len() as u32;
+        f.push(seg(false, ACK | PSH, s, c, resp));
+        s += resp.len() as u32;
+        f.push(seg(true, ACK, c, s, b""));
+    }
+    f.push(seg(true, FIN | ACK, c, s, b""));
+    f.push(seg(false, FIN | ACK, s, c + 1, b""));
+    f.push(seg(true, ACK, c + 1, s + 1, b""));
+    f
+}
+
+const REQ: &[u8] = b"GET /download/evil.php?id=1 HTTP/1.1\r\nHost: Example.COM\r\nUser-Agent: vigil-test\r\n\r\n";
+const RESP: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n\r\nhello world";
+
+const HTTP_RULES: &str = r#"
+alert http any any -> any any (msg:"uri"; flow:established,to_server; http.uri; content:"/download/evil.php"; sid:1;)
+alert http any any -> any any (msg:"host normalized"; http.host; content:"example.com"; bsize:11; sid:2;)
+alert tcp any any -> any any (msg:"legacy modifier"; content:"vigil-test"; http_user_agent; sid:3;)
+alert http any any -> any any (msg:"body"; flow:to_client; file.data; content:"hello"; startswith; sid:4;)
+alert http any any -> any any (msg:"method with transform"; http.method; to_lowercase; content:"get"; sid:5;)
+alert http any any -> any any (msg:"wrong method"; http.method; content:"POST"; sid:6;)
+alert http any any -> any any (msg:"status"; http.stat_code; content:"200"; urilen:>5; sid:7;)
+alert dns any any -> any any (msg:"dns rule on an http flow"; dns.query; content:"example"; sid:8;)
+"#;
+
+#[test]
+fn http_buffers_alert_once_per_transaction_on_any_port() {
+    // Two transactions on a port that is not 80: detection is by content.
+    let recs = run("http", &tcp_session(8081, &[(REQ, RESP), (REQ, RESP)]), HTTP_RULES);
+    assert_eq!(sids(&recs), vec![1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 7, 7]);
+    for a in of_type(&recs, "alert") {
+        assert_eq!(a["app_proto"], "http");
+        assert_eq!(a["http"]["hostname"], "example.com", "{a}");
+        // Records of a transaction are written client to server, whatever packet completed it.
+        let to_client = a["alert"]["signature_id"] == 4 || a["alert"]["signature_id"] == 7;
+        let want_src = if to_client { "198.18.0.2" } else { "198.18.0.1" };
+        assert_eq!(a["src_ip"], want_src, "{a}");
+    }
+    let http = of_type(&recs, "http");
+    assert_eq!(http.len(), 2);
+    assert_eq!(http[1]["tx_id"], 1);
+    assert_eq!(http[0]["http"]["url"], "/download/evil.php?id=1");
+    assert_eq!(http[0]["http"]["status"], 200);
+    assert_eq!(http[0]["src_ip"], "198.18.0.1");
+    let files = of_type(&recs, "fileinfo");
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[0]["fileinfo"]["filename"], "/download/evil.php");
+    assert_eq!(files[0]["fileinfo"]["size"], 11);
+    assert_eq!(files[0]["fileinfo"]["state"], "CLOSED");
+    let flow = of_type(&recs, "flow");
+    assert_eq!(flow[0]["app_proto"], "http");
+    let stats = of_type(&recs, "stats");
+    let app = &stats.last().unwrap()["stats"]["app_layer"];
+    assert_eq!(app["flow"]["http"], 1, "{app}");
+    assert_eq!(app["tx"]["http"], 2, "{app}");
+}
+
+#[test]
+fn a_request_split_byte_by_byte_alerts_the_same() {
+    let seg = |to_server: bool, flags: u8, seq: u32, ack: u32, data: &[u8]| {
+        let b =
+            if to_server { PacketBuilder::ipv4(C, S).tcp(40001, 80) } else { PacketBuilder::ipv4(S, C).tcp(80, 40001) };
+        b.tcp_flags(flags).tcp_seq_ack(seq, ack).payload(data).build_ethernet()
+    };
+    let mut f = vec![seg(true, SYN, 0, 0, b""), seg(false, SYN | ACK, 0, 1, b""), seg(true, ACK, 1, 1, b"")];
+    for (i, b) in REQ.iter().enumerate() {
+        f.push(seg(true, ACK | PSH, 1 + i as u32, 1, &[*b]));
+        f.push(seg(false, ACK, 1, 2 + i as u32, b""));
+    }
+    let end = 1 + REQ.len() as u32;
+    f.push(seg(false, ACK | PSH, 1, end, RESP));
+    f.push(seg(true, FIN | ACK, end, 1 + RESP.len() as u32, b""));
+    let recs = run("bytes", &f, HTTP_RULES);
+    assert_eq!(sids(&recs), vec![1, 2, 3, 4, 5, 7]);
+}
+
+fn dns_query(id: u16, name: &str) -> Vec<u8> {
+    let mut m = vec![(id >> 8) as u8, id as u8, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0];
+    for label in name.split('.') {
+        m.push(label.len() as u8);
+        m.extend_from_slice(label.as_bytes());
+    }
+    m.extend_from_slice(&[0, 0, 1, 0, 1]);
+    m
+}
+
+#[test]
+fn dns_over_udp_with_transforms_and_records() {
+    let rules = r#"
+alert dns any any -> any any (msg:"suffix"; dns.query; dotprefix; content:".evil.example"; endswith; sid:1;)
+alert udp any any -> any any (msg:"legacy name"; dns_query; content:"www"; depth:3; sid:2;)
+alert dns any any -> any any (msg:"not this"; dns.query; content:"benign"; sid:3;)
+"#;
+    let q = |id, name| PacketBuilder::ipv4(C, S).udp(5353 + id, 53).payload(&dns_query(id, name)).build_ethernet();
+    let recs = run("dns", &[q(1, "www.evil.example"), q(2, "evil.example.org")], rules);
+    assert_eq!(sids(&recs), vec![1, 2]);
+    let dns = of_type(&recs, "dns");
+    assert_eq!(dns.len(), 2);
+    assert_eq!(dns[0]["dns"]["queries"][0]["rrname"], "www.evil.example");
+    assert!(of_type(&recs, "flow").iter().all(|f| f["app_proto"] == "dns"));
+}
+
+#[test]
+fn a_port_53_flow_that_is_not_dns_fails_detection() {
+    let rules = "alert dns any any -> any any (msg:\"any dns\"; sid:1;)\n";
+    let junk = PacketBuilder::ipv4(C, S).udp(4000, 53).payload(b"not a dns message at all").build_ethernet();
+    let recs = run("junk", &[junk], rules);
+    assert!(sids(&recs).is_empty());
+    assert_eq!(of_type(&recs, "flow")[0]["app_proto"], "failed");
+}
