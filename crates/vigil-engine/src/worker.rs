@@ -94,7 +94,16 @@ impl Detector {
                 self.suppressed += 1;
                 continue;
             }
-            let (src, dst) = (p.ip.map(|ip| ip.src), p.ip.map(|ip| ip.dst));
+            // A transaction rule's source is the side it inspects, whatever
+            // packet completed the transaction (thresholds track by it).
+            let swap = match (&sig.tx, info) {
+                (Some(t), Some(i)) => (t.side == Direction::ToServer) != i.to_server,
+                _ => false,
+            };
+            let (mut src, mut dst) = (p.ip.map(|ip| ip.src), p.ip.map(|ip| ip.dst));
+            if swap {
+                std::mem::swap(&mut src, &mut dst);
+            }
             if self.rules.thresholds.suppressed(sig.gid, sig.sid, src, dst) {
                 self.suppressed += 1;
                 continue;
@@ -109,11 +118,9 @@ impl Detector {
             self.alerts += 1;
             alerted = true;
             let tx = tx_id.and_then(|id| app?.txs.iter().find(|t| t.tx.id() == id)).map(|t| t.tx);
-            let alert_app = info.filter(|i| i.app_proto != AppProto::Unknown || tx.is_some()).map(|i| AlertApp {
-                proto: i.app_proto,
-                tx,
-                swap: sig.tx.as_ref().is_some_and(|t| (t.side == Direction::ToServer) != i.to_server),
-            });
+            let alert_app = info
+                .filter(|i| i.app_proto != AppProto::Unknown || tx.is_some())
+                .map(|i| AlertApp { proto: i.app_proto, tx, swap });
             outputs.alert(p, sig, flow_id, self.ips, alert_app)?;
         }
         Ok(alerted)
