@@ -146,6 +146,9 @@ pub enum BufferId {
     DnsQuery,
     /// `dns.answer.name`: each answer name. Indexed.
     DnsAnswerName,
+    /// `dns.response.rrname`: question names, then each answer and authority record name
+    /// followed by the name in its data, then additional record names. Indexed.
+    DnsResponseRrname,
     // TLS.
     /// `tls.sni`
     TlsSni,
@@ -169,4 +172,14 @@ pub enum BufferId {
     Ja3sString,
     /// `tls.alpn`: each ALPN protocol offered by the client. Indexed.
     TlsAlpn,
+    /// `tls.subjectaltname`: each DNS name / IP address of the leaf's subjectAltName (of the
+    /// side inspected, like the other certificate buffers). Indexed.
+    TlsSubjectAltName,
+    /// `tls.random`: the 32-byte hello random of the side inspected (client to-server, server
+    /// to-client).
+    TlsRandom,
+    /// `tls.random_time`: its first 4 bytes.
+    TlsRandomTime,
+    /// `tls.random_bytes`: its last 28 bytes.
+    TlsRandomBytes,
 }

@@ -59,6 +59,8 @@ pub struct EveTypes {
     /// Other listed types that are enabled (`http`, `dns`, `tls`, `files`,
     /// ...), in list order; `ikev2` is read as `ike`, as Suricata does.
     pub other: Vec<String>,
+    /// `- dns: version:` (2 or 3); `None` when not given (Suricata 8 writes 3).
+    pub dns_version: Option<u8>,
 }
 
 /// `types: - alert:` options.
@@ -255,6 +257,7 @@ impl EveLog {
                 stats: Some(EveStats::default()),
                 flow: Some(EveFlow::default()),
                 other,
+                dns_version: None,
             },
             ..EveLog::default()
         }
@@ -334,6 +337,12 @@ impl EveTypes {
                 "anomaly" if t.anomaly.is_none() => t.anomaly = Some(EveAnomaly::read(&opts, enabled, &mut local)),
                 "stats" if t.stats.is_none() => t.stats = Some(EveStats::read(&opts, enabled, stats_on, &mut local)),
                 "flow" if t.flow.is_none() => t.flow = Some(EveFlow { enabled }),
+                "dns" if enabled => {
+                    t.dns_version = opts.int_in("version", 2, 3, &mut local).map(|v| v as u8);
+                    if !t.other.iter().any(|o| o == "dns") {
+                        t.other.push("dns".into());
+                    }
+                }
                 "alert" | "anomaly" | "stats" | "flow" => {}
                 other if enabled && !t.other.iter().any(|o| o == other) => t.other.push(other.to_string()),
                 _ => {}

@@ -142,6 +142,8 @@ fn finished(tx: TxRef<'_>) -> bool {
 pub(crate) struct AppStats {
     flows: [u64; FLOW_NAMES.len()],
     txs: [u64; TX_NAMES.len()],
+    /// `app_layer.error.<proto>.parser` and `.gap`, by [`TX_NAMES`] slot.
+    errors: [[u64; 2]; TX_NAMES.len()],
 }
 
 const FLOW_NAMES: [&str; 6] = ["http", "tls", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp"];
@@ -177,8 +179,21 @@ impl AppStats {
         }
     }
 
+    /// Adds an ended flow's parser errors and gaps.
+    pub(crate) fn ended(&mut self, app: &FlowApp) {
+        if let Some(i) = slot(app.layer.proto(), app.layer.transport()).filter(|&i| i < TX_NAMES.len()) {
+            let c = app.layer.counters();
+            self.errors[i][0] += c.parser_errors;
+            self.errors[i][1] += c.gaps;
+        }
+    }
+
     pub(crate) fn named(&self) -> impl Iterator<Item = (String, u64)> + '_ {
         let flows = FLOW_NAMES.iter().zip(self.flows).map(|(n, v)| (format!("app_layer.flow.{n}"), v));
-        flows.chain(TX_NAMES.iter().zip(self.txs).map(|(n, v)| (format!("app_layer.tx.{n}"), v)))
+        let txs = TX_NAMES.iter().zip(self.txs).map(|(n, v)| (format!("app_layer.tx.{n}"), v));
+        let errors = TX_NAMES.iter().zip(self.errors).flat_map(|(n, [parser, gap])| {
+            [(format!("app_layer.error.{n}.parser"), parser), (format!("app_layer.error.{n}.gap"), gap)]
+        });
+        flows.chain(txs).chain(errors)
     }
 }

@@ -23,6 +23,9 @@ pub struct RunOptions {
     pub disable_detection: bool,
     /// `--simulate-ips`: act as if inline (no effect until detection can drop).
     pub simulate_ips: bool,
+    /// The DNS EVE format for every output, over the configuration's
+    /// (Suricata's `SURICATA_EVE_DNS_VERSION`).
+    pub eve_dns_version: Option<u8>,
     /// `--init-errors-fatal`: any configuration error stops the run.
     pub init_errors_fatal: bool,
     /// `--runmode`.

@@ -35,6 +35,8 @@ struct EveSink {
     tls: bool,
     /// `files`: a `fileinfo` record per HTTP body.
     files: bool,
+    /// `dns: version: 2`: Suricata's older per-record DNS format.
+    dns_v2: bool,
     envelope: EnvelopeOptions,
 }
 
@@ -100,6 +102,7 @@ impl Outputs {
                 dns: eve.logs("dns"),
                 tls: eve.logs("tls"),
                 files: eve.logs("files"),
+                dns_v2: setup.eve_dns_version.or(eve.types.dns_version) == Some(2),
                 envelope: EnvelopeOptions { ethernet: eve.ethernet },
             });
         }
@@ -131,9 +134,12 @@ impl Outputs {
         sig: &Signature,
         flow_id: Option<u64>,
         ips: bool,
+        flow_dir: Option<bool>,
         app: Option<AlertApp<'_>>,
     ) -> Result<(), EngineError> {
         let blocked = ips && matches!(sig.action, RuleAction::Drop | RuleAction::Reject);
+        // Suricata's `direction`: the flow direction the alert is written in.
+        let direction = flow_dir.map(|to_server| if to_server { "to_server" } else { "to_client" });
         let info = AlertInfo {
             action: if blocked { "blocked" } else { "allowed" },
             gid: sig.gid,
@@ -149,6 +155,10 @@ impl Outputs {
             let mut rec = alert_record(p, &info, opts);
             if let Some(id) = flow_id {
                 insert_flow_id(&mut rec, id);
+            }
+            if let (Some(dir), Value::Object(m)) = (direction, &mut rec) {
+                let at = m.keys().position(|k| k == "alert").unwrap_or(m.len());
+                m.shift_insert(at, "direction".into(), dir.into());
             }
             if let (Some(app), Value::Object(m)) = (app, &mut rec) {
                 if app.swap {
@@ -188,6 +198,16 @@ impl Outputs {
                 TxRef::Tls(_) => sink.tls,
             };
             if !wanted {
+                continue;
+            }
+            if let (TxRef::Dns(d), true) = (tx, sink.dns_v2) {
+                // Version 2 writes queries and answers in the flow's direction.
+                let swap = swap != (d.direction() == Direction::ToClient);
+                for rec in d.eve_v2() {
+                    let body = serde_json::to_value(rec).unwrap_or(Value::Null);
+                    let rec = vigil_output::app_record(p, "dns", swap, flow_id, tx.id(), body, sink.envelope);
+                    write(&mut sink.writer, &rec)?;
+                }
                 continue;
             }
             let (key, b) = body.get_or_insert_with(|| tx_body(tx)).clone();

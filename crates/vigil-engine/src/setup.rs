@@ -36,6 +36,8 @@ pub struct Setup {
     pub ips: bool,
     /// The application layer (`app-layer`); `None` when every parser is off.
     pub app: Option<vigil_applayer::AppConfig>,
+    /// The DNS EVE format forced for every output, if any.
+    pub eve_dns_version: Option<u8>,
 }
 
 pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
@@ -105,6 +107,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         rules: Arc::new(rules),
         ips: opts.simulate_ips,
         app,
+        eve_dns_version: opts.eve_dns_version,
     })
 }
 

@@ -118,10 +118,13 @@ impl Detector {
             self.alerts += 1;
             alerted = true;
             let tx = tx_id.and_then(|id| app?.txs.iter().find(|t| t.tx.id() == id)).map(|t| t.tx);
-            let alert_app = info
-                .filter(|i| i.app_proto != AppProto::Unknown || tx.is_some())
-                .map(|i| AlertApp { proto: i.app_proto, tx, swap });
-            outputs.alert(p, sig, flow_id, self.ips, alert_app)?;
+            let alert_app = info.filter(|i| i.app_proto != AppProto::Unknown || tx.is_some()).map(|i| AlertApp {
+                proto: i.app_proto,
+                tx,
+                swap,
+            });
+            let flow_dir = info.map(|i| i.to_server != swap);
+            outputs.alert(p, sig, flow_id, self.ips, flow_dir, alert_app)?;
         }
         Ok(alerted)
     }
@@ -381,6 +384,9 @@ impl Worker {
         }
         if result.is_ok() && f.ext.app.is_some() {
             result = self.finish_app(f, outputs);
+        }
+        if let Some(a) = f.ext.app.as_deref() {
+            self.app_stats.ended(a);
         }
         result
     }

@@ -131,11 +131,65 @@ pub enum EveGrouped {
     Sshfp(EveSshfp),
 }
 
+/// The `dns` object of the old per-record format (`eve-log.types.dns.version: 2`, or
+/// `SURICATA_EVE_DNS_VERSION=2`): a request logs one `query` record per question, a response
+/// one `answer` record. Suricata writes these in the flow's direction (client as `src_ip`) for
+/// both kinds, unlike version 3 records which follow the message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DnsEveV2 {
+    pub version: u8,
+    /// `query` or `answer`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The on-the-wire id.
+    pub id: u16,
+    /// Answers only: the header flags word in lowercase hex.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flags: Option<String>,
+    #[serde(skip_serializing_if = "is_false")]
+    pub qr: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub aa: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub tc: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub rd: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    pub ra: bool,
+    /// The question (for an answer, its first question).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rrname: Option<String>,
+    #[serde(skip_serializing_if = "is_false")]
+    pub rrname_truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rrtype: Option<String>,
+    /// Queries only: the flow's transaction id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx_id: Option<u64>,
+    #[serde(skip_serializing_if = "is_false")]
+    pub z: bool,
+    pub opcode: u8,
+    /// Answers only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rcode: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<EveRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grouped: Option<BTreeMap<String, Vec<EveGrouped>>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub authorities: Vec<EveRecord>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub additionals: Vec<EveRecord>,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Section {
     Answer,
     Authority,
     Additional,
+    /// Version 2 records: every field in every section, as Suricata's old format had no schema
+    /// restrictions.
+    Any,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -191,8 +245,77 @@ impl DnsTx {
     }
 }
 
+impl DnsTx {
+    /// The version 2 records of this message: one `query` per question of a request (none for a
+    /// request without questions), or the one `answer` of a response.
+    pub fn eve_v2(&self) -> Vec<DnsEveV2> {
+        let m = &self.msg;
+        let h = &m.header;
+        let base = DnsEveV2 {
+            version: 2,
+            kind: "query",
+            id: h.id,
+            flags: None,
+            qr: false,
+            aa: false,
+            tc: false,
+            rd: false,
+            ra: false,
+            rrname: None,
+            rrname_truncated: false,
+            rrtype: None,
+            tx_id: None,
+            z: h.z(),
+            opcode: h.opcode(),
+            rcode: None,
+            answers: Vec::new(),
+            grouped: None,
+            authorities: Vec::new(),
+            additionals: Vec::new(),
+        };
+        if !self.is_response() {
+            return m
+                .questions
+                .iter()
+                .map(|q| DnsEveV2 {
+                    rrname: Some(json_string(&q.name.value)),
+                    rrname_truncated: q.name.flags.truncated,
+                    rrtype: Some(rrtype_name(q.rrtype).into_owned()),
+                    tx_id: Some(self.id()),
+                    ..base.clone()
+                })
+                .collect();
+        }
+        let first = m.questions.first();
+        vec![DnsEveV2 {
+            kind: "answer",
+            flags: Some(format!("{:x}", h.flags)),
+            qr: h.qr(),
+            aa: h.aa(),
+            tc: h.tc(),
+            rd: h.rd(),
+            ra: h.ra(),
+            rrname: first.map(|q| json_string(&q.name.value)),
+            rrname_truncated: first.is_some_and(|q| q.name.flags.truncated),
+            rrtype: first.map(|q| rrtype_name(q.rrtype).into_owned()),
+            rcode: Some(rcode_name(h.rcode()).into_owned()),
+            answers: m.answers.iter().map(|r| record(r, Section::Any)).collect(),
+            grouped: (!m.answers.is_empty()).then(|| grouped_answers(&m.answers)),
+            authorities: m.authorities.iter().map(|r| record(r, Section::Any)).collect(),
+            additionals: m
+                .additionals
+                .iter()
+                .filter(|r| !matches!(&r.rdata, RData::Opt(o) if o.is_empty()))
+                .map(|r| record(r, Section::Any))
+                .collect(),
+            ..base
+        }]
+    }
+}
+
 fn record(r: &DnsRecord, section: Section) -> EveRecord {
-    let flags_allowed = section == Section::Authority;
+    let any = section == Section::Any;
+    let flags_allowed = section == Section::Authority || any;
     let mut out = EveRecord {
         rrname: json_string(&r.name.value),
         rrname_truncated: flags_allowed && r.name.flags.truncated,
@@ -213,9 +336,9 @@ fn record(r: &DnsRecord, section: Section) -> EveRecord {
         }
         RData::Txt(b) | RData::Null(b) => out.rdata = Some(json_string(b)),
         RData::Soa(s) if section != Section::Additional => out.soa = Some(soa(s)),
-        RData::Srv(s) if section == Section::Answer => out.srv = Some(srv(s)),
-        RData::Sshfp(s) if section == Section::Answer => out.sshfp = Some(sshfp(s)),
-        RData::Opt(o) if section == Section::Additional => {
+        RData::Srv(s) if section == Section::Answer || any => out.srv = Some(srv(s)),
+        RData::Sshfp(s) if section == Section::Answer || any => out.sshfp = Some(sshfp(s)),
+        RData::Opt(o) if section == Section::Additional || any => {
             out.opt = Some(o.iter().map(|o| EveOpt { code: o.code, data: hex(&o.data, "") }).collect());
         }
         _ => {}

@@ -377,7 +377,7 @@ impl<'a> Reader<'a> {
             }
             TYPE_NULL => RData::Null(raw.to_vec()),
             TYPE_HINFO => hinfo(raw).unwrap_or_else(|| RData::Unknown(raw.to_vec())),
-            TYPE_OPT => RData::Opt(edns_options(raw)),
+            TYPE_OPT => RData::Opt(edns_options(raw).ok_or(MessageError::Malformed { offset: start })?),
             _ => RData::Unknown(raw.to_vec()),
         })
     }
@@ -391,15 +391,17 @@ fn hinfo(raw: &[u8]) -> Option<RData> {
     Some(RData::Hinfo { cpu: cpu.to_vec(), os: os.to_vec() })
 }
 
-/// EDNS options; a truncated last option is dropped.
-fn edns_options(mut raw: &[u8]) -> Vec<EdnsOption> {
+/// EDNS options. The data must be whole options: a truncated one makes the record (and so its
+/// section) invalid, as in Suricata, which flags it `dns.invalid_additionals`.
+fn edns_options(mut raw: &[u8]) -> Option<Vec<EdnsOption>> {
     let mut out = Vec::new();
-    while raw.len() >= 4 {
-        let code = u16::from_be_bytes([raw[0], raw[1]]);
-        let len = usize::from(u16::from_be_bytes([raw[2], raw[3]]));
-        let Some(data) = raw.get(4..4 + len) else { break };
+    while !raw.is_empty() {
+        let head = raw.get(..4)?;
+        let code = u16::from_be_bytes([head[0], head[1]]);
+        let len = usize::from(u16::from_be_bytes([head[2], head[3]]));
+        let data = raw.get(4..4 + len)?;
         out.push(EdnsOption { code, data: data.to_vec() });
         raw = &raw[4 + len..];
     }
-    out
+    Some(out)
 }

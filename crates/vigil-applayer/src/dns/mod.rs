@@ -38,8 +38,8 @@ mod tx;
 pub(crate) mod tests;
 
 pub use eve::{
-    address, json_string, rcode_name, rrtype_name, DnsEve, EveGrouped, EveOpt, EveQuery, EveRecord, EveSoa, EveSrv,
-    EveSshfp,
+    address, json_string, rcode_name, rrtype_name, DnsEve, DnsEveV2, EveGrouped, EveOpt, EveQuery, EveRecord, EveSoa,
+    EveSrv, EveSshfp,
 };
 pub use message::{parse_message, DnsHeader, DnsMessage, DnsQuestion, DnsRecord, MessageError, RData};
 pub use name::{DnsName, NameFlags};

@@ -529,3 +529,72 @@ fn random_input_never_panics() {
         }
     }
 }
+
+#[test]
+fn response_rrname_buffer_walks_names_and_record_data() {
+    let p = udp(&[(ToServer, query().bytes()), (ToClient, answer().bytes())]);
+    let a = &p.txs()[1];
+    // The question, then the CNAME's owner and target, then each A owner.
+    let names: Vec<_> = (0..).map_while(|i| a.buffer(BufferId::DnsResponseRrname, i)).collect();
+    assert_eq!(
+        names,
+        vec![
+            &b"www.suricata-ids.org"[..],
+            b"www.suricata-ids.org",
+            b"suricata-ids.org",
+            b"suricata-ids.org",
+            b"suricata-ids.org"
+        ]
+    );
+}
+
+#[test]
+fn truncated_edns_option_invalidates_the_additionals() {
+    // An OPT record whose one byte of data cannot hold an option header (seen in the wild).
+    let m = Msg::new(7, 0x8180, [1, 0, 0, 1]).q("example.com", message::TYPE_A).rr(&[0], message::TYPE_OPT, 0, &[2]);
+    let mut p = udp(&[(ToClient, m.bytes())]);
+    assert_eq!(event_names(&mut p), vec![EVENT_INVALID_ADDITIONALS]);
+    assert!(p.txs()[0].message().additionals.is_empty());
+    // A whole option still decodes.
+    let m = Msg::new(7, 0x8180, [1, 0, 0, 1]).q("example.com", message::TYPE_A).rr(
+        &[0],
+        message::TYPE_OPT,
+        0,
+        &[0, 10, 0, 2, 0xab, 0xcd],
+    );
+    let mut p = udp(&[(ToClient, m.bytes())]);
+    assert!(event_names(&mut p).is_empty());
+    assert_eq!(p.txs()[0].message().additionals.len(), 1);
+}
+
+#[test]
+fn version2_records() {
+    // Z set on the query: it is logged on each query record.
+    let two = Msg::new(5, 0x0140, [2, 0, 0, 0]).q("a.example", message::TYPE_A).q("b.example", message::TYPE_AAAA);
+    let p = udp(&[(ToServer, two.bytes()), (ToClient, answer().bytes())]);
+    let queries: Vec<_> = p.txs()[0].eve_v2().iter().map(|r| serde_json::to_value(r).unwrap()).collect();
+    assert_eq!(
+        queries,
+        vec![
+            json!({"version": 2, "type": "query", "id": 5, "rrname": "a.example", "rrtype": "A", "tx_id": 0,
+                   "z": true, "opcode": 0}),
+            json!({"version": 2, "type": "query", "id": 5, "rrname": "b.example", "rrtype": "AAAA", "tx_id": 0,
+                   "z": true, "opcode": 0}),
+        ]
+    );
+    let answers = p.txs()[1].eve_v2();
+    assert_eq!(answers.len(), 1);
+    let v = serde_json::to_value(&answers[0]).unwrap();
+    assert_eq!(v["type"], "answer");
+    assert_eq!(v["version"], 2);
+    assert_eq!(v["flags"], "81a0");
+    assert_eq!(v["rrname"], "www.suricata-ids.org");
+    assert_eq!(v["rrtype"], "A");
+    assert_eq!(v["rcode"], "NOERROR");
+    assert_eq!(v["answers"][0]["rdata"], "suricata-ids.org");
+    assert_eq!(v["grouped"]["A"], json!(["192.0.78.24", "192.0.78.25"]));
+    assert!(v.get("tx_id").is_none());
+    // A request without questions has no query record.
+    let empty = Msg::new(6, 0x0100, [0, 0, 0, 0]);
+    assert!(udp(&[(ToServer, empty.bytes())]).txs()[0].eve_v2().is_empty());
+}

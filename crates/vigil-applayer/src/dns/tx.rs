@@ -132,6 +132,7 @@ impl Transaction for DnsTx {
         match id {
             BufferId::DnsQuery => self.query_name(index),
             BufferId::DnsAnswerName => self.answer_name(index),
+            BufferId::DnsResponseRrname => self.response_rrname(index),
             _ => None,
         }
     }

@@ -1,6 +1,7 @@
 //! The EVE `tls` object, Suricata 8 names: by default what Suricata's `extended: yes` logs
-//! (certificate fields, SNI, version, validity, JA3/JA3S, ALPNs, client certificate); the
-//! base64 certificates and the raw handshake lists on request ([`TlsEveOptions`]).
+//! (certificate fields, SNI, version, validity, JA3/JA3S, ALPNs, client certificate); other
+//! field sets (basic, a `custom` list with base64 certificates and the raw handshake lists)
+//! through [`TlsEveOptions`].
 
 use serde::Serialize;
 
@@ -10,13 +11,134 @@ use super::ja3::{is_grease, Ja3};
 use super::tx::{CertChain, TlsTx};
 use super::version_name;
 
-/// Optional parts of the record (Suricata's `custom` fields).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Which fields the record carries: Suricata's `eve-log.types.tls` settings (`extended`,
+/// `custom`, `session-resumption`). The default is the extended set with session resumption,
+/// what Suricata logs with `extended: yes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TlsEveOptions {
-    /// `certificate` and `chain` (base64 DER), for the server and the client.
-    pub certificates: bool,
-    /// `client_handshake` and `server_handshake`.
-    pub handshake: bool,
+    fields: u32,
+}
+
+impl TlsEveOptions {
+    pub const VERSION: u32 = 1 << 0;
+    pub const SUBJECT: u32 = 1 << 1;
+    pub const ISSUER: u32 = 1 << 2;
+    pub const SERIAL: u32 = 1 << 3;
+    pub const FINGERPRINT: u32 = 1 << 4;
+    pub const NOT_BEFORE: u32 = 1 << 5;
+    pub const NOT_AFTER: u32 = 1 << 6;
+    pub const SNI: u32 = 1 << 7;
+    /// The server's leaf, base64 DER.
+    pub const CERTIFICATE: u32 = 1 << 8;
+    /// The server's chain, base64 DER each.
+    pub const CHAIN: u32 = 1 << 9;
+    pub const SESSION_RESUMED: u32 = 1 << 10;
+    pub const JA3: u32 = 1 << 11;
+    pub const JA3S: u32 = 1 << 12;
+    /// The `client` object (client certificate fields), when the client sent one.
+    pub const CLIENT: u32 = 1 << 13;
+    pub const CLIENT_CERTIFICATE: u32 = 1 << 14;
+    pub const CLIENT_CHAIN: u32 = 1 << 15;
+    /// Accepted and ignored: vigil computes no JA4 (Suricata does the same without it).
+    pub const JA4: u32 = 1 << 16;
+    pub const SUBJECTALTNAME: u32 = 1 << 17;
+    pub const CLIENT_ALPNS: u32 = 1 << 18;
+    pub const SERVER_ALPNS: u32 = 1 << 19;
+    pub const CLIENT_HANDSHAKE: u32 = 1 << 20;
+    pub const SERVER_HANDSHAKE: u32 = 1 << 21;
+
+    /// What Suricata logs without `extended` or `custom`.
+    pub const BASIC: u32 = Self::SUBJECT | Self::ISSUER | Self::SUBJECTALTNAME;
+    /// What `extended: yes` logs.
+    pub const EXTENDED: u32 = Self::BASIC
+        | Self::VERSION
+        | Self::SERIAL
+        | Self::FINGERPRINT
+        | Self::NOT_BEFORE
+        | Self::NOT_AFTER
+        | Self::JA3
+        | Self::JA3S
+        | Self::JA4
+        | Self::CLIENT
+        | Self::CLIENT_ALPNS
+        | Self::SERVER_ALPNS
+        | Self::SNI;
+
+    /// Names of the `custom` list, as Suricata spells them.
+    const NAMES: [(&'static str, u32); 22] = [
+        ("version", Self::VERSION),
+        ("subject", Self::SUBJECT),
+        ("issuer", Self::ISSUER),
+        ("serial", Self::SERIAL),
+        ("fingerprint", Self::FINGERPRINT),
+        ("not_before", Self::NOT_BEFORE),
+        ("not_after", Self::NOT_AFTER),
+        ("sni", Self::SNI),
+        ("certificate", Self::CERTIFICATE),
+        ("chain", Self::CHAIN),
+        ("session_resumed", Self::SESSION_RESUMED),
+        ("ja3", Self::JA3),
+        ("ja3s", Self::JA3S),
+        ("client", Self::CLIENT),
+        ("client_certificate", Self::CLIENT_CERTIFICATE),
+        ("client_chain", Self::CLIENT_CHAIN),
+        ("ja4", Self::JA4),
+        ("subjectaltname", Self::SUBJECTALTNAME),
+        ("client_alpns", Self::CLIENT_ALPNS),
+        ("server_alpns", Self::SERVER_ALPNS),
+        ("client_handshake", Self::CLIENT_HANDSHAKE),
+        ("server_handshake", Self::SERVER_HANDSHAKE),
+    ];
+
+    /// Exactly these fields (a union of the constants above).
+    pub const fn fields(fields: u32) -> Self {
+        TlsEveOptions { fields }
+    }
+
+    /// The options Suricata derives from an `eve-log.types.tls` node: `extended` (default no:
+    /// the basic set), `custom` (a field list that replaces either set; unknown names are
+    /// returned so the caller can warn, as Suricata does), `session_resumption` (default yes).
+    pub fn from_config<'a>(
+        extended: bool,
+        custom: Option<&[&'a str]>,
+        session_resumption: bool,
+    ) -> (TlsEveOptions, Vec<&'a str>) {
+        let mut fields = if extended { Self::EXTENDED } else { Self::BASIC };
+        let mut unknown = Vec::new();
+        if let Some(names) = custom {
+            fields = 0;
+            for &name in names {
+                match Self::NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+                    Some(&(_, f)) => fields |= f,
+                    None => unknown.push(name),
+                }
+            }
+        }
+        if session_resumption {
+            fields |= Self::SESSION_RESUMED;
+        }
+        // The client's certificate and chain go in the `client` object.
+        if fields & (Self::CLIENT_CERTIFICATE | Self::CLIENT_CHAIN) != 0 {
+            fields |= Self::CLIENT;
+        }
+        (TlsEveOptions { fields }, unknown)
+    }
+
+    /// Whether `field` (one of the constants) is logged.
+    pub fn has(&self, field: u32) -> bool {
+        self.fields & field != 0
+    }
+
+    /// These options plus `fields`.
+    pub const fn with(self, fields: u32) -> Self {
+        TlsEveOptions { fields: self.fields | fields }
+    }
+}
+
+impl Default for TlsEveOptions {
+    fn default() -> Self {
+        TlsEveOptions { fields: Self::EXTENDED | Self::SESSION_RESUMED }
+    }
 }
 
 /// The `tls` object of an EVE record; absent values are left out.
@@ -27,7 +149,8 @@ pub struct TlsEve {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sni: Option<String>,
     /// Suricata's name for the server's version, `UNDETERMINED` before one was seen.
-    pub version: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     #[serde(skip_serializing_if = "is_false")]
     pub session_resumed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -106,30 +229,52 @@ impl TlsTx {
         self.eve_with(TlsEveOptions::default())
     }
 
-    /// The EVE `tls` object with optional parts.
+    /// The EVE `tls` object with the fields `opts` selects.
     pub fn eve_with(&self, opts: TlsEveOptions) -> TlsEve {
+        use TlsEveOptions as F;
         let ch = self.client_hello.as_ref();
         let sh = self.server_hello.as_ref();
         let ja = |j: &Ja3| EveJa3 { hash: j.hash.clone(), string: j.string.clone() };
+        let server_fields = CertFields {
+            subject: opts.has(F::SUBJECT),
+            issuer: opts.has(F::ISSUER),
+            serial: opts.has(F::SERIAL),
+            fingerprint: opts.has(F::FINGERPRINT),
+            not_before: opts.has(F::NOT_BEFORE),
+            not_after: opts.has(F::NOT_AFTER),
+            sans: opts.has(F::SUBJECTALTNAME),
+            certificate: opts.has(F::CERTIFICATE),
+            chain: opts.has(F::CHAIN),
+        };
+        // The client object always has the certificate fields; the DER only on request.
+        let client_fields = CertFields {
+            sans: false,
+            certificate: opts.has(F::CLIENT_CERTIFICATE),
+            chain: opts.has(F::CLIENT_CHAIN),
+            ..CertFields::ALL
+        };
+        let has_client_cert = self.client_certs.leaf.is_some();
         TlsEve {
-            server: cert_fields(&self.server_certs, opts.certificates),
-            sni: self.sni().map(text),
-            version: self.version_name().into_owned(),
-            session_resumed: self.session_resumed,
-            ja3: self.ja3.as_ref().map(ja),
-            ja3s: self.ja3s.as_ref().map(ja),
-            client_alpns: self.alpn().iter().map(|p| text(p)).collect(),
-            server_alpns: self.server_alpn().map(text).into_iter().collect(),
-            client: (!self.client_certs.certs.is_empty()).then(|| cert_fields(&self.client_certs, opts.certificates)),
-            client_handshake: ch.filter(|_| opts.handshake && !ch.is_some_and(|c| c.sslv2)).map(|c| {
-                EveClientHandshake {
-                    version: version_name(offered_version(c)).into_owned(),
-                    ciphers: no_grease(&c.ciphers),
-                    exts: no_grease(&c.extensions),
-                    sig_algs: c.sig_algs.clone(),
-                }
+            server: cert_fields(&self.server_certs, server_fields),
+            sni: self.sni().filter(|_| opts.has(F::SNI)).map(text),
+            version: opts.has(F::VERSION).then(|| self.version_name().into_owned()),
+            session_resumed: self.session_resumed && opts.has(F::SESSION_RESUMED),
+            ja3: self.ja3.as_ref().filter(|_| opts.has(F::JA3)).map(ja),
+            ja3s: self.ja3s.as_ref().filter(|_| opts.has(F::JA3S)).map(ja),
+            client_alpns: if opts.has(F::CLIENT_ALPNS) {
+                self.alpn().iter().map(|p| text(p)).collect()
+            } else {
+                Vec::new()
+            },
+            server_alpns: self.server_alpn().filter(|_| opts.has(F::SERVER_ALPNS)).map(text).into_iter().collect(),
+            client: (has_client_cert && opts.has(F::CLIENT)).then(|| cert_fields(&self.client_certs, client_fields)),
+            client_handshake: ch.filter(|c| opts.has(F::CLIENT_HANDSHAKE) && !c.sslv2).map(|c| EveClientHandshake {
+                version: version_name(offered_version(c)).into_owned(),
+                ciphers: no_grease(&c.ciphers),
+                exts: no_grease(&c.extensions),
+                sig_algs: c.sig_algs.clone(),
             }),
-            server_handshake: sh.filter(|_| opts.handshake).map(|s| EveServerHandshake {
+            server_handshake: sh.filter(|_| opts.has(F::SERVER_HANDSHAKE)).map(|s| EveServerHandshake {
                 version: version_name(s.negotiated_version()).into_owned(),
                 cipher: s.cipher,
                 exts: no_grease(&s.extensions),
@@ -147,20 +292,52 @@ fn no_grease(v: &[u16]) -> Vec<u16> {
     v.iter().copied().filter(|&x| !is_grease(x)).collect()
 }
 
-fn cert_fields(chain: &CertChain, with_der: bool) -> EveCert {
+/// Which certificate fields to fill.
+#[derive(Clone, Copy)]
+struct CertFields {
+    subject: bool,
+    issuer: bool,
+    serial: bool,
+    fingerprint: bool,
+    not_before: bool,
+    not_after: bool,
+    sans: bool,
+    certificate: bool,
+    chain: bool,
+}
+
+impl CertFields {
+    const ALL: CertFields = CertFields {
+        subject: true,
+        issuer: true,
+        serial: true,
+        fingerprint: true,
+        not_before: true,
+        not_after: true,
+        sans: true,
+        certificate: true,
+        chain: true,
+    };
+}
+
+fn cert_fields(chain: &CertChain, want: CertFields) -> EveCert {
     let mut out = EveCert::default();
     if let Some(c) = &chain.leaf {
         let CertInfo { subject, issuer, serial, fingerprint, not_before, not_after, sans } = c;
-        out.subject = Some(subject.clone());
-        out.issuerdn = Some(issuer.clone());
-        out.serial = Some(serial.clone());
-        out.fingerprint = Some(fingerprint.clone());
-        out.notbefore = Some(format_time(*not_before));
-        out.notafter = Some(format_time(*not_after));
-        out.subjectaltname = sans.clone();
+        out.subject = want.subject.then(|| subject.clone());
+        out.issuerdn = want.issuer.then(|| issuer.clone());
+        out.serial = want.serial.then(|| serial.clone());
+        out.fingerprint = want.fingerprint.then(|| fingerprint.clone());
+        out.notbefore = want.not_before.then(|| format_time(*not_before));
+        out.notafter = want.not_after.then(|| format_time(*not_after));
+        if want.sans {
+            out.subjectaltname = sans.clone();
+        }
     }
-    if with_der {
+    if want.certificate {
         out.certificate = chain.certs.first().map(|c| base64(c));
+    }
+    if want.chain {
         out.chain = chain.certs.iter().map(|c| base64(c)).collect();
     }
     out

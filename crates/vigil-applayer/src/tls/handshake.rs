@@ -11,6 +11,7 @@ use tls_parser::TlsExtension;
 pub const CLIENT_HELLO: u8 = 1;
 pub const SERVER_HELLO: u8 = 2;
 pub const CERTIFICATE: u8 = 11;
+pub const CERTIFICATE_REQUEST: u8 = 13;
 pub const SERVER_HELLO_DONE: u8 = 14;
 
 /// Every handshake type a TLS 1.0–1.3 peer may send (RFC 8446 B.3, plus SSLv3/TLS 1.2 types,
@@ -25,6 +26,9 @@ pub const EXT_EC_POINT_FORMATS: u16 = 11;
 pub const EXT_SIGNATURE_ALGORITHMS: u16 = 13;
 pub const EXT_ALPN: u16 = 16;
 pub const EXT_SUPPORTED_VERSIONS: u16 = 43;
+
+/// Suricata's version for TLS 1.3 drafts before 16, whatever number they sent.
+pub const TLS13_PRE_DRAFT16: u16 = 0x7f01;
 
 /// The ServerHello random that marks a TLS 1.3 HelloRetryRequest (RFC 8446 4.1.3).
 const HELLO_RETRY_RANDOM: [u8; 32] = [
@@ -160,7 +164,10 @@ pub fn parse_client_hello(body: &[u8], events: &mut Vec<&'static str>) -> Option
 /// Decodes a ServerHello body.
 pub fn parse_server_hello(body: &[u8], events: &mut Vec<&'static str>) -> Option<ServerHello> {
     let legacy = u16::from_be_bytes([*body.first()?, *body.get(1)?]);
-    let mut out = if legacy >> 8 == 0x7f {
+    // TLS 1.3 drafts 1 to 15 sent 0x0304 in this field, with the draft layout below; a final
+    // TLS 1.3 server says 0x0303 here and 0x0304 in supported_versions.
+    let pre_draft16 = legacy == 0x0304;
+    let mut out = if legacy >> 8 == 0x7f || pre_draft16 {
         // TLS 1.3 drafts before 22 put the draft version here and have no session id or
         // compression; tls-parser only knows draft 18.
         let random = body.get(2..34)?;
@@ -183,6 +190,11 @@ pub fn parse_server_hello(body: &[u8], events: &mut Vec<&'static str>) -> Option
     };
     if out.selected_version.is_none() && legacy >> 8 == 0x7f {
         out.selected_version = Some(legacy);
+    }
+    // Early drafts that predate the 0x7fNN numbering cannot be told apart; Suricata files them
+    // all (and draft numbers 1-15 themselves) under one "pre draft 16" version.
+    if pre_draft16 || (0x7f01..0x7f10).contains(&out.negotiated_version()) {
+        out.selected_version = Some(TLS13_PRE_DRAFT16);
     }
     Some(out)
 }

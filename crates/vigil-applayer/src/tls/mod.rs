@@ -149,6 +149,10 @@ pub struct TlsParser {
     dirs: PerDir<DirState>,
     events: Vec<AppEvent>,
     max_handshake: usize,
+    /// The server asked for a client certificate that has not come yet: the client's side is
+    /// not complete before it (or the client's encryption), so records and client-certificate
+    /// rules see it.
+    client_cert_pending: bool,
 }
 
 impl Default for TlsParser {
@@ -170,6 +174,7 @@ impl TlsParser {
             dirs: PerDir::default(),
             events: Vec::new(),
             max_handshake: max,
+            client_cert_pending: false,
         }
     }
 
@@ -299,7 +304,7 @@ impl TlsParser {
                         None => events.push(EVENT_INVALID_HANDSHAKE_MESSAGE),
                     }
                 }
-                self.tx.done.to_server = true;
+                self.tx.done.to_server = !self.client_cert_pending;
             }
             (handshake::SERVER_HELLO, Direction::ToClient) => match handshake::parse_server_hello(body, &mut events) {
                 Some(sh) => {
@@ -320,8 +325,21 @@ impl TlsParser {
                     Some(certs) => self.store_chain(dir, certs, &mut events),
                     None => events.push(EVENT_CERTIFICATE_INVALID_LENGTH),
                 }
-                if dir == Direction::ToClient {
-                    self.tx.done.to_client = true;
+                match dir {
+                    Direction::ToClient => self.tx.done.to_client = true,
+                    Direction::ToServer => {
+                        self.client_cert_pending = false;
+                        self.tx.done.to_server = true;
+                    }
+                }
+            }
+            (handshake::CERTIFICATE_REQUEST, Direction::ToClient) => {
+                // The client's side, complete since its hello, now waits for its certificate;
+                // a side already encrypted or given up has nothing more to send.
+                let client = self.dirs.get(Direction::ToServer);
+                if !(client.encrypted || client.failed || client.lost) && self.tx.client_certs.certs.is_empty() {
+                    self.client_cert_pending = true;
+                    self.tx.done.to_server = false;
                 }
             }
             (handshake::SERVER_HELLO_DONE, Direction::ToClient) => self.tx.done.to_client = true,

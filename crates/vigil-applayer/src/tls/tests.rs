@@ -323,8 +323,15 @@ fn eve_record() {
             "server_alpns": ["h2"]
         })
     );
-    let full =
-        serde_json::to_value(p.txs()[0].eve_with(TlsEveOptions { certificates: true, handshake: true })).unwrap();
+    let full = serde_json::to_value(p.txs()[0].eve_with(TlsEveOptions::default().with(
+        TlsEveOptions::CERTIFICATE
+            | TlsEveOptions::CHAIN
+            | TlsEveOptions::CLIENT_CERTIFICATE
+            | TlsEveOptions::CLIENT_CHAIN
+            | TlsEveOptions::CLIENT_HANDSHAKE
+            | TlsEveOptions::SERVER_HANDSHAKE,
+    )))
+    .unwrap();
     assert_eq!(full["chain"].as_array().unwrap().len(), 2);
     assert_eq!(full["certificate"], full["chain"][0]);
     assert_eq!(
@@ -647,6 +654,114 @@ fn random_input_never_panics() {
         let dir = if i % 4 < 2 { ToServer } else { ToClient };
         feed(&mut p, dir, &data, &mut || (rng.next() % 64) as usize + 1);
         let _ = probe(&data);
-        let _ = serde_json::to_string(&p.tx().eve_with(TlsEveOptions { certificates: true, handshake: true })).unwrap();
+        let _ = serde_json::to_string(&p.tx().eve_with(TlsEveOptions::default().with(
+            TlsEveOptions::CERTIFICATE
+                | TlsEveOptions::CHAIN
+                | TlsEveOptions::CLIENT_CERTIFICATE
+                | TlsEveOptions::CLIENT_CHAIN
+                | TlsEveOptions::CLIENT_HANDSHAKE
+                | TlsEveOptions::SERVER_HANDSHAKE,
+        )))
+        .unwrap();
     }
+}
+
+#[test]
+fn pre_draft16_server_hello_with_tls13_legacy_version() {
+    // Drafts before 16 sent 0x0304 itself in the ServerHello, with the draft layout (no session
+    // id, no compression) and no supported_versions.
+    let body = [vec![0x03, 0x04], vec![7; 32], u16s(&[0x1301]), exts(&[(40, vec![0, 23, 0, 0])])].concat();
+    let mut p = TlsParser::new();
+    assert_eq!(p.parse(ToClient, &record(22, 1, &hs(2, &body))), ParseResult::Done);
+    let tx = &p.txs()[0];
+    assert_eq!(tx.version_name(), "TLS 1.3 draft-<16");
+    assert_eq!(tx.server_hello().unwrap().cipher, 0x1301);
+    assert!(p.encrypted());
+}
+
+#[test]
+fn random_and_subjectaltname_buffers_follow_the_side() {
+    let p = run_flights(&tls12_flights(), &mut || usize::MAX);
+    let tx = &p.txs()[0];
+    assert_eq!(tx.buffer_dir(ToServer, BufferId::TlsRandom, 0), Some(&[0x11; 32][..]));
+    assert_eq!(tx.buffer_dir(ToClient, BufferId::TlsRandom, 0), Some(&[0x33; 32][..]));
+    assert_eq!(tx.buffer_dir(ToServer, BufferId::TlsRandomTime, 0), Some(&[0x11; 4][..]));
+    assert_eq!(tx.buffer_dir(ToClient, BufferId::TlsRandomBytes, 0), Some(&[0x33; 28][..]));
+    assert_eq!(tx.buffer_dir(ToClient, BufferId::TlsRandom, 1), None);
+    // Without a side: the client's.
+    assert_eq!(tx.buffer(BufferId::TlsRandomTime, 0), Some(&[0x11; 4][..]));
+    // The server's names; the client sent no certificate.
+    assert_eq!(tx.buffer_dir(ToClient, BufferId::TlsSubjectAltName, 2), Some(&b"10.0.0.1"[..]));
+    assert_eq!(tx.buffer_dir(ToServer, BufferId::TlsSubjectAltName, 0), None);
+    // An SSLv2 challenge is no TLS random.
+    let mut ch = ClientHello { sslv2: true, random: vec![1; 32], ..ClientHello::default() };
+    let tx = TlsTx { client_hello: Some(ch.clone()), ..TlsTx::default() };
+    assert_eq!(tx.buffer_dir(ToServer, BufferId::TlsRandom, 0), None);
+    ch.sslv2 = false;
+    let tx = TlsTx { client_hello: Some(ch), ..TlsTx::default() };
+    assert_eq!(tx.buffer_dir(ToServer, BufferId::TlsRandom, 0), Some(&[1; 32][..]));
+}
+
+#[test]
+fn subjectaltname_buffer_lists_each_name() {
+    let leaf = CertInfo {
+        subject: String::new(),
+        issuer: String::new(),
+        serial: String::new(),
+        fingerprint: String::new(),
+        not_before: 0,
+        not_after: 0,
+        sans: vec!["a.example".into(), "10.0.0.1".into()],
+    };
+    let tx = TlsTx { server_certs: CertChain { certs: vec![vec![0]], leaf: Some(leaf) }, ..TlsTx::default() };
+    assert_eq!(tx.buffer(BufferId::TlsSubjectAltName, 0), Some(&b"a.example"[..]));
+    assert_eq!(tx.buffer_dir(ToClient, BufferId::TlsSubjectAltName, 1), Some(&b"10.0.0.1"[..]));
+    assert_eq!(tx.buffer_dir(ToClient, BufferId::TlsSubjectAltName, 2), None);
+    assert_eq!(tx.buffer_dir(ToServer, BufferId::TlsSubjectAltName, 0), None);
+}
+
+#[test]
+fn certificate_request_waits_for_the_client_certificate() {
+    let mut p = TlsParser::new();
+    p.parse(ToServer, &record(22, 1, &hs(1, &client_hello(&[47], &[]))));
+    assert!(p.txs()[0].complete(ToServer));
+    let sh = server_hello(0x0303, &[1; 32], &[0x22; 32], 47, &[]);
+    let flight = [hs(2, &sh), hs(11, &certificate_msg(&[server_cert()])), hs(13, &[1, 1, 0, 0]), hs(14, &[])].concat();
+    p.parse(ToClient, &record(22, 3, &flight));
+    // The server asked for a certificate: the client's side is open again until it comes.
+    assert!(p.txs()[0].complete(ToClient) && !p.txs()[0].complete(ToServer));
+    p.parse(ToServer, &record(22, 3, &hs(11, &certificate_msg(&[ca_cert()]))));
+    let tx = &p.txs()[0];
+    assert!(tx.complete(ToServer));
+    assert_eq!(serde_json::to_value(tx.eve()).unwrap()["client"]["subject"], "CN=SELKS");
+
+    // A client that goes on to ChangeCipherSpec without one completes as well.
+    let mut p = TlsParser::new();
+    p.parse(ToServer, &record(22, 1, &hs(1, &client_hello(&[47], &[]))));
+    p.parse(ToClient, &record(22, 3, &flight));
+    p.parse(ToServer, &record(20, 3, &[1]));
+    assert!(p.txs()[0].complete(ToServer));
+}
+
+#[test]
+fn eve_field_selection() {
+    let p = run_flights(&tls12_flights(), &mut || usize::MAX);
+    let tx = &p.txs()[0];
+    // Suricata's default without `extended`: subject, issuer, subjectaltname.
+    let (basic, unknown) = TlsEveOptions::from_config(false, None, false);
+    assert!(unknown.is_empty());
+    let v = serde_json::to_value(tx.eve_with(basic)).unwrap();
+    let want = json!({"subject": "C=US, O=Example, CN=example.com", "issuerdn": "C=FR, ST=IDF, O=Stamus, CN=SELKS",
+                      "subjectaltname": ["example.com", "www.example.com", "10.0.0.1"]});
+    assert_eq!(v, want);
+    // A custom list replaces the set; names are case-insensitive, unknown ones reported.
+    let (custom, unknown) = TlsEveOptions::from_config(true, Some(&["SNI", "chain", "client_chain", "bogus"]), true);
+    assert_eq!(unknown, vec!["bogus"]);
+    assert!(custom.has(TlsEveOptions::CLIENT) && custom.has(TlsEveOptions::SESSION_RESUMED));
+    let v = serde_json::to_value(tx.eve_with(custom)).unwrap();
+    assert_eq!(v["sni"], "example.com");
+    assert_eq!(v["chain"].as_array().unwrap().len(), 2);
+    assert!(v.get("version").is_none() && v.get("subject").is_none() && v.get("certificate").is_none());
+    // The default is the extended set.
+    assert_eq!(TlsEveOptions::default(), TlsEveOptions::from_config(true, None, true).0);
 }

@@ -138,6 +138,14 @@ impl TlsTx {
             BufferId::TlsCertSerial => leaf().map(|c| c.serial.as_bytes()),
             BufferId::TlsCertFingerprint => leaf().map(|c| c.fingerprint.as_bytes()),
             BufferId::TlsCerts => chain.certs.get(index).map(Vec::as_slice),
+            BufferId::TlsSubjectAltName => chain.leaf.as_ref()?.sans.get(index).map(String::as_bytes),
+            BufferId::TlsRandom | BufferId::TlsRandomTime | BufferId::TlsRandomBytes => {
+                let random = match dir {
+                    Direction::ToServer => self.client_hello.as_ref().filter(|c| !c.sslv2).map(|c| c.random.as_slice()),
+                    Direction::ToClient => self.server_hello.as_ref().map(|s| s.random.as_slice()),
+                };
+                first(index, random.and_then(|r| random_part(id, r)))
+            }
             BufferId::TlsAlpn => match dir {
                 Direction::ToServer => self.alpn().get(index).map(Vec::as_slice),
                 Direction::ToClient => self.server_alpn().filter(|_| index == 0),
@@ -173,9 +181,27 @@ impl Transaction for TlsTx {
             | BufferId::TlsCertIssuer
             | BufferId::TlsCertSerial
             | BufferId::TlsCertFingerprint
-            | BufferId::TlsCerts => self.buffer_dir(Direction::ToClient, id, index),
+            | BufferId::TlsCerts
+            | BufferId::TlsSubjectAltName => self.buffer_dir(Direction::ToClient, id, index),
+            // The client's random: a rule without a side inspects the client's hello.
+            BufferId::TlsRandom | BufferId::TlsRandomTime | BufferId::TlsRandomBytes => {
+                self.buffer_dir(Direction::ToServer, id, index)
+            }
             _ => None,
         }
+    }
+}
+
+/// The part of a 32-byte hello random a `tls.random*` buffer names. SSLv2 challenges (16 to 32
+/// bytes) are not TLS randoms, and Suricata fills these buffers only from 32-byte ones.
+fn random_part(id: BufferId, random: &[u8]) -> Option<&[u8]> {
+    if random.len() != 32 {
+        return None;
+    }
+    match id {
+        BufferId::TlsRandomTime => random.get(..4),
+        BufferId::TlsRandomBytes => random.get(4..),
+        _ => Some(random),
     }
 }
 

@@ -106,9 +106,14 @@ pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
         "dns.queries.rrname" | "dns.query.name" => {
             Some(multi(def(AppProto::Dns, Some(B::DnsQuery), Some(B::DnsQuery), Progress::Complete)))
         }
-        "dns.answer.name" | "dns.answers.rrname" => {
-            Some(multi(def(AppProto::Dns, None, Some(B::DnsAnswerName), Progress::Complete)))
-        }
+        // Answers are in responses, and in the requests that carry some (mDNS, updates).
+        "dns.answer.name" | "dns.answers.rrname" => Some(default_to_client(multi(def(
+            AppProto::Dns,
+            Some(B::DnsAnswerName),
+            Some(B::DnsAnswerName),
+            Progress::Complete,
+        )))),
+        "dns.response.rrname" => Some(multi(def(AppProto::Dns, None, Some(B::DnsResponseRrname), Progress::Complete))),
         "tls.sni" => tls(B::TlsSni, Direction::ToServer),
         "ja3.hash" => tls(B::Ja3Hash, Direction::ToServer),
         "ja3.string" => tls(B::Ja3String, Direction::ToServer),
@@ -120,6 +125,11 @@ pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
         "tls.cert_fingerprint" => tls_both(B::TlsCertFingerprint, Direction::ToClient, Progress::Complete),
         "tls.certs" => tls_both(B::TlsCerts, Direction::ToClient, Progress::Complete).map(multi),
         "tls.alpn" => tls_both(B::TlsAlpn, Direction::ToServer, Progress::Headers).map(multi),
+        "tls.subjectaltname" => tls_both(B::TlsSubjectAltName, Direction::ToClient, Progress::Complete).map(multi),
+        // Each hello has its random: the client's to the server, the server's back.
+        "tls.random" => tls_both(B::TlsRandom, Direction::ToServer, Progress::Headers),
+        "tls.random_time" => tls_both(B::TlsRandomTime, Direction::ToServer, Progress::Headers),
+        "tls.random_bytes" => tls_both(B::TlsRandomBytes, Direction::ToServer, Progress::Headers),
         _ => None,
     }
 }
