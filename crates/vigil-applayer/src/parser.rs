@@ -141,6 +141,13 @@ pub enum BufferId {
     HttpResponseProtocol,
     /// Response-side `http.cookie` (Set-Cookie).
     HttpResponseCookie,
+    /// Response-side `http.connection`.
+    HttpResponseConnection,
+    /// `http.request_header`: each request header as `Name: value` (repeats
+    /// joined, cookies included). Indexed.
+    HttpRequestHeaderItem,
+    /// `http.response_header`: each response header as `Name: value`. Indexed.
+    HttpResponseHeaderItem,
     // DNS.
     /// `dns.query`: each question name (dotted, no trailing dot). Indexed.
     DnsQuery,

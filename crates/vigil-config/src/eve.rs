@@ -61,6 +61,8 @@ pub struct EveTypes {
     pub other: Vec<String>,
     /// `- dns: version:` (2 or 3); `None` when not given (Suricata 8 writes 3).
     pub dns_version: Option<u8>,
+    /// `- http: dump-all-headers:` as (request, response).
+    pub http_dump_headers: (bool, bool),
 }
 
 /// `types: - alert:` options.
@@ -258,6 +260,7 @@ impl EveLog {
                 flow: Some(EveFlow::default()),
                 other,
                 dns_version: None,
+                http_dump_headers: (false, false),
             },
             ..EveLog::default()
         }
@@ -337,6 +340,25 @@ impl EveTypes {
                 "anomaly" if t.anomaly.is_none() => t.anomaly = Some(EveAnomaly::read(&opts, enabled, &mut local)),
                 "stats" if t.stats.is_none() => t.stats = Some(EveStats::read(&opts, enabled, stats_on, &mut local)),
                 "flow" if t.flow.is_none() => t.flow = Some(EveFlow { enabled }),
+                "http" if enabled => {
+                    t.http_dump_headers = match opts.string("dump-all-headers", &mut local).as_deref() {
+                        Some("both") => (true, true),
+                        Some("request") => (true, false),
+                        Some("response") => (false, true),
+                        Some("none") | None => (false, false),
+                        Some(other) => {
+                            opts.error(
+                                "dump-all-headers",
+                                &mut local,
+                                format!("expected both, request, response or none, got '{other}'"),
+                            );
+                            (false, false)
+                        }
+                    };
+                    if !t.other.iter().any(|o| o == "http") {
+                        t.other.push("http".into());
+                    }
+                }
                 "dns" if enabled => {
                     t.dns_version = opts.int_in("version", 2, 3, &mut local).map(|v| v as u8);
                     if !t.other.iter().any(|o| o == "dns") {

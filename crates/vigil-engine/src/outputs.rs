@@ -37,6 +37,8 @@ struct EveSink {
     files: bool,
     /// `dns: version: 2`: Suricata's older per-record DNS format.
     dns_v2: bool,
+    /// `http: dump-all-headers`: (request, response) headers in `http` records.
+    http_headers: (bool, bool),
     envelope: EnvelopeOptions,
 }
 
@@ -103,6 +105,7 @@ impl Outputs {
                 tls: eve.logs("tls"),
                 files: eve.logs("files"),
                 dns_v2: setup.eve_dns_version.or(eve.types.dns_version) == Some(2),
+                http_headers: eve.types.http_dump_headers,
                 envelope: EnvelopeOptions { ethernet: eve.ethernet },
             });
         }
@@ -210,7 +213,12 @@ impl Outputs {
                 }
                 continue;
             }
-            let (key, b) = body.get_or_insert_with(|| tx_body(tx)).clone();
+            let (key, b) = match (tx, sink.http_headers) {
+                (TxRef::Http(h), (req, resp)) if req || resp => {
+                    ("http", serde_json::to_value(h.eve_dump_headers(req, resp)).unwrap_or(Value::Null))
+                }
+                _ => body.get_or_insert_with(|| tx_body(tx)).clone(),
+            };
             let rec = vigil_output::app_record(p, key, swap, flow_id, tx.id(), b, sink.envelope);
             write(&mut sink.writer, &rec)?;
         }
@@ -253,7 +261,7 @@ impl Outputs {
 
     /// True when some output logs transaction records.
     pub(crate) fn wants_transactions(&self) -> bool {
-        self.sinks.iter().any(|s| s.http || s.dns || s.tls)
+        self.sinks.iter().any(|s| s.http || s.dns || s.tls || s.files)
     }
 
     /// True when some output logs flow records.

@@ -149,9 +149,16 @@ impl HttpTx {
 
     /// [`HttpTx::eve`] plus every header (Suricata's `dump-all-headers: both`).
     pub fn eve_with_headers(&self) -> HttpEve {
+        self.eve_dump_headers(true, true)
+    }
+
+    /// [`HttpTx::eve`] plus the headers of the sides asked for: the EVE
+    /// `http` output's `dump-all-headers` setting, `request` / `response` /
+    /// `both` (`none` is plain [`HttpTx::eve`]).
+    pub fn eve_dump_headers(&self, request: bool, response: bool) -> HttpEve {
         HttpEve {
-            request_headers: header_list(&self.req.headers.list),
-            response_headers: header_list(&self.res.headers.list),
+            request_headers: if request { header_list(&self.req.headers.list) } else { None },
+            response_headers: if response { header_list(&self.res.headers.list) } else { None },
             ..self.eve()
         }
     }
@@ -169,5 +176,18 @@ mod tests {
         assert_eq!((r.start, r.end, r.size), (Some(10), Some(19), Some(100)));
         let r = content_range(b"bytes */100");
         assert_eq!((r.start, r.end, r.size), (None, None, Some(100)));
+    }
+
+    #[test]
+    fn dump_all_headers_by_side() {
+        let mut tx = HttpTx::new(0, 16, 16);
+        tx.req.headers.add(b"Host", b"h", 64);
+        tx.res.headers.add(b"Server", b"s", 64);
+        let e = tx.eve_dump_headers(false, true);
+        assert_eq!(e.request_headers, None);
+        assert_eq!(e.response_headers, Some(vec![HttpEveHeader { name: "Server".into(), value: "s".into() }]));
+        let e = tx.eve_with_headers();
+        assert_eq!(e.request_headers.map(|h| h.len()), Some(1));
+        assert_eq!(tx.eve().response_headers, None);
     }
 }

@@ -16,6 +16,25 @@ pub struct Header {
     pub value: Vec<u8>,
 }
 
+/// Every header as `Name: value`, stored back to back (one allocation
+/// rather than one per header).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct HeaderItems {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl HeaderItems {
+    pub(crate) fn get(&self, index: usize) -> Option<&[u8]> {
+        let end = *self.ends.get(index)?;
+        let start = match index.checked_sub(1) {
+            Some(prev) => *self.ends.get(prev)?,
+            None => 0,
+        };
+        self.bytes.get(start..end)
+    }
+}
+
 /// How libhtp would react to a repeat beyond this many: it stops recording.
 const MAX_REPETITIONS: u32 = 64;
 
@@ -84,6 +103,19 @@ impl HeaderTable {
             out.extend_from_slice(b": ");
             out.extend_from_slice(&h.value);
             out.extend_from_slice(b"\r\n");
+        }
+        out
+    }
+
+    /// `Name: value` per header, one after the other, with where each ends:
+    /// the items of `http.request_header` / `http.response_header`.
+    pub(crate) fn items(&self) -> HeaderItems {
+        let mut out = HeaderItems::default();
+        for h in &self.list {
+            out.bytes.extend_from_slice(&h.name);
+            out.bytes.extend_from_slice(b": ");
+            out.bytes.extend_from_slice(&h.value);
+            out.ends.push(out.bytes.len());
         }
         out
     }
@@ -190,6 +222,11 @@ mod tests {
         assert_eq!(t.add(b"Host", &[b'x'; 200], 100), Added::Dropped);
         assert_eq!(t.names(), b"\r\nHost\r\nContent-Length\r\n\r\n");
         assert_eq!(t.normalized(Some(b"cookie")), b"Host: a, b\r\nContent-Length: 5\r\n");
+        let items = t.items();
+        assert_eq!(items.get(0), Some(&b"Host: a, b"[..]));
+        assert_eq!(items.get(1), Some(&b"Content-Length: 5"[..]));
+        assert_eq!(items.get(2), None);
+        assert_eq!(HeaderTable::default().items().get(0), None);
     }
 
     #[test]

@@ -19,8 +19,8 @@ use super::line::{
 use super::request::{self, ReqBody};
 use super::response::{self, looks_like_status_line, ResNext};
 use super::side::{
-    abandon, body_data, body_done, finish_request, finish_response, flush_pending, lose_body, raise, raise_all, Side,
-    State, Step,
+    abandon, body_data, body_done, body_ended, finish_request, finish_response, flush_pending, leave_finalize,
+    lose_body, raise, raise_all, Side, State, Step,
 };
 use super::tx::HttpTx;
 use super::HttpConfig;
@@ -162,6 +162,7 @@ impl HttpParser {
                 State::Length(_) | State::ChunkSize | State::ChunkData(_) | State::ChunkEnd | State::Close => {
                     body_done(&mut side, tx);
                 }
+                State::Finalize => leave_finalize(&mut side),
                 State::Line | State::ConnectWait | State::Resync => {}
             }
         }
@@ -331,7 +332,32 @@ impl HttpParser {
                 Step::Consumed(0)
             }
             State::Resync => self.resync(side, data),
+            State::Finalize => self.finalize(side, data),
         }
+    }
+
+    /// libhtp's `RES_FINALIZE`: the next line, unless it may start a status
+    /// line, is more of the body of the response that just ended.
+    fn finalize(&mut self, side: &mut Side, data: &[u8]) -> Step {
+        let next_is_http09 = self.find_tx(side.next_res).is_some_and(|t| t.req.http09 && !t.res.complete);
+        let Some(id) = side.tx.filter(|_| !next_is_http09) else {
+            // An HTTP/0.9 answer has no status line: its bytes are its own.
+            leave_finalize(side);
+            return Step::Consumed(0);
+        };
+        let max = self.cfg.max_header_bytes;
+        let (line, len) = match at_eof(side, next_line(data, max), data) {
+            Line::Partial => return Step::NeedMore,
+            Line::TooLong => (data.get(..max).unwrap_or_default(), max),
+            Line::Complete { len, .. } => (data.get(..len).unwrap_or_default(), len),
+        };
+        if looks_like_status_line(line) {
+            leave_finalize(side);
+            return Step::Consumed(0);
+        }
+        let tx = self.tx_mut(false, id);
+        body_data(side, tx, line);
+        Step::Consumed(len)
     }
 
     fn request_line(&mut self, side: &mut Side, data: &[u8]) -> Step {
@@ -531,7 +557,7 @@ impl HttpParser {
             } else {
                 tx.res.build_buffers();
             }
-            body_done(side, tx);
+            body_ended(side, tx);
             return;
         }
         let mut evs = Vec::new();
@@ -582,7 +608,7 @@ impl HttpParser {
                 finish_response(side, tx);
                 self.tunnel = true;
             }
-            ResNext::None => finish_response(side, tx),
+            ResNext::None => body_ended(side, tx),
             ResNext::Length(n) => side.state = State::Length(n),
             ResNext::Chunked => side.state = State::ChunkSize,
             ResNext::Close => side.state = State::Close,
@@ -617,7 +643,7 @@ impl HttpParser {
         side.state = match (left, chunked) {
             (0, true) => State::ChunkEnd,
             (0, false) => {
-                body_done(side, tx);
+                body_ended(side, tx);
                 side.state
             }
             (n, true) => State::ChunkData(n),
@@ -730,6 +756,11 @@ impl HttpParser {
                 false
             }
             (State::ConnectWait, _) => false,
+            (State::Finalize, _) => {
+                // The response is complete; only where the next one starts is lost.
+                leave_finalize(&mut side);
+                true
+            }
             (State::Line | State::Resync, None) => true,
             _ => true,
         };

@@ -25,6 +25,14 @@ pub(super) enum State {
     Trailers,
     /// Body until the connection closes.
     Close,
+    /// Response side, after a response ended (libhtp's `RES_FINALIZE`): lines
+    /// that cannot start a status line still belong to its body (servers
+    /// that send more than they announced, a stray CRLF after the body).
+    /// The response is already complete, so its logging and inspection do
+    /// not wait for the next one; what is appended in the same chunk is seen
+    /// by them, as with libhtp, and whatever comes later lands in the same
+    /// place whatever the cut. `tx` still names the response.
+    Finalize,
     /// After a CONNECT request: wait for the response before reading on.
     ConnectWait,
     /// After a gap outside a body: skip lines until one starts a message.
@@ -183,6 +191,28 @@ pub(super) fn body_done(side: &mut Side, tx: &mut HttpTx) {
     } else {
         finish_response(side, tx);
     }
+}
+
+/// A message not delimited by the close ended. A response completes but
+/// keeps taking what follows as body until a status line shows (see
+/// [`State::Finalize`]); its decoder stays, as libhtp's does.
+pub(super) fn body_ended(side: &mut Side, tx: &mut HttpTx) {
+    if side.request {
+        finish_request(side, tx);
+        return;
+    }
+    let decoder = side.decoder.take();
+    finish_response(side, tx);
+    side.decoder = decoder;
+    side.tx = Some(tx.id());
+    side.state = State::Finalize;
+}
+
+/// Leaves [`State::Finalize`]: the response it extended is over for good.
+pub(super) fn leave_finalize(side: &mut Side) {
+    side.tx = None;
+    side.decoder = None;
+    side.state = State::Line;
 }
 
 /// Gives up the message a gap cut through: what was parsed stays visible.

@@ -234,6 +234,79 @@ fn simple_exchange_fills_every_buffer() {
 }
 
 #[test]
+fn per_header_buffers_and_response_connection() {
+    let o = check(&[
+        c2s("GET / HTTP/1.1\r\nHost: h\r\nCookie: a=1\r\nX-A: 1\r\nx-a: 2\r\n\r\n"),
+        s2c("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"),
+    ]);
+    let tx = &o.txs[0];
+    let item = |id, i| tx.buffer(id, i).map(|b| std::str::from_utf8(b).unwrap());
+    // `http.request_header`: one `Name: value` per header, repeats joined, cookies included.
+    assert_eq!(item(BufferId::HttpRequestHeaderItem, 0), Some("Host: h"));
+    assert_eq!(item(BufferId::HttpRequestHeaderItem, 1), Some("Cookie: a=1"));
+    assert_eq!(item(BufferId::HttpRequestHeaderItem, 2), Some("X-A: 1, 2"));
+    assert_eq!(item(BufferId::HttpRequestHeaderItem, 3), None);
+    assert_eq!(item(BufferId::HttpResponseHeaderItem, 0), Some("Connection: close"));
+    assert_eq!(item(BufferId::HttpResponseHeaderItem, 1), Some("Content-Length: 0"));
+    assert_eq!(buf(tx, BufferId::HttpResponseConnection), Some("close"));
+    assert_eq!(buf(tx, BufferId::HttpConnection), None, "the request named no Connection");
+
+    // Before the headers are in, neither exists.
+    let o = check(&[c2s("GET / HTTP/1.1\r\nHost: h\r\n")]);
+    assert_eq!(o.txs[0].buffer(BufferId::HttpRequestHeaderItem, 0), None);
+}
+
+#[test]
+fn lines_after_a_response_are_more_of_its_body() {
+    // libhtp's RES_FINALIZE: a CRLF (or any line that cannot start a status
+    // line) after a Content-Length body belongs to that body; a status line
+    // starts the next response as usual.
+    let o = check(&[
+        c2s("GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n"),
+        s2c("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello World!\r\nmore\r\n"),
+        s2c("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"),
+    ]);
+    assert_eq!(o.txs.len(), 2);
+    assert!(o.txs[0].complete(ToClient));
+    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("Hello World!\r\nmore\r\n"));
+    assert_eq!(o.txs[0].response_body_len(), 20);
+    assert_eq!(o.txs[0].response_message_len(), 20);
+    assert_eq!(buf(&o.txs[1], BufferId::HttpResponseBody), Some("hi"));
+    assert_eq!(o.txs[1].status(), Some(200));
+
+    // The response is complete as soon as its body is, before any such line.
+    let mut p = HttpParser::new(HttpConfig::default());
+    p.parse(ToServer, b"GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+    p.parse(ToClient, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi");
+    assert!(p.txs()[0].complete(ToClient));
+
+    // An HTTP/0.9 answer that follows is not taken for such a line.
+    let o = check(&[
+        c2s("GET /a HTTP/1.0\r\n\r\n"),
+        s2c("HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\nx"),
+        c2s("GET /09\r\n"),
+        s2c("bare body\r\n"),
+        Seg::Close(ToClient),
+    ]);
+    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("x"));
+    assert_eq!(buf(&o.txs[1], BufferId::HttpResponseBody), Some("bare body\r\n"));
+}
+
+#[test]
+fn gaps_count_in_the_body_size_and_truncate_it() {
+    let o = check(&[
+        c2s("GET / HTTP/1.1\r\nHost: h\r\n\r\n"),
+        s2c("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"),
+        Seg::Gap(ToClient, 4),
+        s2c("xyz"),
+    ]);
+    let tx = &o.txs[0];
+    assert!(tx.complete(ToClient));
+    assert_eq!((tx.response_body_len(), tx.body_bytes_lost(ToClient)), (10, 4));
+    assert!(!tx.side_complete(ToClient));
+}
+
+#[test]
 fn lenient_lines_folding_and_missing_colon() {
     let o = check(&[
         // Bare LF endings, extra spaces, a folded header, a line without colon,
@@ -626,7 +699,9 @@ fn gaps_in_bodies_are_accounted_elsewhere_resync() {
     assert_eq!(o.txs.len(), 2);
     assert_eq!(buf(&o.txs[0], BufferId::HttpRequestBody), Some("abcxyz"));
     assert_eq!(o.txs[0].body_bytes_lost(ToServer), 4);
-    assert_eq!(o.txs[0].request_body_len(), 6);
+    // Like a Suricata file, the body's size counts the bytes the gap took.
+    assert_eq!(o.txs[0].request_body_len(), 10);
+    assert!(!o.txs[0].side_complete(ToServer), "a body with a hole is logged as truncated");
     assert_eq!(o.txs[0].body_bytes_lost(ToClient), 4);
     assert_eq!(buf(&o.txs[1], BufferId::HttpUri), Some("/b"));
     assert!(o.txs[1].complete(ToClient));

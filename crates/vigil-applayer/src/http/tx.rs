@@ -1,6 +1,6 @@
 //! One request/response exchange and the inspection buffers it answers.
 
-use super::headers::{Header, HeaderTable};
+use super::headers::{Header, HeaderItems, HeaderTable};
 use crate::parser::{BufferId, Transaction};
 use vigil_types::Direction;
 
@@ -95,6 +95,7 @@ pub(crate) struct Request {
     pub(crate) port: Option<u16>,
     pub(crate) uri_has_host: bool,
     pub(crate) header_buf: Vec<u8>,
+    pub(crate) header_items: HeaderItems,
     pub(crate) names_buf: Vec<u8>,
     pub(crate) start_buf: Vec<u8>,
 }
@@ -115,6 +116,7 @@ pub(crate) struct Response {
     /// Interim `100 Continue` responses seen before the final one.
     pub(crate) continues: u32,
     pub(crate) header_buf: Vec<u8>,
+    pub(crate) header_items: HeaderItems,
     pub(crate) names_buf: Vec<u8>,
     pub(crate) start_buf: Vec<u8>,
 }
@@ -136,6 +138,7 @@ impl Request {
     /// Builds the header-derived buffers; called again after trailers.
     pub(crate) fn build_buffers(&mut self) {
         self.header_buf = self.headers.normalized(Some(b"cookie"));
+        self.header_items = self.headers.items();
         self.names_buf = self.headers.names();
         self.start_buf = start_buffer(self.line.as_deref(), &self.headers);
     }
@@ -144,6 +147,7 @@ impl Request {
 impl Response {
     pub(crate) fn build_buffers(&mut self) {
         self.header_buf = self.headers.normalized(Some(b"set-cookie"));
+        self.header_items = self.headers.items();
         self.names_buf = self.headers.names();
         self.start_buf = start_buffer(self.line.as_deref(), &self.headers);
     }
@@ -234,14 +238,16 @@ impl HttpTx {
         self.req.http09
     }
 
-    /// Decoded request body bytes seen (not only those kept for inspection).
+    /// Decoded request body bytes seen (not only those kept for inspection),
+    /// plus those lost to capture gaps: Suricata counts a file's gaps in its size.
     pub fn request_body_len(&self) -> u64 {
-        self.req.body.len
+        self.req.body.len.saturating_add(self.req.body.lost)
     }
 
-    /// Decoded response body bytes seen (decompression stops at the configured cap).
+    /// Decoded response body bytes seen (decompression stops at the configured
+    /// cap), plus those lost to capture gaps, as Suricata sizes files.
     pub fn response_body_len(&self) -> u64 {
-        self.res.body.len
+        self.res.body.len.saturating_add(self.res.body.lost)
     }
 
     /// Response body bytes as they crossed the wire, chunk framing included.
@@ -298,11 +304,13 @@ impl HttpTx {
         (!path.is_empty()).then(|| path.to_vec())
     }
 
-    /// Whether `dir`'s message is complete (a body cut short is logged as truncated).
+    /// Whether `dir`'s message is complete and whole: a body cut short, or
+    /// with a hole from a capture gap, is logged as truncated (as Suricata
+    /// logs a file with gaps).
     pub fn side_complete(&self, dir: Direction) -> bool {
         match dir {
-            Direction::ToServer => self.req.complete,
-            Direction::ToClient => self.res.complete,
+            Direction::ToServer => self.req.complete && self.req.body.lost == 0,
+            Direction::ToClient => self.res.complete && self.res.body.lost == 0,
         }
     }
 
@@ -328,10 +336,15 @@ impl Transaction for HttpTx {
     }
 
     fn buffer(&self, id: BufferId, index: usize) -> Option<&[u8]> {
-        if index != 0 {
-            return None;
-        }
         let (rq, rs) = (&self.req, &self.res);
+        // The per-header buffers are the indexed ones; they exist once the
+        // headers are in, as the other header buffers.
+        match id {
+            BufferId::HttpRequestHeaderItem => return rq.header_items.get(index),
+            BufferId::HttpResponseHeaderItem => return rs.header_items.get(index),
+            _ if index != 0 => return None,
+            _ => {}
+        }
         match id {
             BufferId::HttpUri => self.uri(),
             BufferId::HttpUriRaw => self.raw_uri(),
@@ -368,9 +381,25 @@ impl Transaction for HttpTx {
             BufferId::HttpResponseContentLen => self.res_header(b"content-length"),
             BufferId::HttpResponseProtocol => rs.protocol.as_deref(),
             BufferId::HttpResponseCookie => self.res_header(b"set-cookie"),
+            BufferId::HttpResponseConnection => self.res_header(b"connection"),
             _ => None,
         }
     }
+}
+
+/// `filename=` of a `Content-Disposition` value, quotes removed.
+fn disposition_filename(v: &[u8]) -> Option<Vec<u8>> {
+    for part in v.split(|&c| c == b';') {
+        let part = part.trim_ascii();
+        let Some(eq) = part.iter().position(|&c| c == b'=') else { continue };
+        if !part[..eq].trim_ascii().eq_ignore_ascii_case(b"filename") {
+            continue;
+        }
+        let value = part[eq + 1..].trim_ascii();
+        let value = value.strip_prefix(b"\"").map_or(value, |v| v.strip_suffix(b"\"").unwrap_or(v));
+        return (!value.is_empty()).then(|| value.to_vec());
+    }
+    None
 }
 
 #[cfg(test)]
@@ -395,19 +424,4 @@ mod tests {
         b.push(b"def");
         assert_eq!((b.kept.as_slice(), b.len), (&b"abcd"[..], 6));
     }
-}
-
-/// `filename=` of a `Content-Disposition` value, quotes removed.
-fn disposition_filename(v: &[u8]) -> Option<Vec<u8>> {
-    for part in v.split(|&c| c == b';') {
-        let part = part.trim_ascii();
-        let Some(eq) = part.iter().position(|&c| c == b'=') else { continue };
-        if !part[..eq].trim_ascii().eq_ignore_ascii_case(b"filename") {
-            continue;
-        }
-        let value = part[eq + 1..].trim_ascii();
-        let value = value.strip_prefix(b"\"").map_or(value, |v| v.strip_suffix(b"\"").unwrap_or(v));
-        return (!value.is_empty()).then(|| value.to_vec());
-    }
-    None
 }

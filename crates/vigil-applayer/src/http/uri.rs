@@ -66,9 +66,16 @@ pub(crate) fn parse(raw: &[u8]) -> Uri<'_> {
     uri
 }
 
-/// CONNECT carries `host:port` (authority form) instead of a path.
+/// CONNECT carries `host:port` (authority form) instead of a path. Like
+/// libhtp, an optional `//` is skipped, and a target that then starts with
+/// `/` is a path: it names no host at all (not a host called `/`).
 pub(crate) fn parse_authority_form(raw: &[u8]) -> Uri<'_> {
-    let (host, port) = split_hostport(trim_space(raw));
+    let s = trim_space(raw);
+    let s = s.strip_prefix(b"//").unwrap_or(s);
+    if s.first() == Some(&b'/') {
+        return Uri::default();
+    }
+    let (host, port) = split_hostport(s);
     Uri { host: Some(host), port, ..Uri::default() }
 }
 
