@@ -36,9 +36,13 @@ enum GroupId {
 const GROUPS: [GroupId; 5] = [GroupId::Tcp, GroupId::Udp, GroupId::Icmpv4, GroupId::Icmpv6, GroupId::Other];
 
 struct Group {
-    prefilter: Prefilter,
-    /// For each prefilter pattern, the signatures whose fast pattern it is.
-    pattern_sigs: Vec<Vec<u32>>,
+    /// Fast patterns of the signatures that inspect the stream when the
+    /// packet's payload went into one (and the payload otherwise).
+    stream: Patterns,
+    /// Fast patterns of the signatures that only ever look at the packet
+    /// (`dsize`, `tcp-pkt`, `flow:no_stream`, non-TCP protocols): a packet
+    /// whose payload is in a stream is scanned with these alone.
+    packet: Patterns,
     /// Signatures without a fast pattern and without an address list to
     /// index: verified on every packet of the group.
     always: Vec<u32>,
@@ -46,6 +50,38 @@ struct Group {
     /// (their source list is not `any`) or, failing that, destination.
     by_src: Option<AddrIndex>,
     by_dst: Option<AddrIndex>,
+}
+
+/// One prefilter and, for each of its patterns, the signatures whose fast pattern it is.
+struct Patterns {
+    prefilter: Prefilter,
+    sigs: Vec<Vec<u32>>,
+}
+
+impl Patterns {
+    fn build(sigs: &[Signature], members: &[u32], algo: Algo) -> Result<Patterns, PrefilterError> {
+        let mut patterns: Vec<Pattern> = Vec::new();
+        let mut index = std::collections::HashMap::<Pattern, u32>::new();
+        let mut pattern_sigs: Vec<Vec<u32>> = Vec::new();
+        for &i in members {
+            let Some(p) = &sigs[i as usize].fast_pattern else { continue };
+            let id = *index.entry(p.clone()).or_insert_with(|| {
+                patterns.push(p.clone());
+                pattern_sigs.push(Vec::new());
+                (patterns.len() - 1) as u32
+            });
+            pattern_sigs[id as usize].push(i);
+        }
+        Ok(Patterns { prefilter: Prefilter::build(&patterns, algo)?, sigs: pattern_sigs })
+    }
+
+    fn scan(&self, scratch: &mut Scratch, data: &[u8], out: &mut Vec<(u32, u32)>) {
+        if data.is_empty() || self.prefilter.is_empty() {
+            return;
+        }
+        let sigs = &self.sigs;
+        self.prefilter.scan(scratch, data, &mut |pat| out.extend(sigs[pat as usize].iter().map(|&i| (i, NO_TX))));
+    }
 }
 
 /// `pkthdr` signatures: verified on every packet, IP or not.
@@ -106,28 +142,25 @@ impl DetectEngine {
         number_flowbits(&mut sigs);
         let mut groups = Vec::with_capacity(GROUPS.len());
         for g in GROUPS {
-            let mut patterns: Vec<Pattern> = Vec::new();
-            let mut index = std::collections::HashMap::<Pattern, u32>::new();
-            let mut pattern_sigs: Vec<Vec<u32>> = Vec::new();
-            let mut always = Vec::new();
+            let (mut stream, mut packet, mut always) = (Vec::new(), Vec::new(), Vec::new());
             for (i, s) in sigs.iter().enumerate() {
                 if !in_group(s.proto, g) || s.tx.is_some() {
                     continue;
                 }
-                match &s.fast_pattern {
-                    Some(p) => {
-                        let id = *index.entry(p.clone()).or_insert_with(|| {
-                            patterns.push(p.clone());
-                            pattern_sigs.push(Vec::new());
-                            (patterns.len() - 1) as u32
-                        });
-                        pattern_sigs[id as usize].push(i as u32);
-                    }
-                    None => always.push(i as u32),
+                match (&s.fast_pattern, s.require_stream) {
+                    (Some(_), true) => stream.push(i as u32),
+                    (Some(_), false) => packet.push(i as u32),
+                    (None, _) => always.push(i as u32),
                 }
             }
             let (always, by_src, by_dst) = index_by_address(&sigs, always);
-            groups.push(Group { prefilter: Prefilter::build(&patterns, algo)?, pattern_sigs, always, by_src, by_dst });
+            groups.push(Group {
+                stream: Patterns::build(&sigs, &stream, algo)?,
+                packet: Patterns::build(&sigs, &packet, algo)?,
+                always,
+                by_src,
+                by_dst,
+            });
         }
         let pkthdr = any_packet(&sigs);
         let txs = tx::TxEngine::build(&sigs, algo)?;
@@ -191,12 +224,13 @@ impl DetectEngine {
         if let Some(gid) = packet_group(p) {
             let g = &self.groups[gid as usize];
             let cands = &mut s.candidates;
-            let mut add = |pat: u32| cands.extend(g.pattern_sigs[pat as usize].iter().map(|&i| (i, NO_TX)));
-            if !payload.is_empty() && !g.prefilter.is_empty() {
-                g.prefilter.scan(&mut s.prefilter, payload, &mut add);
+            g.packet.scan(&mut s.prefilter, payload, cands);
+            // Stream signatures see a payload that went into the stream in the stream chunk.
+            if !stream.payload_in_stream {
+                g.stream.scan(&mut s.prefilter, payload, cands);
             }
-            if let Some((chunk, _)) = stream.chunk.filter(|(c, _)| !c.is_empty() && !g.prefilter.is_empty()) {
-                g.prefilter.scan(&mut s.prefilter, chunk, &mut add);
+            if let Some((chunk, _)) = stream.chunk {
+                g.stream.scan(&mut s.prefilter, chunk, cands);
             }
             cands.extend(g.always.iter().map(|&i| (i, NO_TX)));
             if let Some(ip) = p.ip {
