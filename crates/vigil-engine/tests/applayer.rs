@@ -4,35 +4,21 @@
 //! modifiers, one alert per transaction, `http`/`dns`/`fileinfo` records,
 //! `app_proto` in alerts and flows, and `app_layer.*` counters.
 
+mod common;
+
+use common::{of_type, run_eve, spaced, tempdir, write_pcap};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use vigil_capture::PcapWriter;
-use vigil_engine::{run_offline, RunOptions};
-use vigil_types::{LinkType, Timestamp};
+use vigil_engine::RunOptions;
 use vigil_wire::build::PacketBuilder;
 use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
 
 const C: [u8; 4] = [198, 18, 0, 1];
 const S: [u8; 4] = [198, 18, 0, 2];
 
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("vigil-applayer-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn write_pcap(path: &Path, frames: &[Vec<u8>]) {
-    let mut w = PcapWriter::new(std::fs::File::create(path).unwrap(), LinkType::Ethernet).unwrap();
-    for (i, data) in frames.iter().enumerate() {
-        w.write_packet(Timestamp::from_micros(1_700_000_000, i as u32), data).unwrap();
-    }
-}
-
 /// Runs the frames under `rules` with the stock configuration; the EVE records.
 fn run(name: &str, frames: &[Vec<u8>], rules: &str) -> Vec<Value> {
-    let dir = tempdir(name);
-    write_pcap(&dir.join("in.pcap"), frames);
+    let dir = tempdir("applayer", name);
+    write_pcap(&dir.join("in.pcap"), spaced(frames));
     std::fs::write(dir.join("test.rules"), rules).unwrap();
     let opts = RunOptions {
         inputs: vec![dir.join("in.pcap")],
@@ -41,15 +27,7 @@ fn run(name: &str, frames: &[Vec<u8>], rules: &str) -> Vec<Value> {
         exclusive_rules: vec![dir.join("test.rules")],
         ..Default::default()
     };
-    run_offline(&opts, &mut |_| {}).unwrap();
-    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
-    let recs = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    std::fs::remove_dir_all(&dir).unwrap();
-    recs
-}
-
-fn of_type<'a>(recs: &'a [Value], t: &str) -> Vec<&'a Value> {
-    recs.iter().filter(|r| r["event_type"] == t).collect()
+    run_eve(&dir, &opts)
 }
 
 fn sids(recs: &[Value]) -> Vec<u64> {

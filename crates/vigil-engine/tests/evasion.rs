@@ -4,12 +4,12 @@
 //! run offline. Each case asserts the alert, or its absence where the
 //! target host itself would see benign bytes.
 
+mod common;
+
+use common::{run_eve, spaced, tempdir, write_pcap};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use vigil_capture::PcapWriter;
 use vigil_defrag::split;
-use vigil_engine::{run_offline, RunOptions};
-use vigil_types::{LinkType, Timestamp};
+use vigil_engine::RunOptions;
 use vigil_wire::build::{self, PacketBuilder};
 use vigil_wire::ethertype;
 use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
@@ -18,26 +18,12 @@ const ATTACK: &[u8] = b"ATTACK-STRING";
 const RULES: &str = "alert tcp any any -> any any (msg:\"attack in stream\"; content:\"ATTACK-STRING\"; sid:1;)\n\
 alert tcp-pkt any any -> any any (msg:\"attack in one packet\"; content:\"ATTACK-STRING\"; sid:2;)\n";
 
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("vigil-evasion-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn write_pcap(path: &Path, frames: &[Vec<u8>]) {
-    let mut w = PcapWriter::new(std::fs::File::create(path).unwrap(), LinkType::Ethernet).unwrap();
-    for (i, data) in frames.iter().enumerate() {
-        w.write_packet(Timestamp::from_micros(1_700_000_000, i as u32), data).unwrap();
-    }
-}
-
 /// Runs the frames under `rules` with the receiving host's OS set to `os`;
 /// returns the EVE records.
 fn run(name: &str, frames: &[Vec<u8>], os: &str, rules: &str) -> Vec<Value> {
-    let dir = tempdir(name);
+    let dir = tempdir("evasion", name);
     let pcap = dir.join("in.pcap");
-    write_pcap(&pcap, frames);
+    write_pcap(&pcap, spaced(frames));
     std::fs::write(dir.join("test.rules"), rules).unwrap();
     std::fs::write(
         dir.join("os.yaml"),
@@ -52,11 +38,7 @@ fn run(name: &str, frames: &[Vec<u8>], os: &str, rules: &str) -> Vec<Value> {
         includes: vec![dir.join("os.yaml")],
         ..Default::default()
     };
-    run_offline(&opts, &mut |_| {}).unwrap();
-    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
-    let recs = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    std::fs::remove_dir_all(&dir).unwrap();
-    recs
+    run_eve(&dir, &opts)
 }
 
 fn alerts_of(recs: &[Value], sid: u64) -> Vec<&Value> {

@@ -2,35 +2,22 @@
 //! `flow_id` on anomaly records, reassembled datagrams inspected once, and
 //! the `flow.*`/`defrag.*` counters.
 
+mod common;
+
+use common::{of_type, run_eve, tempdir, write_pcap};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use vigil_capture::PcapWriter;
 use vigil_defrag::split;
-use vigil_engine::{run_offline, RunOptions};
-use vigil_types::{LinkType, Timestamp};
+use vigil_engine::RunOptions;
+use vigil_types::Timestamp;
 use vigil_wire::build::{self, PacketBuilder};
 use vigil_wire::ethertype;
 use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
 
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("vigil-engine-flows-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn write_pcap(path: &Path, frames: &[(i64, Vec<u8>)]) {
-    let f = std::fs::File::create(path).unwrap();
-    let mut w = PcapWriter::new(f, LinkType::Ethernet).unwrap();
-    for (secs, data) in frames {
-        w.write_packet(Timestamp::from_micros(1_700_000_000 + secs, 0), data).unwrap();
-    }
-}
-
 fn run(name: &str, frames: &[(i64, Vec<u8>)], sets: &[&str]) -> Vec<Value> {
-    let dir = tempdir(name);
+    let dir = tempdir("engine-flows", name);
     let pcap = dir.join("in.pcap");
-    write_pcap(&pcap, frames);
+    let at = |secs: i64| Timestamp::from_micros(1_700_000_000 + secs, 0);
+    write_pcap(&pcap, frames.iter().map(|(secs, f)| (at(*secs), f.clone())));
     let mut all_sets = vec!["outputs.1.eve-log.types.2.anomaly.types.decode=yes".to_string()];
     all_sets.extend(sets.iter().map(|s| s.to_string()));
     let opts = RunOptions {
@@ -40,15 +27,7 @@ fn run(name: &str, frames: &[(i64, Vec<u8>)], sets: &[&str]) -> Vec<Value> {
         sets: all_sets,
         ..Default::default()
     };
-    run_offline(&opts, &mut |_| {}).unwrap();
-    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
-    let recs = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    std::fs::remove_dir_all(&dir).unwrap();
-    recs
-}
-
-fn of_type<'a>(recs: &'a [Value], t: &str) -> Vec<&'a Value> {
-    recs.iter().filter(|r| r["event_type"] == t).collect()
+    run_eve(&dir, &opts)
 }
 
 fn last_stats(recs: &[Value]) -> &Value {

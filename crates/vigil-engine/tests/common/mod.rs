@@ -1,0 +1,45 @@
+//! What the engine's end-to-end tests share: a scratch directory per case,
+//! a pcap from built frames, and the EVE records of an offline run.
+
+// Each test binary uses its own subset.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use vigil_capture::PcapWriter;
+use vigil_engine::{run_offline, RunOptions};
+use vigil_types::{LinkType, Timestamp};
+
+/// A fresh directory for one case of one test binary.
+pub fn tempdir(suite: &str, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("vigil-{suite}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// An Ethernet pcap of `frames`, each with its time.
+pub fn write_pcap(path: &Path, frames: impl IntoIterator<Item = (Timestamp, Vec<u8>)>) {
+    let mut w = PcapWriter::new(std::fs::File::create(path).unwrap(), LinkType::Ethernet).unwrap();
+    for (ts, data) in frames {
+        w.write_packet(ts, &data).unwrap();
+    }
+}
+
+/// Frames one microsecond apart.
+pub fn spaced(frames: &[Vec<u8>]) -> impl Iterator<Item = (Timestamp, Vec<u8>)> + '_ {
+    frames.iter().enumerate().map(|(i, f)| (Timestamp::from_micros(1_700_000_000, i as u32), f.clone()))
+}
+
+/// Runs `opts` (its log directory is `dir`), returns the EVE records and removes `dir`.
+pub fn run_eve(dir: &Path, opts: &RunOptions) -> Vec<Value> {
+    run_offline(opts, &mut |_| {}).unwrap();
+    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+    let recs = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    std::fs::remove_dir_all(dir).unwrap();
+    recs
+}
+
+pub fn of_type<'a>(recs: &'a [Value], t: &str) -> Vec<&'a Value> {
+    recs.iter().filter(|r| r["event_type"] == t).collect()
+}
