@@ -95,6 +95,21 @@ pub struct EveAlert {
     pub websocket_payload_printable: bool,
     /// `metadata`: what is added from the flow and the rule.
     pub metadata: EveAlertMetadata,
+    /// `xff`, when enabled: the client address a proxy put in an HTTP header.
+    pub xff: Option<EveXff>,
+}
+
+/// `alert.xff`: where the original client's address is taken from and what is done with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EveXff {
+    /// `mode: overwrite` replaces the client's address in the record;
+    /// `extra-data` (default) adds `alert.xff`.
+    pub overwrite: bool,
+    /// `deployment: reverse` takes the header's last address (the proxy in
+    /// front of the servers added it); `forward` (default) the first.
+    pub reverse: bool,
+    /// `header`. Default `X-Forwarded-For`.
+    pub header: String,
 }
 
 /// `alert.metadata`: `no` turns off app-layer, flow and rule metadata
@@ -160,6 +175,32 @@ impl Default for EveAlertMetadata {
     }
 }
 
+impl EveXff {
+    fn read(sec: &Section<'_>, e: &mut Errors) -> Option<EveXff> {
+        if !sec.bool("enabled", false, e) {
+            return None;
+        }
+        let overwrite = match sec.string("mode", e).as_deref() {
+            None | Some("extra-data") => false,
+            Some("overwrite") => true,
+            Some(other) => {
+                sec.error("mode", e, format!("expected extra-data or overwrite, got '{other}'"));
+                false
+            }
+        };
+        let reverse = match sec.string("deployment", e).as_deref() {
+            None | Some("forward") => false,
+            Some("reverse") => true,
+            Some(other) => {
+                sec.error("deployment", e, format!("expected forward or reverse, got '{other}'"));
+                false
+            }
+        };
+        let header = sec.string("header", e).unwrap_or_else(|| "X-Forwarded-For".into());
+        Some(EveXff { overwrite, reverse, header })
+    }
+}
+
 impl Default for EveAlert {
     fn default() -> Self {
         EveAlert {
@@ -176,6 +217,7 @@ impl Default for EveAlert {
             websocket_payload: false,
             websocket_payload_printable: false,
             metadata: EveAlertMetadata::default(),
+            xff: None,
         }
     }
 }
@@ -404,6 +446,7 @@ impl EveAlert {
             websocket_payload: sec.bool("websocket-payload", d.websocket_payload, e),
             websocket_payload_printable: sec.bool("websocket-payload-printable", d.websocket_payload_printable, e),
             metadata: EveAlertMetadata::read(&sec.child("metadata"), e),
+            xff: EveXff::read(&sec.child("xff"), e),
         }
     }
 

@@ -29,6 +29,8 @@ struct EveSink {
     alert: Option<AlertOptions>,
     /// `metadata.app-layer` of alerts: the transaction's object in the alert.
     alert_app: bool,
+    /// `alert.xff`.
+    xff: Option<vigil_config::EveXff>,
     /// Transaction records written: `http`, `dns`, `tls`.
     http: bool,
     dns: bool,
@@ -100,6 +102,7 @@ impl Outputs {
                     envelope: EnvelopeOptions { ethernet: eve.ethernet },
                 }),
                 alert_app: eve.types.alert.as_ref().is_some_and(|a| a.metadata.app_layer),
+                xff: eve.types.alert.as_ref().and_then(|a| a.xff.clone()),
                 http: eve.logs("http"),
                 dns: eve.logs("dns"),
                 tls: eve.logs("tls"),
@@ -173,6 +176,17 @@ impl Outputs {
                 }
                 if !matches!(app.proto, AppProto::Unknown) {
                     m.insert("app_proto".into(), app.proto.name().into());
+                }
+                if let (Some(xff), Some(TxRef::Http(h))) = (&sink.xff, app.tx) {
+                    if let Some(ip) = xff_address(h, xff) {
+                        if xff.overwrite {
+                            // The client's side of the record: the source towards the server.
+                            let key = if direction == Some("to_client") { "dest_ip" } else { "src_ip" };
+                            m.insert(key.into(), ip.into());
+                        } else if let Some(Value::Object(a)) = m.get_mut("alert") {
+                            a.insert("xff".into(), ip.into());
+                        }
+                    }
                 }
                 if let Some(tx) = app.tx.filter(|_| sink.alert_app) {
                     let (key, body) = tx_body(tx);
@@ -338,4 +352,14 @@ fn flow_fields<E>(f: &Flow<E>) -> FlowRecord<'_> {
         emergency: f.emergency,
         tcp_flags: (proto == ip_proto::TCP).then_some((f.tcp_flags.to_server, f.tcp_flags.to_client)),
     }
+}
+
+/// The client address an HTTP request's forwarding header names: its first
+/// entry (`forward`) or last (`reverse`), when it is an IP address.
+fn xff_address(h: &HttpTx, xff: &vigil_config::EveXff) -> Option<String> {
+    let v = h.request_header(&xff.header)?;
+    let text = std::str::from_utf8(v).ok()?;
+    let mut parts = text.split(',').map(str::trim).filter(|p| !p.is_empty());
+    let pick = if xff.reverse { parts.next_back() } else { parts.next() }?;
+    pick.parse::<std::net::IpAddr>().ok().map(|ip| ip.to_string())
 }

@@ -110,7 +110,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                     Some(b) => Some(buffer_slot(&mut out.buffers, b, &[])),
                     None => sticky.map(|b| buffer_slot(&mut out.buffers, b, &transforms)),
                 };
-                match content_step(&c.bytes, c.negated, info, missing) {
+                match content_step(&c.bytes, c.negated, info, &vars, missing) {
                     Some(cc) => {
                         if !c.negated {
                             let bytes = cc.chop.map_or_else(|| c.bytes.clone(), |(o, l)| c.bytes[o..o + l].to_vec());
@@ -272,22 +272,36 @@ struct CompiledContent {
     chop: Option<(usize, usize)>,
 }
 
-fn content_step(bytes: &[u8], negated: bool, info: &ContentInfo, missing: &mut Vec<String>) -> Option<CompiledContent> {
+fn content_step(
+    bytes: &[u8],
+    negated: bool,
+    info: &ContentInfo,
+    vars: &[String],
+    missing: &mut Vec<String>,
+) -> Option<CompiledContent> {
     let m = &info.mods;
     let mut s = ContentStep::new(bytes.to_vec(), m.nocase);
     s.negated = negated;
-    let get = |v: &Option<NumVar>, what: &str, missing: &mut Vec<String>| match v {
+    // A modifier given as a variable must name an earlier byte_extract; the
+    // step then reads it at inspection, and holds 0 as a placeholder.
+    let mut get = |v: &Option<NumVar>, slot: usize, what: &str, missing: &mut Vec<String>| match v {
         None => Some(None),
         Some(NumVar::Num(n)) => Some(Some(*n)),
-        Some(NumVar::Var(_)) => {
-            missing.push(format!("{what} variable"));
-            None
-        }
+        Some(NumVar::Var(name)) => match vars.iter().position(|x| x == name) {
+            Some(i) => {
+                s.var_slots[slot] = Some(i as u8);
+                Some(Some(0))
+            }
+            None => {
+                missing.push(format!("{what} variable"));
+                None
+            }
+        },
     };
-    let offset = get(&m.offset, "offset", missing)?;
-    let depth = get(&m.depth, "depth", missing)?;
-    let distance = get(&m.distance, "distance", missing)?;
-    let within = get(&m.within, "within", missing)?;
+    let offset = get(&m.offset, 0, "offset", missing)?;
+    let depth = get(&m.depth, 1, "depth", missing)?;
+    let distance = get(&m.distance, 2, "distance", missing)?;
+    let within = get(&m.within, 3, "within", missing)?;
     if let Some(o) = offset {
         s.offset = o.max(0) as u32;
     }

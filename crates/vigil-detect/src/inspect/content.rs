@@ -19,6 +19,10 @@ pub struct ContentStep {
     pub within: Option<u32>,
     /// `endswith`: the match must end the buffer.
     pub endswith: bool,
+    /// `offset`, `depth`, `distance`, `within` given as a `byte_extract`
+    /// variable: its slot, read at inspection (the field above then only
+    /// says the modifier is present).
+    pub var_slots: [Option<u8>; 4],
     // Boxed: the searcher is large, and steps are scanned in order.
     finder: Box<memmem::Finder<'static>>,
 }
@@ -37,6 +41,7 @@ impl ContentStep {
             distance: None,
             within: None,
             endswith: false,
+            var_slots: [None; 4],
         }
     }
 
@@ -54,19 +59,24 @@ impl ContentStep {
 
     /// The window `[start, end)` the match must lie in, given the previous
     /// match's end and the stream offset of the buffer's start.
-    fn window(&self, len: usize, prev_end: usize, base: u64) -> Option<(usize, usize)> {
+    fn window(&self, len: usize, prev_end: usize, base: u64, vars: &[u64]) -> Option<(usize, usize)> {
+        // A variable's value, bounded so the arithmetic below cannot overflow.
+        let var = |i: usize, fixed: i64| match self.var_slots[i] {
+            Some(v) => vars.get(v as usize).map_or(0, |&x| x.min(u32::MAX as u64) as i64),
+            None => fixed,
+        };
         let (start, end) = if self.is_relative() {
-            let d = self.distance.unwrap_or(0) as i64;
+            let d = var(2, self.distance.unwrap_or(0) as i64);
             let start = (prev_end as i64 + d).max(0) as usize;
             let end = match self.within {
-                Some(w) => (prev_end as i64 + d + w as i64).max(0) as usize,
+                Some(w) => (prev_end as i64 + d + var(3, w as i64)).max(0) as usize,
                 None => len,
             };
             (start, end)
         } else {
             // Absolute positions count from the stream's start: shift them into the buffer.
-            let start = u64::from(self.offset);
-            let end = self.depth.map_or(u64::MAX, |d| start + u64::from(d));
+            let start = var(0, self.offset as i64) as u64;
+            let end = self.depth.map_or(u64::MAX, |d| start + var(1, d as i64) as u64);
             if end < base {
                 return None;
             }
@@ -78,8 +88,16 @@ impl ContentStep {
 
     /// The first match at or after `from` (when retrying) inside the window:
     /// its start and end.
-    pub fn find(&self, buf: &[u8], prev_end: usize, from: Option<usize>, base: u64) -> Option<(usize, usize)> {
-        let (mut start, end) = self.window(buf.len(), prev_end, base)?;
+    /// `vars`: the `byte_extract` variables, for modifiers given as one.
+    pub fn find(
+        &self,
+        buf: &[u8],
+        prev_end: usize,
+        from: Option<usize>,
+        base: u64,
+        vars: &[u64],
+    ) -> Option<(usize, usize)> {
+        let (mut start, end) = self.window(buf.len(), prev_end, base, vars)?;
         if let Some(f) = from {
             start = start.max(f);
         }

@@ -116,7 +116,7 @@ fn run(steps: &[Step], i: usize, buf: &[u8], prev_end: usize, ctx: &mut InspectC
         Step::Content(c) => {
             let mut from = None;
             loop {
-                match c.find(buf, prev_end, from, ctx.base) {
+                match c.find(buf, prev_end, from, ctx.base, &ctx.vars) {
                     None => return if c.negated { run(steps, i + 1, buf, prev_end, ctx) } else { Outcome::NoMatch },
                     Some(_) if c.negated => return Outcome::NoMatch,
                     Some((start, end)) => match run(steps, i + 1, buf, end, ctx) {
