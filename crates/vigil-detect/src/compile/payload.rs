@@ -21,6 +21,8 @@ pub(super) struct RawBuffer {
     pub steps: Vec<Step>,
     /// `bsize` (and `urilen`, which is `bsize` on the URI before transforms).
     pub len: Vec<IntCmp>,
+    /// `absent` (`Some(false)`) or `absent: or_else` (`Some(true)`).
+    pub absent: Option<bool>,
 }
 
 /// The payload keywords of a rule, sorted by the buffer they inspect.
@@ -39,7 +41,7 @@ fn buffer_slot(buffers: &mut Vec<RawBuffer>, name: &'static str, transforms: &[T
     if let Some(i) = buffers.iter().position(|b| b.name == name && b.transforms == transforms) {
         return i;
     }
-    buffers.push(RawBuffer { name, transforms: transforms.to_vec(), steps: Vec::new(), len: Vec::new() });
+    buffers.push(RawBuffer { name, transforms: transforms.to_vec(), steps: Vec::new(), len: Vec::new(), absent: None });
     buffers.len() - 1
 }
 
@@ -219,6 +221,16 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                 let raw = matches!(&o.value, Value::IntWith(_, w) if w.iter().any(|w| w == "raw"));
                 let at = buffer_slot(&mut out.buffers, if raw { "http.uri.raw" } else { "http.uri" }, &[]);
                 out.buffers[at].len.push(*c);
+                continue;
+            }
+            _ if name == "absent" => {
+                match sticky {
+                    Some(b) => {
+                        let at = buffer_slot(&mut out.buffers, b, &transforms);
+                        out.buffers[at].absent = Some(matches!(&o.value, Value::Text(t) if t == "or_else"));
+                    }
+                    None => missing.push("absent on the payload".into()),
+                }
                 continue;
             }
             // dsize is a payload keyword that the packet checks handle.

@@ -40,6 +40,9 @@ pub struct BufferMatch {
     pub steps: Vec<Step>,
     /// `bsize` / `urilen`: the (transformed) buffer's length.
     pub len: Vec<IntCmp>,
+    /// `absent`: the buffer must not exist (`Some(false)`); with `or_else`
+    /// (`Some(true)`), a missing buffer matches and a present one is inspected.
+    pub absent: Option<bool>,
 }
 
 /// `app-layer-protocol` values vigil can tell: `(protocol, negated)`.
@@ -137,7 +140,8 @@ pub(super) fn split(
     for (b, d) in raw.into_iter().zip(defs) {
         let (id, dir) = d.resolve(side);
         raise(&mut need, dir, d.need);
-        out.push(BufferMatch { id, dir, multi: d.multi, transforms: b.transforms, steps: b.steps, len: b.len });
+        let (transforms, steps, len, absent) = (b.transforms, b.steps, b.len, b.absent);
+        out.push(BufferMatch { id, dir, multi: d.multi, transforms, steps, len, absent });
     }
     for c in &checks {
         let dir = c.side().unwrap_or(side);

@@ -177,6 +177,11 @@ pub(crate) fn tx_matches(
 }
 
 fn buffer_matches(b: &BufferMatch, tx: TxRef<'_>, s: &mut TxScratch, ictx: &mut InspectCtx) -> bool {
+    match (b.absent, tx.buffer(b.dir, b.id, 0)) {
+        (Some(_), None) => return true,
+        (Some(false), Some(_)) => return false,
+        _ => {}
+    }
     for index in 0.. {
         let Some(raw) = tx.buffer(b.dir, b.id, index) else { return false };
         let data = apply_chain(&b.transforms, raw, &mut s.transform);
