@@ -65,7 +65,7 @@ pub fn alert_record(p: &Packet<'_>, a: &AlertInfo<'_>, opts: AlertOptions) -> Va
     }
     if opts.packet {
         m.insert("packet".into(), json!(crate::base64::encode(p.data)));
-        m.insert("packet_info".into(), json!({ "linktype": p.linktype.dlt() }));
+        m.insert("packet_info".into(), json!({ "linktype": p.linktype.dlt(), "linktype_name": p.linktype.name() }));
     }
     Value::Object(m)
 }

@@ -15,7 +15,7 @@ pub fn anomaly_record(p: &Packet<'_>, e: DecodeEvent, opts: AnomalyOptions) -> V
     let mut m = envelope(p, "anomaly", opts.envelope);
     if opts.packethdr {
         m.insert("packet".into(), Value::String(crate::base64::encode(p.data)));
-        m.insert("packet_info".into(), json!({ "linktype": p.linktype.dlt() }));
+        m.insert("packet_info".into(), json!({ "linktype": p.linktype.dlt(), "linktype_name": p.linktype.name() }));
     }
     m.insert("anomaly".into(), json!({ "type": "decode", "event": format!("decoder.{}", e.name()) }));
     Value::Object(m)

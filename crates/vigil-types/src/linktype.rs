@@ -65,8 +65,8 @@ impl LinkType {
             LinkType::Raw => "RAW",
             LinkType::CiscoHdlc => "C_HDLC",
             LinkType::LinuxSll => "LINUX_SLL",
-            LinkType::Ipv4 => "IPV4",
-            LinkType::Ipv6 => "IPV6",
+            LinkType::Ipv4 => "IPv4",
+            LinkType::Ipv6 => "IPv6",
             LinkType::LinuxSll2 => "LINUX_SLL2",
             LinkType::Other(_) => "UNKNOWN",
         }

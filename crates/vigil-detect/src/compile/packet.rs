@@ -20,6 +20,8 @@ pub enum PacketCheck {
     Seq(IntCmp),
     Ack(IntCmp),
     Window(IntCmp),
+    /// `tcp.mss`: the MSS option's value (packets without one fail).
+    Mss(IntCmp),
     Itype(IntCmp),
     Icode(IntCmp),
     IcmpId(IntCmp),
@@ -113,7 +115,8 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
                     continue;
                 }
             },
-            ("flags", Value::Flags(f)) => PacketCheck::Flags(*f),
+            ("flags" | "tcp.flags", Value::Flags(f)) => PacketCheck::Flags(*f),
+            ("tcp.mss", Value::Int(c)) => PacketCheck::Mss(*c),
             ("seq", Value::Int(c)) => PacketCheck::Seq(*c),
             ("ack", Value::Int(c)) => PacketCheck::Ack(*c),
             ("window", Value::Int(c)) => PacketCheck::Window(*c),
@@ -193,6 +196,7 @@ impl PacketCheck {
             PacketCheck::Seq(c) => tcp.is_some_and(|t| c.matches(t.1 as u64)),
             PacketCheck::Ack(c) => tcp.is_some_and(|t| c.matches(t.2 as u64)),
             PacketCheck::Window(c) => tcp.is_some_and(|t| c.matches(t.3 as u64)),
+            PacketCheck::Mss(c) => mss(p).is_some_and(|m| c.matches(m as u64)),
             PacketCheck::Itype(c) => icmp.is_some_and(|i| c.matches(i.0 as u64)),
             PacketCheck::Icode(c) => icmp.is_some_and(|i| c.matches(i.1 as u64)),
             PacketCheck::IcmpId(c) => echo(p).is_some_and(|h| c.matches(h.ident() as u64)),
@@ -249,6 +253,18 @@ fn ipv4<'a>(p: &Packet<'a>) -> Option<Ipv4<'a>> {
         return None;
     }
     Ipv4::header_only(p.data.get(ip.offset as usize..)?).ok()
+}
+
+/// The value of the TCP header's MSS option.
+fn mss(p: &Packet<'_>) -> Option<u16> {
+    let l = p.layers().iter().rev().find(|l| l.kind == LayerKind::Tcp)?;
+    let h = vigil_wire::tcp::Tcp::new_checked(p.data.get(l.offset as usize..)?).ok()?;
+    h.options().find_map(|o| match o {
+        vigil_wire::tcp::TcpOption::Tlv { kind: vigil_wire::tcp::option_kind::MSS, data: [a, b] } => {
+            Some(u16::from_be_bytes([*a, *b]))
+        }
+        _ => None,
+    })
 }
 
 /// The ICMP header of an echo request or reply (the only messages with id and sequence).
