@@ -30,6 +30,7 @@
 mod config;
 mod counters;
 mod decoder;
+mod dispatch;
 mod event;
 mod kindset;
 mod link;
@@ -41,5 +42,6 @@ mod tunnel;
 pub use config::{DecodeConfig, UdpTunnel};
 pub use counters::{Counter, DecodeCounters};
 pub use decoder::Decoder;
+pub use dispatch::dispatch_hash;
 pub use event::{DecodeEvent, EventList, EVENT_COUNT};
 pub use packet::{ChecksumFlags, IpInfo, Layer, LayerKind, Packet, Transport, TunnelInfo, MAX_LAYERS, MAX_VLANS};

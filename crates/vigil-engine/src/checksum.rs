@@ -32,6 +32,12 @@ impl ChecksumState {
         ChecksumState { mode, seen: 0, bad: 0, validating: mode != ChecksumMode::Disabled }
     }
 
+    /// Still sampling packets in `auto` mode (they must be decoded with
+    /// validation on and fed to [`ChecksumState::observe`]).
+    pub(crate) fn deciding(&self) -> bool {
+        self.mode == ChecksumMode::Auto && self.validating && self.seen < SAMPLE
+    }
+
     /// Feeds one decoded packet; true when validation was just switched off.
     pub(crate) fn observe(&mut self, p: &Packet<'_>) -> bool {
         if self.mode != ChecksumMode::Auto || !self.validating || self.seen >= SAMPLE {

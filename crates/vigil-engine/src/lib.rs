@@ -11,6 +11,12 @@
 //! Counters accumulate; stats records are written periodically and once at
 //! the end. The [`Summary`] says what was read, inspected and dropped.
 //!
+//! With the `autofp` runmode ([`Runmode`]) the reading thread spreads the
+//! frames over worker threads by a symmetric hash of their IP addresses
+//! (`vigil_decode::dispatch_hash`); each worker runs the whole pipeline for
+//! the flows it owns and writes to the same outputs. Offline, a full worker
+//! ring makes the reader wait, so no packet is ever lost.
+//!
 //! ```no_run
 //! use vigil_engine::{run_offline, RunOptions};
 //! let opts = RunOptions { inputs: vec!["input.pcap".into()], log_dir: Some("out".into()), ..Default::default() };
@@ -19,13 +25,16 @@
 //! ```
 
 mod app;
+mod autofp;
 mod checksum;
 mod error;
 mod inputs;
+mod lane;
 mod options;
 mod outputs;
 mod rules;
 mod run;
+mod runmode;
 mod setup;
 mod stats;
 mod summary;
@@ -36,6 +45,7 @@ pub use error::EngineError;
 pub use options::RunOptions;
 pub use rules::{rule_files, LoadedRules};
 pub use run::{run_offline, run_setup, Progress};
+pub use runmode::Runmode;
 pub use setup::{setup, Setup};
 pub use summary::Summary;
 pub use vigil_config::DEFAULT_YAML;

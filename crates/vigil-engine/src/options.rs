@@ -30,6 +30,8 @@ pub struct RunOptions {
     pub init_errors_fatal: bool,
     /// `--runmode`.
     pub runmode: Option<String>,
+    /// `--threads`: workers for `autofp`/`workers` (else one per CPU).
+    pub threads: Option<usize>,
     /// `-v` count.
     pub verbose: u8,
 }

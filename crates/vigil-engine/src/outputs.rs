@@ -115,6 +115,13 @@ impl Outputs {
         Ok(Outputs { sinks })
     }
 
+    /// The same outputs for another worker: records go to the same files,
+    /// gathered in buffers of its own.
+    pub(crate) fn share(&self) -> Outputs {
+        let sinks = self.sinks.iter().map(|s| EveSink { writer: s.writer.share(), xff: s.xff.clone(), ..*s }).collect();
+        Outputs { sinks }
+    }
+
     /// Writes what a decoded packet produces: its decode anomalies, tied
     /// to its flow by `flow_id` when it has one.
     pub(crate) fn packet(&mut self, p: &Packet<'_>, flow_id: Option<u64>) -> Result<(), EngineError> {

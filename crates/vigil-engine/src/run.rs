@@ -3,14 +3,17 @@
 use crate::checksum::ChecksumState;
 use crate::error::EngineError;
 use crate::inputs;
+use crate::lane::{Lane, LaneEnd};
 use crate::options::RunOptions;
 use crate::outputs::Outputs;
+use crate::runmode::Runmode;
 use crate::setup::{setup, Setup};
 use crate::stats;
 use crate::summary::Summary;
-use crate::worker::Worker;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use vigil_capture::{PcapFile, Source};
+use vigil_capture::{PcapFile, RawPacket, Source};
+use vigil_decode::{DecodeConfig, Decoder};
 use vigil_output::stats_record;
 use vigil_types::Timestamp;
 
@@ -29,6 +32,17 @@ const RECORD_OVERHEAD: u64 = 16;
 /// How often (in packets) the wall clock is consulted for progress and stats.
 const CHECK_EVERY: u64 = 4096;
 
+/// Where the reader sends frames: a lane on its own thread, or workers.
+pub(crate) trait Dispatch {
+    /// One frame, numbered `pcap_cnt`; `validate`: check its checksums.
+    fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError>;
+    /// Writes a stats record of every counter so far.
+    fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError>;
+    /// End of input: every lane finishes, a last stats record is written
+    /// (packet time, uptime); the lanes' results, merged.
+    fn finish(self: Box<Self>, ts: Timestamp, uptime: u64) -> Result<LaneEnd, EngineError>;
+}
+
 /// Reads every input capture through the pipeline and writes the outputs.
 /// `progress` is called periodically (the CLI draws its bar from it).
 pub fn run_offline(opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
@@ -40,18 +54,41 @@ pub fn run_offline(opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Res
 /// callers that show its warnings first.
 pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
     let files = inputs::expand(&opts.inputs).map_err(EngineError::Input)?;
+    let outputs = Outputs::open(setup)?;
+    match setup.runmode {
+        Runmode::Single => {
+            let lane = Lane::new(setup, 1, outputs);
+            read(setup, &files, Box::new(Single { lane, setup }), progress)
+        }
+        Runmode::Autofp { workers } => std::thread::scope(|scope| {
+            let dispatch = crate::autofp::Autofp::start(scope, setup, workers, outputs)?;
+            read(setup, &files, Box::new(dispatch), progress)
+        }),
+    }
+}
+
+/// The reading loop, whatever the runmode: frames are numbered, checksum
+/// `auto` is decided here (on the first packets, in capture order, so every
+/// runmode decides alike), and stats records are written on the interval.
+fn read(
+    setup: &Setup,
+    files: &[PathBuf],
+    mut dispatch: Box<dyn Dispatch + '_>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Summary, EngineError> {
     let bytes_total = files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
-    let mut worker = Worker::new(setup);
-    let mut outputs = Outputs::open(setup)?;
     let mut checksum = ChecksumState::new(setup.checksum);
+    // Decodes the sample `auto` looks at; the lanes decode every frame for real.
+    let mut sampler = Decoder::new(DecodeConfig { validate_checksums: true, ..setup.decode.clone() });
     let start = Instant::now();
     let interval = Duration::from_secs(setup.config.stats.interval.max(1) as u64);
     let mut last_stats = start;
     let mut summary = Summary { files: files.len(), ..Summary::default() };
     let mut bytes_done = 0u64;
     let mut last_ts = Timestamp::default();
+    let mut result = Ok(());
 
-    for file in &files {
+    'files: for file in files {
         let mut src = match PcapFile::open(file) {
             Ok(s) => s,
             Err(e) => {
@@ -71,32 +108,40 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
             summary.bytes += raw.data.len() as u64;
             bytes_done += raw.data.len() as u64 + RECORD_OVERHEAD;
             last_ts = raw.ts;
-            let mut p = worker.decoder.decode(raw.data, raw.ts, raw.linktype, summary.packets);
-            if checksum.observe(&p) {
-                worker.decoder.set_validate_checksums(false);
-                summary.checksum_auto_disabled = true;
+            let validate = checksum.validating;
+            if checksum.deciding() {
+                let p = sampler.decode(raw.data, raw.ts, raw.linktype, summary.packets);
+                summary.checksum_auto_disabled |= checksum.observe(&p);
             }
-            worker.packet(&mut p, &mut outputs)?;
+            if let Err(e) = dispatch.frame(&raw, summary.packets, validate) {
+                result = Err(e);
+                break 'files;
+            }
             if summary.packets.is_multiple_of(CHECK_EVERY) {
                 progress(Progress { bytes_done, bytes_total, packets: summary.packets });
                 if last_stats.elapsed() >= interval {
                     last_stats = Instant::now();
-                    write_stats(&mut outputs, setup, &worker, last_ts, start)?;
+                    if let Err(e) = dispatch.stats(last_ts, start.elapsed().as_secs()) {
+                        result = Err(e);
+                        break 'files;
+                    }
                 }
             }
         }
     }
     progress(Progress { bytes_done: bytes_total, bytes_total, packets: summary.packets });
-    worker.finish(&mut outputs)?;
-    write_stats(&mut outputs, setup, &worker, last_ts, start)?;
-    summary.eve_records = outputs.finish()?;
-    summary.invalid = worker.decoder.counters.get(vigil_decode::Counter::Invalid);
-    summary.decode_events =
-        vigil_decode::DecodeEvent::ALL.iter().map(|&e| worker.decoder.counters.event_count(e)).sum();
-    summary.flows = worker.flows.counters().total;
-    summary.reassembled = worker.defrag.counters().ipv4_reassembled + worker.defrag.counters().ipv6_reassembled;
-    summary.alerts = worker.detector.alerts;
+    // Workers finish (and are joined) even when reading stopped on an error.
+    let end = dispatch.finish(last_ts, start.elapsed().as_secs());
+    result?;
+    let end = end?;
+    summary.eve_records = end.records;
+    summary.invalid = end.invalid;
+    summary.decode_events = end.decode_events;
+    summary.flows = end.flows;
+    summary.reassembled = end.reassembled;
+    summary.alerts = end.alerts;
     summary.rules = (!setup.rules.files.is_empty()).then(|| setup.rules.summary_line());
+    summary.runmode = setup.runmode;
     summary.wall = start.elapsed();
     if summary.packets == 0 && !summary.capture_errors.is_empty() && summary.capture_errors.len() == files.len() {
         return Err(EngineError::Input(summary.capture_errors.join("; ")));
@@ -104,25 +149,33 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
     Ok(summary)
 }
 
-fn write_stats(
+/// Writes one stats record of `counters` (every counter, zeros included).
+pub(crate) fn write_stats(
     outputs: &mut Outputs,
-    setup: &Setup,
-    worker: &Worker,
+    counters: &[(String, u64)],
     ts: Timestamp,
-    start: Instant,
+    uptime: u64,
 ) -> Result<(), EngineError> {
-    let uptime = start.elapsed().as_secs();
-    let all = stats::Counters {
-        decode: &worker.decoder.counters,
-        flow: worker.flows.counters(),
-        defrag: worker.defrag.counters(),
-        stream: &worker.stream,
-        stream_events: &worker.stream_events,
-        app: &worker.app_stats,
-        detect: [worker.detector.alerts, worker.alert_queue_overflow(), worker.detector.suppressed],
-    };
-    outputs.stats(|null_values| {
-        let counters = stats::counters(&all, &setup.config.stats, null_values);
-        stats_record(ts, uptime, &counters)
-    })
+    outputs.stats(|null_values| stats_record(ts, uptime, &stats::shown(counters, null_values)))
+}
+
+/// The single runmode: the reading thread is the worker.
+struct Single<'s> {
+    lane: Lane,
+    setup: &'s Setup,
+}
+
+impl Dispatch for Single<'_> {
+    fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError> {
+        self.lane.frame(raw.data, raw.ts, raw.linktype, pcap_cnt, validate)
+    }
+
+    fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError> {
+        let counters = self.lane.counters(self.setup);
+        write_stats(&mut self.lane.outputs, &counters, ts, uptime)
+    }
+
+    fn finish(self: Box<Self>, ts: Timestamp, uptime: u64) -> Result<LaneEnd, EngineError> {
+        self.lane.finish(self.setup, Some((ts, uptime)))
+    }
 }

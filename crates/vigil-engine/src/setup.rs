@@ -38,6 +38,8 @@ pub struct Setup {
     pub app: Option<vigil_applayer::AppConfig>,
     /// The DNS EVE format forced for every output, if any.
     pub eve_dns_version: Option<u8>,
+    /// Threads and how packets reach them.
+    pub runmode: crate::runmode::Runmode,
 }
 
 pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
@@ -65,13 +67,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         warnings.push(format!("configuration keys vigil does not use (ignored): {}", ignored.join(", ")));
     }
 
-    if let Some(mode) = opts.runmode.as_deref() {
-        if mode != "single" {
-            return Err(EngineError::Usage(format!(
-                "runmode {mode:?} is not available yet: this version runs `single` only"
-            )));
-        }
-    }
+    let runmode = crate::runmode::Runmode::resolve(opts, &config)?;
 
     let cli = checksum_override(opts.checksum.as_deref())?;
     let checksum = config.pcap_checksum_mode(cli);
@@ -108,6 +104,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         ips: opts.simulate_ips,
         app,
         eve_dns_version: opts.eve_dns_version,
+        runmode,
     })
 }
 

@@ -62,3 +62,84 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
     }
     out
 }
+
+/// Adds another worker's counters (as [`counters`] lists them, zeros
+/// included) into `into`. Counters add up, except the largest packet size,
+/// which is the largest of all, and the average size, derived again from the
+/// totals.
+pub(crate) fn merge(into: &mut Vec<(String, u64)>, other: &[(String, u64)]) {
+    if into.is_empty() {
+        into.extend_from_slice(other);
+        return;
+    }
+    for ((name, v), (other_name, w)) in into.iter_mut().zip(other) {
+        debug_assert_eq!(name, other_name, "workers list their counters in one order");
+        if name == "decoder.max_pkt_size" {
+            *v = (*v).max(*w);
+        } else {
+            *v += w;
+        }
+    }
+    let get = |n: &str| into.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+    let avg = get("decoder.bytes").zip(get("decoder.pkts")).map(|(b, p)| b.checked_div(p).unwrap_or(0));
+    if let (Some(avg), Some(slot)) = (avg, into.iter_mut().find(|(k, _)| k == "decoder.avg_pkt_size")) {
+        slot.1 = avg;
+    }
+}
+
+/// The counters a stats record lists: without zeros unless `null_values`.
+pub(crate) fn shown(all: &[(String, u64)], null_values: bool) -> Vec<(String, u64)> {
+    all.iter().filter(|(_, v)| null_values || *v != 0).cloned().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(v: &[(&str, u64)]) -> Vec<(String, u64)> {
+        v.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    #[test]
+    fn merged_counters_add_up_and_sizes_are_derived() {
+        let mut all = Vec::new();
+        let a = c(&[
+            ("decoder.pkts", 3),
+            ("decoder.bytes", 300),
+            ("decoder.avg_pkt_size", 100),
+            ("decoder.max_pkt_size", 150),
+            ("flow.total", 1),
+        ]);
+        let b = c(&[
+            ("decoder.pkts", 1),
+            ("decoder.bytes", 900),
+            ("decoder.avg_pkt_size", 900),
+            ("decoder.max_pkt_size", 900),
+            ("flow.total", 0),
+        ]);
+        merge(&mut all, &a);
+        merge(&mut all, &b);
+        assert_eq!(
+            all,
+            c(&[
+                ("decoder.pkts", 4),
+                ("decoder.bytes", 1200),
+                ("decoder.avg_pkt_size", 300),
+                ("decoder.max_pkt_size", 900),
+                ("flow.total", 1)
+            ])
+        );
+        assert_eq!(shown(&all, false).len(), 5);
+        merge(
+            &mut all,
+            &c(&[
+                ("decoder.pkts", 0),
+                ("decoder.bytes", 0),
+                ("decoder.avg_pkt_size", 0),
+                ("decoder.max_pkt_size", 0),
+                ("flow.total", 0),
+            ]),
+        );
+        assert_eq!(shown(&c(&[("x", 0), ("y", 2)]), false), c(&[("y", 2)]));
+    }
+}

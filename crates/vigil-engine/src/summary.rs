@@ -26,6 +26,8 @@ pub struct Summary {
     pub capture_errors: Vec<String>,
     /// Checksum validation was switched off by `auto` after the first packets.
     pub checksum_auto_disabled: bool,
+    /// How the packets were spread over threads.
+    pub runmode: crate::runmode::Runmode,
 }
 
 impl fmt::Display for Summary {
@@ -38,6 +40,9 @@ impl fmt::Display for Summary {
             self.bytes as f64 * 8.0 / secs / 1e6,
             self.packets as f64 / secs / 1e3
         )?;
+        if let crate::runmode::Runmode::Autofp { workers } = self.runmode {
+            writeln!(f, "  runmode        autofp, {workers} workers")?;
+        }
         writeln!(f, "  received       {}", self.packets)?;
         writeln!(f, "  inspected      {}", self.packets - self.dropped)?;
         writeln!(f, "  dropped        {}", self.dropped)?;

@@ -170,13 +170,27 @@ fn record_dir(tx: TxRef<'_>) -> Direction {
 }
 
 impl Worker {
-    pub(crate) fn new(setup: &Setup) -> Self {
+    /// One of `workers` workers: the memcaps and the flow table are shared
+    /// out, so together they hold what the configuration allows.
+    pub(crate) fn new(setup: &Setup, workers: usize) -> Self {
+        let n = workers.max(1) as u64;
+        let flow = vigil_flow::FlowConfig {
+            memcap: setup.flow.memcap / n,
+            hash_size: (setup.flow.hash_size / n as u32).max(1),
+            ..setup.flow.clone()
+        };
+        let defrag = vigil_defrag::DefragConfig { memcap: setup.defrag.memcap / n, ..setup.defrag.clone() };
+        let stream = vigil_stream::StreamConfig {
+            memcap: setup.stream.memcap / n,
+            reassembly_memcap: setup.stream.reassembly_memcap / n,
+            ..setup.stream.clone()
+        };
         Worker {
             decoder: Decoder::new(setup.decode.clone()),
             // Random seeds: flow and fragment keys are attacker-chosen.
-            defrag: Defragmenter::new(setup.defrag.clone(), ahash::RandomState::new()),
-            flows: FlowTable::new(setup.flow.clone(), ahash::RandomState::new()),
-            stream: StreamCtx::new(setup.stream.clone()),
+            defrag: Defragmenter::new(defrag, ahash::RandomState::new()),
+            flows: FlowTable::new(flow, ahash::RandomState::new()),
+            stream: StreamCtx::new(stream),
             stream_events: [0; StreamEvent::ALL.len()],
             buffers: (0..MAX_REASSEMBLY_DEPTH).map(|_| (Vec::new(), Vec::new())).collect(),
             stream_buf: Vec::new(),
@@ -211,6 +225,18 @@ impl Worker {
         // Unfinished datagrams time out by packet time, fragments or not.
         self.defrag.expire(p.ts);
         self.inspect(p, 0, outputs)?;
+        self.log_ended(outputs)
+    }
+
+    /// The capture's clock reached `now` (autofp: told by the reader, as
+    /// this worker may see none of the packets that moved it): flows and
+    /// datagrams whose time passed end, as they would on one thread.
+    pub(crate) fn tick(&mut self, now: Timestamp, outputs: &mut Outputs) -> Result<(), EngineError> {
+        if now > self.now {
+            self.now = now;
+        }
+        self.defrag.expire(now);
+        self.flows.tick(now);
         self.log_ended(outputs)
     }
 
@@ -264,6 +290,20 @@ impl Worker {
 
     fn inspect(&mut self, p: &mut Packet<'_>, depth: usize, outputs: &mut Outputs) -> Result<(), EngineError> {
         let root = depth == 0;
+        // A fragment goes to reassembly before detection, as Suricata
+        // defragments while decoding: its events (overlap, oversized, bad
+        // length) are the fragment's own, for `decode-event` rules too.
+        let mut defragged = None;
+        if p.fragment {
+            if let Some((mut datagram, frame)) = self.buffers.get_mut(depth).map(std::mem::take) {
+                let o = self.defrag.handle(p, &mut datagram);
+                for e in o.events.iter() {
+                    p.events.push(e);
+                    self.decoder.counters.event(e);
+                }
+                defragged = Some((o.reassembled, datagram, frame));
+            }
+        }
         // A fragment has no flow of its own, but the UDP tunnel it came in does.
         let flow = self.flows.handle_packet(p, root);
         let Tracked { in_stream, ready, established, encrypted_now } = match flow {
@@ -327,19 +367,11 @@ impl Worker {
         };
         self.stream_buf = buf;
         result?;
-        if !p.fragment {
-            return outputs.packet(p, flow.map(|h| h.id));
-        }
-        let Some((mut datagram, mut frame)) = self.buffers.get_mut(depth).map(std::mem::take) else {
-            return outputs.packet(p, None);
+        let Some((reassembled, datagram, mut frame)) = defragged else {
+            return outputs.packet(p, flow.filter(|_| !p.fragment).map(|h| h.id));
         };
-        let o = self.defrag.handle(p, &mut datagram);
-        for e in o.events.iter() {
-            p.events.push(e);
-            self.decoder.counters.event(e);
-        }
         let mut result = outputs.packet(p, None);
-        if o.reassembled && result.is_ok() {
+        if reassembled && result.is_ok() {
             // The datagram is inspected once, as a packet of its own in the
             // fragment's context (time, link headers, VLANs, tunnel).
             let ip_at = p.ip.map_or(0, |ip| ip.offset as usize).min(p.data.len());

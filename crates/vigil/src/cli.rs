@@ -95,9 +95,14 @@ pub struct RunArgs {
     /// Stop on any configuration error instead of warning and using the default.
     #[arg(long)]
     pub init_errors_fatal: bool,
-    /// Threading model: `single` (the only one in this version).
+    /// Threading model: `single` (one thread), `autofp` or `workers` (a reader
+    /// spreads flows over worker threads; the same for files).
     #[arg(long, value_name = "MODE")]
     pub runmode: Option<String>,
+    /// Worker threads for `autofp`/`workers` (default: one per CPU times
+    /// `threading.detect-thread-ratio`).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
     /// More output on stderr (repeat for more).
     #[arg(short = 'v', action = ArgAction::Count)]
     pub verbose: u8,
@@ -124,6 +129,7 @@ impl RunArgs {
             simulate_ips: self.simulate_ips,
             init_errors_fatal: self.init_errors_fatal,
             runmode: self.runmode.clone(),
+            threads: self.threads,
             verbose: self.verbose,
             // Suricata's override of every eve-log's DNS format, read here at the edge.
             eve_dns_version: std::env::var("SURICATA_EVE_DNS_VERSION").ok().and_then(|v| v.trim().parse().ok()),

@@ -1,0 +1,235 @@
+//! The autofp runmode for captures: the reading thread spreads frames over
+//! worker threads by [`dispatch_hash`] (every packet of a flow, both
+//! directions, its fragments and its tunnel reach one worker), in batches
+//! over bounded rings. A full ring makes the reader wait: offline, no packet
+//! is ever dropped.
+//!
+//! Workers keep packet time as the single runmode does: when the capture
+//! enters a new second, every worker is told (a tick, in ring order after the
+//! frames before it), so flows time out at the same packet on every runmode
+//! and thread count, not whenever a quiet worker happens to see traffic.
+
+use crate::error::EngineError;
+use crate::lane::{Lane, LaneEnd};
+use crate::outputs::Outputs;
+use crate::run::{write_stats, Dispatch};
+use crate::setup::Setup;
+use crate::stats;
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::thread::{Scope, ScopedJoinHandle};
+use vigil_capture::RawPacket;
+use vigil_decode::dispatch_hash;
+use vigil_types::{LinkType, Timestamp};
+
+/// Frames per batch: enough that ring traffic costs little per packet.
+const BATCH_FRAMES: usize = 64;
+/// Bytes per batch, for captures of large frames.
+const BATCH_BYTES: usize = 256 * 1024;
+/// How often (in frames) a worker publishes its counters for stats records.
+const PUBLISH_EVERY: usize = 16 * 1024;
+
+struct Frame {
+    at: usize,
+    len: usize,
+    ts: Timestamp,
+    linktype: LinkType,
+    pcap_cnt: u64,
+    validate: bool,
+}
+
+/// Frames bound for one worker, their bytes in one buffer (reused).
+#[derive(Default)]
+struct Batch {
+    data: Vec<u8>,
+    frames: Vec<Frame>,
+}
+
+enum Msg {
+    Frames(Batch),
+    /// The capture's clock reached this time.
+    Tick(Timestamp),
+}
+
+type Counters = Vec<(String, u64)>;
+
+pub(crate) struct Autofp<'scope> {
+    rings: Vec<SyncSender<Msg>>,
+    filling: Vec<Batch>,
+    /// Emptied batches coming back from the workers.
+    spare: Receiver<Batch>,
+    workers: Vec<ScopedJoinHandle<'scope, Result<LaneEnd, EngineError>>>,
+    /// Each worker's latest counters.
+    published: Arc<Mutex<Vec<Counters>>>,
+    /// For stats records, which merge every worker's counters.
+    outputs: Outputs,
+    second: Option<u64>,
+    /// The latest packet time read (captures are not always in order).
+    latest: Timestamp,
+}
+
+impl<'scope> Autofp<'scope> {
+    /// Starts `workers` worker threads in `scope`.
+    pub(crate) fn start<'env>(
+        scope: &'scope Scope<'scope, 'env>,
+        setup: &'env Setup,
+        workers: usize,
+        outputs: Outputs,
+    ) -> Result<Self, EngineError> {
+        let workers = workers.max(1);
+        // `max-pending-packets` bounds what is in flight, shared over the rings.
+        let ring = (setup.config.runtime.max_pending_packets as usize / BATCH_FRAMES / workers).clamp(2, 1024);
+        let (give_back, spare) = channel();
+        let published = Arc::new(Mutex::new(vec![Counters::new(); workers]));
+        let mut rings = Vec::with_capacity(workers);
+        let mut handles = Vec::with_capacity(workers);
+        for i in 0..workers {
+            let (tx, rx) = sync_channel(ring);
+            rings.push(tx);
+            let lane = Lane::new(setup, workers, outputs.share());
+            let (give_back, published) = (give_back.clone(), published.clone());
+            let handle = std::thread::Builder::new()
+                .name(format!("W#{:02}", i + 1))
+                .spawn_scoped(scope, move || work(setup, lane, rx, give_back, i, &published))
+                .map_err(|e| EngineError::Usage(format!("cannot start worker thread {}: {e}", i + 1)))?;
+            handles.push(handle);
+        }
+        Ok(Autofp {
+            rings,
+            filling: (0..workers).map(|_| Batch::default()).collect(),
+            spare,
+            workers: handles,
+            published,
+            outputs,
+            second: None,
+            latest: Timestamp::default(),
+        })
+    }
+
+    fn send(&mut self, i: usize, msg: Msg) -> Result<(), EngineError> {
+        // A worker that stopped (its outputs failed) says why when joined.
+        self.rings[i].send(msg).map_err(|_| EngineError::Usage(format!("worker {} stopped", i + 1)))
+    }
+
+    fn send_batch(&mut self, i: usize) -> Result<(), EngineError> {
+        if self.filling[i].frames.is_empty() {
+            return Ok(());
+        }
+        let fresh = self.spare.try_recv().unwrap_or_default();
+        let batch = std::mem::replace(&mut self.filling[i], fresh);
+        self.send(i, Msg::Frames(batch))
+    }
+
+    /// Every worker gets what is pending, then the time.
+    fn tick(&mut self, ts: Timestamp) -> Result<(), EngineError> {
+        for i in 0..self.rings.len() {
+            self.send_batch(i)?;
+            self.send(i, Msg::Tick(ts))?;
+        }
+        Ok(())
+    }
+}
+
+/// A worker thread: frames and ticks in ring order, then its flows end.
+fn work(
+    setup: &Setup,
+    mut lane: Lane,
+    rx: Receiver<Msg>,
+    give_back: Sender<Batch>,
+    index: usize,
+    published: &Mutex<Vec<Counters>>,
+) -> Result<LaneEnd, EngineError> {
+    let mut since = 0;
+    for msg in rx {
+        match msg {
+            Msg::Tick(ts) => lane.worker.tick(ts, &mut lane.outputs)?,
+            Msg::Frames(mut batch) => {
+                for f in &batch.frames {
+                    lane.frame(&batch.data[f.at..f.at + f.len], f.ts, f.linktype, f.pcap_cnt, f.validate)?;
+                }
+                since += batch.frames.len();
+                batch.data.clear();
+                batch.frames.clear();
+                // The reader may be gone already; the batch is then just freed.
+                let _ = give_back.send(batch);
+            }
+        }
+        if since >= PUBLISH_EVERY {
+            since = 0;
+            let counters = lane.counters(setup);
+            published.lock().unwrap_or_else(|p| p.into_inner())[index] = counters;
+        }
+    }
+    lane.finish(setup, None)
+}
+
+impl Dispatch for Autofp<'_> {
+    fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError> {
+        let sec = raw.ts.secs() as u64;
+        if self.second.is_some_and(|s| sec > s) {
+            self.tick(raw.ts)?;
+        }
+        if self.second.is_none_or(|s| sec > s) {
+            self.second = Some(sec);
+        }
+        if raw.ts > self.latest {
+            self.latest = raw.ts;
+        }
+        let n = self.rings.len() as u64;
+        let i = ((u64::from(dispatch_hash(raw.data, raw.linktype)) * n) >> 32) as usize;
+        let b = &mut self.filling[i];
+        b.frames.push(Frame {
+            at: b.data.len(),
+            len: raw.data.len(),
+            ts: raw.ts,
+            linktype: raw.linktype,
+            pcap_cnt,
+            validate,
+        });
+        b.data.extend_from_slice(raw.data);
+        if b.frames.len() >= BATCH_FRAMES || b.data.len() >= BATCH_BYTES {
+            self.send_batch(i)?;
+        }
+        Ok(())
+    }
+
+    fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError> {
+        let mut all = Counters::new();
+        for c in self.published.lock().unwrap_or_else(|p| p.into_inner()).iter().filter(|c| !c.is_empty()) {
+            stats::merge(&mut all, c);
+        }
+        if all.is_empty() {
+            return Ok(());
+        }
+        write_stats(&mut self.outputs, &all, ts, uptime)?;
+        self.outputs.finish().map(|_| ())
+    }
+
+    fn finish(mut self: Box<Self>, ts: Timestamp, uptime: u64) -> Result<LaneEnd, EngineError> {
+        // The latest packet time reaches every worker, as it would one thread.
+        let latest = self.latest;
+        let sent = self.tick(latest);
+        let Autofp { rings, workers, mut outputs, .. } = *self;
+        drop(rings);
+        let mut end = LaneEnd::default();
+        let mut first_error = None;
+        for (i, w) in workers.into_iter().enumerate() {
+            match w.join() {
+                Ok(Ok(lane)) => end.add(lane),
+                Ok(Err(e)) => {
+                    first_error.get_or_insert(e);
+                }
+                Err(_) => {
+                    first_error.get_or_insert(EngineError::Usage(format!("worker {} panicked", i + 1)));
+                }
+            }
+        }
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+        sent?;
+        write_stats(&mut outputs, &end.counters, ts, uptime)?;
+        end.records += outputs.finish()?;
+        Ok(end)
+    }
+}

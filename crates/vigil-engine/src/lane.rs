@@ -1,0 +1,99 @@
+//! One lane of the pipeline: a worker with its share of the outputs. The
+//! single runmode runs one lane on the reading thread; autofp runs one per
+//! worker thread.
+
+use crate::error::EngineError;
+use crate::outputs::Outputs;
+use crate::setup::Setup;
+use crate::stats;
+use crate::worker::Worker;
+use vigil_types::{LinkType, Timestamp};
+
+pub(crate) struct Lane {
+    pub worker: Worker,
+    pub outputs: Outputs,
+}
+
+/// What a lane reports when its input ends.
+#[derive(Default)]
+pub(crate) struct LaneEnd {
+    /// Every counter, zeros included, in stats order.
+    pub counters: Vec<(String, u64)>,
+    pub records: u64,
+    pub alerts: u64,
+    pub flows: u64,
+    pub reassembled: u64,
+    pub invalid: u64,
+    pub decode_events: u64,
+}
+
+impl Lane {
+    /// A lane of a run with `lanes` of them.
+    pub(crate) fn new(setup: &Setup, lanes: usize, outputs: Outputs) -> Lane {
+        Lane { worker: Worker::new(setup, lanes), outputs }
+    }
+
+    /// Decodes and inspects one captured frame. `validate`: whether its
+    /// checksums are checked (the reader's `auto` decision so far).
+    pub(crate) fn frame(
+        &mut self,
+        data: &[u8],
+        ts: Timestamp,
+        linktype: LinkType,
+        pcap_cnt: u64,
+        validate: bool,
+    ) -> Result<(), EngineError> {
+        self.worker.decoder.set_validate_checksums(validate);
+        let mut p = self.worker.decoder.decode(data, ts, linktype, pcap_cnt);
+        self.worker.packet(&mut p, &mut self.outputs)
+    }
+
+    /// Every counter of this lane (zeros included).
+    pub(crate) fn counters(&self, setup: &Setup) -> Vec<(String, u64)> {
+        let w = &self.worker;
+        let all = stats::Counters {
+            decode: &w.decoder.counters,
+            flow: w.flows.counters(),
+            defrag: w.defrag.counters(),
+            stream: &w.stream,
+            stream_events: &w.stream_events,
+            app: &w.app_stats,
+            detect: [w.detector.alerts, w.alert_queue_overflow(), w.detector.suppressed],
+        };
+        stats::counters(&all, &setup.config.stats, true)
+    }
+
+    /// End of input: every open flow ends and is logged, the outputs are
+    /// flushed. `stats`: write a final stats record of this lane's counters
+    /// (time, uptime) first.
+    pub(crate) fn finish(mut self, setup: &Setup, stats: Option<(Timestamp, u64)>) -> Result<LaneEnd, EngineError> {
+        self.worker.finish(&mut self.outputs)?;
+        let counters = self.counters(setup);
+        if let Some((ts, uptime)) = stats {
+            crate::run::write_stats(&mut self.outputs, &counters, ts, uptime)?;
+        }
+        let w = &self.worker;
+        Ok(LaneEnd {
+            counters,
+            records: self.outputs.finish()?,
+            alerts: w.detector.alerts,
+            flows: w.flows.counters().total,
+            reassembled: w.defrag.counters().ipv4_reassembled + w.defrag.counters().ipv6_reassembled,
+            invalid: w.decoder.counters.get(vigil_decode::Counter::Invalid),
+            decode_events: vigil_decode::DecodeEvent::ALL.iter().map(|&e| w.decoder.counters.event_count(e)).sum(),
+        })
+    }
+}
+
+impl LaneEnd {
+    /// Adds another lane's results (counters matched by name).
+    pub(crate) fn add(&mut self, other: LaneEnd) {
+        stats::merge(&mut self.counters, &other.counters);
+        self.records += other.records;
+        self.alerts += other.alerts;
+        self.flows += other.flows;
+        self.reassembled += other.reassembled;
+        self.invalid += other.invalid;
+        self.decode_events += other.decode_events;
+    }
+}
