@@ -16,7 +16,6 @@ use crate::run::{write_stats, Dispatch};
 use crate::setup::Setup;
 use crate::stats;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
-use std::sync::{Arc, Mutex};
 use std::thread::{Scope, ScopedJoinHandle};
 use vigil_capture::RawPacket;
 use vigil_decode::dispatch_hash;
@@ -26,8 +25,6 @@ use vigil_types::{LinkType, Timestamp};
 const BATCH_FRAMES: usize = 64;
 /// Bytes per batch, for captures of large frames.
 const BATCH_BYTES: usize = 256 * 1024;
-/// How often (in frames) a worker publishes its counters for stats records.
-const PUBLISH_EVERY: usize = 16 * 1024;
 
 struct Frame {
     at: usize,
@@ -49,6 +46,8 @@ enum Msg {
     Frames(Batch),
     /// The capture's clock reached this time.
     Tick(Timestamp),
+    /// Send your counters: every frame sent before this has been inspected.
+    Report(Sender<(usize, Counters)>),
 }
 
 type Counters = Vec<(String, u64)>;
@@ -59,8 +58,6 @@ pub(crate) struct Autofp<'scope> {
     /// Emptied batches coming back from the workers.
     spare: Receiver<Batch>,
     workers: Vec<ScopedJoinHandle<'scope, Result<LaneEnd, EngineError>>>,
-    /// Each worker's latest counters.
-    published: Arc<Mutex<Vec<Counters>>>,
     /// For stats records, which merge every worker's counters.
     outputs: Outputs,
     second: Option<u64>,
@@ -80,17 +77,16 @@ impl<'scope> Autofp<'scope> {
         // `max-pending-packets` bounds what is in flight, shared over the rings.
         let ring = (setup.config.runtime.max_pending_packets as usize / BATCH_FRAMES / workers).clamp(2, 1024);
         let (give_back, spare) = channel();
-        let published = Arc::new(Mutex::new(vec![Counters::new(); workers]));
         let mut rings = Vec::with_capacity(workers);
         let mut handles = Vec::with_capacity(workers);
         for i in 0..workers {
             let (tx, rx) = sync_channel(ring);
             rings.push(tx);
             let lane = Lane::new(setup, workers, outputs.share());
-            let (give_back, published) = (give_back.clone(), published.clone());
+            let give_back = give_back.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("W#{:02}", i + 1))
-                .spawn_scoped(scope, move || work(setup, lane, rx, give_back, i, &published))
+                .spawn_scoped(scope, move || work(setup, lane, rx, give_back, i))
                 .map_err(|e| EngineError::Usage(format!("cannot start worker thread {}: {e}", i + 1)))?;
             handles.push(handle);
         }
@@ -99,7 +95,6 @@ impl<'scope> Autofp<'scope> {
             filling: (0..workers).map(|_| Batch::default()).collect(),
             spare,
             workers: handles,
-            published,
             outputs,
             second: None,
             latest: Timestamp::default(),
@@ -130,34 +125,30 @@ impl<'scope> Autofp<'scope> {
     }
 }
 
-/// A worker thread: frames and ticks in ring order, then its flows end.
+/// A worker thread: frames, ticks and reports in ring order, then its flows end.
 fn work(
     setup: &Setup,
     mut lane: Lane,
     rx: Receiver<Msg>,
     give_back: Sender<Batch>,
     index: usize,
-    published: &Mutex<Vec<Counters>>,
 ) -> Result<LaneEnd, EngineError> {
-    let mut since = 0;
     for msg in rx {
         match msg {
             Msg::Tick(ts) => lane.worker.tick(ts, &mut lane.outputs)?,
+            Msg::Report(to) => {
+                // The reader waits for every worker; it may only be gone on an error.
+                let _ = to.send((index, lane.counters(setup)));
+            }
             Msg::Frames(mut batch) => {
                 for f in &batch.frames {
                     lane.frame(&batch.data[f.at..f.at + f.len], f.ts, f.linktype, f.pcap_cnt, f.validate)?;
                 }
-                since += batch.frames.len();
                 batch.data.clear();
                 batch.frames.clear();
                 // The reader may be gone already; the batch is then just freed.
                 let _ = give_back.send(batch);
             }
-        }
-        if since >= PUBLISH_EVERY {
-            since = 0;
-            let counters = lane.counters(setup);
-            published.lock().unwrap_or_else(|p| p.into_inner())[index] = counters;
         }
     }
     lane.finish(setup, None)
@@ -194,12 +185,22 @@ impl Dispatch for Autofp<'_> {
     }
 
     fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError> {
-        let mut all = Counters::new();
-        for c in self.published.lock().unwrap_or_else(|p| p.into_inner()).iter().filter(|c| !c.is_empty()) {
-            stats::merge(&mut all, c);
+        // Every worker drains what it was sent, then reports: the record
+        // counts each packet read so far exactly once.
+        let (to, reports) = channel();
+        for i in 0..self.rings.len() {
+            self.send_batch(i)?;
+            self.send(i, Msg::Report(to.clone()))?;
         }
-        if all.is_empty() {
-            return Ok(());
+        drop(to);
+        let mut by_worker: Vec<(usize, Counters)> = reports.iter().collect();
+        if by_worker.len() != self.rings.len() {
+            return Err(EngineError::Usage("a worker stopped before reporting its counters".into()));
+        }
+        by_worker.sort_by_key(|(i, _)| *i);
+        let mut all = Counters::new();
+        for (_, c) in &by_worker {
+            stats::merge(&mut all, c);
         }
         write_stats(&mut self.outputs, &all, ts, uptime)?;
         self.outputs.finish().map(|_| ())

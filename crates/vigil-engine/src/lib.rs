@@ -27,6 +27,7 @@
 mod app;
 mod autofp;
 mod checksum;
+mod control;
 mod error;
 mod inputs;
 mod lane;
@@ -41,6 +42,7 @@ mod summary;
 mod tcp;
 mod worker;
 
+pub use control::Control;
 pub use error::EngineError;
 pub use options::RunOptions;
 pub use rules::{rule_files, LoadedRules};

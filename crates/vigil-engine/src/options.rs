@@ -32,6 +32,8 @@ pub struct RunOptions {
     pub runmode: Option<String>,
     /// `--threads`: workers for `autofp`/`workers` (else one per CPU).
     pub threads: Option<usize>,
+    /// Stats-now and stop requests (from signals, or from a test).
+    pub control: crate::control::Control,
     /// `-v` count.
     pub verbose: u8,
 }

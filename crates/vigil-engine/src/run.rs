@@ -1,6 +1,7 @@
 //! Offline mode: read captures start to end, never dropping a packet.
 
 use crate::checksum::ChecksumState;
+use crate::control::Control;
 use crate::error::EngineError;
 use crate::inputs;
 use crate::lane::{Lane, LaneEnd};
@@ -36,7 +37,8 @@ const CHECK_EVERY: u64 = 4096;
 pub(crate) trait Dispatch {
     /// One frame, numbered `pcap_cnt`; `validate`: check its checksums.
     fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError>;
-    /// Writes a stats record of every counter so far.
+    /// Writes a stats record of every counter so far: of every packet
+    /// dispatched before it, none in flight.
     fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError>;
     /// End of input: every lane finishes, a last stats record is written
     /// (packet time, uptime); the lanes' results, merged.
@@ -58,11 +60,11 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
     match setup.runmode {
         Runmode::Single => {
             let lane = Lane::new(setup, 1, outputs);
-            read(setup, &files, Box::new(Single { lane, setup }), progress)
+            read(setup, &files, &opts.control, Box::new(Single { lane, setup }), progress)
         }
         Runmode::Autofp { workers } => std::thread::scope(|scope| {
             let dispatch = crate::autofp::Autofp::start(scope, setup, workers, outputs)?;
-            read(setup, &files, Box::new(dispatch), progress)
+            read(setup, &files, &opts.control, Box::new(dispatch), progress)
         }),
     }
 }
@@ -73,6 +75,7 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
 fn read(
     setup: &Setup,
     files: &[PathBuf],
+    control: &Control,
     mut dispatch: Box<dyn Dispatch + '_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Summary, EngineError> {
@@ -104,6 +107,10 @@ fn read(
                     break;
                 }
             };
+            if control.stopping() {
+                summary.interrupted = true;
+                break 'files;
+            }
             summary.packets += 1;
             summary.bytes += raw.data.len() as u64;
             bytes_done += raw.data.len() as u64 + RECORD_OVERHEAD;
@@ -117,14 +124,17 @@ fn read(
                 result = Err(e);
                 break 'files;
             }
-            if summary.packets.is_multiple_of(CHECK_EVERY) {
+            // A requested record comes after the packet in hand; periodic
+            // ones are checked for every few thousand packets.
+            let periodic = summary.packets.is_multiple_of(CHECK_EVERY) && {
                 progress(Progress { bytes_done, bytes_total, packets: summary.packets });
-                if last_stats.elapsed() >= interval {
-                    last_stats = Instant::now();
-                    if let Err(e) = dispatch.stats(last_ts, start.elapsed().as_secs()) {
-                        result = Err(e);
-                        break 'files;
-                    }
+                last_stats.elapsed() >= interval
+            };
+            if periodic || control.take_stats() {
+                last_stats = Instant::now();
+                if let Err(e) = dispatch.stats(last_ts, start.elapsed().as_secs()) {
+                    result = Err(e);
+                    break 'files;
                 }
             }
         }

@@ -26,6 +26,8 @@ pub struct Summary {
     pub capture_errors: Vec<String>,
     /// Checksum validation was switched off by `auto` after the first packets.
     pub checksum_auto_disabled: bool,
+    /// Reading stopped early on request (SIGINT/SIGTERM); what was read was inspected.
+    pub interrupted: bool,
     /// How the packets were spread over threads.
     pub runmode: crate::runmode::Runmode,
 }
@@ -58,6 +60,9 @@ impl fmt::Display for Summary {
                 f,
                 "  checksums      validation switched off: over 10% of the first 1000 packets were bad (offloading?)"
             )?;
+        }
+        if self.interrupted {
+            writeln!(f, "  interrupted    reading stopped on request; every packet read was inspected")?;
         }
         for e in &self.capture_errors {
             writeln!(f, "  capture error  {e}")?;

@@ -104,3 +104,45 @@ fn autofp_writes_what_single_writes() {
     }
     assert!(differ.is_empty(), "records differ between runmodes: {differ:?}");
 }
+
+/// A stats record asked for mid-run counts exactly the packets read before
+/// it, whatever is in flight between reader and workers; a stop request ends
+/// reading at once and still inspects and logs everything read.
+#[test]
+fn stats_on_request_and_stop_are_exact() {
+    let pcap = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/realistic-a.pcap");
+    for (runmode, threads) in [("single", 1), ("autofp", 2)] {
+        let dir = tempdir("runmodes", &format!("control-{runmode}"));
+        let opts = RunOptions {
+            inputs: vec![pcap.clone()],
+            log_dir: Some(dir.clone()),
+            checksum: Some("none".into()),
+            runmode: Some(runmode.into()),
+            threads: Some(threads),
+            disable_detection: true,
+            ..RunOptions::default()
+        };
+        let control = opts.control.clone();
+        // Progress comes every 4096 packets, after the packet that made it.
+        let summary = run_offline(&opts, &mut |p| match p.packets {
+            4096 | 12288 => control.request_stats(),
+            16384 => control.request_stop(),
+            _ => {}
+        })
+        .unwrap();
+        assert!(summary.interrupted);
+        assert_eq!(summary.packets, 16384, "{runmode}: reading stops at the request");
+        let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let pkts: Vec<u64> = recs
+            .iter()
+            .filter(|r| r["event_type"] == "stats")
+            .map(|r| r["stats"]["decoder"]["pkts"].as_u64().unwrap())
+            .collect();
+        assert_eq!(pkts, [4096, 12288, 16384], "{runmode}: each record counts every packet read before it");
+        let flows = recs.iter().filter(|r| r["event_type"] == "flow").count() as u64;
+        assert_eq!(flows, summary.flows, "{runmode}: every flow is logged at the stop");
+        assert!(recs.iter().any(|r| r["flow"]["reason"] == "shutdown"));
+    }
+}

@@ -130,6 +130,7 @@ impl RunArgs {
             init_errors_fatal: self.init_errors_fatal,
             runmode: self.runmode.clone(),
             threads: self.threads,
+            control: vigil_engine::Control::default(),
             verbose: self.verbose,
             // Suricata's override of every eve-log's DNS format, read here at the edge.
             eve_dns_version: std::env::var("SURICATA_EVE_DNS_VERSION").ok().and_then(|v| v.trim().parse().ok()),

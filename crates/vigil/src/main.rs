@@ -34,6 +34,25 @@ fn run(args: &cli::RunArgs) -> ExitCode {
 
 /// Runs with `opts`, printing warnings, progress and the summary to stderr.
 pub(crate) fn run_options(opts: &vigil_engine::RunOptions, quiet: bool) -> ExitCode {
+    // SIGUSR1: a stats record now; SIGINT/SIGTERM: stop reading, inspect what
+    // was read, log every flow and the final stats (a second one kills, as
+    // the default action would have). Set before the rules load, which takes
+    // a while.
+    let control = &opts.control;
+    for (sig, flag) in [
+        (signal_hook::consts::SIGUSR1, control.stats_flag()),
+        (signal_hook::consts::SIGINT, control.stop_flag()),
+        (signal_hook::consts::SIGTERM, control.stop_flag()),
+    ] {
+        if sig != signal_hook::consts::SIGUSR1 {
+            if let Err(e) = signal_hook::flag::register_conditional_shutdown(sig, 1, control.stop_flag()) {
+                eprintln!("vigil: warning: signal {sig}: {e}");
+            }
+        }
+        if let Err(e) = signal_hook::flag::register(sig, flag) {
+            eprintln!("vigil: warning: cannot handle signal {sig}: {e}");
+        }
+    }
     let setup = match vigil_engine::setup(opts) {
         Ok(s) => s,
         Err(e) => {
