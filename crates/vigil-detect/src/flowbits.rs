@@ -21,6 +21,20 @@ impl FlowBits {
         self.0.get(id as usize / 64).is_some_and(|w| w >> (id % 64) & 1 == 1)
     }
 
+    /// The same bits under another engine's ids (`map[old] = new`); bits the
+    /// other engine has no name for are dropped.
+    pub fn remapped(&self, map: &[Option<u16>]) -> FlowBits {
+        let mut out = FlowBits::default();
+        for (old, new) in map.iter().enumerate() {
+            if let Some(new) = new {
+                if self.get(old as u16) {
+                    out.set(*new, true);
+                }
+            }
+        }
+        out
+    }
+
     pub fn set(&mut self, id: u16, on: bool) {
         let w = id as usize / 64;
         if self.0.len() <= w {
@@ -99,5 +113,26 @@ impl FlowbitsSpec {
             (true, true) => 2,
             (true, false) => 3,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_follow_their_names_to_new_ids() {
+        let mut bits = FlowBits::default();
+        bits.set(0, true);
+        bits.set(2, true);
+        bits.set(70, true);
+        // Old id 0 is now 5, old 2 is gone, old 70 is now 1.
+        let mut map = vec![None; 71];
+        map[0] = Some(5);
+        map[1] = Some(0);
+        map[70] = Some(1);
+        let new = bits.remapped(&map);
+        assert!(new.get(5) && new.get(1));
+        assert!(!new.get(0) && !new.get(2) && !new.get(70));
     }
 }

@@ -12,10 +12,12 @@
 use crate::error::EngineError;
 use crate::lane::{Lane, LaneEnd};
 use crate::outputs::Outputs;
+use crate::rules::LoadedRules;
 use crate::run::{write_stats, Dispatch};
 use crate::setup::Setup;
 use crate::stats;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
 use vigil_capture::RawPacket;
 use vigil_decode::dispatch_hash;
@@ -48,6 +50,8 @@ enum Msg {
     Tick(Timestamp),
     /// Send your counters: every frame sent before this has been inspected.
     Report(Sender<(usize, Counters)>),
+    /// Inspect the frames after this with these rules.
+    Rules(Arc<LoadedRules>),
 }
 
 type Counters = Vec<(String, u64)>;
@@ -136,6 +140,7 @@ fn work(
     for msg in rx {
         match msg {
             Msg::Tick(ts) => lane.worker.tick(ts, &mut lane.outputs)?,
+            Msg::Rules(rules) => lane.worker.swap_rules(rules),
             Msg::Report(to) => {
                 // The reader waits for every worker; it may only be gone on an error.
                 let _ = to.send((index, lane.counters(setup)));
@@ -204,6 +209,15 @@ impl Dispatch for Autofp<'_> {
         }
         write_stats(&mut self.outputs, &all, ts, uptime)?;
         self.outputs.finish().map(|_| ())
+    }
+
+    fn swap_rules(&mut self, rules: Arc<LoadedRules>) -> Result<(), EngineError> {
+        // Every worker switches at the same frame: the one after this point.
+        for i in 0..self.rings.len() {
+            self.send_batch(i)?;
+            self.send(i, Msg::Rules(rules.clone()))?;
+        }
+        Ok(())
     }
 
     fn finish(mut self: Box<Self>, ts: Timestamp, uptime: u64) -> Result<LaneEnd, EngineError> {

@@ -1,6 +1,7 @@
 //! What an operator can ask of a running engine from outside its threads:
-//! a stats record now, or a clean stop. The CLI sets these from signals
-//! (SIGUSR1; SIGINT and SIGTERM); the engine looks at them between packets.
+//! a stats record now, new rules, or a clean stop. The CLI sets these from
+//! signals (SIGUSR1; SIGUSR2; SIGINT and SIGTERM); the engine looks at them
+//! between packets.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use std::sync::Arc;
 pub struct Control {
     stats: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
+    reload: Arc<AtomicBool>,
 }
 
 impl Control {
@@ -21,6 +23,17 @@ impl Control {
     /// The flag that asks the run to stop reading and finish cleanly.
     pub fn stop_flag(&self) -> Arc<AtomicBool> {
         self.stop.clone()
+    }
+
+    /// The flag that asks for the rules to be loaded again.
+    pub fn reload_flag(&self) -> Arc<AtomicBool> {
+        self.reload.clone()
+    }
+
+    /// Asks for the rule files to be read again and the new rules swapped
+    /// in, while packets keep flowing; rules with errors keep the old ones.
+    pub fn request_reload(&self) {
+        self.reload.store(true, Ordering::Relaxed);
     }
 
     /// Asks for a stats record as soon as the packet in hand is done.
@@ -37,6 +50,11 @@ impl Control {
     /// Takes a pending stats request.
     pub(crate) fn take_stats(&self) -> bool {
         self.stats.load(Ordering::Relaxed) && self.stats.swap(false, Ordering::Relaxed)
+    }
+
+    /// Takes a pending reload request.
+    pub(crate) fn take_reload(&self) -> bool {
+        self.reload.load(Ordering::Relaxed) && self.reload.swap(false, Ordering::Relaxed)
     }
 
     pub(crate) fn stopping(&self) -> bool {

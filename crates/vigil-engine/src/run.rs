@@ -1,17 +1,19 @@
 //! Offline mode: read captures start to end, never dropping a packet.
 
 use crate::checksum::ChecksumState;
-use crate::control::Control;
 use crate::error::EngineError;
 use crate::inputs;
 use crate::lane::{Lane, LaneEnd};
 use crate::options::RunOptions;
 use crate::outputs::Outputs;
+use crate::rules::LoadedRules;
 use crate::runmode::Runmode;
 use crate::setup::{setup, Setup};
 use crate::stats;
 use crate::summary::Summary;
 use std::path::PathBuf;
+use std::sync::mpsc::{channel, Receiver};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use vigil_capture::{PcapFile, RawPacket, Source};
 use vigil_decode::{DecodeConfig, Decoder};
@@ -40,6 +42,8 @@ pub(crate) trait Dispatch {
     /// Writes a stats record of every counter so far: of every packet
     /// dispatched before it, none in flight.
     fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError>;
+    /// Inspects every frame dispatched from now on with `rules`.
+    fn swap_rules(&mut self, rules: Arc<LoadedRules>) -> Result<(), EngineError>;
     /// End of input: every lane finishes, a last stats record is written
     /// (packet time, uptime); the lanes' results, merged.
     fn finish(self: Box<Self>, ts: Timestamp, uptime: u64) -> Result<LaneEnd, EngineError>;
@@ -60,11 +64,11 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
     match setup.runmode {
         Runmode::Single => {
             let lane = Lane::new(setup, 1, outputs);
-            read(setup, &files, &opts.control, Box::new(Single { lane, setup }), progress)
+            read(setup, opts, &files, Box::new(Single { lane, setup }), progress)
         }
         Runmode::Autofp { workers } => std::thread::scope(|scope| {
             let dispatch = crate::autofp::Autofp::start(scope, setup, workers, outputs)?;
-            read(setup, &files, &opts.control, Box::new(dispatch), progress)
+            read(setup, opts, &files, Box::new(dispatch), progress)
         }),
     }
 }
@@ -74,8 +78,8 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
 /// runmode decides alike), and stats records are written on the interval.
 fn read(
     setup: &Setup,
+    opts: &RunOptions,
     files: &[PathBuf],
-    control: &Control,
     mut dispatch: Box<dyn Dispatch + '_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Summary, EngineError> {
@@ -90,6 +94,8 @@ fn read(
     let mut bytes_done = 0u64;
     let mut last_ts = Timestamp::default();
     let mut result = Ok(());
+    let control = &opts.control;
+    let mut reload = Reload::default();
 
     'files: for file in files {
         let mut src = match PcapFile::open(file) {
@@ -120,6 +126,12 @@ fn read(
                 let p = sampler.decode(raw.data, raw.ts, raw.linktype, summary.packets);
                 summary.checksum_auto_disabled |= checksum.observe(&p);
             }
+            if let Some(rules) = reload.poll(setup, &mut summary) {
+                if let Err(e) = dispatch.swap_rules(rules) {
+                    result = Err(e);
+                    break 'files;
+                }
+            }
             if let Err(e) = dispatch.frame(&raw, summary.packets, validate) {
                 result = Err(e);
                 break 'files;
@@ -130,6 +142,9 @@ fn read(
                 progress(Progress { bytes_done, bytes_total, packets: summary.packets });
                 last_stats.elapsed() >= interval
             };
+            if control.take_reload() {
+                reload.start(setup, opts);
+            }
             if periodic || control.take_stats() {
                 last_stats = Instant::now();
                 if let Err(e) = dispatch.stats(last_ts, start.elapsed().as_secs()) {
@@ -175,6 +190,61 @@ struct Single<'s> {
     setup: &'s Setup,
 }
 
+/// A rule reload in progress: the new rules are built on a thread of their
+/// own while packets keep flowing, and swapped in between two packets.
+#[derive(Default)]
+struct Reload {
+    building: Option<Receiver<Result<LoadedRules, EngineError>>>,
+}
+
+impl Reload {
+    /// Starts building (a request while one builds is folded into it).
+    fn start(&mut self, setup: &Setup, opts: &RunOptions) {
+        if self.building.is_some() {
+            return;
+        }
+        let (tx, rx) = channel();
+        let (opts, config) = (opts.clone(), setup.config.clone());
+        let built = std::thread::Builder::new().name("rule-reload".into()).spawn(move || {
+            let vars = vigil_rules::Vars::new(&config.vars.address_groups, &config.vars.port_groups);
+            let _ = tx.send(crate::rules::load(&opts, &config, vars, vigil_detect::prefilter::Algo::best()));
+        });
+        match built {
+            Ok(_) => self.building = Some(rx),
+            Err(e) => eprintln!("vigil: rule reload: cannot start: {e}"),
+        }
+    }
+
+    /// The new rules once built and sound. Rules with errors are refused:
+    /// the old ones stay, and the operator is told why.
+    fn poll(&mut self, setup: &Setup, summary: &mut Summary) -> Option<Arc<LoadedRules>> {
+        let rx = self.building.as_ref()?;
+        let outcome = match rx.try_recv() {
+            Ok(outcome) => outcome,
+            Err(std::sync::mpsc::TryRecvError::Empty) => return None,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                Err(EngineError::Usage("the rule loading thread stopped".into()))
+            }
+        };
+        self.building = None;
+        let refused = match outcome {
+            Ok(rules) if rules.failed == 0 && (rules.engine.is_some() || setup.rules.engine.is_none()) => {
+                eprintln!("vigil: rules reloaded: {}", rules.summary_line());
+                summary.rule_reloads += 1;
+                return Some(Arc::new(rules));
+            }
+            Ok(rules) => {
+                let why: Vec<&str> = rules.messages.iter().map(String::as_str).take(5).collect();
+                format!("{} rule(s) failed: {}", rules.failed, why.join("; "))
+            }
+            Err(e) => e.to_string(),
+        };
+        eprintln!("vigil: rule reload refused, the running rules stay: {refused}");
+        summary.rule_reloads_refused += 1;
+        None
+    }
+}
+
 impl Dispatch for Single<'_> {
     fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError> {
         self.lane.frame(raw.data, raw.ts, raw.linktype, pcap_cnt, validate)
@@ -183,6 +253,11 @@ impl Dispatch for Single<'_> {
     fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError> {
         let counters = self.lane.counters(self.setup);
         write_stats(&mut self.lane.outputs, &counters, ts, uptime)
+    }
+
+    fn swap_rules(&mut self, rules: Arc<LoadedRules>) -> Result<(), EngineError> {
+        self.lane.worker.swap_rules(rules);
+        Ok(())
     }
 
     fn finish(self: Box<Self>, ts: Timestamp, uptime: u64) -> Result<LaneEnd, EngineError> {

@@ -26,6 +26,9 @@ pub struct Summary {
     pub capture_errors: Vec<String>,
     /// Checksum validation was switched off by `auto` after the first packets.
     pub checksum_auto_disabled: bool,
+    /// Rule reloads swapped in, and refused (their rules had errors).
+    pub rule_reloads: u32,
+    pub rule_reloads_refused: u32,
     /// Reading stopped early on request (SIGINT/SIGTERM); what was read was inspected.
     pub interrupted: bool,
     /// How the packets were spread over threads.
@@ -60,6 +63,9 @@ impl fmt::Display for Summary {
                 f,
                 "  checksums      validation switched off: over 10% of the first 1000 packets were bad (offloading?)"
             )?;
+        }
+        if self.rule_reloads + self.rule_reloads_refused > 0 {
+            writeln!(f, "  rule reloads   {} done, {} refused", self.rule_reloads, self.rule_reloads_refused)?;
         }
         if self.interrupted {
             writeln!(f, "  interrupted    reading stopped on request; every packet read was inspected")?;

@@ -211,6 +211,23 @@ impl Worker {
         }
     }
 
+    /// Inspects from now on with `rules`. Flows keep their flowbits (under
+    /// the new engine's ids, by name); the thresholds' state is by signature
+    /// id and stays.
+    pub(crate) fn swap_rules(&mut self, rules: Arc<crate::rules::LoadedRules>) {
+        if let (Some(old), Some(new)) = (self.detector.rules.engine.as_deref(), rules.engine.as_deref()) {
+            let map = new.flowbit_ids_from(old);
+            for f in self.flows.iter_mut() {
+                f.ext.detect.bits = f.ext.detect.bits.remapped(&map);
+            }
+        }
+        self.detector.rules = rules;
+        // Scratch space is sized for the engine it served; its counter stays.
+        let over = self.detector.scratch.alerts_over_limit;
+        self.detector.scratch = DetectScratch::default();
+        self.detector.scratch.alerts_over_limit = over;
+    }
+
     /// Alerts dropped because one packet had too many.
     pub(crate) fn alert_queue_overflow(&self) -> u64 {
         self.detector.scratch.alerts_over_limit

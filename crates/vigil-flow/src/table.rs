@@ -161,6 +161,12 @@ impl<E: Default> FlowTable<E> {
         self.slots.iter().filter_map(|s| s.flow.as_ref())
     }
 
+    /// Every live flow, to change what it carries (a rule reload renumbers
+    /// its detection state).
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Flow<E>> {
+        self.slots.iter_mut().filter_map(|s| s.flow.as_mut())
+    }
+
     /// Flows that ended since the last call, to log and drop.
     pub fn drain_ended(&mut self) -> std::vec::Drain<'_, Flow<E>> {
         self.ended.drain(..)

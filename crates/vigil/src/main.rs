@@ -34,17 +34,19 @@ fn run(args: &cli::RunArgs) -> ExitCode {
 
 /// Runs with `opts`, printing warnings, progress and the summary to stderr.
 pub(crate) fn run_options(opts: &vigil_engine::RunOptions, quiet: bool) -> ExitCode {
-    // SIGUSR1: a stats record now; SIGINT/SIGTERM: stop reading, inspect what
-    // was read, log every flow and the final stats (a second one kills, as
-    // the default action would have). Set before the rules load, which takes
-    // a while.
+    // SIGUSR1: a stats record now. SIGUSR2: read the rules again and swap
+    // them in (packets keep flowing; rules with errors are refused).
+    // SIGINT/SIGTERM: stop reading, inspect what was read, log every flow and
+    // the final stats (a second one kills, as the default action would have).
+    // Set before the rules load, which takes a while.
     let control = &opts.control;
     for (sig, flag) in [
         (signal_hook::consts::SIGUSR1, control.stats_flag()),
+        (signal_hook::consts::SIGUSR2, control.reload_flag()),
         (signal_hook::consts::SIGINT, control.stop_flag()),
         (signal_hook::consts::SIGTERM, control.stop_flag()),
     ] {
-        if sig != signal_hook::consts::SIGUSR1 {
+        if sig == signal_hook::consts::SIGINT || sig == signal_hook::consts::SIGTERM {
             if let Err(e) = signal_hook::flag::register_conditional_shutdown(sig, 1, control.stop_flag()) {
                 eprintln!("vigil: warning: signal {sig}: {e}");
             }

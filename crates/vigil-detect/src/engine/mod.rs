@@ -107,6 +107,8 @@ pub struct StreamInput<'a> {
 /// An immutable, shareable detection engine.
 pub struct DetectEngine {
     sigs: Vec<Signature>,
+    /// Flowbit names by the id the engine gave them.
+    flowbit_names: Vec<String>,
     groups: Vec<Group>,
     pkthdr: Vec<u32>,
     txs: tx::TxEngine,
@@ -139,7 +141,7 @@ impl DetectEngine {
     pub fn build(mut sigs: Vec<Signature>, algo: Algo) -> Result<DetectEngine, PrefilterError> {
         // Stable: within an action and flowbits rank, rule load order decides.
         sigs.sort_by_key(|s| (s.action, s.flowbits.rank()));
-        number_flowbits(&mut sigs);
+        let flowbit_names = number_flowbits(&mut sigs);
         let mut groups = Vec::with_capacity(GROUPS.len());
         for g in GROUPS {
             let (mut stream, mut packet, mut always) = (Vec::new(), Vec::new(), Vec::new());
@@ -164,11 +166,19 @@ impl DetectEngine {
         }
         let pkthdr = any_packet(&sigs);
         let txs = tx::TxEngine::build(&sigs, algo)?;
-        Ok(DetectEngine { sigs, groups, pkthdr, txs })
+        Ok(DetectEngine { sigs, flowbit_names, groups, pkthdr, txs })
     }
 
     pub fn signatures(&self) -> &[Signature] {
         &self.sigs
+    }
+
+    /// For a flow's bits set under `old`, the id each has here (`None`: no
+    /// rule of this engine names it), so a rule reload keeps flows' state.
+    pub fn flowbit_ids_from(&self, old: &DetectEngine) -> Vec<Option<u16>> {
+        let here: std::collections::HashMap<&str, u16> =
+            self.flowbit_names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u16)).collect();
+        old.flowbit_names.iter().map(|n| here.get(n.as_str()).copied()).collect()
     }
 
     /// Runs every signature that can match `p`, calling `on_match` for each
@@ -347,8 +357,8 @@ fn index_by_address(sigs: &[Signature], always: Vec<u32>) -> (Vec<u32>, Option<A
     (rest, by_src, by_dst)
 }
 
-/// Gives every flowbit name an id, shared by all signatures.
-fn number_flowbits(sigs: &mut [Signature]) {
+/// Gives every flowbit name an id, shared by all signatures; the names by id.
+fn number_flowbits(sigs: &mut [Signature]) -> Vec<String> {
     let mut ids = std::collections::HashMap::<String, u16>::new();
     let mut id = |name: &str| {
         let n = ids.len() as u16;
@@ -368,6 +378,11 @@ fn number_flowbits(sigs: &mut [Signature]) {
             .map(|(names, cmd)| BitAction { ids: names.iter().map(|n| id(n)).collect(), cmd: *cmd });
         s.bit_actions = actions.collect();
     }
+    let mut names = vec![String::new(); ids.len()];
+    for (name, i) in ids {
+        names[i as usize] = name;
+    }
+    names
 }
 
 fn in_group(proto: Proto, g: GroupId) -> bool {
