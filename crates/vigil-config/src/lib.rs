@@ -67,7 +67,7 @@ pub use load::{MAX_DEPTH, MAX_FILE_SIZE, MAX_INCLUDE_DEPTH, MAX_NODES};
 pub use outputs::{FastLog, Outputs, StatsLog};
 pub use pcap_file::{ChecksumChecks, PcapFile};
 pub use rules::RuleFiles;
-pub use runtime::{CpuSet, Runtime, Threading};
+pub use runtime::{CpuSet, Runtime, Threading, UnixCommand};
 pub use stats::Stats;
 pub use stream::Stream;
 pub use tree::{ConfigNode, ConfigTree};
@@ -95,6 +95,7 @@ pub const UNDERSTOOD_KEYS: &[&str] = &[
     "runmode",
     "max-pending-packets",
     "threading",
+    "unix-command",
     "default-rule-path",
     "rule-files",
     "classification-file",

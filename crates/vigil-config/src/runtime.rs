@@ -1,5 +1,5 @@
-//! `runmode`, `max-pending-packets` and `threading`: kept typed but not yet
-//! acted on; the engine's runmode work will use them.
+//! `runmode`, `max-pending-packets`, `threading` and `unix-command`: how a
+//! run is spread over threads and how an operator reaches it.
 
 use crate::read::{Errors, Section};
 
@@ -13,6 +13,18 @@ pub struct Runtime {
     pub max_pending_packets: u32,
     /// `threading`.
     pub threading: Threading,
+    /// `unix-command`.
+    pub unix_command: UnixCommand,
+}
+
+/// `unix-command`: the control socket.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct UnixCommand {
+    /// `enabled`: `Some(true)`/`Some(false)` as set, `None` for `auto`
+    /// (on for live capture only, as in Suricata: off when reading files).
+    pub enabled: Option<bool>,
+    /// `filename`, as written (relative names are placed by the engine).
+    pub filename: Option<String>,
 }
 
 /// `threading`.
@@ -93,7 +105,12 @@ impl Default for Runtime {
 impl Runtime {
     /// Suricata's values when the keys are absent.
     pub(crate) fn builtin() -> Self {
-        Runtime { runmode: None, max_pending_packets: 1024, threading: Threading::builtin() }
+        Runtime {
+            runmode: None,
+            max_pending_packets: 1024,
+            threading: Threading::builtin(),
+            unix_command: UnixCommand::default(),
+        }
     }
 
     pub(crate) fn read(root: &Section<'_>, errs: &mut Errors) -> Runtime {
@@ -104,6 +121,20 @@ impl Runtime {
                 .int_in("max-pending-packets", 1, i64::from(i32::MAX), errs)
                 .map_or(d.max_pending_packets, |v| v as u32),
             threading: Threading::read(&root.child("threading"), errs),
+            unix_command: UnixCommand::read(&root.child("unix-command"), errs),
+        }
+    }
+}
+
+impl UnixCommand {
+    fn read(sec: &Section<'_>, errs: &mut Errors) -> UnixCommand {
+        UnixCommand {
+            enabled: match sec.scalar("enabled", errs) {
+                Some((v, _)) if v.eq_ignore_ascii_case("auto") => None,
+                Some(_) => sec.opt_bool("enabled", errs),
+                None => None,
+            },
+            filename: sec.string("filename", errs),
         }
     }
 }
@@ -168,5 +199,27 @@ fn cpu_list(sec: &Section<'_>, key: &str, errs: &mut Errors) -> Option<Vec<Strin
         sec.string_list(key, errs)
     } else {
         sec.string(key, errs).map(|v| vec![v])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Config, ConfigTree};
+
+    fn config(yaml: &str) -> (Config, usize) {
+        let tree = ConfigTree::parse_str(yaml, "t.yaml").unwrap();
+        let (c, errs, _) = Config::from_tree(&tree);
+        (c, errs.len())
+    }
+
+    #[test]
+    fn unix_command_auto_yes_no_and_filename() {
+        let (c, errs) = config("unix-command:\n  enabled: auto\n");
+        assert_eq!((c.runtime.unix_command.enabled, errs), (None, 0));
+        let (c, _) = config("unix-command:\n  enabled: yes\n  filename: /tmp/x.socket\n");
+        assert_eq!(c.runtime.unix_command.enabled, Some(true));
+        assert_eq!(c.runtime.unix_command.filename.as_deref(), Some("/tmp/x.socket"));
+        let (c, errs) = config("unix-command:\n  enabled: sometimes\n");
+        assert_eq!((c.runtime.unix_command.enabled, errs), (None, 1), "a bad value is an error, the default stays");
     }
 }

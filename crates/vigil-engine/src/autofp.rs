@@ -189,9 +189,9 @@ impl Dispatch for Autofp<'_> {
         Ok(())
     }
 
-    fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError> {
-        // Every worker drains what it was sent, then reports: the record
-        // counts each packet read so far exactly once.
+    fn counters(&mut self) -> Result<Counters, EngineError> {
+        // Every worker drains what it was sent, then reports: the counters
+        // count each packet read so far exactly once.
         let (to, reports) = channel();
         for i in 0..self.rings.len() {
             self.send_batch(i)?;
@@ -207,6 +207,11 @@ impl Dispatch for Autofp<'_> {
         for (_, c) in &by_worker {
             stats::merge(&mut all, c);
         }
+        Ok(all)
+    }
+
+    fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError> {
+        let all = self.counters()?;
         write_stats(&mut self.outputs, &all, ts, uptime)?;
         self.outputs.finish().map(|_| ())
     }

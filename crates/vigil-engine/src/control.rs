@@ -4,7 +4,11 @@
 //! between packets.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+
+/// Every counter, by dotted name.
+pub(crate) type Counters = Vec<(String, u64)>;
 
 /// Requests to a run, shared with whoever raises them.
 #[derive(Debug, Clone, Default)]
@@ -12,6 +16,9 @@ pub struct Control {
     stats: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
     reload: Arc<AtomicBool>,
+    /// Who waits for the counters (the control socket's `dump-counters`).
+    counters: Arc<Mutex<Vec<Sender<Counters>>>>,
+    counters_wanted: Arc<AtomicBool>,
 }
 
 impl Control {
@@ -50,6 +57,28 @@ impl Control {
     /// Takes a pending stats request.
     pub(crate) fn take_stats(&self) -> bool {
         self.stats.load(Ordering::Relaxed) && self.stats.swap(false, Ordering::Relaxed)
+    }
+
+    /// Asks the run for every counter, answered after the packet in hand.
+    pub(crate) fn ask_counters(&self) -> Receiver<Counters> {
+        let (tx, rx) = channel();
+        self.counters.lock().unwrap_or_else(|p| p.into_inner()).push(tx);
+        self.counters_wanted.store(true, Ordering::Relaxed);
+        rx
+    }
+
+    /// Whether someone waits for the counters.
+    pub(crate) fn counters_wanted(&self) -> bool {
+        self.counters_wanted.load(Ordering::Relaxed)
+    }
+
+    /// Gives the counters to everyone waiting.
+    pub(crate) fn answer_counters(&self, counters: &Counters) {
+        self.counters_wanted.store(false, Ordering::Relaxed);
+        let waiting = std::mem::take(&mut *self.counters.lock().unwrap_or_else(|p| p.into_inner()));
+        for w in waiting {
+            let _ = w.send(counters.clone());
+        }
     }
 
     /// Takes a pending reload request.

@@ -37,9 +37,11 @@ mod rules;
 mod run;
 mod runmode;
 mod setup;
+mod socket;
 mod stats;
 mod summary;
 mod tcp;
+mod verdict;
 mod worker;
 
 pub use control::Control;

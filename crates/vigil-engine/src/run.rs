@@ -1,6 +1,7 @@
 //! Offline mode: read captures start to end, never dropping a packet.
 
 use crate::checksum::ChecksumState;
+use crate::control::Control;
 use crate::error::EngineError;
 use crate::inputs;
 use crate::lane::{Lane, LaneEnd};
@@ -9,9 +10,10 @@ use crate::outputs::Outputs;
 use crate::rules::LoadedRules;
 use crate::runmode::Runmode;
 use crate::setup::{setup, Setup};
+use crate::socket::ControlSocket;
 use crate::stats;
 use crate::summary::Summary;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -39,8 +41,9 @@ const CHECK_EVERY: u64 = 4096;
 pub(crate) trait Dispatch {
     /// One frame, numbered `pcap_cnt`; `validate`: check its checksums.
     fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError>;
-    /// Writes a stats record of every counter so far: of every packet
-    /// dispatched before it, none in flight.
+    /// Every counter so far, of every packet dispatched before, none in flight.
+    fn counters(&mut self) -> Result<Vec<(String, u64)>, EngineError>;
+    /// Writes a stats record of every counter so far.
     fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError>;
     /// Inspects every frame dispatched from now on with `rules`.
     fn swap_rules(&mut self, rules: Arc<LoadedRules>) -> Result<(), EngineError>;
@@ -61,6 +64,7 @@ pub fn run_offline(opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Res
 pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
     let files = inputs::expand(&opts.inputs).map_err(EngineError::Input)?;
     let outputs = Outputs::open(setup)?;
+    let _socket = control_socket(setup, &opts.control)?;
     match setup.runmode {
         Runmode::Single => {
             let lane = Lane::new(setup, 1, outputs);
@@ -71,6 +75,20 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
             read(setup, opts, &files, Box::new(dispatch), progress)
         }),
     }
+}
+
+/// The `unix-command` socket when enabled (`auto` is off for files, as in
+/// Suricata); a relative filename is placed in the log directory.
+fn control_socket(setup: &Setup, control: &Control) -> Result<Option<ControlSocket>, EngineError> {
+    let cfg = &setup.config.runtime.unix_command;
+    if cfg.enabled != Some(true) {
+        return Ok(None);
+    }
+    let name = cfg.filename.as_deref().unwrap_or("vigil-command.socket");
+    let path = if Path::new(name).is_absolute() { PathBuf::from(name) } else { setup.log_dir.join(name) };
+    ControlSocket::start(&path, control.clone())
+        .map(Some)
+        .map_err(|error| EngineError::Output { path: path.display().to_string(), error })
 }
 
 /// The reading loop, whatever the runmode: frames are numbered, checksum
@@ -142,6 +160,15 @@ fn read(
                 progress(Progress { bytes_done, bytes_total, packets: summary.packets });
                 last_stats.elapsed() >= interval
             };
+            if control.counters_wanted() {
+                match dispatch.counters() {
+                    Ok(c) => control.answer_counters(&c),
+                    Err(e) => {
+                        result = Err(e);
+                        break 'files;
+                    }
+                }
+            }
             if control.take_reload() {
                 reload.start(setup, opts);
             }
@@ -246,6 +273,10 @@ impl Reload {
 }
 
 impl Dispatch for Single<'_> {
+    fn counters(&mut self) -> Result<Vec<(String, u64)>, EngineError> {
+        Ok(self.lane.counters(self.setup))
+    }
+
     fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError> {
         self.lane.frame(raw.data, raw.ts, raw.linktype, pcap_cnt, validate)
     }
