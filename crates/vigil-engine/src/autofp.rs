@@ -9,6 +9,7 @@
 //! frames before it), so flows time out at the same packet on every runmode
 //! and thread count, not whenever a quiet worker happens to see traffic.
 
+use crate::affinity::Affinity;
 use crate::error::EngineError;
 use crate::lane::{Lane, LaneEnd};
 use crate::outputs::Outputs;
@@ -90,7 +91,12 @@ impl<'scope> Autofp<'scope> {
             let give_back = give_back.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("W#{:02}", i + 1))
-                .spawn_scoped(scope, move || work(setup, lane, rx, give_back, i))
+                .spawn_scoped(scope, move || {
+                    if let Some(a) = &setup.affinity {
+                        Affinity::pin(a.worker(i));
+                    }
+                    work(setup, lane, rx, give_back, i)
+                })
                 .map_err(|e| EngineError::Usage(format!("cannot start worker thread {}: {e}", i + 1)))?;
             handles.push(handle);
         }

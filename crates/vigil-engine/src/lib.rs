@@ -24,6 +24,7 @@
 //! println!("{} packets", summary.packets);
 //! ```
 
+mod affinity;
 mod app;
 mod autofp;
 mod checksum;
@@ -44,6 +45,7 @@ mod tcp;
 mod verdict;
 mod worker;
 
+pub use affinity::Affinity;
 pub use control::Control;
 pub use error::EngineError;
 pub use options::RunOptions;

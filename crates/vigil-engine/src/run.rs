@@ -65,6 +65,16 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
     let files = inputs::expand(&opts.inputs).map_err(EngineError::Input)?;
     let outputs = Outputs::open(setup)?;
     let _socket = control_socket(setup, &opts.control)?;
+    if let Some(a) = &setup.affinity {
+        // One thread does everything in `single`: it goes where workers go.
+        let cpu = match setup.runmode {
+            Runmode::Single => Some(a.worker(0)),
+            Runmode::Autofp { .. } => a.reader.first().copied(),
+        };
+        if let Some(cpu) = cpu {
+            crate::affinity::Affinity::pin(cpu);
+        }
+    }
     match setup.runmode {
         Runmode::Single => {
             let lane = Lane::new(setup, 1, outputs);

@@ -40,6 +40,8 @@ pub struct Setup {
     pub eve_dns_version: Option<u8>,
     /// Threads and how packets reach them.
     pub runmode: crate::runmode::Runmode,
+    /// The CPUs threads are pinned to (`threading.set-cpu-affinity`).
+    pub affinity: Option<crate::affinity::Affinity>,
 }
 
 pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
@@ -68,6 +70,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     }
 
     let runmode = crate::runmode::Runmode::resolve(opts, &config)?;
+    let affinity = crate::affinity::Affinity::plan(&config.runtime.threading, &crate::affinity::Affinity::available())?;
 
     let cli = checksum_override(opts.checksum.as_deref())?;
     let checksum = config.pcap_checksum_mode(cli);
@@ -105,6 +108,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         app,
         eve_dns_version: opts.eve_dns_version,
         runmode,
+        affinity,
     })
 }
 
