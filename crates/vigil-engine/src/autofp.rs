@@ -14,10 +14,10 @@ use crate::error::EngineError;
 use crate::lane::{Lane, LaneEnd};
 use crate::outputs::Outputs;
 use crate::rules::LoadedRules;
-use crate::run::{write_stats, Dispatch};
+use crate::run::{with_capture, write_stats, Dispatch};
 use crate::setup::Setup;
 use crate::stats;
-use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
 use vigil_capture::RawPacket;
@@ -68,6 +68,10 @@ pub(crate) struct Autofp<'scope> {
     second: Option<u64>,
     /// The latest packet time read (captures are not always in order).
     latest: Timestamp,
+    /// Live capture's policy: a full ring drops the batch (counted) instead
+    /// of making the reader wait.
+    drop_when_full: bool,
+    dropped: u64,
 }
 
 impl<'scope> Autofp<'scope> {
@@ -77,10 +81,11 @@ impl<'scope> Autofp<'scope> {
         setup: &'env Setup,
         workers: usize,
         outputs: Outputs,
+        drop_when_full: bool,
     ) -> Result<Self, EngineError> {
         let workers = workers.max(1);
         // `max-pending-packets` bounds what is in flight, shared over the rings.
-        let ring = (setup.config.runtime.max_pending_packets as usize / BATCH_FRAMES / workers).clamp(2, 1024);
+        let ring = (setup.config.runtime.max_pending_packets as usize / BATCH_FRAMES / workers).clamp(1, 1024);
         let (give_back, spare) = channel();
         let mut rings = Vec::with_capacity(workers);
         let mut handles = Vec::with_capacity(workers);
@@ -108,6 +113,8 @@ impl<'scope> Autofp<'scope> {
             outputs,
             second: None,
             latest: Timestamp::default(),
+            drop_when_full,
+            dropped: 0,
         })
     }
 
@@ -122,7 +129,20 @@ impl<'scope> Autofp<'scope> {
         }
         let fresh = self.spare.try_recv().unwrap_or_default();
         let batch = std::mem::replace(&mut self.filling[i], fresh);
-        self.send(i, Msg::Frames(batch))
+        if !self.drop_when_full {
+            return self.send(i, Msg::Frames(batch));
+        }
+        match self.rings[i].try_send(Msg::Frames(batch)) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(Msg::Frames(mut lost))) => {
+                self.dropped += lost.frames.len() as u64;
+                lost.frames.clear();
+                lost.data.clear();
+                self.filling[i] = lost;
+                Ok(())
+            }
+            Err(_) => Err(EngineError::Usage(format!("worker {} stopped", i + 1))),
+        }
     }
 
     /// Every worker gets what is pending, then the time.
@@ -195,7 +215,7 @@ impl Dispatch for Autofp<'_> {
         Ok(())
     }
 
-    fn counters(&mut self) -> Result<Counters, EngineError> {
+    fn counters(&mut self, received: u64) -> Result<Counters, EngineError> {
         // Every worker drains what it was sent, then reports: the counters
         // count each packet read so far exactly once.
         let (to, reports) = channel();
@@ -213,11 +233,15 @@ impl Dispatch for Autofp<'_> {
         for (_, c) in &by_worker {
             stats::merge(&mut all, c);
         }
-        Ok(all)
+        Ok(with_capture(all, received, self.dropped))
     }
 
-    fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError> {
-        let all = self.counters()?;
+    fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError> {
+        let all = self.counters(received)?;
         write_stats(&mut self.outputs, &all, ts, uptime)?;
         self.outputs.finish().map(|_| ())
     }
@@ -231,11 +255,11 @@ impl Dispatch for Autofp<'_> {
         Ok(())
     }
 
-    fn finish(mut self: Box<Self>, ts: Timestamp, uptime: u64) -> Result<LaneEnd, EngineError> {
+    fn finish(mut self: Box<Self>, ts: Timestamp, uptime: u64, received: u64) -> Result<LaneEnd, EngineError> {
         // The latest packet time reaches every worker, as it would one thread.
         let latest = self.latest;
         let sent = self.tick(latest);
-        let Autofp { rings, workers, mut outputs, .. } = *self;
+        let Autofp { rings, workers, mut outputs, dropped, .. } = *self;
         drop(rings);
         let mut end = LaneEnd::default();
         let mut first_error = None;
@@ -254,7 +278,7 @@ impl Dispatch for Autofp<'_> {
             return Err(e);
         }
         sent?;
-        write_stats(&mut outputs, &end.counters, ts, uptime)?;
+        write_stats(&mut outputs, &with_capture(end.counters.clone(), received, dropped), ts, uptime)?;
         end.records += outputs.finish()?;
         Ok(end)
     }

@@ -65,12 +65,17 @@ impl Lane {
 
     /// End of input: every open flow ends and is logged, the outputs are
     /// flushed. `stats`: write a final stats record of this lane's counters
-    /// (time, uptime) first.
-    pub(crate) fn finish(mut self, setup: &Setup, stats: Option<(Timestamp, u64)>) -> Result<LaneEnd, EngineError> {
+    /// (time, uptime, frames received) first.
+    pub(crate) fn finish(
+        mut self,
+        setup: &Setup,
+        stats: Option<(Timestamp, u64, u64)>,
+    ) -> Result<LaneEnd, EngineError> {
         self.worker.finish(&mut self.outputs)?;
         let counters = self.counters(setup);
-        if let Some((ts, uptime)) = stats {
-            crate::run::write_stats(&mut self.outputs, &counters, ts, uptime)?;
+        if let Some((ts, uptime, received)) = stats {
+            let all = crate::run::with_capture(counters.clone(), received, 0);
+            crate::run::write_stats(&mut self.outputs, &all, ts, uptime)?;
         }
         let w = &self.worker;
         Ok(LaneEnd {

@@ -41,15 +41,18 @@ const CHECK_EVERY: u64 = 4096;
 pub(crate) trait Dispatch {
     /// One frame, numbered `pcap_cnt`; `validate`: check its checksums.
     fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError>;
-    /// Every counter so far, of every packet dispatched before, none in flight.
-    fn counters(&mut self) -> Result<Vec<(String, u64)>, EngineError>;
+    /// Every counter so far, of every packet dispatched before, none in
+    /// flight; `received`: frames read so far.
+    fn counters(&mut self, received: u64) -> Result<Vec<(String, u64)>, EngineError>;
     /// Writes a stats record of every counter so far.
-    fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError>;
+    fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError>;
+    /// Frames dropped because a worker ring was full (live policy only).
+    fn dropped(&self) -> u64;
     /// Inspects every frame dispatched from now on with `rules`.
     fn swap_rules(&mut self, rules: Arc<LoadedRules>) -> Result<(), EngineError>;
     /// End of input: every lane finishes, a last stats record is written
     /// (packet time, uptime); the lanes' results, merged.
-    fn finish(self: Box<Self>, ts: Timestamp, uptime: u64) -> Result<LaneEnd, EngineError>;
+    fn finish(self: Box<Self>, ts: Timestamp, uptime: u64, received: u64) -> Result<LaneEnd, EngineError>;
 }
 
 /// Reads every input capture through the pipeline and writes the outputs.
@@ -81,7 +84,7 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
             read(setup, opts, &files, Box::new(Single { lane, setup }), progress)
         }
         Runmode::Autofp { workers } => std::thread::scope(|scope| {
-            let dispatch = crate::autofp::Autofp::start(scope, setup, workers, outputs)?;
+            let dispatch = crate::autofp::Autofp::start(scope, setup, workers, outputs, opts.drop_when_full)?;
             read(setup, opts, &files, Box::new(dispatch), progress)
         }),
     }
@@ -171,7 +174,7 @@ fn read(
                 last_stats.elapsed() >= interval
             };
             if control.counters_wanted() {
-                match dispatch.counters() {
+                match dispatch.counters(summary.packets) {
                     Ok(c) => control.answer_counters(&c),
                     Err(e) => {
                         result = Err(e);
@@ -184,7 +187,7 @@ fn read(
             }
             if periodic || control.take_stats() {
                 last_stats = Instant::now();
-                if let Err(e) = dispatch.stats(last_ts, start.elapsed().as_secs()) {
+                if let Err(e) = dispatch.stats(last_ts, start.elapsed().as_secs(), summary.packets) {
                     result = Err(e);
                     break 'files;
                 }
@@ -193,7 +196,8 @@ fn read(
     }
     progress(Progress { bytes_done: bytes_total, bytes_total, packets: summary.packets });
     // Workers finish (and are joined) even when reading stopped on an error.
-    let end = dispatch.finish(last_ts, start.elapsed().as_secs());
+    summary.dropped = dispatch.dropped();
+    let end = dispatch.finish(last_ts, start.elapsed().as_secs(), summary.packets);
     result?;
     let end = end?;
     summary.eve_records = end.records;
@@ -209,6 +213,15 @@ fn read(
         return Err(EngineError::Input(summary.capture_errors.join("; ")));
     }
     Ok(summary)
+}
+
+/// The capture's own counters first: frames read, and frames dropped before
+/// inspection; `decoder.pkts` is what was inspected, so `received =
+/// decoder.pkts + dropped` in every record.
+pub(crate) fn with_capture(counters: Vec<(String, u64)>, received: u64, dropped: u64) -> Vec<(String, u64)> {
+    let mut all = vec![("capture.received".to_string(), received), ("capture.dropped".to_string(), dropped)];
+    all.extend(counters);
+    all
 }
 
 /// Writes one stats record of `counters` (every counter, zeros included).
@@ -283,16 +296,20 @@ impl Reload {
 }
 
 impl Dispatch for Single<'_> {
-    fn counters(&mut self) -> Result<Vec<(String, u64)>, EngineError> {
-        Ok(self.lane.counters(self.setup))
+    fn counters(&mut self, received: u64) -> Result<Vec<(String, u64)>, EngineError> {
+        Ok(with_capture(self.lane.counters(self.setup), received, 0))
+    }
+
+    fn dropped(&self) -> u64 {
+        0
     }
 
     fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError> {
         self.lane.frame(raw.data, raw.ts, raw.linktype, pcap_cnt, validate)
     }
 
-    fn stats(&mut self, ts: Timestamp, uptime: u64) -> Result<(), EngineError> {
-        let counters = self.lane.counters(self.setup);
+    fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError> {
+        let counters = self.counters(received)?;
         write_stats(&mut self.lane.outputs, &counters, ts, uptime)
     }
 
@@ -301,7 +318,7 @@ impl Dispatch for Single<'_> {
         Ok(())
     }
 
-    fn finish(self: Box<Self>, ts: Timestamp, uptime: u64) -> Result<LaneEnd, EngineError> {
-        self.lane.finish(self.setup, Some((ts, uptime)))
+    fn finish(self: Box<Self>, ts: Timestamp, uptime: u64, received: u64) -> Result<LaneEnd, EngineError> {
+        self.lane.finish(self.setup, Some((ts, uptime, received)))
     }
 }

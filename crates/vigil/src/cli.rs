@@ -130,6 +130,7 @@ impl RunArgs {
             init_errors_fatal: self.init_errors_fatal,
             runmode: self.runmode.clone(),
             threads: self.threads,
+            drop_when_full: false,
             control: vigil_engine::Control::default(),
             verbose: self.verbose,
             // Suricata's override of every eve-log's DNS format, read here at the edge.
