@@ -211,7 +211,7 @@ mod tests {
         assert!(!control.stopping());
         assert_eq!(ask(&mut s, &mut lines, json!({"command": "shutdown"}))["return"], "OK");
         assert!(control.stopping());
-        assert!(control.take_reload() == false);
+        assert!(!control.take_reload());
         // A second client is served while the first stays connected.
         let mut s2 = UnixStream::connect(&path).unwrap();
         let mut lines2 = BufReader::new(s2.try_clone().unwrap());
