@@ -185,6 +185,9 @@ pub struct AppFlow {
     transport: Transport,
     probes: Probes,
     proto: AppProto,
+    /// What the flow spoke before its last change of protocol (HTTP before a CONNECT or
+    /// Upgrade tunnel), for Suricata's `app_proto_orig`.
+    orig: Option<AppProto>,
     stage: Stage,
     /// HTTP parsers of the connection before each tunnel, oldest first: they parse no
     /// more, but their transactions stay until pruned.
@@ -218,6 +221,7 @@ impl AppFlow {
             transport,
             probes,
             proto: AppProto::Unknown,
+            orig: None,
             stage: Stage::Detect(Detector::new(probes, cfg.detect_limit)),
             retired: Vec::new(),
             next_id: 0,
@@ -229,9 +233,17 @@ impl AppFlow {
     }
 
     /// Unknown while detecting; Http/Dns/Tls once detected; Failed when detection gave up.
-    /// After a tunnel it stays Http until what runs inside is recognized.
+    /// After a tunnel it stays Http until what runs inside is recognized, and becomes Failed
+    /// if it is not (see [`orig_proto`](Self::orig_proto)).
     pub fn proto(&self) -> AppProto {
         self.proto
+    }
+
+    /// The protocol before the flow's last change (HTTP before a tunnel), when it differs
+    /// from [`proto`](Self::proto): while the tunnel is still being detected, or when what
+    /// runs inside turned out to be something else (TLS) or nothing known (Failed).
+    pub fn orig_proto(&self) -> Option<AppProto> {
+        self.orig.filter(|&orig| orig != self.proto)
     }
 
     pub fn transport(&self) -> Transport {
@@ -346,10 +358,8 @@ impl AppFlow {
     fn give_up(&mut self) {
         self.stage = Stage::Idle;
         self.counters.detect_failed += 1;
-        // Inside a tunnel the flow was HTTP and stays so.
-        if self.retired.is_empty() {
-            self.proto = AppProto::Failed;
-        }
+        // Inside a tunnel too, as Suricata does: the original protocol is remembered apart.
+        self.proto = AppProto::Failed;
         for side in [&mut self.sides.to_server, &mut self.sides.to_client] {
             side.held = Vec::new();
             side.want = 0;
@@ -502,6 +512,7 @@ impl AppFlow {
     /// after the switch. The bytes the other direction held came before them.
     fn enter_tunnel(&mut self, dir: Direction, rest: Vec<u8>) {
         let Stage::Parse(mut parser) = mem::replace(&mut self.stage, Stage::Idle) else { return };
+        self.orig = Some(self.proto);
         self.events.extend(parser.take_events());
         self.counters.txs_evicted += parser.txs_evicted();
         self.next_id = parser.next_tx_id();

@@ -342,6 +342,7 @@ fn connect_tunnel_is_detected_again() {
     ];
     let flow = check(&AppConfig::default(), (40000, 3128), &segs);
     assert_eq!(flow.proto(), AppProto::Tls);
+    assert_eq!(flow.orig_proto(), Some(AppProto::Http));
     let txs: Vec<_> = flow.txs().collect();
     assert_eq!(txs.iter().map(|t| (t.id(), t.proto())).collect::<Vec<_>>(), [(0, AppProto::Http), (1, AppProto::Tls)]);
     assert_eq!(buf(txs[0], ToServer, BufferId::HttpMethod), Some("CONNECT"));
@@ -365,16 +366,40 @@ fn connect_tunnel_is_detected_again() {
     assert_eq!(flow.proto(), AppProto::Tls);
     assert_eq!(flow.txs().filter_map(|t| buf(t, ToServer, BufferId::TlsSni)).collect::<Vec<_>>(), ["example.com"]);
 
-    // Inside a WebSocket upgrade nothing is recognized: the flow stays HTTP.
+    // Inside a WebSocket upgrade nothing is recognized: detection failed, the flow was HTTP.
     let segs = [
         c2s("GET /chat HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"),
         s2c(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n\x81\x05hello"),
         c2s(b"\x81\x85\x00\x00\x00\x00hello"),
     ];
     let flow = check(&AppConfig::default(), (40000, 80), &segs);
-    assert_eq!(flow.proto(), AppProto::Http);
+    assert_eq!((flow.proto(), flow.orig_proto()), (AppProto::Failed, Some(AppProto::Http)));
     assert_eq!(flow.txs().count(), 1);
     assert_eq!(flow.counters().detect_failed, 1);
+}
+
+#[test]
+fn a_failed_tunnel_remembers_http_however_pruned() {
+    // suricata-verify http-connect-fail: the proxy answers, then sends what no parser knows.
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 51479, 8001);
+    flow.feed(ToServer, b"CONNECT abc:443 HTTP/1.1\r\nUser-Agent: Victor/1.0\r\n\r\n");
+    assert_eq!((flow.proto(), flow.orig_proto()), (AppProto::Http, None));
+    flow.feed(ToClient, b"HTTP/1.1 200 OK\r\nServer: VictorServer/1.0\r\n\r\n");
+    // Detecting the tunnel the flow is still HTTP: nothing to tell apart yet.
+    assert_eq!((flow.proto(), flow.orig_proto(), flow.counters().tunnels), (AppProto::Http, None, 1));
+    // The CONNECT transaction was logged and freed before detection gave up: that must not
+    // decide what the flow is.
+    flow.prune(1);
+    assert_eq!(flow.txs().count(), 0);
+    flow.feed(ToClient, b"\x05\x00\x00\x05\x00");
+    flow.close(ToServer);
+    flow.close(ToClient);
+    assert_eq!((flow.proto(), flow.orig_proto()), (AppProto::Failed, Some(AppProto::Http)));
+    assert_eq!(flow.counters().detect_failed, 1);
+
+    // A plain flow that fails detection has no original protocol.
+    let flow = check(&AppConfig::default(), (40000, 22), &[c2s("SSH-2.0-x\r\n"), s2c("SSH-2.0-y\r\n")]);
+    assert_eq!((flow.proto(), flow.orig_proto()), (AppProto::Failed, None));
 }
 
 #[test]

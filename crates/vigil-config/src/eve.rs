@@ -56,6 +56,8 @@ pub struct EveTypes {
     pub stats: Option<EveStats>,
     /// `- flow`.
     pub flow: Option<EveFlow>,
+    /// `- drop`: packets an IPS dropped.
+    pub drop: Option<EveDrop>,
     /// Other listed types that are enabled (`http`, `dns`, `tls`, `files`,
     /// ...), in list order; `ikev2` is read as `ike`, as Suricata does.
     pub other: Vec<String>,
@@ -167,6 +169,50 @@ pub struct EveStats {
 pub struct EveFlow {
     /// `enabled`. Default true.
     pub enabled: bool,
+}
+
+/// `types: - drop:` options (written only in IPS mode).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EveDrop {
+    /// `enabled`. Default true.
+    pub enabled: bool,
+    /// `alerts`: add the alert of the signature that dropped the packet. Default false.
+    pub alerts: bool,
+    /// `flows`: which packets of a dropped flow are logged. Default `start`.
+    pub flows: DropFlows,
+    /// `verdict`: the engine's final verdict. Default false.
+    pub verdict: bool,
+}
+
+/// `drop.flows`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DropFlows {
+    /// `start`: the first dropped packet of each direction of a dropped flow
+    /// (a packet a signature dropped is logged anyway).
+    #[default]
+    Start,
+    /// `all`: every dropped packet.
+    All,
+}
+
+impl Default for EveDrop {
+    fn default() -> Self {
+        EveDrop { enabled: true, alerts: false, flows: DropFlows::Start, verdict: false }
+    }
+}
+
+impl EveDrop {
+    fn read(sec: &Section<'_>, enabled: bool, e: &mut Errors) -> EveDrop {
+        let d = EveDrop::default();
+        let flows = sec
+            .convert("flows", e, |s| match s {
+                "start" => Ok(DropFlows::Start),
+                "all" => Ok(DropFlows::All),
+                other => Err(format!("expected start or all, got '{other}'")),
+            })
+            .unwrap_or(d.flows);
+        EveDrop { enabled, alerts: sec.bool("alerts", d.alerts, e), flows, verdict: sec.bool("verdict", d.verdict, e) }
+    }
 }
 
 impl Default for EveAlertMetadata {
@@ -300,6 +346,7 @@ impl EveLog {
                 anomaly: Some(EveAnomaly::default()),
                 stats: Some(EveStats::default()),
                 flow: Some(EveFlow::default()),
+                drop: None,
                 other,
                 dns_version: None,
                 http_dump_headers: (false, false),
@@ -316,6 +363,7 @@ impl EveLog {
             "anomaly" => t.anomaly.as_ref().is_some_and(|a| a.enabled),
             "stats" => t.stats.as_ref().is_some_and(|s| s.enabled),
             "flow" => t.flow.as_ref().is_some_and(|f| f.enabled),
+            "drop" => t.drop.as_ref().is_some_and(|d| d.enabled),
             other => t.other.iter().any(|o| o == other),
         }
     }
@@ -382,6 +430,7 @@ impl EveTypes {
                 "anomaly" if t.anomaly.is_none() => t.anomaly = Some(EveAnomaly::read(&opts, enabled, &mut local)),
                 "stats" if t.stats.is_none() => t.stats = Some(EveStats::read(&opts, enabled, stats_on, &mut local)),
                 "flow" if t.flow.is_none() => t.flow = Some(EveFlow { enabled }),
+                "drop" if t.drop.is_none() => t.drop = Some(EveDrop::read(&opts, enabled, &mut local)),
                 "http" if enabled => {
                     t.http_dump_headers = match opts.string("dump-all-headers", &mut local).as_deref() {
                         Some("both") => (true, true),
@@ -407,7 +456,7 @@ impl EveTypes {
                         t.other.push("dns".into());
                     }
                 }
-                "alert" | "anomaly" | "stats" | "flow" => {}
+                "alert" | "anomaly" | "stats" | "flow" | "drop" => {}
                 other if enabled && !t.other.iter().any(|o| o == other) => t.other.push(other.to_string()),
                 _ => {}
             }

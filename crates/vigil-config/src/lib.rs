@@ -61,7 +61,10 @@ pub use checksum::{Checksum, ChecksumMode, ChecksumOverride};
 pub use decoder::{Decoder, TunnelDecoder};
 pub use defrag::{Cidr, Defrag, HostOsPolicy, OsPolicy};
 pub use error::{ConfigError, Position};
-pub use eve::{EveAlert, EveAlertMetadata, EveAnomaly, EveFiletype, EveFlow, EveLog, EveStats, EveTypes, EveXff};
+pub use eve::{
+    DropFlows, EveAlert, EveAlertMetadata, EveAnomaly, EveDrop, EveFiletype, EveFlow, EveLog, EveStats, EveTypes,
+    EveXff,
+};
 pub use flow::{Flow, FlowTimeouts, ProtoTimeouts};
 pub use load::{MAX_DEPTH, MAX_FILE_SIZE, MAX_INCLUDE_DEPTH, MAX_NODES};
 pub use outputs::{FastLog, Outputs, StatsLog};

@@ -144,3 +144,21 @@ fn eve_type_defaults_without_options() {
     assert!(eve.logs("flow") && eve.logs("dns") && !eve.logs("http") && !eve.logs("tls"));
     assert_eq!(eve.filename, "eve.json");
 }
+
+#[test]
+fn eve_drop_type_options() {
+    let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - drop:\n            flows: all\n            alerts: true\n";
+    let tree = ConfigTree::parse_str(yaml, "t.yaml").unwrap();
+    let (c, errors, _) = Config::from_tree(&tree);
+    assert!(errors.is_empty(), "{errors:?}");
+    let eve = &c.outputs.eve_log[0];
+    let drop = eve.types.drop.as_ref().unwrap();
+    assert!(drop.enabled && drop.alerts && !drop.verdict);
+    assert_eq!(drop.flows, vigil_config::DropFlows::All);
+    assert!(eve.logs("drop") && eve.types.other.is_empty());
+    // A bare `- drop` logs the start of dropped flows, without alerts.
+    let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - drop\n";
+    let (c, _, _) = Config::from_tree(&ConfigTree::parse_str(yaml, "t.yaml").unwrap());
+    let drop = c.outputs.eve_log[0].types.drop.clone().unwrap();
+    assert_eq!((drop.alerts, drop.flows), (false, vigil_config::DropFlows::Start));
+}

@@ -181,3 +181,12 @@ fn missing_main_file_and_directory() {
     let err = ConfigTree::load_file(std::env::temp_dir()).unwrap_err();
     assert!(err.reason.contains("is a directory"), "{err}");
 }
+
+#[test]
+fn eve_drop_flows_must_be_start_or_all() {
+    let (c, errors) =
+        typed("outputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - drop:\n            flows: some\n");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("drop.flows: expected start or all, got 'some'"), "{errors:?}");
+    assert_eq!(c.outputs.eve_log[0].types.drop.as_ref().unwrap().flows, vigil_config::DropFlows::Start);
+}

@@ -104,6 +104,7 @@ impl Decoder {
         let at = outer.ip.map_or(0, |ip| ip.offset as usize).min(data.len());
         let mut p = Packet::new(data, outer.ts, outer.linktype, outer.pcap_cnt);
         p.inherit_context(outer, at);
+        p.src = crate::packet::PacketSource::Defrag;
         let step = match data.get(at).map(|b| b >> 4) {
             Some(6) => (Next::Ipv6, at, data.len()),
             _ => (Next::Ipv4, at, data.len()),

@@ -44,4 +44,6 @@ pub use counters::{Counter, DecodeCounters};
 pub use decoder::Decoder;
 pub use dispatch::dispatch_hash;
 pub use event::{DecodeEvent, EventList, EVENT_COUNT};
-pub use packet::{ChecksumFlags, IpInfo, Layer, LayerKind, Packet, Transport, TunnelInfo, MAX_LAYERS, MAX_VLANS};
+pub use packet::{
+    ChecksumFlags, IpInfo, Layer, LayerKind, Packet, PacketSource, Transport, TunnelInfo, MAX_LAYERS, MAX_VLANS,
+};

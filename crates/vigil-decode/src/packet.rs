@@ -121,6 +121,30 @@ pub struct ChecksumFlags {
     pub l4_bad: bool,
 }
 
+/// Where a packet came from, as EVE `pkt_src` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PacketSource {
+    /// Captured.
+    #[default]
+    Wire,
+    /// An IP datagram rebuilt from its fragments.
+    Defrag,
+    /// Made when a flow ended, to inspect what was left of its streams and
+    /// transactions (Suricata's flow-timeout pseudo packets).
+    FlowTimeout,
+}
+
+impl PacketSource {
+    /// Suricata's text for it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            PacketSource::Wire => "wire/pcap",
+            PacketSource::Defrag => "defrag",
+            PacketSource::FlowTimeout => "stream (flow timeout)",
+        }
+    }
+}
+
 /// A decoded frame. Typed views are rebuilt from the recorded offsets on demand.
 #[derive(Debug, Clone)]
 pub struct Packet<'a> {
@@ -147,6 +171,7 @@ pub struct Packet<'a> {
     /// An IP fragment: upper layers were not decoded (defragmentation comes first).
     pub fragment: bool,
     pub checksum: ChecksumFlags,
+    pub src: PacketSource,
 }
 
 impl<'a> Packet<'a> {
@@ -170,6 +195,7 @@ impl<'a> Packet<'a> {
             tunnel: None,
             fragment: false,
             checksum: ChecksumFlags::default(),
+            src: PacketSource::Wire,
         }
     }
 

@@ -4,12 +4,17 @@
 use vigil_rules::keywords::flow::BitCmd;
 
 /// What detection keeps per flow: its flowbits, and whether a `pass`
-/// signature has passed the rest of the flow.
+/// signature has passed the rest of the flow or an IPS drop dropped it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FlowDetect {
     pub bits: FlowBits,
     /// A `pass` signature matched a packet of the flow: later packets are not inspected.
     pub passed: bool,
+    /// A drop of flow scope (IPS): later packets are dropped uninspected.
+    pub dropped: bool,
+    /// The drop log wrote a packet of the dropped flow in this direction
+    /// (to server, to client), for `drop: flows: start`.
+    pub drop_logged: [bool; 2],
 }
 
 /// A flow's bits, indexed by the ids the engine gave the names.

@@ -7,6 +7,10 @@
 //! `count` matches were seen; `detection_filter` on every match after the
 //! first `count`. `backoff` alerts on the 1st, `count`-th, then each
 //! `multiplier` times later match.
+//!
+//! `rate_filter` (threshold.config only) changes what a match does rather
+//! than whether it alerts: once a tracker has seen more than `count` matches
+//! within `seconds`, its matches take `new_action` for `timeout` seconds.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -185,6 +189,115 @@ impl RateTable {
     }
 }
 
+/// The action a `rate_filter` gives a match once the rate is exceeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NewAction {
+    Alert,
+    Drop,
+    Pass,
+    /// `reject`, `rejectsrc`, `rejectdst`, `rejectboth`: a drop for the packet verdict.
+    Reject,
+}
+
+impl NewAction {
+    fn parse(s: &str) -> Option<NewAction> {
+        Some(match s {
+            "alert" => NewAction::Alert,
+            "drop" => NewAction::Drop,
+            "pass" => NewAction::Pass,
+            "reject" | "rejectsrc" | "rejectdst" | "rejectboth" => NewAction::Reject,
+            _ => return None,
+        })
+    }
+}
+
+/// A `rate_filter` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateFilter {
+    pub track: Track,
+    pub count: u32,
+    pub seconds: u32,
+    pub new_action: NewAction,
+    /// How long the new action lasts once triggered, in seconds.
+    pub timeout: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct FilterEntry {
+    window_start: Timestamp,
+    count: u32,
+    /// When the new action took effect; `None` while the rate is not exceeded.
+    since: Option<Timestamp>,
+}
+
+/// The counting state of every `rate_filter` tracker. Bounded like
+/// [`RateTable`]: when full, an untracked match keeps its own action.
+pub struct RateFilterTable {
+    map: HashMap<Key, FilterEntry>,
+    max: usize,
+    /// Matches that could not be tracked because the table was full.
+    pub full: u64,
+}
+
+impl Default for RateFilterTable {
+    fn default() -> Self {
+        RateFilterTable::new(DEFAULT_MAX_TRACKERS)
+    }
+}
+
+impl RateFilterTable {
+    pub fn new(max: usize) -> Self {
+        RateFilterTable { map: HashMap::new(), max, full: 0 }
+    }
+
+    /// Counts a match of signature `sid`/`gid`; the action it takes instead
+    /// of its own, if the filter is in force.
+    pub fn apply(&mut self, f: &RateFilter, sid: u32, gid: u32, m: MatchSubject) -> Option<NewAction> {
+        let (a, b, flow) = match f.track {
+            Track::BySrc => (m.src, None, 0),
+            Track::ByDst => (m.dst, None, 0),
+            // An address pair is the same pair in both directions.
+            Track::ByBoth => (m.src.min(m.dst), m.src.max(m.dst), 0),
+            Track::ByFlow => (None, None, m.flow),
+            Track::ByRule | Track::ByEither => (None, None, 0),
+        };
+        let key = Key { sid, gid, a, b, flow };
+        let now = m.ts.as_nanos();
+        let secs = |n: u32| n as i64 * 1_000_000_000;
+        if !self.map.contains_key(&key) {
+            if self.map.len() >= self.max {
+                let keep = secs(f.seconds.max(f.timeout));
+                self.map.retain(|_, e| now - e.since.unwrap_or(e.window_start).as_nanos() <= keep);
+                if self.map.len() >= self.max {
+                    self.full += 1;
+                    return None;
+                }
+            }
+            let exceeded = f.count == 0;
+            self.map.insert(key, FilterEntry { window_start: m.ts, count: 1, since: exceeded.then_some(m.ts) });
+            return exceeded.then_some(f.new_action);
+        }
+        let e = self.map.get_mut(&key)?;
+        if let Some(since) = e.since {
+            if now - since.as_nanos() <= secs(f.timeout) {
+                return Some(f.new_action);
+            }
+            e.since = None;
+        }
+        if now - e.window_start.as_nanos() < secs(f.seconds) {
+            e.count += 1;
+            if e.count > f.count {
+                e.since = Some(m.ts);
+                return Some(f.new_action);
+            }
+        } else {
+            e.window_start = m.ts;
+            e.count = 1;
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,12 +368,68 @@ mod tests {
              event_filter gen_id 1, sig_id 0, type threshold, track by_dst, count 5, seconds 10\n\
              rate_filter gen_id 1, sig_id 21, track by_rule, count 1, seconds 60, new_action drop, timeout 10\n",
         );
-        assert_eq!(msgs, ["threshold.config:3: rate_filter is not supported yet; ignored"]);
+        assert!(msgs.is_empty(), "{msgs:?}");
+        let f = g.rate_filter(1, 21).unwrap();
+        assert_eq!((f.track, f.count, f.new_action, f.timeout), (Track::ByRule, 1, NewAction::Drop, 10));
+        assert!(g.rate_filter(1, 20).is_none());
         let own = RateRule { kind: RateKind::Both, track: Track::ByRule, count: 2, seconds: 1, multiplier: 1 };
         assert_eq!(g.rate_for(1, 20, Some(&own)).unwrap().kind, RateKind::Limit, "a line for the sid wins");
         assert_eq!(g.rate_for(1, 21, Some(&own)).unwrap().kind, RateKind::Both, "the rule's own next");
         assert_eq!(g.rate_for(1, 22, None).unwrap().kind, RateKind::Threshold, "then sig_id 0");
         assert!(g.rate_for(2, 22, None).is_none());
+    }
+
+    fn filter(track: Track, count: u32, new_action: NewAction) -> RateFilter {
+        RateFilter { track, count, seconds: 60, new_action, timeout: 10 }
+    }
+
+    #[test]
+    fn rate_filter_switches_action_past_count_for_timeout() {
+        let f = filter(Track::ByRule, 2, NewAction::Drop);
+        let mut t = RateFilterTable::default();
+        let got: Vec<_> = [0, 1, 2, 3, 12, 13, 14].iter().map(|&s| t.apply(&f, 1, 1, at(s))).collect();
+        // Matches 1 and 2 keep their action; the 3rd exceeds the rate and
+        // starts 10 s of the new action. At 13 s the timeout has passed:
+        // the window (from 0 s) is still open, so the count (4) is over
+        // again and the new action restarts.
+        let d = Some(NewAction::Drop);
+        assert_eq!(got, [None, None, d, d, d, d, d]);
+        let mut t = RateFilterTable::default();
+        let late: Vec<_> = [0, 1, 2, 100, 101].iter().map(|&s| t.apply(&f, 1, 1, at(s))).collect();
+        // Past both the timeout and the window, counting starts over.
+        assert_eq!(late, [None, None, d, None, None]);
+    }
+
+    #[test]
+    fn rate_filter_tracks_by_address_pair_in_both_directions() {
+        let f = filter(Track::ByBoth, 1, NewAction::Alert);
+        let mut t = RateFilterTable::default();
+        let (x, y) = ("198.18.0.1".parse().ok(), "198.18.0.2".parse().ok());
+        let m = |src, dst| MatchSubject { src, dst, flow: 0, ts: Timestamp::from_micros(0, 0) };
+        assert_eq!(t.apply(&f, 1, 1, m(x, y)), None);
+        assert_eq!(t.apply(&f, 1, 1, m(y, x)), Some(NewAction::Alert), "the reply counts for the same pair");
+        let by_src = filter(Track::BySrc, 1, NewAction::Pass);
+        let mut t = RateFilterTable::default();
+        assert_eq!(t.apply(&by_src, 1, 1, m(x, y)), None);
+        assert_eq!(t.apply(&by_src, 1, 1, m(y, x)), None, "another source");
+        assert_eq!(t.apply(&by_src, 1, 1, m(x, y)), Some(NewAction::Pass));
+    }
+
+    #[test]
+    fn rate_filter_trackers_are_bounded() {
+        let f = filter(Track::BySrc, 0, NewAction::Drop);
+        let mut t = RateFilterTable::new(4);
+        for i in 0..10u8 {
+            let m = MatchSubject {
+                src: Some(IpAddr::from([198, 18, 0, i])),
+                dst: None,
+                flow: 0,
+                ts: Timestamp::from_micros(0, 0),
+            };
+            let expected = if i < 4 { Some(NewAction::Drop) } else { None };
+            assert_eq!(t.apply(&f, 1, 1, m), expected);
+        }
+        assert_eq!(t.full, 6);
     }
 
     #[test]
@@ -288,6 +457,9 @@ pub struct GlobalThresholds {
     by_sig: HashMap<(u32, u32), RateRule>,
     /// `sig_id 0` entries, by gid.
     all: HashMap<u32, RateRule>,
+    /// `rate_filter` lines, by (gid, sid), and by gid for `sig_id 0`.
+    filters: HashMap<(u32, u32), RateFilter>,
+    filters_all: HashMap<u32, RateFilter>,
 }
 
 #[derive(Debug)]
@@ -331,7 +503,23 @@ impl GlobalThresholds {
                     }
                     None => msgs.push(format!("{file}:{line}: threshold: this form is not supported yet")),
                 },
-                E::RateFilter { .. } => msgs.push(format!("{file}:{line}: rate_filter is not supported yet; ignored")),
+                E::RateFilter { gid, sid, track, count, seconds, new_action, timeout } => {
+                    let Some(new_action) = NewAction::parse(new_action) else {
+                        msgs.push(format!("{file}:{line}: rate_filter: unknown new_action '{new_action}'"));
+                        continue;
+                    };
+                    if *track == Track::ByEither {
+                        msgs.push(format!("{file}:{line}: rate_filter: track by_either is for suppress only"));
+                        continue;
+                    }
+                    let f =
+                        RateFilter { track: *track, count: *count, seconds: *seconds, new_action, timeout: *timeout };
+                    if *sid == 0 {
+                        g.filters_all.insert(*gid, f);
+                    } else {
+                        g.filters.insert((*gid, *sid), f);
+                    }
+                }
             }
         }
         (g, msgs)
@@ -358,5 +546,10 @@ impl GlobalThresholds {
     /// it, else its own, else a `sig_id 0` line.
     pub fn rate_for<'a>(&'a self, gid: u32, sid: u32, own: Option<&'a RateRule>) -> Option<&'a RateRule> {
         self.by_sig.get(&(gid, sid)).or(own).or_else(|| self.all.get(&gid))
+    }
+
+    /// The `rate_filter` for a signature: its own line, else a `sig_id 0` one.
+    pub fn rate_filter(&self, gid: u32, sid: u32) -> Option<&RateFilter> {
+        self.filters.get(&(gid, sid)).or_else(|| self.filters_all.get(&gid))
     }
 }

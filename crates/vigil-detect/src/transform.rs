@@ -529,8 +529,9 @@ fn decode_quad(quad: [u8; 4], out: &mut Vec<u8>) -> bool {
 }
 
 /// Stops at the first byte outside the alphabet (and '='), decoding the last
-/// partial group as if padded.
-fn decode_rfc4648(data: &[u8], out: &mut Vec<u8>) -> bool {
+/// partial group as if padded. Shared with `base64_decode`, which Suricata
+/// decodes the same way.
+pub(crate) fn decode_rfc4648(data: &[u8], out: &mut Vec<u8>) -> bool {
     let mut quad = [b'='; 4];
     let mut n = 0;
     for &c in data {

@@ -213,3 +213,77 @@ alert pkthdr any any -> any any (msg:"truncated ipv4"; decode-event:ipv4.trunc_p
     cut.truncate(good.len() - 2);
     assert_eq!(sids_with_flow(&e, &cut, None), vec![62], "no IP layer decoded: only the pkthdr rule");
 }
+
+#[test]
+fn dsize_inequalities_never_match_an_empty_payload() {
+    let rules = r#"
+alert tcp any any -> any any (msg:"not 9"; dsize:!9; sid:70;)
+alert tcp any any -> any any (msg:"at least 0"; dsize:>=0; sid:71;)
+alert tcp any any -> any any (msg:"under 10"; dsize:<10; sid:72;)
+alert tcp any any -> any any (msg:"zero"; dsize:0; sid:73;)
+"#;
+    let e = engine(rules, Algo::best());
+    let empty = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).tcp_flags(ACK).build_ethernet();
+    assert_eq!(sids(&e, &empty), vec![72, 73], "only < and = 0 hold without payload");
+    let five = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(b"12345").build_ethernet();
+    assert_eq!(sids(&e, &five), vec![70, 71, 72]);
+}
+
+#[test]
+fn contents_of_an_absent_or_else_buffer_are_not_the_fast_pattern() {
+    let set = Loader::new()
+        .load_str(
+            r#"alert http any any -> any any (http.uri; content:"/"; http.referer; absent: or_else; content:"example"; sid:1;)"#,
+            "t.rules",
+        )
+        .unwrap();
+    let sig = compile(&set.rules[0], &Classifications::default()).unwrap();
+    let tx = sig.tx.as_ref().expect("a transaction signature");
+    let fast = tx.fast.expect("a fast pattern buffer");
+    assert_eq!(tx.buffers[fast].absent, None, "the fast pattern is in http.uri");
+    assert_eq!(tx.buffers[fast].id, vigil_applayer::BufferId::HttpUri);
+}
+
+#[test]
+fn flags_and_dsize_make_packet_signatures() {
+    // A SYN whose payload (TCP Fast Open) went into the stream: stream
+    // signatures wait for the stream, but one with `flags` or `dsize` is a
+    // packet signature in Suricata and looks at the packet itself.
+    let e = engine(
+        r#"
+alert tcp any any -> any any (msg:"stream"; content:"GET"; sid:1;)
+alert tcp any any -> any any (msg:"flags"; flags:S; content:"GET"; sid:2;)
+alert tcp any any -> any any (msg:"dsize"; dsize:>2; content:"GET"; sid:3;)
+"#,
+        Algo::best(),
+    );
+    let syn = PacketBuilder::ipv4(CLIENT, SERVER).tcp(40000, 80).tcp_flags(SYN).payload(b"GET /").build_ethernet();
+    let mut dec = Decoder::new(DecodeConfig::default());
+    let p = dec.decode(&syn, Timestamp::default(), LinkType::Ethernet, 1);
+    let flow = vigil_detect::compile::FlowInfo {
+        to_server: true,
+        established: false,
+        tracked: true,
+        app_proto: vigil_types::AppProto::Unknown,
+        no_payload: false,
+    };
+    let stream = vigil_detect::StreamInput { chunk: None, payload_in_stream: true, pseudo: false };
+    let mut out = Vec::new();
+    let mut scratch = DetectScratch::default();
+    e.inspect_app(&p, Some(flow), None, stream, None, &mut scratch, &mut |s, _| out.push(s.sid));
+    out.sort();
+    assert_eq!(out, [2, 3]);
+}
+
+#[test]
+fn alert_keyword_makes_a_pass_signature_alert_too() {
+    let set = Loader::new()
+        .load_str(
+            "pass tcp any any -> any any (content:\"ok\"; alert; sid:1;)\npass tcp any any -> any any (sid:2;)\n",
+            "t.rules",
+        )
+        .unwrap();
+    let classes = Classifications::default();
+    let sigs: Vec<_> = set.rules.iter().map(|r| compile(r, &classes).unwrap_or_else(|u| panic!("{u:?}"))).collect();
+    assert_eq!((sigs[0].also_alert, sigs[1].also_alert), (true, false));
+}

@@ -116,8 +116,15 @@ fn isdataat() {
     assert!(!run(vec![Step::IsDataAt { pos: 4, relative: false, negated: false }], b"abcd"));
     let after_b = |negated| vec![Step::Content(content(b"b")), Step::IsDataAt { pos: 1, relative: true, negated }];
     assert!(run(after_b(false), b"abcd"));
-    assert!(!run(after_b(false), b"abc"));
-    assert!(run(after_b(true), b"abc"), "isdataat:!1,relative: nothing 1 byte past b");
+    // Relative isdataat counts the bytes left after the match: "c" is one.
+    assert!(run(after_b(false), b"abc"), "isdataat:1,relative: one byte after b");
+    assert!(!run(after_b(false), b"ab"));
+    assert!(run(after_b(true), b"ab"), "isdataat:!1,relative: nothing after b");
+    assert!(!run(after_b(true), b"abc"));
+    // With no earlier match, relative counts from the start: N bytes in an N-byte buffer.
+    let from_start = |pos| vec![Step::IsDataAt { pos, relative: true, negated: false }];
+    assert!(run(from_start(4), b"abcd"));
+    assert!(!run(from_start(5), b"abcd"));
 }
 
 fn read(nbytes: u8, offset: i32, base: NumBase) -> Read {
@@ -147,6 +154,7 @@ fn byte_jump_moves_relative_matching() {
     // A 1-byte length (3), then skip that many bytes: "xyz", then "END" must follow directly.
     let jump = Step::ByteJump(ByteJump {
         read: read(1, 0, NumBase::Binary),
+        nbytes_var: None,
         relative: false,
         multiplier: 1,
         align: false,
@@ -158,6 +166,7 @@ fn byte_jump_moves_relative_matching() {
     assert!(run(vec![jump, end], b"\x03xyzEND"));
     let jump = Step::ByteJump(ByteJump {
         read: read(1, 0, NumBase::Binary),
+        nbytes_var: None,
         relative: false,
         multiplier: 1,
         align: false,
@@ -166,6 +175,70 @@ fn byte_jump_moves_relative_matching() {
         post_offset: 0,
     });
     assert!(!run(vec![jump], b"\x09xyz"), "jumping past the end fails");
+}
+
+fn jump0(post_offset: i64) -> Step {
+    Step::ByteJump(ByteJump {
+        read: read(0, 0, NumBase::Binary),
+        nbytes_var: None,
+        relative: true,
+        multiplier: 1,
+        align: false,
+        from_beginning: false,
+        from_end: false,
+        post_offset,
+    })
+}
+
+#[test]
+fn byte_jump_of_zero_bytes_moves_by_post_offset_only() {
+    // byte_jump:0,0,relative,post_offset -3: back 3 bytes from the end of "cd".
+    let steps = || vec![Step::Content(content(b"cd")), jump0(-3), rel(b"bcd", Some(0), Some(3))];
+    assert!(run(steps(), b"abcde"));
+    assert!(!run(vec![Step::Content(content(b"cd")), jump0(-2), rel(b"bcd", Some(0), Some(3))], b"abcde"));
+}
+
+#[test]
+fn byte_jump_before_the_start_lands_on_the_first_byte() {
+    // post_offset -10 from offset 4 would be -6: Suricata clamps to 0.
+    let steps = vec![Step::Content(content(b"cd")), jump0(-10), rel(b"ab", Some(0), Some(2))];
+    assert!(run(steps, b"abcde"));
+    // Past the end still fails.
+    assert!(!run(vec![Step::Content(content(b"cd")), jump0(2)], b"abcde"));
+    assert!(run(vec![Step::Content(content(b"cd")), jump0(1)], b"abcde"), "landing on the end is allowed");
+}
+
+#[test]
+fn byte_jump_reads_its_byte_count_from_a_variable() {
+    // byte_extract:1,0,n; byte_jump:n,0,relative; then "END" right after the jump.
+    let steps = || {
+        vec![
+            Step::ByteExtract(ByteExtract {
+                read: read(1, 0, NumBase::Binary),
+                relative: false,
+                multiplier: 1,
+                align: 0,
+                var: 0,
+            }),
+            Step::ByteJump(ByteJump {
+                read: read(0, 0, NumBase::Binary),
+                nbytes_var: Some(0),
+                relative: true,
+                multiplier: 1,
+                align: false,
+                from_beginning: false,
+                from_end: false,
+                post_offset: 0,
+            }),
+            rel(b"END", Some(0), Some(3)),
+        ]
+    };
+    // n = 2: read the 2-byte value 0x0003 after it, skip 3 bytes.
+    assert!(run(steps(), b"\x02\x00\x03xyzEND"));
+    // n = 9 is more than a binary read can take: no match, no panic.
+    assert!(!run(steps(), b"\x09\x00\x00\x00\x00\x00\x00\x00\x00\x00END"));
+    // n = 0 reads nothing and jumps nowhere, as a literal 0 does.
+    assert!(run(steps(), b"\x00END"));
 }
 
 #[test]

@@ -14,7 +14,7 @@ use crate::error::EngineError;
 use crate::lane::{Lane, LaneEnd};
 use crate::outputs::Outputs;
 use crate::rules::LoadedRules;
-use crate::run::{with_capture, write_stats, Dispatch};
+use crate::run::{with_capture, worker_name, write_stats, Dispatch};
 use crate::setup::Setup;
 use crate::stats;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender, TrySendError};
@@ -72,6 +72,8 @@ pub(crate) struct Autofp<'scope> {
     /// of making the reader wait.
     drop_when_full: bool,
     dropped: u64,
+    /// Each worker's counters at the last report, for `stats.threads`.
+    threads: Vec<(String, Counters)>,
 }
 
 impl<'scope> Autofp<'scope> {
@@ -95,7 +97,7 @@ impl<'scope> Autofp<'scope> {
             let lane = Lane::new(setup, workers, outputs.share());
             let give_back = give_back.clone();
             let handle = std::thread::Builder::new()
-                .name(format!("W#{:02}", i + 1))
+                .name(worker_name(i))
                 .spawn_scoped(scope, move || {
                     if let Some(a) = &setup.affinity {
                         Affinity::pin(a.worker(i));
@@ -115,6 +117,7 @@ impl<'scope> Autofp<'scope> {
             latest: Timestamp::default(),
             drop_when_full,
             dropped: 0,
+            threads: Vec::new(),
         })
     }
 
@@ -233,6 +236,7 @@ impl Dispatch for Autofp<'_> {
         for (_, c) in &by_worker {
             stats::merge(&mut all, c);
         }
+        self.threads = by_worker.into_iter().map(|(i, c)| (worker_name(i), c)).collect();
         Ok(with_capture(all, received, self.dropped))
     }
 
@@ -242,7 +246,7 @@ impl Dispatch for Autofp<'_> {
 
     fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError> {
         let all = self.counters(received)?;
-        write_stats(&mut self.outputs, &all, ts, uptime)?;
+        write_stats(&mut self.outputs, &all, &self.threads, ts, uptime)?;
         self.outputs.finish().map(|_| ())
     }
 
@@ -256,16 +260,23 @@ impl Dispatch for Autofp<'_> {
     }
 
     fn finish(mut self: Box<Self>, ts: Timestamp, uptime: u64, received: u64) -> Result<LaneEnd, EngineError> {
+        // The end drains cleanly: what was read and is still pending is
+        // delivered, whatever the live policy did with full rings before.
+        self.drop_when_full = false;
         // The latest packet time reaches every worker, as it would one thread.
         let latest = self.latest;
         let sent = self.tick(latest);
         let Autofp { rings, workers, mut outputs, dropped, .. } = *self;
         drop(rings);
         let mut end = LaneEnd::default();
+        let mut threads = Vec::new();
         let mut first_error = None;
         for (i, w) in workers.into_iter().enumerate() {
             match w.join() {
-                Ok(Ok(lane)) => end.add(lane),
+                Ok(Ok(lane)) => {
+                    threads.push((worker_name(i), lane.counters.clone()));
+                    end.add(lane);
+                }
                 Ok(Err(e)) => {
                     first_error.get_or_insert(e);
                 }
@@ -278,7 +289,7 @@ impl Dispatch for Autofp<'_> {
             return Err(e);
         }
         sent?;
-        write_stats(&mut outputs, &with_capture(end.counters.clone(), received, dropped), ts, uptime)?;
+        write_stats(&mut outputs, &with_capture(end.counters.clone(), received, dropped), &threads, ts, uptime)?;
         end.records += outputs.finish()?;
         Ok(end)
     }

@@ -75,7 +75,8 @@ impl Lane {
         let counters = self.counters(setup);
         if let Some((ts, uptime, received)) = stats {
             let all = crate::run::with_capture(counters.clone(), received, 0);
-            crate::run::write_stats(&mut self.outputs, &all, ts, uptime)?;
+            let threads = [(crate::run::worker_name(0), counters.clone())];
+            crate::run::write_stats(&mut self.outputs, &all, &threads, ts, uptime)?;
         }
         let w = &self.worker;
         Ok(LaneEnd {

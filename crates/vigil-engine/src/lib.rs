@@ -7,7 +7,10 @@
 //! packet of its own; every packet is looked up in the flow table
 //! (`vigil-flow`), its decode events go to the EVE `anomaly` output (with
 //! its `flow_id`) when enabled, and flows that end (timeout, eviction, end
-//! of input) go to the EVE `flow` output. Time is packet time throughout.
+//! of input) go to the EVE `flow` output. In IPS mode (`--simulate-ips`) a
+//! drop rule drops the packet, or the rest of its flow, as its kind of
+//! signature says (module `verdict`), and the EVE `drop` output records each
+//! dropped packet. Time is packet time throughout.
 //! Counters accumulate; stats records are written periodically and once at
 //! the end. The [`Summary`] says what was read, inspected and dropped.
 //!

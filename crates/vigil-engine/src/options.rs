@@ -33,7 +33,7 @@ pub struct RunOptions {
     /// `--threads`: workers for `autofp`/`workers` (else one per CPU).
     pub threads: Option<usize>,
     /// Live capture's policy on a file: a full worker ring drops frames
-    /// (counted in `capture.dropped`) instead of making the reader wait. For
+    /// (counted in `capture.kernel_drops`) instead of making the reader wait. For
     /// the lab and tests; reading files never drops otherwise.
     pub drop_when_full: bool,
     /// Stats-now and stop requests (from signals, or from a test).

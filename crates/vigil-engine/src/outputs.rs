@@ -7,13 +7,13 @@ use std::path::Path;
 use vigil_applayer::http::HttpTx;
 use vigil_applayer::{Transaction, TxRef};
 use vigil_decode::Packet;
-use vigil_detect::compile::RuleAction;
 use vigil_detect::Signature;
 use vigil_flow::Flow;
 use vigil_output::{
-    alert_record, anomaly_record, flow_record, insert_flow_id, AlertInfo, AlertOptions, AnomalyOptions,
-    EnvelopeOptions, EveWriter, FlowRecord,
+    alert_record, anomaly_record, drop_record, flow_record, insert_alert_flow, insert_flow_id, AlertFlow, AlertInfo,
+    AlertOptions, AnomalyOptions, DropReason, EnvelopeOptions, EveWriter, FlowRecord, FlowTcpSession,
 };
+use vigil_stream::SessionSummary;
 use vigil_types::Direction;
 use vigil_types::{AppProto, Timestamp};
 use vigil_wire::ip_proto;
@@ -24,11 +24,17 @@ struct EveSink {
     anomaly_decode: bool,
     anomaly: AnomalyOptions,
     stats: bool,
+    /// `stats.totals`, `stats.threads`: merged counters, per-thread counters.
+    stats_parts: (bool, bool),
     null_values: bool,
     flow: bool,
     alert: Option<AlertOptions>,
+    /// `drop` records: (with the dropping alert, every packet of a dropped flow).
+    drop: Option<(bool, bool)>,
     /// `metadata.app-layer` of alerts: the transaction's object in the alert.
     alert_app: bool,
+    /// `metadata.flow` of alerts: the flow's counters in the alert.
+    alert_flow: bool,
     /// `alert.xff`.
     xff: Option<vigil_config::EveXff>,
     /// Transaction records written: `http`, `dns`, `tls`.
@@ -53,6 +59,31 @@ pub(crate) struct AlertApp<'a> {
     /// The record is written in the other direction than the packet's (the
     /// signature inspects the other side of the transaction).
     pub swap: bool,
+}
+
+/// The flow an alert is raised in: its id, and what the alert's `flow`
+/// object says of it at that moment.
+#[derive(Clone, Copy)]
+pub(crate) struct FlowAtAlert {
+    pub id: u64,
+    pub eve: AlertFlow,
+}
+
+impl FlowAtAlert {
+    pub(crate) fn of<E>(f: &Flow<E>) -> Self {
+        let has_ports = matches!(f.key.proto, ip_proto::TCP | ip_proto::UDP | ip_proto::SCTP);
+        let eve = AlertFlow {
+            pkts_toserver: f.pkts.to_server,
+            pkts_toclient: f.pkts.to_client,
+            bytes_toserver: f.bytes.to_server,
+            bytes_toclient: f.bytes.to_client,
+            start: f.start,
+            src_ip: f.key.src_ip(),
+            dest_ip: f.key.dst_ip(),
+            ports: has_ports.then_some((f.key.sport, f.key.dport)),
+        };
+        FlowAtAlert { id: f.id, eve }
+    }
 }
 
 /// A transaction's EVE object and the record type it is written under.
@@ -83,7 +114,7 @@ impl Outputs {
             let writer = EveWriter::create(&path, false)
                 .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?;
             let anomaly = eve.types.anomaly.as_ref().filter(|a| a.enabled);
-            let stats = eve.types.stats.as_ref().filter(|s| s.enabled && s.totals && stats_on);
+            let stats = eve.types.stats.as_ref().filter(|s| s.enabled && (s.totals || s.threads) && stats_on);
             sinks.push(EveSink {
                 writer,
                 anomaly_decode: anomaly.is_some_and(|a| a.decode),
@@ -92,6 +123,7 @@ impl Outputs {
                     envelope: EnvelopeOptions { ethernet: eve.ethernet },
                 },
                 stats: stats.is_some(),
+                stats_parts: stats.map_or((true, false), |s| (s.totals, s.threads)),
                 null_values: stats.is_none_or(|s| s.null_values),
                 flow: eve.types.flow.as_ref().is_some_and(|f| f.enabled),
                 alert: eve.types.alert.as_ref().filter(|a| a.enabled).map(|a| AlertOptions {
@@ -102,6 +134,7 @@ impl Outputs {
                     envelope: EnvelopeOptions { ethernet: eve.ethernet },
                 }),
                 alert_app: eve.types.alert.as_ref().is_some_and(|a| a.metadata.app_layer),
+                alert_flow: eve.types.alert.as_ref().is_some_and(|a| a.metadata.flow),
                 xff: eve.types.alert.as_ref().and_then(|a| a.xff.clone()),
                 http: eve.logs("http"),
                 dns: eve.logs("dns"),
@@ -109,6 +142,12 @@ impl Outputs {
                 files: eve.logs("files"),
                 dns_v2: setup.eve_dns_version.or(eve.types.dns_version) == Some(2),
                 http_headers: eve.types.http_dump_headers,
+                drop: eve
+                    .types
+                    .drop
+                    .as_ref()
+                    .filter(|d| d.enabled && setup.ips)
+                    .map(|d| (d.alerts, d.flows == vigil_config::DropFlows::All)),
                 envelope: EnvelopeOptions { ethernet: eve.ethernet },
             });
         }
@@ -140,34 +179,25 @@ impl Outputs {
         Ok(())
     }
 
-    /// Writes an `alert` record for a signature that matched `p`.
+    /// Writes an `alert` record for a signature that matched `p`; `blocked`:
+    /// its action dropped the packet (IPS).
     pub(crate) fn alert(
         &mut self,
         p: &Packet<'_>,
         sig: &Signature,
-        flow_id: Option<u64>,
-        ips: bool,
+        flow: Option<&FlowAtAlert>,
+        blocked: bool,
         flow_dir: Option<bool>,
         app: Option<AlertApp<'_>>,
     ) -> Result<(), EngineError> {
-        let blocked = ips && matches!(sig.action, RuleAction::Drop | RuleAction::Reject);
         // Suricata's `direction`: the flow direction the alert is written in.
         let direction = flow_dir.map(|to_server| if to_server { "to_server" } else { "to_client" });
-        let info = AlertInfo {
-            action: if blocked { "blocked" } else { "allowed" },
-            gid: sig.gid,
-            sid: sig.sid,
-            rev: sig.rev,
-            msg: &sig.msg,
-            category: &sig.category,
-            severity: sig.severity,
-            metadata: &sig.metadata,
-        };
+        let info = alert_info(sig, blocked);
         for sink in &mut self.sinks {
             let Some(opts) = sink.alert else { continue };
             let mut rec = alert_record(p, &info, opts);
-            if let Some(id) = flow_id {
-                insert_flow_id(&mut rec, id);
+            if let Some(f) = flow {
+                insert_flow_id(&mut rec, f.id);
             }
             if let (Some(dir), Value::Object(m)) = (direction, &mut rec) {
                 let at = m.keys().position(|k| k == "alert").unwrap_or(m.len());
@@ -198,6 +228,41 @@ impl Outputs {
                 if let Some(tx) = app.tx.filter(|_| sink.alert_app) {
                     let (key, body) = tx_body(tx);
                     m.insert(key.into(), body);
+                }
+            }
+            if let Some(f) = flow.filter(|_| sink.alert_flow) {
+                insert_alert_flow(&mut rec, &f.eve);
+            }
+            write(&mut sink.writer, &rec)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a `drop` record for a packet the IPS dropped, where asked for;
+    /// `sig`: the signature that dropped it (none for a flow already
+    /// dropped), `first_in_dir`: no packet of this flow direction was logged
+    /// yet (outputs with `flows: start` log only those of a dropped flow).
+    pub(crate) fn drop(
+        &mut self,
+        p: &Packet<'_>,
+        flow_id: Option<u64>,
+        reason: DropReason,
+        sig: Option<&Signature>,
+        first_in_dir: bool,
+    ) -> Result<(), EngineError> {
+        for sink in &mut self.sinks {
+            let Some((alerts, all)) = sink.drop else { continue };
+            if sig.is_none() && !all && !first_in_dir {
+                continue;
+            }
+            let mut rec = drop_record(p, reason, sink.envelope);
+            if let Some(id) = flow_id {
+                insert_flow_id(&mut rec, id);
+            }
+            if let (Some(sig), true, Value::Object(m)) = (sig, alerts, &mut rec) {
+                let opts = sink.alert.unwrap_or(AlertOptions { envelope: sink.envelope, ..AlertOptions::default() });
+                if let Value::Object(mut a) = alert_record(p, &alert_info(sig, true), opts) {
+                    m.insert("alert".into(), a.remove("alert").unwrap_or(Value::Null));
                 }
             }
             write(&mut sink.writer, &rec)?;
@@ -290,13 +355,28 @@ impl Outputs {
         self.sinks.iter().any(|s| s.flow)
     }
 
-    /// Writes the record of a flow that ended, at packet time `now`.
-    pub(crate) fn flow<E>(&mut self, f: &Flow<E>, now: Timestamp, app: AppProto) -> Result<(), EngineError> {
+    /// Writes the record of a flow that ended, at packet time `now`; `orig` is the protocol
+    /// the flow spoke before it changed (HTTP before a CONNECT tunnel); `tcp` what its
+    /// TCP session ended with.
+    pub(crate) fn flow<E>(
+        &mut self,
+        f: &Flow<E>,
+        now: Timestamp,
+        app: AppProto,
+        orig: Option<AppProto>,
+        tcp: Option<&SessionSummary>,
+    ) -> Result<(), EngineError> {
         if !self.wants_flows() {
             return Ok(());
         }
         let mut fields = flow_fields(f);
         fields.app_proto = (app != AppProto::Unknown).then_some(app.name());
+        fields.app_proto_orig = orig.filter(|&o| o != app && o != AppProto::Unknown).map(AppProto::name);
+        fields.tcp_session = tcp.map(|t| FlowTcpSession {
+            state: t.state.name(),
+            gap: (t.gap.to_server, t.gap.to_client),
+            max_regions: (t.max_regions.to_server, t.max_regions.to_client),
+        });
         let rec = flow_record(&fields, now);
         for sink in self.sinks.iter_mut().filter(|s| s.flow) {
             write(&mut sink.writer, &rec)?;
@@ -305,10 +385,11 @@ impl Outputs {
     }
 
     /// Writes a stats record to every output that logs stats; `make` builds
-    /// it for the output's `null-values` setting.
-    pub(crate) fn stats(&mut self, make: impl Fn(bool) -> Value) -> Result<(), EngineError> {
+    /// it for the output's `null-values`, `totals` and `threads` settings.
+    pub(crate) fn stats(&mut self, make: impl Fn(bool, bool, bool) -> Value) -> Result<(), EngineError> {
         for sink in self.sinks.iter_mut().filter(|s| s.stats) {
-            let rec = make(sink.null_values);
+            let (totals, threads) = sink.stats_parts;
+            let rec = make(sink.null_values, totals, threads);
             write(&mut sink.writer, &rec)?;
         }
         Ok(())
@@ -323,6 +404,20 @@ impl Outputs {
             records += sink.writer.records();
         }
         Ok(records)
+    }
+}
+
+/// What an alert record says about the signature.
+fn alert_info(sig: &Signature, blocked: bool) -> AlertInfo<'_> {
+    AlertInfo {
+        action: if blocked { "blocked" } else { "allowed" },
+        gid: sig.gid,
+        sid: sig.sid,
+        rev: sig.rev,
+        msg: &sig.msg,
+        category: &sig.category,
+        severity: sig.severity,
+        metadata: &sig.metadata,
     }
 }
 
@@ -346,6 +441,7 @@ fn flow_fields<E>(f: &Flow<E>) -> FlowRecord<'_> {
         icmp_response: if is_icmp && f.pkts.to_client > 0 { f.icmp.to_client } else { None },
         spi: f.spi,
         app_proto: None,
+        app_proto_orig: None,
         pkts_toserver: f.pkts.to_server,
         pkts_toclient: f.pkts.to_client,
         bytes_toserver: f.bytes.to_server,
@@ -358,6 +454,7 @@ fn flow_fields<E>(f: &Flow<E>) -> FlowRecord<'_> {
         alerted: f.alerted,
         emergency: f.emergency,
         tcp_flags: (proto == ip_proto::TCP).then_some((f.tcp_flags.to_server, f.tcp_flags.to_client)),
+        tcp_session: None,
     }
 }
 

@@ -215,23 +215,47 @@ fn read(
     Ok(summary)
 }
 
-/// The capture's own counters first: frames read, and frames dropped before
-/// inspection; `decoder.pkts` is what was inspected, so `received =
-/// decoder.pkts + dropped` in every record.
+/// The capture's own counters first, under Suricata's names: frames
+/// received (`kernel_packets`) and frames dropped before inspection
+/// (`kernel_drops`; reading files, only under the live policy, when a worker
+/// ring is full). `decoder.pkts` is what was inspected, so `kernel_packets =
+/// decoder.pkts + kernel_drops` in every record.
 pub(crate) fn with_capture(counters: Vec<(String, u64)>, received: u64, dropped: u64) -> Vec<(String, u64)> {
-    let mut all = vec![("capture.received".to_string(), received), ("capture.dropped".to_string(), dropped)];
+    let mut all = vec![("capture.kernel_packets".to_string(), received), ("capture.kernel_drops".to_string(), dropped)];
     all.extend(counters);
     all
 }
 
-/// Writes one stats record of `counters` (every counter, zeros included).
+/// Writes one stats record: `totals` (every counter, zeros included) and,
+/// for outputs with `threads: yes`, each thread's own counters.
 pub(crate) fn write_stats(
     outputs: &mut Outputs,
-    counters: &[(String, u64)],
+    totals: &[(String, u64)],
+    threads: &[(String, Vec<(String, u64)>)],
     ts: Timestamp,
     uptime: u64,
 ) -> Result<(), EngineError> {
-    outputs.stats(|null_values| stats_record(ts, uptime, &stats::shown(counters, null_values)))
+    outputs.stats(|null_values, with_totals, with_threads| {
+        let shown = if with_totals { stats::shown(totals, null_values) } else { Vec::new() };
+        let mut rec = stats_record(ts, uptime, &shown);
+        if with_threads {
+            let mut by_thread = serde_json::Map::new();
+            for (name, counters) in threads {
+                let mut one = stats_record(ts, 0, &stats::shown(counters, null_values))["stats"].take();
+                if let Some(o) = one.as_object_mut() {
+                    o.remove("uptime");
+                }
+                by_thread.insert(name.clone(), one);
+            }
+            rec["stats"]["threads"] = serde_json::Value::Object(by_thread);
+        }
+        rec
+    })
+}
+
+/// Suricata's name for worker `i` (0-based).
+pub(crate) fn worker_name(i: usize) -> String {
+    format!("W#{:02}", i + 1)
 }
 
 /// The single runmode: the reading thread is the worker.
@@ -310,7 +334,8 @@ impl Dispatch for Single<'_> {
 
     fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError> {
         let counters = self.counters(received)?;
-        write_stats(&mut self.lane.outputs, &counters, ts, uptime)
+        let threads = [(worker_name(0), self.lane.counters(self.setup))];
+        write_stats(&mut self.lane.outputs, &counters, &threads, ts, uptime)
     }
 
     fn swap_rules(&mut self, rules: Arc<LoadedRules>) -> Result<(), EngineError> {

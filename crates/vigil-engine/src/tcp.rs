@@ -5,7 +5,7 @@
 use std::net::IpAddr;
 use vigil_detect::FlowDetect;
 use vigil_flow::Flow;
-use vigil_stream::TcpSession;
+use vigil_stream::{SessionSummary, TcpSession};
 use vigil_types::Direction;
 use vigil_wire::build::PacketBuilder;
 
@@ -16,6 +16,9 @@ pub(crate) struct FlowExt {
     pub detect: FlowDetect,
     /// The TCP session, once the stream engine tracks one.
     pub tcp: Option<Box<TcpSession>>,
+    /// What the session ended with, kept for the flow record once the
+    /// session itself is freed.
+    pub tcp_end: Option<SessionSummary>,
     /// The application layer, for TCP sessions and UDP flows.
     pub app: Option<Box<crate::app::FlowApp>>,
 }

@@ -4,16 +4,17 @@
 
 use crate::app::{AppStats, FlowApp};
 use crate::error::EngineError;
-use crate::outputs::{AlertApp, Outputs};
+use crate::outputs::{AlertApp, FlowAtAlert, Outputs};
 use crate::setup::Setup;
 use crate::tcp::{pseudo_packet, FlowExt};
 use std::sync::Arc;
 use vigil_applayer::{AppConfig, AppFlow, Progress, Transport, TxRef};
-use vigil_decode::{DecodeConfig, Decoder, Packet};
+use vigil_decode::{DecodeConfig, Decoder, Packet, PacketSource};
 use vigil_defrag::Defragmenter;
-use vigil_detect::compile::FlowInfo;
+use vigil_detect::compile::{FlowInfo, RuleAction};
 use vigil_detect::{AppInput, DetectScratch, FlowDetect, Signature, StreamInput, TxInput};
 use vigil_flow::{Flow, FlowHandle, FlowState, FlowTable};
+use vigil_output::DropReason;
 use vigil_stream::{Segment, StreamCtx, StreamEvent, TcpState};
 use vigil_types::{AppProto, Direction, LinkType, PerDir, Timestamp};
 
@@ -56,18 +57,19 @@ pub(crate) struct Detector {
     pub alerts: u64,
     /// Matches not logged: `noalert` signatures and thresholds (`detect.alerts_suppressed`).
     pub suppressed: u64,
-    rates: vigil_detect::threshold::RateTable,
+    fates: crate::verdict::Fates,
     /// Transactions a `config` rule said not to log, drained by the worker.
     no_log: Vec<u64>,
 }
 
 impl Detector {
     /// Runs detection on a packet (and the transactions of its flow that
-    /// progressed) and writes its alerts; true when one was raised.
+    /// progressed), writes its alerts and, in IPS mode, its drop record;
+    /// true when an alert was raised.
     fn run(
         &mut self,
         p: &Packet<'_>,
-        flow: Option<(u64, FlowInfo, &mut FlowDetect)>,
+        flow: Option<(FlowAtAlert, FlowInfo, &mut FlowDetect)>,
         stream: StreamInput<'_>,
         app: Option<&AppInput<'_>>,
         outputs: &mut Outputs,
@@ -75,23 +77,32 @@ impl Detector {
         let Some(engine) = self.rules.engine.as_deref() else { return Ok(false) };
         // Filled only when something matches: no allocation on quiet packets.
         let mut matched: Vec<(&Signature, Option<u64>)> = Vec::new();
-        let (flow_id, info, state) = match flow {
-            Some((id, info, st)) => (Some(id), Some(info), Some(st)),
+        let (at_alert, info, mut state) = match flow {
+            Some((at, info, st)) => (Some(at), Some(info), Some(st)),
             None => (None, None, None),
         };
-        engine.inspect_app(p, info, state, stream, app, &mut self.scratch, &mut |sig, tx| matched.push((sig, tx)));
+        let flow_id = at_alert.map(|a| a.id);
+        // A dropped flow's packets are dropped without inspection.
+        if let Some(st) = state.as_deref_mut().filter(|st| st.dropped) {
+            if self.ips {
+                log_drop(p, flow_id, info, Some(st), DropReason::FlowDrop, None, outputs)?;
+            }
+            return Ok(false);
+        }
+        engine.inspect_app(p, info, state.as_deref_mut(), stream, app, &mut self.scratch, &mut |sig, tx| {
+            matched.push((sig, tx))
+        });
         let mut alerted = false;
+        // The first signature that dropped the packet, and why.
+        let mut dropped_by: Option<(&Signature, DropReason)> = None;
         for (sig, tx_id) in matched {
-            // Pass signatures let traffic through; they raise no alert.
-            if sig.action == vigil_detect::compile::RuleAction::Pass {
+            // Pass signatures let traffic through; they raise no alert
+            // unless they say `alert`.
+            if sig.action == RuleAction::Pass && !sig.also_alert {
                 continue;
             }
             if sig.no_log_tx {
                 self.no_log.extend(tx_id);
-                continue;
-            }
-            if sig.noalert {
-                self.suppressed += 1;
                 continue;
             }
             // A transaction rule's source is the side it inspects, whatever
@@ -104,16 +115,30 @@ impl Detector {
             if swap {
                 std::mem::swap(&mut src, &mut dst);
             }
-            if self.rules.thresholds.suppressed(sig.gid, sig.sid, src, dst) {
+            let subject = vigil_detect::threshold::MatchSubject { src, dst, flow: flow_id.unwrap_or(0), ts: p.ts };
+            let Some(fate) = self.fates.decide(&self.rules.thresholds, sig, subject) else {
                 self.suppressed += 1;
                 continue;
-            }
-            if let Some(rule) = self.rules.thresholds.rate_for(sig.gid, sig.sid, sig.rate.as_ref()) {
-                let subject = vigil_detect::threshold::MatchSubject { src, dst, flow: flow_id.unwrap_or(0), ts: p.ts };
-                if !self.rates.allow(rule, sig.sid, sig.gid, subject) {
-                    self.suppressed += 1;
-                    continue;
+            };
+            let covers_flow = crate::verdict::covers_flow(sig, stream.payload_in_stream);
+            if fate.filtered && fate.action == RuleAction::Pass {
+                // A rate filter's pass: the packet (or the flow) goes through, uninspected further.
+                if let Some(st) = state.as_deref_mut().filter(|_| covers_flow) {
+                    st.passed = true;
                 }
+                break;
+            }
+            let blocked = self.ips && matches!(fate.action, RuleAction::Drop | RuleAction::Reject);
+            if blocked {
+                let reason = if fate.filtered { DropReason::RateFilter } else { DropReason::Rules };
+                dropped_by.get_or_insert((sig, reason));
+                if let Some(st) = state.as_deref_mut().filter(|_| covers_flow) {
+                    st.dropped = true;
+                }
+            }
+            if !fate.alert {
+                self.suppressed += 1;
+                continue;
             }
             self.alerts += 1;
             alerted = true;
@@ -124,10 +149,36 @@ impl Detector {
                 swap,
             });
             let flow_dir = info.map(|i| i.to_server != swap);
-            outputs.alert(p, sig, flow_id, self.ips, flow_dir, alert_app)?;
+            outputs.alert(p, sig, at_alert.as_ref(), blocked, flow_dir, alert_app)?;
+        }
+        if let Some((sig, reason)) = dropped_by {
+            log_drop(p, flow_id, info, state, reason, Some(sig), outputs)?;
         }
         Ok(alerted)
     }
+}
+
+/// Writes the drop record of a packet the IPS dropped (pseudo packets were
+/// never on the wire, so nothing of theirs is dropped).
+fn log_drop(
+    p: &Packet<'_>,
+    flow_id: Option<u64>,
+    info: Option<FlowInfo>,
+    state: Option<&mut FlowDetect>,
+    reason: DropReason,
+    sig: Option<&Signature>,
+    outputs: &mut Outputs,
+) -> Result<(), EngineError> {
+    if p.src == PacketSource::FlowTimeout {
+        return Ok(());
+    }
+    let mut first_in_dir = true;
+    if let (Some(st), Some(i)) = (state, info) {
+        let logged = &mut st.drop_logged[usize::from(!i.to_server)];
+        first_in_dir = !*logged;
+        *logged = true;
+    }
+    outputs.drop(p, flow_id, reason, sig, first_in_dir)
 }
 
 /// What tracking a TCP packet's session found.
@@ -205,7 +256,7 @@ impl Worker {
                 ips: setup.ips,
                 alerts: 0,
                 suppressed: 0,
-                rates: vigil_detect::threshold::RateTable::default(),
+                fates: crate::verdict::Fates::default(),
                 no_log: Vec::new(),
             },
         }
@@ -261,12 +312,18 @@ impl Worker {
     /// into the stream, the stream range now ready for inspection (its
     /// bytes in `stream_buf`), and whether the session was established
     /// when the packet came (a packet that closes it still belongs to it,
-    /// as in Suricata).
-    fn track(&mut self, p: &Packet<'_>, h: FlowHandle) -> Tracked {
+    /// as in Suricata). A session picked up from the server's SYN/ACK turns
+    /// the flow round first, and `h` with it.
+    fn track(&mut self, p: &Packet<'_>, h: &mut FlowHandle) -> Tracked {
         let none = Tracked::default();
-        let Some(seg) = Segment::from_packet(p, h.dir) else { return none };
-        let Some(f) = self.flows.get_mut(h) else { return none };
+        let Some(mut seg) = Segment::from_packet(p, h.dir) else { return none };
+        let Some(f) = self.flows.get_mut(*h) else { return none };
         if f.ext.tcp.is_none() {
+            if h.dir == Direction::ToServer && self.stream.starts_from_server(&seg) {
+                f.reverse();
+                h.dir = Direction::ToClient;
+                seg.dir = Direction::ToClient;
+            }
             f.ext.tcp = self.stream.start(&seg).map(Box::new);
             if let (Some(ssn), Some(cfg), None) = (f.ext.tcp.as_deref_mut(), &self.app_cfg, &f.ext.app) {
                 ssn.app_enabled = true;
@@ -276,9 +333,14 @@ impl Worker {
         }
         let Some(ssn) = f.ext.tcp.as_deref_mut() else { return none };
         let before = ssn.state;
-        let established = Some(before >= TcpState::Established && before < TcpState::Closed);
         let mut events = Vec::new();
         let handled = ssn.handle(&mut self.stream, &seg, &mut |e| events.push(e));
+        // The ACK completing the handshake is not yet of the established
+        // session, unless it carries data (its ACK-only twin may have been
+        // lost): Suricata's rule since 7.0.7.
+        let completes_with_data =
+            before == TcpState::SynRecv && ssn.state == TcpState::Established && !seg.payload.is_empty();
+        let established = Some((before >= TcpState::Established && before < TcpState::Closed) || completes_with_data);
         for e in events {
             if let Some(i) = StreamEvent::ALL.iter().position(|&x| x == e) {
                 self.stream_events[i] += 1;
@@ -322,8 +384,8 @@ impl Worker {
             }
         }
         // A fragment has no flow of its own, but the UDP tunnel it came in does.
-        let flow = self.flows.handle_packet(p, root);
-        let Tracked { in_stream, ready, established, encrypted_now } = match flow {
+        let mut flow = self.flows.handle_packet(p, root);
+        let Tracked { in_stream, ready, established, encrypted_now } = match flow.as_mut() {
             Some(h) => self.track(p, h),
             None => Tracked::default(),
         };
@@ -346,8 +408,13 @@ impl Worker {
                 let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
                 let app = (!txs.is_empty()).then(|| app_input(f, &txs, p.ts));
                 let seen: Vec<(u64, PerDir<Progress>)> = txs.iter().map(|t| (t.tx.id(), t.to)).collect();
-                let alerted =
-                    self.detector.run(p, Some((h.id, info, &mut f.ext.detect)), stream, app.as_ref(), outputs);
+                let alerted = self.detector.run(
+                    p,
+                    Some((FlowAtAlert::of(f), info, &mut f.ext.detect)),
+                    stream,
+                    app.as_ref(),
+                    outputs,
+                );
                 drop(txs);
                 if matches!(alerted, Ok(true)) {
                     f.alerted = true;
@@ -371,6 +438,8 @@ impl Worker {
                     other?;
                 }
                 let logged = match f.ext.app.as_deref_mut() {
+                    // An IPS drop ended the flow: what it parsed since is not logged.
+                    Some(_) if f.ext.detect.dropped => Ok(()),
                     Some(a) => {
                         a.mark_inspected(&seen);
                         a.no_log.append(&mut self.detector.no_log);
@@ -429,6 +498,7 @@ impl Worker {
             }
         }
         if let Some(mut ssn) = f.ext.tcp.take() {
+            f.ext.tcp_end = Some(ssn.summary());
             self.stream.end(&mut ssn);
         }
         if result.is_ok() && f.ext.app.is_some() {
@@ -453,7 +523,8 @@ impl Worker {
     /// The last inspection of an ended flow's transactions, and their records.
     fn finish_app(&mut self, f: &mut Flow<FlowExt>, outputs: &mut Outputs) -> Result<(), EngineError> {
         let frame = pseudo_packet(f, Direction::ToServer);
-        let p = self.pseudo_decoder.decode(&frame, self.now, LinkType::Raw, 0);
+        let mut p = self.pseudo_decoder.decode(&frame, self.now, LinkType::Raw, 0);
+        p.src = PacketSource::FlowTimeout;
         let info = flow_info(f, Direction::ToServer, None);
         let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
         let mut result = Ok(());
@@ -461,7 +532,8 @@ impl Worker {
             let seen: Vec<(u64, PerDir<Progress>)> = txs.iter().map(|t| (t.tx.id(), t.to)).collect();
             let app = app_input(f, &txs, self.now);
             let stream = StreamInput { chunk: None, payload_in_stream: true, pseudo: true };
-            match self.detector.run(&p, Some((f.id, info, &mut f.ext.detect)), stream, Some(&app), outputs) {
+            let at = FlowAtAlert::of(f);
+            match self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, Some(&app), outputs) {
                 Ok(true) => f.alerted = true,
                 Ok(false) => {}
                 Err(e) => result = Err(e),
@@ -473,6 +545,7 @@ impl Worker {
             }
         }
         match (result, f.ext.app.as_deref_mut()) {
+            (Ok(()), Some(_)) if f.ext.detect.dropped => Ok(()),
             (Ok(()), Some(a)) => log_transactions(a, &p, f.id, Direction::ToServer, true, &mut self.app_stats, outputs),
             (r, _) => r,
         }
@@ -489,7 +562,8 @@ impl Worker {
             }
             if result.is_ok() {
                 let app = f.ext.app.as_deref().map_or(AppProto::Unknown, |a| a.layer.proto());
-                result = outputs.flow(&f, now, app);
+                let orig = f.ext.app.as_deref().and_then(|a| a.layer.orig_proto());
+                result = outputs.flow(&f, now, app, orig, f.ext.tcp_end.as_ref());
             }
         }
         result
@@ -565,10 +639,11 @@ impl Flusher<'_> {
             }
             self.stream.counters.pseudo += 1;
             let frame = pseudo_packet(f, dir);
-            let p = self.decoder.decode(&frame, self.now, LinkType::Raw, 0);
+            let mut p = self.decoder.decode(&frame, self.now, LinkType::Raw, 0);
+            p.src = PacketSource::FlowTimeout;
             let stream = StreamInput { chunk: Some((self.buf, start)), payload_in_stream: true, pseudo: true };
             let info = FlowInfo { tracked: true, ..flow_info(f, dir, None) };
-            match self.detector.run(&p, Some((f.id, info, &mut f.ext.detect)), stream, None, outputs) {
+            match self.detector.run(&p, Some((FlowAtAlert::of(f), info, &mut f.ext.detect)), stream, None, outputs) {
                 Ok(true) => f.alerted = true,
                 Ok(false) => {}
                 Err(e) => result = Err(e),

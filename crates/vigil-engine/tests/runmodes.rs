@@ -105,6 +105,18 @@ fn autofp_writes_what_single_writes() {
     assert!(differ.is_empty(), "records differ between runmodes: {differ:?}");
 }
 
+/// Where `stats` sits in the default configuration's eve-log types (the
+/// items of the first `types:` list, at its own indentation).
+fn stats_item() -> usize {
+    let mut lines = vigil_engine::DEFAULT_YAML.lines().skip_while(|l| l.trim() != "types:");
+    let types = lines.next().unwrap();
+    let item_indent = types.len() - types.trim_start().len() + 2;
+    lines
+        .filter(|l| l.len() - l.trim_start().len() == item_indent && l.trim_start().starts_with("- "))
+        .position(|l| l.trim_start().starts_with("- stats"))
+        .unwrap()
+}
+
 /// A stats record asked for mid-run counts exactly the packets read before
 /// it, whatever is in flight between reader and workers; a stop request ends
 /// reading at once and still inspects and logs everything read.
@@ -112,6 +124,7 @@ fn autofp_writes_what_single_writes() {
 fn stats_on_request_and_stop_are_exact() {
     let pcap = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/realistic-a.pcap");
     for (runmode, threads) in [("single", 1), ("autofp", 2)] {
+        let threads_n = threads;
         let dir = tempdir("runmodes", &format!("control-{runmode}"));
         let opts = RunOptions {
             inputs: vec![pcap.clone()],
@@ -120,6 +133,12 @@ fn stats_on_request_and_stop_are_exact() {
             runmode: Some(runmode.into()),
             threads: Some(threads),
             disable_detection: true,
+            // Per-thread counters too (the stats item of the default eve-log types).
+            // No periodic records (a slow build could take long enough for one).
+            sets: vec![
+                format!("outputs.1.eve-log.types.{}.stats.threads=yes", stats_item()),
+                "stats.interval=86400".into(),
+            ],
             ..RunOptions::default()
         };
         let control = opts.control.clone();
@@ -141,6 +160,12 @@ fn stats_on_request_and_stop_are_exact() {
             .map(|r| r["stats"]["decoder"]["pkts"].as_u64().unwrap())
             .collect();
         assert_eq!(pkts, [4096, 12288, 16384], "{runmode}: each record counts every packet read before it");
+        for r in recs.iter().filter(|r| r["event_type"] == "stats") {
+            let threads = r["stats"]["threads"].as_object().expect("per-thread counters");
+            assert_eq!(threads.len(), threads_n, "{runmode}");
+            let sum: u64 = threads.values().map(|t| t["decoder"]["pkts"].as_u64().unwrap_or(0)).sum();
+            assert_eq!(sum, r["stats"]["decoder"]["pkts"].as_u64().unwrap(), "{runmode}: threads add up to the totals");
+        }
         let flows = recs.iter().filter(|r| r["event_type"] == "flow").count() as u64;
         assert_eq!(flows, summary.flows, "{runmode}: every flow is logged at the stop");
         assert!(recs.iter().any(|r| r["flow"]["reason"] == "shutdown"));
@@ -230,7 +255,8 @@ fn rules_reload_under_traffic() {
 
 /// With live capture's policy (a full ring drops instead of waiting) and a
 /// ring of one batch, frames are lost, and every stats record still adds up:
-/// received = inspected (`decoder.pkts`) + dropped.
+/// received (`capture.kernel_packets`) = inspected (`decoder.pkts`) +
+/// dropped (`capture.kernel_drops`).
 #[test]
 fn live_policy_drops_are_counted() {
     let pcap = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/realistic-a.pcap");
@@ -266,13 +292,13 @@ fn live_policy_drops_are_counted() {
     for r in &records {
         let st = &r["stats"];
         let (received, dropped, inspected) = (
-            st["capture"]["received"].as_u64().unwrap(),
-            st["capture"]["dropped"].as_u64().unwrap_or(0),
+            st["capture"]["kernel_packets"].as_u64().unwrap(),
+            st["capture"]["kernel_drops"].as_u64().unwrap_or(0),
             st["decoder"]["pkts"].as_u64().unwrap(),
         );
         assert_eq!(received, inspected + dropped, "{st}");
     }
     let last = &records.last().unwrap()["stats"];
-    assert_eq!(last["capture"]["dropped"], serde_json::json!(summary.dropped));
-    assert_eq!(last["capture"]["received"], serde_json::json!(180_000));
+    assert_eq!(last["capture"]["kernel_drops"], serde_json::json!(summary.dropped));
+    assert_eq!(last["capture"]["kernel_packets"], serde_json::json!(180_000));
 }

@@ -148,6 +148,30 @@ impl<E> Flow<E> {
         now >= self.expires_at(t, emergency)
     }
 
+    /// Turns the flow round: the first packet's destination was the client
+    /// after all (a session picked up from the server's SYN/ACK). Counters
+    /// and flags change sides with the endpoints; the id stays.
+    pub fn reverse(&mut self) {
+        fn swap<T>(d: &mut PerDir<T>) {
+            std::mem::swap(&mut d.to_server, &mut d.to_client);
+        }
+        self.key = self.key.reversed();
+        swap(&mut self.pkts);
+        swap(&mut self.bytes);
+        swap(&mut self.tcp_flags);
+        swap(&mut self.icmp);
+        // The handshake bits are the client's SYN and the server's SYN/ACK:
+        // seen from the wrong side, they were not what they claimed.
+        let fins = (self.hs & hs::FIN_TS != 0, self.hs & hs::FIN_TC != 0);
+        self.hs = 0;
+        if fins.0 {
+            self.hs |= hs::FIN_TC;
+        }
+        if fins.1 {
+            self.hs |= hs::FIN_TS;
+        }
+    }
+
     /// Accounts one packet and advances the state.
     pub(crate) fn update(
         &mut self,
@@ -280,6 +304,20 @@ mod tests {
         g.update(Direction::ToClient, 60, t, Some(tcp::ACK), None);
         g.update(Direction::ToClient, 60, t, Some(tcp::RST), None);
         assert_eq!(g.state, FlowState::New);
+    }
+
+    #[test]
+    fn reversing_swaps_the_sides() {
+        let t = Timestamp::from_micros(5, 0);
+        let mut f: Flow = Flow::new(key(), 7, t);
+        // The server's SYN/ACK came first and was taken for the client's packet.
+        f.update(Direction::ToServer, 60, t, Some(tcp::SYN | tcp::ACK), None);
+        let id = f.id;
+        f.reverse();
+        assert_eq!((f.key.src_ip(), f.key.sport, f.key.dport), ("10.0.0.2".parse().unwrap(), 80, 1000));
+        assert_eq!((f.pkts.to_server, f.pkts.to_client, f.bytes.to_client), (0, 1, 60));
+        assert_eq!((f.tcp_flags.to_server, f.tcp_flags.to_client), (0, tcp::SYN | tcp::ACK));
+        assert_eq!((f.id, f.key, f.state), (id, key(), FlowState::New), "the same flow, keyed alike");
     }
 
     #[test]

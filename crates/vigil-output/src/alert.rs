@@ -1,6 +1,9 @@
 use crate::envelope::{envelope, EnvelopeOptions};
+use crate::time::format_timestamp;
 use serde_json::{json, Map, Value};
+use std::net::IpAddr;
 use vigil_decode::Packet;
+use vigil_types::Timestamp;
 
 /// What an alert says about the signature that fired.
 #[derive(Debug, Clone, Copy)]
@@ -70,7 +73,98 @@ pub fn alert_record(p: &Packet<'_>, a: &AlertInfo<'_>, opts: AlertOptions) -> Va
     Value::Object(m)
 }
 
+/// The flow an alert belongs to, as it stood when the alert was raised
+/// (`metadata.flow`, on by default in Suricata 8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AlertFlow {
+    pub pkts_toserver: u64,
+    pub pkts_toclient: u64,
+    pub bytes_toserver: u64,
+    pub bytes_toclient: u64,
+    pub start: Timestamp,
+    /// The flow's client and server, whichever way the alerting packet went.
+    pub src_ip: IpAddr,
+    pub dest_ip: IpAddr,
+    /// Ports, for protocols that have them.
+    pub ports: Option<(u16, u16)>,
+}
+
+/// Adds the alert's `flow` object: the flow's counters so far, its start,
+/// and its endpoints oriented like the flow.
+pub fn insert_alert_flow(rec: &mut Value, f: &AlertFlow) {
+    let Value::Object(m) = rec else { return };
+    let mut o = Map::new();
+    o.insert("pkts_toserver".into(), json!(f.pkts_toserver));
+    o.insert("pkts_toclient".into(), json!(f.pkts_toclient));
+    o.insert("bytes_toserver".into(), json!(f.bytes_toserver));
+    o.insert("bytes_toclient".into(), json!(f.bytes_toclient));
+    o.insert("start".into(), json!(format_timestamp(f.start)));
+    o.insert("src_ip".into(), json!(f.src_ip.to_string()));
+    o.insert("dest_ip".into(), json!(f.dest_ip.to_string()));
+    if let Some((sp, dp)) = f.ports {
+        o.insert("src_port".into(), json!(sp));
+        o.insert("dest_port".into(), json!(dp));
+    }
+    // Before the payload, where Suricata writes it.
+    let at = m.keys().position(|k| matches!(k.as_str(), "payload" | "payload_printable" | "stream" | "packet"));
+    m.shift_insert(at.unwrap_or(m.len()), "flow".into(), Value::Object(o));
+}
+
 /// Printable ASCII as is, everything else as `.`, as Suricata prints payloads.
 fn printable(b: &[u8]) -> String {
     b.iter().map(|&c| if (0x20..0x7f).contains(&c) || c == b'\n' || c == b'\r' { c as char } else { '.' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vigil_decode::{DecodeConfig, Decoder};
+    use vigil_types::LinkType;
+    use vigil_wire::build::PacketBuilder;
+
+    const INFO: AlertInfo<'static> =
+        AlertInfo { action: "allowed", gid: 1, sid: 7, rev: 1, msg: "m", category: "", severity: 3, metadata: &[] };
+
+    /// An alert on a server-to-client packet of a flow whose client is 10.0.0.1:40000.
+    fn alert_with_flow(opts: AlertOptions) -> Value {
+        let frame = PacketBuilder::ipv4([10, 0, 0, 2], [10, 0, 0, 1]).tcp(80, 40000).payload(b"hi").build_ethernet();
+        let mut dec = Decoder::new(DecodeConfig::default());
+        let p = dec.decode(&frame, Timestamp::from_micros(1_700_000_001, 0), LinkType::Ethernet, 3);
+        let mut rec = alert_record(&p, &INFO, opts);
+        let flow = AlertFlow {
+            pkts_toserver: 2,
+            pkts_toclient: 1,
+            bytes_toserver: 120,
+            bytes_toclient: 62,
+            start: Timestamp::from_micros(1_700_000_000, 5),
+            src_ip: "10.0.0.1".parse().unwrap(),
+            dest_ip: "10.0.0.2".parse().unwrap(),
+            ports: Some((40000, 80)),
+        };
+        insert_alert_flow(&mut rec, &flow);
+        rec
+    }
+
+    #[test]
+    fn flow_object_is_oriented_like_the_flow() {
+        let rec = alert_with_flow(AlertOptions { payload: true, ..AlertOptions::default() });
+        let f = &rec["flow"];
+        assert_eq!(
+            (&rec["src_ip"], &f["src_ip"], &f["src_port"]),
+            (&json!("10.0.0.2"), &json!("10.0.0.1"), &json!(40000))
+        );
+        assert_eq!((&f["pkts_toserver"], &f["bytes_toclient"]), (&json!(2), &json!(62)));
+        assert_eq!(f["start"], "2023-11-14T22:13:20.000005+0000");
+        let keys: Vec<&str> = rec.as_object().unwrap().keys().map(String::as_str).collect();
+        let (flow_at, payload_at) = (keys.iter().position(|k| *k == "flow"), keys.iter().position(|k| *k == "payload"));
+        assert!(flow_at < payload_at, "{keys:?}");
+    }
+
+    #[test]
+    fn records_are_schema_valid() {
+        let Some(v) = crate::schema_check::validator() else { return };
+        let rec = alert_with_flow(AlertOptions { payload: true, packet: true, ..AlertOptions::default() });
+        let errors: Vec<String> = v.iter_errors(&rec).map(|e| format!("{e} at {}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{errors:?}\n{rec}");
+    }
 }

@@ -53,7 +53,7 @@ pub fn envelope(p: &Packet<'_>, event_type: &str, opts: EnvelopeOptions) -> Map<
         o.insert("depth".into(), json!(t.depth));
         m.insert("tunnel".into(), Value::Object(o));
     }
-    m.insert("pkt_src".into(), Value::String("wire/pcap".into()));
+    m.insert("pkt_src".into(), Value::String(p.src.name().into()));
     if opts.ethernet {
         if let Some(eth) = p.layer(LayerKind::Ethernet).and_then(|l| Ethernet::new_checked(p.layer_bytes(l)).ok()) {
             m.insert(

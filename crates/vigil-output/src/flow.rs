@@ -23,6 +23,9 @@ pub struct FlowRecord<'a> {
     pub icmp_response: Option<(u8, u8)>,
     pub spi: Option<u32>,
     pub app_proto: Option<&'a str>,
+    /// The protocol before the flow changed protocol (HTTP before a CONNECT tunnel), when it
+    /// differs from `app_proto`.
+    pub app_proto_orig: Option<&'a str>,
     pub pkts_toserver: u64,
     pub pkts_toclient: u64,
     pub bytes_toserver: u64,
@@ -40,6 +43,19 @@ pub struct FlowRecord<'a> {
     pub emergency: bool,
     /// TCP flags seen (to server, to client), for TCP flows.
     pub tcp_flags: Option<(u8, u8)>,
+    /// The TCP session, for TCP flows the stream engine tracked.
+    pub tcp_session: Option<FlowTcpSession<'a>>,
+}
+
+/// What the stream engine says of a flow's TCP session when it ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowTcpSession<'a> {
+    /// Suricata's name of the session state (`established`, `closed`, ...).
+    pub state: &'a str,
+    /// A hole the capture missed was skipped (to server, to client).
+    pub gap: (bool, bool),
+    /// The most disjoint regions of stream data held at once (to server, to client).
+    pub max_regions: (u32, u32),
 }
 
 /// An EVE `flow` record, logged at time `now` (the packet time the flow
@@ -76,6 +92,9 @@ pub fn flow_record(r: &FlowRecord<'_>, now: Timestamp) -> Value {
     if let Some(a) = r.app_proto {
         m.insert("app_proto".into(), Value::String(a.into()));
     }
+    if let Some(a) = r.app_proto_orig {
+        m.insert("app_proto_orig".into(), Value::String(a.into()));
+    }
     let mut f = Map::new();
     f.insert("pkts_toserver".into(), json!(r.pkts_toserver));
     f.insert("pkts_toclient".into(), json!(r.pkts_toclient));
@@ -92,14 +111,14 @@ pub fn flow_record(r: &FlowRecord<'_>, now: Timestamp) -> Value {
     f.insert("alerted".into(), Value::Bool(r.alerted));
     m.insert("flow".into(), Value::Object(f));
     if let Some((ts, tc)) = r.tcp_flags {
-        m.insert("tcp".into(), tcp_object(ts, tc));
+        m.insert("tcp".into(), tcp_object(ts, tc, r.tcp_session));
     }
     Value::Object(m)
 }
 
-/// The `tcp` object: flags in hex (both ways, to server, to client) and
-/// one boolean per flag seen.
-fn tcp_object(ts: u8, tc: u8) -> Value {
+/// The `tcp` object: flags in hex (both ways, to server, to client), one
+/// boolean per flag seen, then the session's state, gaps and regions.
+fn tcp_object(ts: u8, tc: u8, session: Option<FlowTcpSession<'_>>) -> Value {
     let all = ts | tc;
     let mut t = Map::new();
     t.insert("tcp_flags".into(), Value::String(format!("{all:02x}")));
@@ -118,6 +137,17 @@ fn tcp_object(ts: u8, tc: u8) -> Value {
         if all & bit != 0 {
             t.insert(name.into(), Value::Bool(true));
         }
+    }
+    if let Some(s) = session {
+        t.insert("state".into(), Value::String(s.state.into()));
+        if s.gap.1 {
+            t.insert("tc_gap".into(), Value::Bool(true));
+        }
+        if s.gap.0 {
+            t.insert("ts_gap".into(), Value::Bool(true));
+        }
+        t.insert("ts_max_regions".into(), json!(s.max_regions.0));
+        t.insert("tc_max_regions".into(), json!(s.max_regions.1));
     }
     Value::Object(t)
 }
@@ -147,6 +177,7 @@ mod tests {
             icmp_response: None,
             spi: None,
             app_proto: None,
+            app_proto_orig: None,
             pkts_toserver: 3,
             pkts_toclient: 2,
             bytes_toserver: 180,
@@ -159,6 +190,7 @@ mod tests {
             alerted: false,
             emergency: false,
             tcp_flags: Some((0x1b, 0x1f)),
+            tcp_session: Some(FlowTcpSession { state: "closed", gap: (false, true), max_regions: (1, 2) }),
         }
     }
 
@@ -189,6 +221,25 @@ mod tests {
         assert_eq!(v["tcp"]["tcp_flags"], "1f");
         assert_eq!(v["tcp"]["rst"], true);
         assert!(v["tcp"].get("urg").is_none());
+        let tcp: Vec<&str> = v["tcp"].as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            tcp[tcp.len() - 4..],
+            ["state", "tc_gap", "ts_max_regions", "tc_max_regions"],
+            "the session's fields close the object, as Suricata writes them"
+        );
+        assert_eq!((&v["tcp"]["state"], &v["tcp"]["tc_max_regions"]), (&json!("closed"), &json!(2)));
+        // No session: flags only.
+        let v = flow_record(&FlowRecord { tcp_session: None, ..record() }, Timestamp::from_micros(1, 0));
+        assert!(v["tcp"].get("state").is_none() && v["tcp"].get("ts_max_regions").is_none());
+    }
+
+    #[test]
+    fn app_proto_orig_follows_app_proto() {
+        let r = FlowRecord { app_proto: Some("tls"), app_proto_orig: Some("http"), ..record() };
+        let v = flow_record(&r, Timestamp::from_micros(1_474_943_200, 0));
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys[9..12], ["proto", "app_proto", "app_proto_orig"]);
+        assert_eq!((v["app_proto"].as_str(), v["app_proto_orig"].as_str()), (Some("tls"), Some("http")));
     }
 
     #[test]
@@ -201,13 +252,7 @@ mod tests {
 
     #[test]
     fn records_are_schema_valid() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference/suricata-8.0/schema.json");
-        let Ok(text) = std::fs::read_to_string(path) else {
-            eprintln!("skipped: {path} not present");
-            return;
-        };
-        let schema: Value = serde_json::from_str(&text).unwrap();
-        let v = jsonschema::validator_for(&schema).unwrap();
+        let Some(v) = crate::schema_check::validator() else { return };
         let icmp = FlowRecord {
             ports: None,
             proto: 1,
@@ -220,7 +265,8 @@ mod tests {
             ..record()
         };
         let esp = FlowRecord { ports: None, proto: 50, spi: Some(123), tcp_flags: None, ..record() };
-        for r in [record(), icmp, esp] {
+        let tunnel = FlowRecord { app_proto: Some("failed"), app_proto_orig: Some("http"), ..record() };
+        for r in [record(), icmp, esp, tunnel] {
             let rec = flow_record(&r, Timestamp::from_micros(1_474_943_200, 0));
             let errors: Vec<String> = v.iter_errors(&rec).map(|e| format!("{e} at {}", e.instance_path())).collect();
             assert!(errors.is_empty(), "{errors:?}\n{rec}");

@@ -18,18 +18,22 @@ mod alert;
 mod anomaly;
 mod app;
 mod base64;
+mod drop;
 mod envelope;
 mod flow;
 mod protocol;
+#[cfg(test)]
+mod schema_check;
 mod stats;
 mod time;
 mod writer;
 
-pub use alert::{alert_record, AlertInfo, AlertOptions};
+pub use alert::{alert_record, insert_alert_flow, AlertFlow, AlertInfo, AlertOptions};
 pub use anomaly::{anomaly_record, AnomalyOptions};
 pub use app::{app_record, fileinfo_record, swap_endpoints, FileInfo};
+pub use drop::{drop_record, DropReason};
 pub use envelope::{envelope, EnvelopeOptions};
-pub use flow::{flow_record, insert_flow_id, FlowRecord};
+pub use flow::{flow_record, insert_flow_id, FlowRecord, FlowTcpSession};
 pub use protocol::proto_name;
 pub use stats::stats_record;
 pub use time::format_timestamp;

@@ -6,6 +6,8 @@
 pub enum StreamEvent {
     SynAckWithWrongAck,
     SynAckInWrongDirection,
+    FourWhsSynAckWithWrongAck,
+    FourWhsSynAckWithWrongSyn,
     SynResendDiffSeq,
     AckInWrongDir,
     PacketOutOfWindow,
@@ -19,9 +21,11 @@ pub enum StreamEvent {
 }
 
 impl StreamEvent {
-    pub const ALL: [StreamEvent; 12] = [
+    pub const ALL: [StreamEvent; 14] = [
         StreamEvent::SynAckWithWrongAck,
         StreamEvent::SynAckInWrongDirection,
+        StreamEvent::FourWhsSynAckWithWrongAck,
+        StreamEvent::FourWhsSynAckWithWrongSyn,
         StreamEvent::SynResendDiffSeq,
         StreamEvent::AckInWrongDir,
         StreamEvent::PacketOutOfWindow,
@@ -39,6 +43,8 @@ impl StreamEvent {
         match self {
             StreamEvent::SynAckWithWrongAck => "3whs_synack_with_wrong_ack",
             StreamEvent::SynAckInWrongDirection => "3whs_synack_in_wrong_direction",
+            StreamEvent::FourWhsSynAckWithWrongAck => "4whs_synack_with_wrong_ack",
+            StreamEvent::FourWhsSynAckWithWrongSyn => "4whs_synack_with_wrong_syn",
             StreamEvent::SynResendDiffSeq => "3whs_syn_resend_diff_seq_on_syn_recv",
             StreamEvent::AckInWrongDir => "3whs_ack_in_wrong_dir",
             StreamEvent::PacketOutOfWindow => "est_packet_out_of_window",

@@ -2,15 +2,19 @@
 //! detection and the application layer see the bytes the end host sees.
 //!
 //! A [`TcpSession`] lives in its flow. Each segment goes through
-//! [`TcpSession::handle`]: the handshake and teardown move the [`TcpState`],
-//! sequence numbers become stream offsets (wrap-safe, 64-bit), and payloads
-//! go into each direction's [`Reassembly`], where overlapping segments with
-//! different bytes are resolved by the receiving host's [`Policy`]
-//! (`host-os-policy`). Data becomes ready for inspection once the receiver
-//! acknowledged it (IDS mode), a chunk at a time
+//! [`TcpSession::handle`]: the handshake (split handshakes included) and
+//! teardown move the [`TcpState`] as Suricata's stream engine does, so the
+//! state names EVE reports agree; sequence numbers become stream offsets
+//! (wrap-safe, 64-bit), and payloads go into each direction's
+//! [`Reassembly`], where overlapping segments with different bytes are
+//! resolved by the receiving host's [`Policy`] (`host-os-policy`). Data
+//! becomes ready for inspection once the receiver acknowledged it (IDS mode;
+//! a Fast Open SYN's data too), a chunk at a time
 //! (`stream.reassembly.to*-chunk-size`), or all at once when the stream
 //! closes or its flow ends; holes the receiver acknowledged are skipped
-//! and counted as gaps. Memory is bounded by `stream.memcap` (sessions),
+//! and counted as gaps. A session picked up from the server's SYN/ACK
+//! ([`StreamCtx::starts_from_server`]) tells its flow to turn round, and
+//! [`TcpSession::summary`] is what a flow record says of it. Memory is bounded by `stream.memcap` (sessions),
 //! `stream.reassembly.memcap` (bytes held across the worker) and
 //! `stream.reassembly.depth` (bytes per direction).
 //!
@@ -43,10 +47,11 @@ mod events;
 mod policy;
 mod reassembly;
 mod session;
+mod teardown;
 
 pub use config::StreamConfig;
 pub use counters::StreamCounters;
 pub use events::StreamEvent;
 pub use policy::{HostPolicies, Policy};
 pub use reassembly::{Inserted, Reassembly};
-pub use session::{flags, Handled, Segment, StreamCtx, TcpSession, TcpState, TcpStream, SESSION_COST};
+pub use session::{flags, Handled, Segment, SessionSummary, StreamCtx, TcpSession, TcpState, TcpStream, SESSION_COST};

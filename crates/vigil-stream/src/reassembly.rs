@@ -39,7 +39,15 @@ pub struct Reassembly {
     data: BTreeMap<u64, Vec<u8>>,
     /// Bytes held in `data`.
     held: usize,
+    /// Gaps wider than [`REGION_GAP`] between consecutive chunks.
+    far_gaps: u32,
+    /// The most regions held at once.
+    max_regions: u32,
 }
+
+/// Held data this far from other held data counts as a region of its own,
+/// as in Suricata's streaming buffer (its default `region_gap`).
+const REGION_GAP: u64 = 256 * 1024;
 
 impl Reassembly {
     pub fn base(&self) -> u64 {
@@ -48,6 +56,13 @@ impl Reassembly {
 
     pub fn held(&self) -> usize {
         self.held
+    }
+
+    /// The most disjoint regions of data held at once (EVE flow
+    /// `ts_max_regions`/`tc_max_regions`): 1 unless data arrived far ahead
+    /// of the rest.
+    pub fn max_regions(&self) -> u32 {
+        self.max_regions.max(1)
     }
 
     /// Stores `payload` at `off` under `policy`, keeping nothing at or beyond
@@ -104,6 +119,35 @@ impl Reassembly {
         if fresh > budget {
             return None;
         }
+        // Only the gaps from the chunk before `start` to the first one at or
+        // after `end` can change: counted around the write, not over the stream.
+        let span = (
+            self.data.range(..start).next_back().map_or(start, |(s, _)| *s),
+            self.data.range(end..).next().map_or(end, |(s, _)| *s),
+        );
+        let gaps_before = self.far_gaps_in(span);
+        self.write_chunks(start, buf);
+        self.far_gaps = (self.far_gaps + self.far_gaps_in(span)).saturating_sub(gaps_before);
+        self.max_regions = self.max_regions.max(self.far_gaps + 1);
+        Some(fresh)
+    }
+
+    /// Gaps wider than [`REGION_GAP`] between consecutive chunks starting in `[a, b]`.
+    fn far_gaps_in(&self, (a, b): (u64, u64)) -> u32 {
+        let mut n = 0;
+        let mut prev_end: Option<u64> = None;
+        for (&s, d) in self.data.range(a..=b) {
+            if prev_end.is_some_and(|e| s.saturating_sub(e) > REGION_GAP) {
+                n += 1;
+            }
+            prev_end = Some(s + d.len() as u64);
+        }
+        n
+    }
+
+    /// Replaces what lies at `[start, start + buf.len())` with `buf`.
+    fn write_chunks(&mut self, start: u64, buf: &[u8]) {
+        let end = start + buf.len() as u64;
         // Cut the chunks that overlap [start, end) down to what lies outside it.
         let hit: Vec<u64> =
             self.data.range(..end).filter(|(s, d)| *s + d.len() as u64 > start).map(|(s, _)| *s).collect();
@@ -132,7 +176,7 @@ impl Reassembly {
                         prev.extend_from_slice(&next);
                     }
                 }
-                return Some(fresh);
+                return;
             }
         }
         let mut chunk = buf.to_vec();
@@ -140,7 +184,6 @@ impl Reassembly {
             chunk.extend_from_slice(&next);
         }
         self.data.insert(start, chunk);
-        Some(fresh)
     }
 
     /// Bytes of `[start, end)` already held.
@@ -205,6 +248,9 @@ impl Reassembly {
         }
         self.base = to;
         let before = self.held;
+        let span =
+            (self.data.first_key_value().map_or(to, |(s, _)| *s), self.data.range(to..).next().map_or(to, |(s, _)| *s));
+        let gaps_before = self.far_gaps_in(span);
         // Chunks are few and ordered: pop them from the front until `to`.
         while let Some(entry) = self.data.first_entry() {
             let s = *entry.key();
@@ -224,6 +270,7 @@ impl Reassembly {
             self.held -= chunk.len();
         }
         self.segs.retain(|&(_, e), _| e > to);
+        self.far_gaps = (self.far_gaps + self.far_gaps_in(span)).saturating_sub(gaps_before);
         before - self.held
     }
 
@@ -233,6 +280,7 @@ impl Reassembly {
         self.data.clear();
         self.segs.clear();
         self.held = 0;
+        self.far_gaps = 0;
         held
     }
 }
@@ -294,6 +342,31 @@ mod tests {
         let i = r.insert(6, b"abc", Policy::Bsd, 0, 2);
         assert_eq!(i.stored, 0);
         assert_eq!(r.held(), 6);
+    }
+
+    #[test]
+    fn regions_are_data_far_apart_and_the_peak_is_kept() {
+        let far = REGION_GAP + 10;
+        let mut r = Reassembly::default();
+        assert_eq!(r.max_regions(), 1);
+        r.insert(0, b"a", Policy::Bsd, 0, usize::MAX);
+        r.insert(100, b"b", Policy::Bsd, 0, usize::MAX);
+        assert_eq!(r.max_regions(), 1, "a small hole is the same region");
+        r.insert(100 + far, b"c", Policy::Bsd, 0, usize::MAX);
+        r.insert(100 + 2 * far, b"d", Policy::Bsd, 0, usize::MAX);
+        assert_eq!((r.far_gaps, r.max_regions()), (2, 3));
+        // Filling in between joins regions up; the peak stays.
+        let fill = vec![b'x'; (far - 1) as usize];
+        r.insert(101, &fill, Policy::Bsd, 0, usize::MAX);
+        assert_eq!((r.far_gaps, r.max_regions()), (1, 3));
+        r.release(100 + far + 1);
+        assert_eq!(r.far_gaps, 0);
+        r.insert(100 + 3 * far, b"e", Policy::Bsd, 0, usize::MAX);
+        r.insert(100 + 5 * far, b"f", Policy::Bsd, 0, usize::MAX);
+        r.insert(100 + 7 * far, b"g", Policy::Bsd, 0, usize::MAX);
+        assert_eq!((r.far_gaps, r.max_regions()), (3, 4));
+        r.clear();
+        assert_eq!(r.far_gaps, 0);
     }
 
     #[test]

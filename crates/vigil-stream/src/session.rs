@@ -94,6 +94,8 @@ pub struct TcpStream {
     pub app_progress: u64,
     /// `stream.reassembly.depth` was reached.
     pub depth_reached: bool,
+    /// A hole the receiver acknowledged was skipped (EVE flow `ts_gap`/`tc_gap`).
+    pub gap: bool,
 }
 
 impl TcpStream {
@@ -145,6 +147,19 @@ pub struct TcpSession {
     /// The application layer reads this session's stream: data is kept
     /// until it has consumed it.
     pub app_enabled: bool,
+    /// A split handshake: the server answered the client's SYN with a SYN
+    /// of its own, and the client sends the SYN/ACK.
+    pub four_whs: bool,
+}
+
+/// What a session ended with, as EVE flow records describe it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionSummary {
+    pub state: TcpState,
+    /// Per direction: a hole the receiver acknowledged was skipped.
+    pub gap: PerDir<bool>,
+    /// Per direction: the most disjoint regions of data held at once.
+    pub max_regions: PerDir<u32>,
 }
 
 /// The per-worker side of the stream engine: configuration, memory in use,
@@ -164,12 +179,22 @@ impl StreamCtx {
         StreamCtx { cfg, ..Default::default() }
     }
 
-    /// Starts a session from a segment of a flow that has none: a SYN, or
-    /// with `midstream` any segment. `None`: the segment starts nothing.
+    /// Whether `seg` would start a session from the server's side: a
+    /// SYN/ACK picked up with `midstream` or `async-oneside`. Its sender is
+    /// the server, so a flow that took it for the client's must be turned
+    /// round (as Suricata does) before [`StreamCtx::start`].
+    pub fn starts_from_server(&self, seg: &Segment<'_>) -> bool {
+        seg.flags & (SYN | ACK | RST) == SYN | ACK && (self.cfg.midstream || self.cfg.async_oneside)
+    }
+
+    /// Starts a session from a segment of a flow that has none: a SYN, with
+    /// `midstream` any segment, with `async-oneside` a SYN/ACK. `None`: the
+    /// segment starts nothing.
     pub fn start(&mut self, seg: &Segment<'_>) -> Option<TcpSession> {
         self.count_flags(seg.flags);
         let syn_only = seg.flags & (SYN | ACK | RST) == SYN;
-        let midstream = !syn_only && self.cfg.midstream && seg.flags & RST == 0;
+        let synack = self.starts_from_server(seg);
+        let midstream = !syn_only && (synack || self.cfg.midstream && seg.flags & RST == 0);
         if !syn_only && !midstream {
             return None;
         }
@@ -186,9 +211,14 @@ impl StreamCtx {
             async_oneside: false,
             reset: false,
             app_enabled: false,
+            four_whs: false,
         };
         let (me, peer) = split(&mut ssn.dirs, seg.dir);
         if syn_only {
+            // A SYN means a peer that acknowledges: data (a Fast Open SYN's)
+            // waits for it, unless the session turns out one-sided.
+            me.acks_seen = true;
+            peer.acks_seen = true;
             me.start(seg.seq);
             if !seg.payload.is_empty() {
                 // TCP Fast Open: the SYN's data is the stream's first bytes.
@@ -202,7 +232,10 @@ impl StreamCtx {
             self.counters.midstream_pickups += 1;
             ssn.state = TcpState::Established;
             if seg.flags & SYN != 0 {
-                // A SYN/ACK: the SYN's sender is the server.
+                // A SYN/ACK: the SYN's sender is the server, and the
+                // handshake is still to be completed.
+                ssn.state = TcpState::SynRecv;
+                ssn.async_oneside = self.cfg.async_oneside;
                 me.start(seg.seq);
                 peer.start_at(seg.ack);
             } else {
@@ -275,7 +308,11 @@ impl TcpSession {
                 if seg.flags & SYN != 0 {
                     return out;
                 }
-                if seg.dir == Direction::ToServer && seg.flags & ACK != 0 {
+                // A split handshake ends with the server's ACK; a session
+                // picked up from its SYN/ACK with whichever side speaks
+                // next (the client's ACK may never be seen).
+                let completes = seg.dir == Direction::ToServer || self.four_whs || self.midstream;
+                if completes && seg.flags & ACK != 0 {
                     self.state = TcpState::Established;
                 } else if seg.dir == Direction::ToClient && seg.flags & ACK != 0 && seg.payload.is_empty() {
                     event(StreamEvent::AckInWrongDir);
@@ -305,13 +342,14 @@ impl TcpSession {
             me.start_at(seg.seq);
         }
         let off = me.offset(seg.seq);
+        let new_fin = seg.flags & FIN != 0 && me.fin.is_none();
         if !seg.payload.is_empty() {
             out.stream_added = self.add_data(ctx, seg, off, event);
         }
         if seg.flags & FIN != 0 {
             self.on_fin(seg, off);
         }
-        self.advance_close(seg);
+        self.advance_close(seg, off, new_fin);
         out
     }
 
@@ -331,20 +369,49 @@ impl TcpSession {
             self.dirs.to_client.acks_seen = true;
             self.dirs.to_server.acks_seen = true;
             self.state = TcpState::SynRecv;
+        } else if seg.dir == Direction::ToServer && f == SYN | ACK {
+            self.on_split_synack(seg, event);
         } else if seg.dir == Direction::ToServer && f == SYN {
             let client = &mut self.dirs.to_server;
             if client.offset(seg.seq) != -1 {
                 event(StreamEvent::SynResendDiffSeq);
             }
         } else if seg.dir == Direction::ToClient && f == SYN {
-            event(StreamEvent::SynAckInWrongDirection);
+            // The server opens too (a split handshake): its SYN is answered
+            // by the client's SYN/ACK.
+            self.four_whs = true;
+            self.dirs.to_client.start(seg.seq);
         } else if seg.dir == Direction::ToServer && f == ACK && ctx.cfg.async_oneside {
             // The server's side never shows: only the client's half is on this wire.
             self.async_oneside = true;
             self.state = TcpState::Established;
+            self.dirs.to_server.acks_seen = false;
             let server = &mut self.dirs.to_client;
+            server.acks_seen = false;
             server.start_at(seg.ack);
         }
+    }
+
+    /// The client's SYN/ACK of a split handshake: it must acknowledge the
+    /// server's SYN and repeat the client's own first sequence number.
+    fn on_split_synack(&mut self, seg: &Segment<'_>, event: &mut dyn FnMut(StreamEvent)) {
+        if !self.four_whs {
+            event(StreamEvent::SynAckInWrongDirection);
+            return;
+        }
+        let (client, server) = (&mut self.dirs.to_server, &mut self.dirs.to_client);
+        if server.offset(seg.ack) != 0 {
+            event(StreamEvent::FourWhsSynAckWithWrongAck);
+            return;
+        }
+        if client.offset(seg.seq) != -1 {
+            event(StreamEvent::FourWhsSynAckWithWrongSyn);
+            return;
+        }
+        server.acked = 0;
+        client.acks_seen = true;
+        server.acks_seen = true;
+        self.state = TcpState::SynRecv;
     }
 
     fn on_rst(&mut self, seg: &Segment<'_>, event: &mut dyn FnMut(StreamEvent), out: Handled) -> Handled {
@@ -412,7 +479,9 @@ impl TcpSession {
         me.seen_end = me.seen_end.max(end);
         me.advance_anchor(seg.seq.wrapping_add(seg.payload.len() as u32), end);
         if async_oneside {
-            me.acked = me.acked.max(me.reassembly.contiguous_end(me.acked));
+            // No acknowledgement will come: what was sent before this
+            // segment counts as received (Suricata's one-sided `last_ack`).
+            me.acked = me.acked.max(start);
         }
         i.stored > 0 || i.overlap
     }
@@ -426,24 +495,13 @@ impl TcpSession {
         }
     }
 
-    /// Moves the teardown states on from FINs and the acknowledgements of them.
-    fn advance_close(&mut self, seg: &Segment<'_>) {
-        // Without the peer's acknowledgements on the wire, a FIN counts as acknowledged.
-        let fin_acked = |s: &TcpStream| s.fin.is_some_and(|f| s.acked > f || !s.acks_seen);
+    pub fn summary(&self) -> SessionSummary {
         let (c, s) = (&self.dirs.to_server, &self.dirs.to_client);
-        let (cf, sf) = (c.fin.is_some(), s.fin.is_some());
-        let (ca, sa) = (fin_acked(c), fin_acked(s));
-        self.state = match (cf, sf) {
-            (false, false) => self.state,
-            // One side closed: whichever it was, its FIN acknowledged or not.
-            (true, false) | (false, true) if ca || sa => TcpState::FinWait2,
-            (true, false) | (false, true) => TcpState::FinWait1,
-            (true, true) => match (ca, sa) {
-                (true, true) => TcpState::Closed,
-                (true, false) | (false, true) if seg.flags & FIN == 0 => TcpState::LastAck,
-                _ => TcpState::Closing,
-            },
-        };
+        SessionSummary {
+            state: self.state,
+            gap: PerDir { to_server: c.gap, to_client: s.gap },
+            max_regions: PerDir { to_server: c.reassembly.max_regions(), to_client: s.reassembly.max_regions() },
+        }
     }
 
     /// Whether `dir`'s sender has finished (FIN or RST): its data is final.
@@ -454,7 +512,9 @@ impl TcpSession {
     /// The range of `dir`'s stream ready for raw inspection: acknowledged
     /// (or everything held, with `flush`), contiguous from the raw progress,
     /// and at least a chunk unless the stream is closing. Holes the receiver
-    /// acknowledged (data the capture missed) are skipped and counted.
+    /// acknowledged (data the capture missed) are skipped and counted; holes
+    /// skipped only because the stream is flushed or reset are not, as the
+    /// data may never have been sent.
     pub fn raw_ready(&mut self, ctx: &mut StreamCtx, dir: Direction, flush: bool) -> Option<(u64, u64)> {
         let chunk = match dir {
             Direction::ToServer => ctx.cfg.toserver_chunk,
@@ -462,8 +522,12 @@ impl TcpSession {
         } as u64;
         let closing = self.closing(dir) || self.closing(dir.flip());
         let inline = ctx.cfg.inline;
+        let async_oneside = self.async_oneside;
         let s = self.dirs.get_mut(dir);
-        let limit = if flush || inline || !s.acks_seen { u64::MAX } else { s.acked };
+        // A one-sided session's stream counts as acknowledged as it arrives
+        // (`add_data`), and waits for a chunk like any other.
+        let paced = s.acks_seen || async_oneside;
+        let limit = if flush || inline || !paced { u64::MAX } else { s.acked };
         let mut start = s.raw_progress.max(s.reassembly.base());
         let mut end = s.reassembly.contiguous_end(start).min(limit);
         if end <= start {
@@ -472,12 +536,15 @@ impl TcpSession {
             if next >= limit {
                 return None;
             }
-            ctx.counters.reassembly_gap += 1;
+            if !paced || s.acked > start {
+                ctx.counters.reassembly_gap += 1;
+                s.gap = true;
+            }
             s.raw_progress = next;
             start = next;
             end = s.reassembly.contiguous_end(start).min(limit);
         }
-        let wait_for_more = !flush && !inline && !closing && !s.depth_reached && s.acks_seen;
+        let wait_for_more = !flush && !inline && !closing && !s.depth_reached && paced;
         if end <= start || (wait_for_more && end - start < chunk) {
             return None;
         }

@@ -15,6 +15,8 @@ pub enum Takes {
     Value,
     /// One of these values.
     OneOf(&'static [&'static str]),
+    /// A value only when attached (`--flag=value`); alone, the flag takes none.
+    Attached,
 }
 
 /// A Suricata argument vigil accepts with the same meaning.
@@ -42,6 +44,8 @@ pub const HONOURED: &[Honoured] = &[
     Honoured { flag: "-l", takes: Takes::Value },
     Honoured { flag: "-c", takes: Takes::Value },
     Honoured { flag: "--disable-detection", takes: Takes::Nothing },
+    Honoured { flag: "-T", takes: Takes::Nothing },
+    Honoured { flag: "--strict-rule-keywords", takes: Takes::Attached },
 ];
 
 fn lookup(flag: &str) -> Option<&'static Honoured> {
@@ -72,11 +76,16 @@ pub fn translate_args(args: &[String]) -> Result<Vec<String>, String> {
             // Name only the flag: values often hold per-run paths, and reasons are diffed.
             return unsupported(if word.starts_with("--") { flag } else { word });
         };
-        out.push(spec.flag.to_string());
         match spec.takes {
             Takes::Nothing if attached.is_some() => return unsupported(word),
-            Takes::Nothing => {}
+            Takes::Nothing => out.push(spec.flag.to_string()),
+            // Kept in one word: a value in the next word would be a new argument.
+            Takes::Attached => out.push(match attached {
+                Some(v) => format!("{}={v}", spec.flag),
+                None => spec.flag.to_string(),
+            }),
             Takes::Value | Takes::OneOf(_) => {
+                out.push(spec.flag.to_string());
                 let value = match attached {
                     Some(v) => v.to_string(),
                     None => match words.next() {
@@ -363,14 +372,20 @@ mod tests {
     fn everything_else_is_unsupported() {
         let err = |v: &[&str]| translate_args(&strs(v)).unwrap_err();
         assert_eq!(err(&["--engine-analysis"]), "unsupported argument: --engine-analysis");
-        assert_eq!(err(&["-k", "none", "-T"]), "unsupported argument: -T");
         assert_eq!(err(&["--data-dir=/x"]), "unsupported argument: --data-dir");
         assert_eq!(err(&["port", "22"]), "unsupported argument: port");
         assert_eq!(err(&["-k", "bogus"]), "unsupported argument: -k bogus");
         assert_eq!(err(&["--runmode"]), "unsupported argument: --runmode (missing value)");
         assert_eq!(err(&["--simulate-ips=1"]), "unsupported argument: --simulate-ips=1");
         assert_eq!(err(&["--simulate-packet-flow-memcap", "1"]), "unsupported argument: --simulate-packet-flow-memcap");
-        assert_eq!(err(&["-T"]), "unsupported argument: -T");
+        assert_eq!(err(&["-T5"]), "unsupported argument: -T5");
+        assert_eq!(err(&["--strict-rule-keywords", "content"]), "unsupported argument: content");
+    }
+
+    #[test]
+    fn config_test_and_strict_keywords() {
+        let args = strs(&["-T", "--strict-rule-keywords=content", "--strict-rule-keywords"]);
+        assert_eq!(translate_args(&args).unwrap(), args);
     }
 
     #[test]

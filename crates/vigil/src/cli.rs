@@ -112,6 +112,14 @@ pub struct RunArgs {
     /// Print vigil's default configuration (Suricata format) and exit.
     #[arg(long)]
     pub dump_default_config: bool,
+    /// Test the configuration and the rules, then exit: status 1 on a
+    /// configuration error or a rule that does not parse.
+    #[arg(short = 'T')]
+    pub test_config: bool,
+    /// Treat unknown rule keywords as errors (Suricata's switch; vigil always
+    /// does, for every keyword, so the list is accepted and not needed).
+    #[arg(long, value_name = "KEYWORDS", num_args = 0..=1, require_equals = true, default_missing_value = "all")]
+    pub strict_rule_keywords: Option<String>,
 }
 
 impl RunArgs {

@@ -5,6 +5,7 @@ mod cli;
 mod demo;
 mod progress;
 mod rules_check;
+mod test_config;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -24,12 +25,31 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         print!("{}", vigil_engine::DEFAULT_YAML);
         return ExitCode::SUCCESS;
     }
+    if args.test_config {
+        return test_config::run(args);
+    }
     if args.read.is_empty() {
         eprintln!("vigil: nothing to read: give a capture file or directory with -r (see --help)");
         return ExitCode::from(2);
     }
     let opts = args.to_options();
     run_options(&opts, args.quiet)
+}
+
+/// The run's setup, its warnings printed; `None` (error printed) when it fails.
+pub(crate) fn setup_or_report(opts: &vigil_engine::RunOptions) -> Option<vigil_engine::Setup> {
+    match vigil_engine::setup(opts) {
+        Ok(setup) => {
+            for w in &setup.warnings {
+                eprintln!("vigil: warning: {w}");
+            }
+            Some(setup)
+        }
+        Err(e) => {
+            eprintln!("vigil: {e}");
+            None
+        }
+    }
 }
 
 /// Runs with `opts`, printing warnings, progress and the summary to stderr.
@@ -55,16 +75,7 @@ pub(crate) fn run_options(opts: &vigil_engine::RunOptions, quiet: bool) -> ExitC
             eprintln!("vigil: warning: cannot handle signal {sig}: {e}");
         }
     }
-    let setup = match vigil_engine::setup(opts) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("vigil: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    for w in &setup.warnings {
-        eprintln!("vigil: warning: {w}");
-    }
+    let Some(setup) = setup_or_report(opts) else { return ExitCode::FAILURE };
     let mut bar = progress::Bar::new(quiet);
     let result = vigil_engine::run_setup(&setup, opts, &mut |p| bar.update(p));
     bar.finish();

@@ -6,11 +6,16 @@
 //! passes `limit` (the inspection window never needs more); if the output is
 //! also more than `ratio` times the input received so far, it was a bomb.
 //!
-//! A stage that fails before producing anything was not compressed after all
-//! (servers mislabel, and stack encodings they did not apply): it hands its
-//! input on as it came, from the first byte, so the result does not depend on
-//! where the stream was cut. A stage that fails later keeps what it decoded
-//! up to the damage and drops the rest.
+//! A stage that fails before producing anything is tried once more with the
+//! other codec (gzip labelled deflate and the reverse are common, and libhtp
+//! retries the same way). What that second attempt decodes is held back until
+//! it proves itself (a clean stream end, a few kilobytes without error, or
+//! the end of the body): text read as deflate gives garbage for a while before
+//! the inflater notices, and libhtp drops a retry's output when it errors.
+//! When both attempts fail the stage was not compressed after all: it hands
+//! its input on as it came, from the first byte, so the result does not depend
+//! on where the stream was cut. A first attempt that fails after output keeps
+//! what it decoded up to the damage and drops the rest.
 
 use flate2::{Decompress, FlushDecompress, Status};
 
@@ -23,6 +28,10 @@ pub(crate) const MAX_LAYERS: usize = 3;
 const MAX_GZIP_HEADER: usize = 4096;
 
 const SCRATCH: usize = 8 * 1024;
+
+/// Output of a retried codec held back until it has decoded this much without
+/// error (libhtp's output chunk size, past which its output is gone too).
+const TRIAL_HOLD: usize = 8 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Codec {
@@ -58,6 +67,11 @@ enum Mode {
 
 struct Stage {
     codec: Codec,
+    /// The codec to try when `codec` fails before any output; None once tried.
+    retry: Option<Codec>,
+    /// `codec` is the retry: its output goes to `held` until it proves itself.
+    trial: bool,
+    held: Vec<u8>,
     mode: Mode,
     /// Bytes held until the stream's framing is known (gzip header, or the
     /// two bytes that tell zlib from raw deflate).
@@ -67,6 +81,8 @@ struct Stage {
     /// for pass-through.
     raw: Vec<u8>,
     raw_cap: usize,
+    /// `raw` hit `raw_cap`: a retry could not start from the first byte.
+    raw_cut: bool,
     produced: bool,
     /// Set on failure, cleared when the decoder reports it.
     failed: bool,
@@ -76,6 +92,8 @@ enum Start {
     NeedMore,
     /// Compressed data starts at this offset of the held header bytes.
     Ready(usize),
+    /// The header says this is not the stage's codec.
+    Wrong,
 }
 
 impl Decoder {
@@ -89,11 +107,18 @@ impl Decoder {
             .iter()
             .map(|&codec| Stage {
                 codec,
+                retry: Some(match codec {
+                    Codec::Gzip => Codec::Deflate,
+                    Codec::Deflate => Codec::Gzip,
+                }),
+                trial: false,
+                held: Vec::new(),
                 mode: Mode::Decoding,
                 head: Vec::new(),
                 inflater: None,
                 raw: Vec::new(),
                 raw_cap,
+                raw_cut: false,
                 produced: false,
                 failed: false,
             })
@@ -103,8 +128,35 @@ impl Decoder {
 
     /// Decodes `input`, handing decoded bytes to `sink`.
     pub(crate) fn feed(&mut self, input: &[u8], sink: &mut dyn FnMut(&[u8])) -> Outcome {
-        let mut outcome = Outcome::default();
         self.in_total = self.in_total.saturating_add(input.len() as u64);
+        self.drive(sink, &mut |stages, emit| {
+            run(stages, input, emit);
+        })
+    }
+
+    /// The body ended: output a retried codec still held back is released, as
+    /// libhtp flushes its output at the end.
+    pub(crate) fn finish(&mut self, sink: &mut dyn FnMut(&[u8])) -> Outcome {
+        self.drive(sink, &mut |stages, emit| {
+            for i in 0..stages.len() {
+                let (done, rest) = stages.split_at_mut(i + 1);
+                if let Some(stage) = done.last_mut() {
+                    if !stage.release(&mut |chunk| run(rest, chunk, emit)) {
+                        return;
+                    }
+                }
+            }
+        })
+    }
+
+    /// Runs `step` over the stages with the output bounded by `limit`.
+    #[allow(clippy::type_complexity)]
+    fn drive(
+        &mut self,
+        sink: &mut dyn FnMut(&[u8]),
+        step: &mut dyn FnMut(&mut [Stage], &mut dyn FnMut(&[u8]) -> bool),
+    ) -> Outcome {
+        let mut outcome = Outcome::default();
         if self.stopped {
             return outcome;
         }
@@ -125,7 +177,7 @@ impl Decoder {
                 }
                 true
             };
-            run(&mut self.stages, input, &mut emit);
+            step(&mut self.stages, &mut emit);
         }
         self.out_total = self.out_total.saturating_add(produced);
         for stage in &mut self.stages {
@@ -172,9 +224,33 @@ impl Stage {
         };
         if !self.produced {
             let room = self.raw_cap.saturating_sub(self.raw.len());
+            self.raw_cut |= input.len() > room;
             self.raw.extend_from_slice(input.get(..room.min(input.len())).unwrap_or_default());
         }
         go
+    }
+
+    /// Decoded bytes: out at once, or held while the codec is on trial.
+    fn emit(&mut self, chunk: &[u8], out: &mut dyn FnMut(&[u8]) -> bool) -> bool {
+        if self.trial {
+            self.held.extend_from_slice(chunk);
+            return self.held.len() < TRIAL_HOLD || self.release(out);
+        }
+        if !self.produced {
+            self.produced = true;
+            self.raw = Vec::new();
+        }
+        out(chunk)
+    }
+
+    /// The retried codec is trusted: what it held goes out.
+    fn release(&mut self, out: &mut dyn FnMut(&[u8]) -> bool) -> bool {
+        if !self.trial {
+            return true;
+        }
+        self.trial = false;
+        let held = std::mem::take(&mut self.held);
+        held.is_empty() || self.emit(&held, out)
     }
 
     fn decode(&mut self, mut input: &[u8], out: &mut dyn FnMut(&[u8]) -> bool) -> Result<bool, ()> {
@@ -186,6 +262,7 @@ impl Stage {
             match self.start() {
                 Start::NeedMore if self.head.len() >= MAX_GZIP_HEADER => return Err(()),
                 Start::NeedMore => return Ok(true),
+                Start::Wrong => return Err(()),
                 Start::Ready(body_start) => {
                     let head = std::mem::take(&mut self.head);
                     if !self.inflate(head.get(body_start..).unwrap_or_default(), out)? {
@@ -199,16 +276,33 @@ impl Stage {
 
     /// `current` is this call's whole input: handing it on in full (after
     /// what earlier calls kept) gives the same bytes however the stream was cut.
+    /// Only giving up is reported: a retry that works is no anomaly.
     fn fail(&mut self, current: &[u8], out: &mut dyn FnMut(&[u8]) -> bool) -> bool {
-        self.failed = true;
         self.inflater = None;
+        self.head = Vec::new();
+        // A retry's output is not trusted once it errs.
+        self.held = Vec::new();
+        self.trial = false;
         if self.produced {
+            self.failed = true;
             self.mode = Mode::Done;
             return true;
         }
-        self.mode = Mode::PassThrough;
         let raw = std::mem::take(&mut self.raw);
-        out(&raw) && out(current)
+        match self.retry.take() {
+            Some(codec) if !self.raw_cut => {
+                // From the first byte again, with the other codec.
+                self.codec = codec;
+                self.trial = true;
+                let go = self.push(&raw, out);
+                go && self.push(current, out)
+            }
+            _ => {
+                self.failed = true;
+                self.mode = Mode::PassThrough;
+                out(&raw) && out(current)
+            }
+        }
     }
 
     /// Picks the inflater once the header is known.
@@ -220,11 +314,7 @@ impl Stage {
                     Start::Ready(n)
                 }
                 GzHead::Partial => Start::NeedMore,
-                GzHead::NotGzip => {
-                    // Mislabelled deflate is common; libhtp retries the same way.
-                    self.codec = Codec::Deflate;
-                    self.start()
-                }
+                GzHead::NotGzip => Start::Wrong,
             },
             Codec::Deflate => {
                 let (Some(&a), Some(&b)) = (self.head.first(), self.head.get(1)) else {
@@ -249,22 +339,16 @@ impl Stage {
             let used = usize::try_from(inflater.total_in() - in0).unwrap_or(input.len()).min(input.len());
             let made = usize::try_from(inflater.total_out() - out0).unwrap_or(0).min(buf.len());
             input = input.get(used..).unwrap_or_default();
-            if made > 0 {
-                if !self.produced {
-                    self.produced = true;
-                    self.raw = Vec::new();
-                }
-                // Whatever was decoded before any damage goes out first, so
-                // the output does not depend on how the input was cut.
-                if !out(buf.get(..made).unwrap_or_default()) {
-                    break Ok(false);
-                }
+            // Whatever was decoded before any damage goes out first, so the
+            // output does not depend on how the input was cut.
+            if made > 0 && !self.emit(buf.get(..made).unwrap_or_default(), out) {
+                break Ok(false);
             }
             match status {
                 Err(_) => break Err(()),
                 Ok(Status::StreamEnd) => {
                     self.mode = Mode::Done;
-                    break Ok(true);
+                    break Ok(self.release(out));
                 }
                 Ok(_) => {}
             }
@@ -428,6 +512,65 @@ mod tests {
             assert!(o.failed);
             assert_eq!(out, text);
         }
+    }
+
+    /// The request body of suricata-verify http-encoding-gzip-uncompressed, sent with
+    /// `Content-Encoding: gzip`: read as raw deflate it gives bytes of garbage, then an error.
+    const MISLABELLED_JSON: &[u8] = br#"{"sdk_version":11026,"app_package":"com.xcm.huasheng","app_version":"1.7.4","device_id":"350672920106648"}"#;
+
+    #[test]
+    fn text_labelled_gzip_passes_through_without_the_retrys_garbage() {
+        for piece in [1, 2, 7, 1000] {
+            let (out, o) = decode_in_pieces(&[Codec::Gzip], MISLABELLED_JSON, piece, 1 << 20);
+            assert!(o.failed);
+            assert_eq!(out, MISLABELLED_JSON, "piece {piece}");
+        }
+    }
+
+    #[test]
+    fn each_label_retries_the_other_codec() {
+        let text = b"mislabelled but compressed ".repeat(40);
+        let mut r = DeflateEncoder::new(Vec::new(), Compression::default());
+        r.write_all(&text).unwrap();
+        let raw = r.finish().unwrap();
+        for piece in [1, 5, 4096] {
+            // Raw deflate said to be gzip, gzip said to be deflate: both decode, no anomaly.
+            assert_eq!(decode_in_pieces(&[Codec::Gzip], &raw, piece, 1 << 20), (text.clone(), Outcome::default()));
+            assert_eq!(
+                decode_in_pieces(&[Codec::Deflate], &gzip(&text), piece, 1 << 20),
+                (text.clone(), Outcome::default())
+            );
+        }
+    }
+
+    #[test]
+    fn a_retry_is_held_until_the_body_ends() {
+        let text = b"0123456789".repeat(30);
+        let mut r = DeflateEncoder::new(Vec::new(), Compression::default());
+        r.write_all(&text).unwrap();
+        let mut raw = r.finish().unwrap();
+        // No final block: the stream never ends by itself.
+        raw.truncate(raw.len() - 4);
+        let mut d = Decoder::new(&[Codec::Gzip], 1 << 20, 100, 1024);
+        let mut out = Vec::new();
+        d.feed(&raw, &mut |b| out.extend_from_slice(b));
+        assert!(out.is_empty(), "held while on trial");
+        d.finish(&mut |b| out.extend_from_slice(b));
+        assert!(!out.is_empty() && text.starts_with(&out), "{}", out.len());
+        // Nothing is held twice.
+        let n = out.len();
+        d.finish(&mut |b| out.extend_from_slice(b));
+        assert_eq!(out.len(), n);
+
+        // Past TRIAL_HOLD the retry is trusted without waiting for the end.
+        let big = (0..20_000u32).flat_map(|i| i.to_le_bytes()).collect::<Vec<u8>>();
+        let mut r = DeflateEncoder::new(Vec::new(), Compression::default());
+        r.write_all(&big).unwrap();
+        let raw = r.finish().unwrap();
+        let mut d = Decoder::new(&[Codec::Gzip], 1 << 20, 100, 1024);
+        let mut out = Vec::new();
+        d.feed(&raw[..raw.len() / 2], &mut |b| out.extend_from_slice(b));
+        assert!(out.len() >= TRIAL_HOLD && big.starts_with(&out));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! into the window, completion).
 
 use super::body::deliver;
-use super::decompress::Decoder;
+use super::decompress::{Decoder, Outcome};
 use super::events::Ev;
 use super::headers::{name_is, parse_field, Added};
 use super::parser::HttpStats;
@@ -96,6 +96,18 @@ pub(super) fn raise_all(side: &mut Side, tx: &mut HttpTx, evs: Vec<Ev>) {
 pub(super) fn body_data(side: &mut Side, tx: &mut HttpTx, data: &[u8]) {
     let body = if side.request { &mut tx.req.body } else { &mut tx.res.body };
     let outcome = deliver(body, side.decoder.as_mut(), data);
+    report(side, tx, outcome);
+}
+
+/// The body is over: what the decoder still held back goes into it.
+fn release_decoder(side: &mut Side, tx: &mut HttpTx) {
+    let Some(d) = side.decoder.as_mut() else { return };
+    let body = if side.request { &mut tx.req.body } else { &mut tx.res.body };
+    let outcome = d.finish(&mut |out| body.push(out));
+    report(side, tx, outcome);
+}
+
+fn report(side: &mut Side, tx: &mut HttpTx, outcome: Outcome) {
     if outcome.failed {
         raise(side, tx, Ev::GzipDecompressionFailed);
     }
@@ -165,6 +177,7 @@ pub(super) fn flush_pending(side: &mut Side, tx: &mut HttpTx, cfg: &HttpConfig) 
 }
 
 pub(super) fn finish_request(side: &mut Side, tx: &mut HttpTx) {
+    release_decoder(side, tx);
     tx.req.complete = true;
     side.decoder = None;
     side.pending = None;
@@ -177,6 +190,7 @@ pub(super) fn finish_request(side: &mut Side, tx: &mut HttpTx) {
 }
 
 pub(super) fn finish_response(side: &mut Side, tx: &mut HttpTx) {
+    release_decoder(side, tx);
     tx.res.complete = true;
     side.decoder = None;
     side.pending = None;
@@ -201,6 +215,7 @@ pub(super) fn body_ended(side: &mut Side, tx: &mut HttpTx) {
         finish_request(side, tx);
         return;
     }
+    release_decoder(side, tx);
     let decoder = side.decoder.take();
     finish_response(side, tx);
     side.decoder = decoder;

@@ -503,6 +503,32 @@ fn gzip_and_deflate_bodies_are_decoded() {
         s2c("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 14\r\n\r\nnot compressed"),
     ]);
     assert!(has_event(&o, "http.gzip_decompression_failed"));
+
+    // suricata-verify http-encoding-gzip-uncompressed: JSON labelled gzip. Read as deflate it
+    // gives garbage before an error; the request body must be the JSON as sent.
+    let json =
+        r#"{"sdk_version":11026,"app_package":"com.xcm.huasheng","app_version":"1.7.4","device_id":"350672920106648"}"#;
+    let o = check(&[c2s(format!(
+        "POST /api/sdk/init2 HTTP/1.1\r\nContent-Encoding: gzip\r\nHost: h\r\nContent-Length: {}\r\n\r\n{json}",
+        json.len()
+    ))]);
+    assert_eq!(buf(&o.txs[0], BufferId::HttpRequestBody), Some(json));
+
+    // Raw deflate labelled gzip, cut before its last block: the retry's output is held until
+    // the body ends, then kept.
+    let mut d = DeflateEncoder::new(Vec::new(), Compression::default());
+    d.write_all(&page).unwrap();
+    let mut deflated = d.finish().unwrap();
+    deflated.truncate(deflated.len() - 4);
+    let o = check(&[
+        c2s("GET / HTTP/1.1\r\nHost: h\r\n\r\n"),
+        s2c(with_body(
+            &format!("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n", deflated.len()),
+            &deflated,
+        )),
+    ]);
+    let body = o.txs[0].buffer(BufferId::HttpResponseBody, 0).unwrap_or_default();
+    assert!(!body.is_empty() && page.starts_with(body), "{body:?}");
 }
 
 #[test]

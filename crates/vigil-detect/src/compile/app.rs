@@ -1,7 +1,8 @@
 //! App-layer keywords that check a value of a DNS or TLS transaction rather than open a buffer:
 //! `dns.opcode`, `dns.rcode`, `dns.rrtype`, `tls.version`, `ssl_version`, `ssl_state`, the legacy
 //! `tls.subject` / `tls.issuerdn` / `tls.fingerprint`, `tls_cert_notbefore` / `tls_cert_notafter`,
-//! `tls_cert_expired`, `tls_cert_valid` and `tls.cert_chain_len`.
+//! `tls_cert_expired`, `tls_cert_valid` and `tls.cert_chain_len`; and `filesize` on HTTP bodies
+//! (see [`super::file`]).
 //!
 //! Semantics follow Suricata 8's matchers, quirks included where they change which rules alert:
 //! validity dates compare inclusively and an all-digit date is epoch seconds (`>2015` is 2015 s
@@ -12,7 +13,9 @@
 //! check here sees the whole transaction, it matches when either side's view matches, which gives
 //! the same alerts. Certificate checks see the server's chain once that side's handshake is done.
 
+use super::file::FileSize;
 use vigil_applayer::dns::{rcode_name, rrtype_name, DnsTx};
+use vigil_applayer::http::HttpTx;
 use vigil_applayer::tls::TlsTx;
 use vigil_applayer::Transaction;
 use vigil_rules::{IntCmp, Value};
@@ -44,6 +47,8 @@ pub enum AppCheck {
     CertValid,
     /// `tls.cert_chain_len`: certificates the server sent.
     CertChainLen(IntCmp),
+    /// `filesize`: the size of an HTTP body, once it is whole.
+    FileSize(FileSize),
 }
 
 /// A text field of the server's leaf certificate.
@@ -115,6 +120,7 @@ impl AppCheck {
                 Value::Int(_) => return Err("chain length comparison is out of the u32 range".into()),
                 _ => return Err("expects an integer comparison".into()),
             },
+            "filesize" => AppCheck::FileSize(FileSize::compile(value)?),
             _ => return Ok(None),
         };
         Ok(Some(check))
@@ -124,6 +130,7 @@ impl AppCheck {
     pub fn proto(&self) -> AppProto {
         match self {
             AppCheck::DnsOpcode(_) | AppCheck::DnsRcode(_) | AppCheck::DnsRrtype(_) => AppProto::Dns,
+            AppCheck::FileSize(_) => AppProto::Http,
             _ => AppProto::Tls,
         }
     }
@@ -137,7 +144,21 @@ impl AppCheck {
             | AppCheck::CertExpired
             | AppCheck::CertValid
             | AppCheck::CertChainLen(_) => Some(Direction::ToClient),
+            AppCheck::FileSize(f) => f.side,
             _ => None,
+        }
+    }
+
+    /// The side the check reads must be parsed whole first (a file's size is known at its end).
+    pub fn needs_complete(&self) -> bool {
+        matches!(self, AppCheck::FileSize(_))
+    }
+
+    /// `side`: the side the rule inspects, for checks that do not name one.
+    pub fn matches_http(&self, tx: &HttpTx, side: Direction) -> bool {
+        match self {
+            AppCheck::FileSize(f) => f.matches(tx, f.side.unwrap_or(side)),
+            _ => false,
         }
     }
 
@@ -187,7 +208,7 @@ impl AppCheck {
             }),
             AppCheck::CertExpired => tx.cert_validity().is_some_and(|(_, na)| na != 0 && now_secs > na),
             AppCheck::CertValid => tx.cert_validity().is_some_and(|(_, na)| na != 0 && now_secs <= na),
-            AppCheck::DnsOpcode(_) | AppCheck::DnsRcode(_) | AppCheck::DnsRrtype(_) => false,
+            AppCheck::DnsOpcode(_) | AppCheck::DnsRcode(_) | AppCheck::DnsRrtype(_) | AppCheck::FileSize(_) => false,
         }
     }
 }
@@ -523,6 +544,10 @@ mod tests {
         assert_eq!(check("tls.subject:\"x\"").side(), Some(ToClient));
         assert_eq!(check("dns.opcode:0").proto(), AppProto::Dns);
         assert_eq!(check("ssl_state:client_hello").proto(), AppProto::Tls);
+        let size = check("filesize:to_client, >100");
+        assert_eq!((size.proto(), size.side(), size.needs_complete()), (AppProto::Http, Some(ToClient), true));
+        assert_eq!(check("filesize:<5").side(), None);
+        assert!(compile("filesize:upwards, >1").is_err());
     }
 
     #[test]

@@ -4,13 +4,16 @@
 //! exactly what this module accepts.
 
 mod app;
+mod base64;
 mod buffers;
+mod file;
 mod header;
 mod packet;
 mod payload;
 mod tx;
 
 pub use app::AppCheck;
+pub use file::FileSize;
 pub use header::{Proto, RuleAction};
 pub use packet::{Csum, FlowInfo, PacketCheck};
 pub use tx::{BufferMatch, TxSig};
@@ -35,6 +38,8 @@ pub struct Signature {
     pub action: RuleAction,
     /// `noalert`: matches (for its side effects) but raises no alert.
     pub noalert: bool,
+    /// `alert`: a pass signature also raises an alert (it still passes).
+    pub also_alert: bool,
     /// `config: logging disable, type tx, scope tx`: the matched transaction is not logged.
     pub no_log_tx: bool,
     pub proto: Proto,
@@ -49,7 +54,8 @@ pub struct Signature {
     pub payload: Vec<Step>,
     /// Payload keywords of a TCP rule inspect the reassembled stream first;
     /// the packet itself only when its payload did not go into a stream
-    /// (Suricata's `SIG_FLAG_REQUIRE_STREAM`). Off for `dsize` and `flow:no_stream`.
+    /// (Suricata's `SIG_FLAG_REQUIRE_STREAM`). Off for `dsize`, `flags` and
+    /// `flow:no_stream`, which make a packet signature.
     pub require_stream: bool,
     /// `tcp-stream` or `flow:only_stream`: payload keywords look at the
     /// reassembled stream only, never at a packet.
@@ -63,16 +69,49 @@ pub struct Signature {
     /// `app-layer-protocol:!x`: the flow must not speak `app_proto`.
     pub app_proto_negated: bool,
     /// Set for signatures that inspect transactions (sticky buffers, app
-    /// value keywords, or an app-layer protocol without payload keywords):
-    /// they run once per transaction, when it has been parsed far enough.
+    /// value keywords, or a `config` rule's protocol): they run once per
+    /// transaction, when it has been parsed far enough. A rule naming only
+    /// an application protocol is a packet signature with `app_proto` set.
     pub tx: Option<TxSig>,
     /// `flowbits` as written; the engine numbers the names when it is built.
     pub flowbits: crate::flowbits::FlowbitsSpec,
     /// `threshold` / `detection_filter`: how often a match may alert.
     pub rate: Option<crate::threshold::RateRule>,
+    /// Whether a drop or pass by this signature covers the packet or its whole flow.
+    pub scope: ActionScope,
     /// The same, numbered: filled in by the engine.
     pub(crate) bit_tests: Vec<crate::flowbits::BitTest>,
     pub(crate) bit_actions: Vec<crate::flowbits::BitAction>,
+}
+
+/// What a signature's drop (or pass) applies to, by the kind of signature
+/// it is, as Suricata decides it per signature type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionScope {
+    /// Packet keywords (`dsize`, `flags`, ...): the packet alone.
+    Packet,
+    /// Address-only, application-layer and stream signatures: the flow.
+    Flow,
+    /// Payload keywords of a TCP rule: the flow when the match was in the
+    /// reassembled stream, else the packet.
+    FlowIfStream,
+}
+
+/// The scope of a compiled signature's action.
+fn action_scope(s: &Signature) -> ActionScope {
+    let address_only = s.checks.is_empty()
+        && s.payload.is_empty()
+        && s.flowbits.tests.is_empty()
+        && s.flowbits.actions.is_empty()
+        && s.sport.is_full()
+        && s.dport.is_full();
+    if s.tx.is_some() || s.app_proto.is_some() || s.stream_only || (address_only && s.proto != Proto::PktHdr) {
+        ActionScope::Flow
+    } else if s.require_stream {
+        ActionScope::FlowIfStream
+    } else {
+        ActionScope::Packet
+    }
 }
 
 /// Why a rule was not compiled: the keywords the engine does not run yet.
@@ -97,6 +136,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
     let mut app_checks = Vec::new();
     let mut layer_proto = None;
     let mut noalert = false;
+    let mut also_alert = false;
     let mut no_log_tx = false;
     let mut priority = None;
     let mut metadata = Vec::new();
@@ -105,6 +145,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
     for o in &rule.options {
         match (o.name(), &o.value) {
             ("noalert", _) => noalert = true,
+            ("alert", _) => also_alert = true,
             ("config", Value::Text(t)) => {
                 let words: Vec<&str> = t.split(',').map(str::trim).collect();
                 if words == ["logging disable", "type tx", "scope tx"] {
@@ -152,7 +193,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         _ => None,
     });
     let (payload, fast_pattern, app_proto, tx) =
-        tx::split(compiled, app_checks, header_app, layer_proto, to_server, &mut missing);
+        tx::split(compiled, app_checks, header_app, layer_proto, to_server, action == RuleAction::Config, &mut missing);
     if action == RuleAction::Config && (!no_log_tx || tx.is_none()) {
         missing.push("config rule without a transaction logging change".into());
     }
@@ -162,7 +203,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         return Err(Unsupported { keywords: missing });
     }
     let class = rule.classtype().and_then(|c| classes.get(c));
-    Ok(Signature {
+    let mut sig = Signature {
         sid: rule.sid(),
         gid: rule.gid(),
         rev: rule.rev(),
@@ -172,6 +213,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         metadata,
         action,
         noalert: noalert || action == RuleAction::Config,
+        also_alert,
         no_log_tx,
         proto,
         src: resolved.src.clone(),
@@ -182,9 +224,12 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         require_stream: !payload.is_empty()
             && matches!(proto, Proto::Tcp | Proto::Ip | Proto::Ipv4 | Proto::Ipv6)
             && rule.header.protocol.name != "tcp-pkt"
-            && !checks
-                .iter()
-                .any(|c| matches!(c, PacketCheck::Dsize(_) | PacketCheck::Flow { stream: Some(false), .. })),
+            && !checks.iter().any(|c| {
+                matches!(
+                    c,
+                    PacketCheck::Dsize(_) | PacketCheck::Flags(_) | PacketCheck::Flow { stream: Some(false), .. }
+                )
+            }),
         stream_only: !payload.is_empty()
             && (rule.header.protocol.name == "tcp-stream"
                 || checks.iter().any(|c| matches!(c, PacketCheck::Flow { stream: Some(true), .. }))),
@@ -196,7 +241,10 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         tx,
         flowbits,
         rate,
+        scope: ActionScope::Packet,
         bit_tests: Vec::new(),
         bit_actions: Vec::new(),
-    })
+    };
+    sig.scope = action_scope(&sig);
+    Ok(sig)
 }

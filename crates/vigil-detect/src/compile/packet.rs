@@ -187,7 +187,13 @@ impl PacketCheck {
             _ => None,
         };
         match self {
-            PacketCheck::Dsize(c) => c.matches(p.payload().len() as u64),
+            PacketCheck::Dsize(c) => {
+                let len = p.payload().len() as u64;
+                // Suricata gives these forms a "requires payload" mask, so a
+                // packet without payload never matches them, `dsize:!9` included.
+                let needs_payload = matches!(c, IntCmp::Ne(_) | IntCmp::Gt(_) | IntCmp::Ge(_) | IntCmp::Range(..));
+                (len > 0 || !needs_payload) && c.matches(len)
+            }
             PacketCheck::Ttl(c) => p.ip.is_some_and(|ip| c.matches(ip.ttl as u64)),
             PacketCheck::Tos(c) => ipv4(p).is_some_and(|ip| c.matches(ip.tos() as u64)),
             PacketCheck::IpId(c) => ipv4(p).is_some_and(|ip| c.matches(ip.ident() as u64)),

@@ -1,7 +1,7 @@
 //! Payload keywords (`content` with its modifiers, `pcre`, `isdataat`,
-//! `byte_*`, `bsize`, `urilen`) into inspection steps, sorted by the buffer
-//! they inspect (the payload, or a sticky buffer with its transforms), and
-//! the choice of the fast pattern.
+//! `byte_*`, `bsize`, `urilen`, `base64_decode` with its `base64_data`) into
+//! inspection steps, sorted by the buffer they inspect (the payload, or a
+//! sticky buffer with its transforms), and the choice of the fast pattern.
 
 use crate::inspect::{
     ByteExtract, ByteJump, ByteMath, ByteTest, ContentStep, Endian, MathOp, NumBase, PcreFlags, PcreStep, Read, Step,
@@ -55,11 +55,23 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
     let mut transforms: Vec<Transform> = Vec::new();
     // Where the last content or pcre went: relative keywords follow it.
     let mut last: Option<usize> = None;
+    // The last `base64_decode`: its buffer and index there. After `base64_data` (until the
+    // next sticky buffer) keywords go into it, to inspect the decoded bytes.
+    let mut b64: Option<(Option<usize>, usize)> = None;
+    let mut in_b64 = false;
     for (i, o) in rule.options.iter().enumerate() {
         let name = o.keyword.canonical;
         match o.kind() {
             Kind::Flow if matches!(name, "flow" | "decode-event" | "flowbits" | "app-layer-protocol") => continue,
+            Kind::Buffer("base64_data") => {
+                if b64.is_none() {
+                    missing.push("base64_data without base64_decode".into());
+                }
+                in_b64 = true;
+                continue;
+            }
             Kind::Buffer(b) => {
+                in_b64 = false;
                 sticky = (b != "pkt_data").then_some(b);
                 transforms.clear();
                 if sticky.is_some_and(|b| super::buffers::lookup(b).is_none()) {
@@ -82,7 +94,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                 missing.push(name.to_string());
                 continue;
             }
-            Kind::Post if !matches!(name, "noalert" | "threshold" | "detection_filter" | "config") => {
+            Kind::Post if !matches!(name, "noalert" | "alert" | "threshold" | "detection_filter" | "config") => {
                 missing.push(name.to_string());
                 continue;
             }
@@ -103,7 +115,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                     missing.push("content".into());
                     continue;
                 };
-                let own = info.buffer.filter(|b| Some(*b) != sticky);
+                let own = info.buffer.filter(|b| Some(*b) != sticky && *b != "base64_data");
                 if own.is_some_and(|b| super::buffers::lookup(b).is_none()) {
                     missing.push(info.buffer.unwrap_or_default().to_string());
                     continue;
@@ -114,7 +126,8 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                 };
                 match content_step(&c.bytes, c.negated, info, &vars, missing) {
                     Some(cc) => {
-                        if !c.negated {
+                        // Decoded bytes are not scanned by the prefilter.
+                        if !c.negated && !in_b64 {
                             let bytes = cc.chop.map_or_else(|| c.bytes.clone(), |(o, l)| c.bytes[o..o + l].to_vec());
                             fast.push((cc.explicit_fast, bytes, info.mods.nocase, at));
                         }
@@ -165,7 +178,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                     continue;
                 }
             },
-            Value::ByteJump(b) => match byte_jump(b) {
+            Value::ByteJump(b) => match byte_jump(b, &vars) {
                 Some(s) => {
                     let rel = s.is_relative();
                     (s, target(None, rel, &mut out, last))
@@ -233,6 +246,20 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                 }
                 continue;
             }
+            _ if name == "base64_decode" => match super::base64::base64_decode(&o.value) {
+                Ok(_) if in_b64 => {
+                    missing.push("base64_decode of base64_data".into());
+                    continue;
+                }
+                Ok(s) => {
+                    let rel = s.relative;
+                    (Step::Base64(s), target(None, rel, &mut out, last))
+                }
+                Err(e) => {
+                    missing.push(format!("{name} ({e})"));
+                    continue;
+                }
+            },
             // dsize is a payload keyword that the packet checks handle.
             _ if name == "dsize" => continue,
             _ => {
@@ -240,9 +267,26 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                 continue;
             }
         };
-        match at {
-            Some(b) => out.buffers[b].steps.push(step),
-            None => out.steps.push(step),
+        let opens_b64 = matches!(step, Step::Base64(_));
+        let dest = match (in_b64, b64) {
+            (true, Some((slot, index))) => {
+                let steps = match slot {
+                    Some(b) => &mut out.buffers[b].steps,
+                    None => &mut out.steps,
+                };
+                match steps.get_mut(index) {
+                    Some(Step::Base64(decode)) => &mut decode.steps,
+                    _ => continue,
+                }
+            }
+            _ => match at {
+                Some(b) => &mut out.buffers[b].steps,
+                None => &mut out.steps,
+            },
+        };
+        dest.push(step);
+        if opens_b64 {
+            b64 = Some((at, dest.len() - 1));
         }
     }
     // A rule with transaction buffers is found through one of them: the
@@ -250,6 +294,9 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
     if !out.buffers.is_empty() {
         fast.retain(|f| f.3.is_some());
     }
+    // A buffer under `absent: or_else` also matches when it is missing, so
+    // its contents cannot be what finds the rule.
+    fast.retain(|f| f.3.is_none_or(|b| out.buffers[b].absent.is_none()));
     // An explicit fast_pattern wins; else the longest content, the first of equals.
     // (`max_by_key` keeps the last maximum, so search reversed to keep the first.)
     let pick = fast.iter().find(|f| f.0).or_else(|| fast.iter().rev().max_by_key(|f| f.1.len()));
@@ -443,10 +490,16 @@ fn byte_test(b: &vigil_rules::keywords::bytes::ByteTest, vars: &[String]) -> Opt
     Some(Step::ByteTest(ByteTest { read: r.read, relative: r.relative, negated: b.negated, op, value }))
 }
 
-fn byte_jump(b: &vigil_rules::keywords::bytes::ByteJump) -> Option<Step> {
-    let r = read_opts(num(&b.nbytes)? as u8, num(&b.offset)?, &b.opts)?;
+fn byte_jump(b: &vigil_rules::keywords::bytes::ByteJump, vars: &[String]) -> Option<Step> {
+    // The byte count may name an earlier byte_extract; it is read at inspection.
+    let (nbytes, nbytes_var) = match &b.nbytes {
+        NumVar::Num(n) => (*n as u8, None),
+        NumVar::Var(v) => (0, Some(vars.iter().position(|x| x == v)? as u8)),
+    };
+    let r = read_opts(nbytes, num(&b.offset)?, &b.opts)?;
     Some(Step::ByteJump(ByteJump {
         read: r.read,
+        nbytes_var,
         relative: r.relative,
         multiplier: r.multiplier,
         align: r.align,

@@ -80,12 +80,14 @@ pub(super) type AppReq = Option<(AppProto, bool)>;
 /// Splits compiled payload keywords into what runs on packets and what runs
 /// on transactions. Returns the packet steps, the fast pattern, the flow's
 /// required application protocol and the transaction part, if any.
+/// `per_tx`: the rule acts on transactions even without buffers (`config`).
 pub(super) fn split(
     payload: Payload,
     checks: Vec<AppCheck>,
     header: Option<AppProto>,
     layer: AppReq,
     to_server: Option<bool>,
+    per_tx: bool,
     missing: &mut Vec<String>,
 ) -> (Vec<Step>, Option<Pattern>, AppReq, Option<TxSig>) {
     let Payload { steps, buffers: raw, fast } = payload;
@@ -118,8 +120,10 @@ pub(super) fn split(
         let fast = fast.map(|(_, p)| p);
         return (steps, fast, required, None);
     };
-    // Raw payload keywords in an app-layer rule inspect packets of flows of that protocol.
-    if raw.is_empty() && checks.is_empty() && !steps.is_empty() {
+    // Without buffers or value checks, an app-layer rule inspects every
+    // packet of the protocol's flows (Suricata's `app_layer` signature type),
+    // with its raw payload keywords if it has any.
+    if raw.is_empty() && checks.is_empty() && !per_tx {
         return (steps, fast.map(|(_, p)| p), required, None);
     }
     let side = match to_server {
@@ -145,7 +149,8 @@ pub(super) fn split(
     }
     for c in &checks {
         let dir = c.side().unwrap_or(side);
-        raise(&mut need, dir, base_need(proto, dir));
+        let p = if c.needs_complete() { Progress::Complete } else { base_need(proto, dir) };
+        raise(&mut need, dir, p);
     }
     let (fast_at, pattern) = match fast {
         Some((Some(at), p)) => (Some(at), Some(p)),

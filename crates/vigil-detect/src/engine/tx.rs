@@ -171,7 +171,7 @@ pub(crate) fn tx_matches(
     let checks_ok = tx_sig.checks.iter().all(|c| match tx {
         TxRef::Dns(d) => c.matches_dns(d),
         TxRef::Tls(t) => c.matches_tls(t, now_secs),
-        TxRef::Http(_) => false,
+        TxRef::Http(h) => c.matches_http(h, tx_sig.side),
     });
     checks_ok && tx_sig.buffers.iter().all(|b| buffer_matches(b, tx, s, ictx))
 }

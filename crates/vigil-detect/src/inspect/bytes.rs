@@ -98,6 +98,10 @@ impl Read {
     }
 }
 
+/// The most digits a `string` read may take (Suricata's limit for a
+/// number written out in text).
+const MAX_STRING_BYTES: u64 = 23;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TestOp {
     Lt,
@@ -141,7 +145,12 @@ impl ByteTest {
 /// `byte_jump`.
 #[derive(Debug, Clone)]
 pub struct ByteJump {
+    /// `read.nbytes` 0 reads nothing and jumps by 0: only `post_offset` moves.
     pub read: Read,
+    /// `byte_jump:<name>,...`: the byte count is a `byte_extract` variable's
+    /// value at inspection; 0 behaves as a literal 0, more than a read can
+    /// take fails the match.
+    pub nbytes_var: Option<u8>,
     pub relative: bool,
     pub multiplier: u64,
     /// Round the jump up to a multiple of 4.
@@ -153,8 +162,23 @@ pub struct ByteJump {
 
 impl ByteJump {
     /// The new position for relative keywords that follow.
-    pub(super) fn eval(&self, buf: &[u8], prev_end: usize, _vars: &[u64; MAX_VARS]) -> Option<usize> {
-        let (v, after) = self.read.read(buf, self.read.base(prev_end, self.relative))?;
+    pub(super) fn eval(&self, buf: &[u8], prev_end: usize, vars: &[u64; MAX_VARS]) -> Option<usize> {
+        let mut read = self.read;
+        if let Some(var) = self.nbytes_var {
+            let n = Value::Var(var).get(vars);
+            let max = if read.base == NumBase::Binary { 8 } else { MAX_STRING_BYTES };
+            if n > max {
+                return None;
+            }
+            read.nbytes = n as u8;
+        }
+        let pos = read.base(prev_end, self.relative);
+        let (v, after) = if read.nbytes == 0 {
+            let at = usize::try_from(pos as i64 + read.offset as i64).ok().filter(|&at| at <= buf.len())?;
+            (0, at)
+        } else {
+            read.read(buf, pos)?
+        };
         let mut jump = v.checked_mul(self.multiplier.max(1))? as i64;
         if self.align && jump % 4 != 0 {
             jump += 4 - jump % 4;
@@ -167,7 +191,9 @@ impl ByteJump {
             after as i64
         };
         let to = base.checked_add(jump)?.checked_add(self.post_offset)?;
-        (0..=buf.len() as i64).contains(&to).then_some(to as usize)
+        // Suricata clamps a jump before the buffer to its first byte; only a
+        // jump past the end fails.
+        (to <= buf.len() as i64).then_some(to.max(0) as usize)
     }
 }
 

@@ -1,6 +1,6 @@
 //! Verification of a signature's payload keywords against one buffer.
 //!
-//! A signature's `content`, `pcre`, `isdataat` and `byte_*` keywords are
+//! A signature's `content`, `pcre`, `isdataat`, `byte_*` and `base64_decode` keywords are
 //! compiled into a list of [`Step`]s, run in order with Suricata's semantics:
 //! each step searches from where the previous relative match ended, and when
 //! a later relative step fails, an earlier content or pcre is retried at its
@@ -8,9 +8,12 @@
 //! within:1;` finds "ab" in "a-ab". The work is bounded: a budget of steps
 //! per inspection stops pathological rules, and PCRE has its own match limits.
 
+mod base64;
 mod bytes;
 mod content;
 mod pcre;
+
+pub use base64::{Base64Step, MAX_ENCODED};
 
 pub use bytes::{ByteExtract, ByteJump, ByteMath, ByteTest, Endian, MathOp, NumBase, Read, TestOp, Value};
 pub use content::ContentStep;
@@ -32,6 +35,8 @@ pub enum Step {
     ByteJump(ByteJump),
     ByteExtract(ByteExtract),
     ByteMath(ByteMath),
+    /// `base64_decode` and the keywords of its `base64_data`.
+    Base64(Base64Step),
 }
 
 impl Step {
@@ -45,6 +50,7 @@ impl Step {
             Step::ByteJump(b) => b.relative,
             Step::ByteExtract(b) => b.relative,
             Step::ByteMath(b) => b.relative,
+            Step::Base64(b) => b.relative,
         }
     }
 }
@@ -64,6 +70,8 @@ pub struct InspectCtx {
     pub budget_exhausted: u64,
     /// PCRE matches stopped by PCRE's own limits.
     pub pcre_limit_hits: u64,
+    /// `base64_decode` output, reused between inspections.
+    decoded: Vec<u8>,
 }
 
 /// Steps one inspection may take, backtracking included (Suricata's
@@ -72,7 +80,14 @@ pub const DEFAULT_BUDGET: u32 = 3000;
 
 impl Default for InspectCtx {
     fn default() -> Self {
-        InspectCtx { vars: [0; MAX_VARS], budget: DEFAULT_BUDGET, base: 0, budget_exhausted: 0, pcre_limit_hits: 0 }
+        InspectCtx {
+            vars: [0; MAX_VARS],
+            budget: DEFAULT_BUDGET,
+            base: 0,
+            budget_exhausted: 0,
+            pcre_limit_hits: 0,
+            decoded: Vec::new(),
+        }
     }
 }
 
@@ -156,7 +171,9 @@ fn run(steps: &[Step], i: usize, buf: &[u8], prev_end: usize, ctx: &mut InspectC
         }
         Step::IsDataAt { pos, relative, negated } => {
             let present = if *relative {
-                prev_end.checked_add(*pos as usize).is_some_and(|at| at < buf.len())
+                // Relative counts bytes left after the match: `isdataat:32,relative`
+                // holds when 32 bytes remain, one more than the absolute form.
+                prev_end.checked_add(*pos as usize).is_some_and(|at| at <= buf.len())
             } else {
                 // Bytes before the buffer's start exist in the stream.
                 (*pos as u64) < ctx.base + buf.len() as u64
@@ -189,5 +206,23 @@ fn run(steps: &[Step], i: usize, buf: &[u8], prev_end: usize, ctx: &mut InspectC
             }
             None => Outcome::NoMatch,
         },
+        Step::Base64(b) => {
+            // Out of `ctx` while its keywords run with it; put back for reuse.
+            let mut decoded = std::mem::take(&mut ctx.decoded);
+            let outcome = if b.decode_into(buf, prev_end, &mut decoded) {
+                // The decoded bytes are a buffer of their own: positions count from 0.
+                let base = std::mem::replace(&mut ctx.base, 0);
+                let inner = run(&b.steps, 0, &decoded, 0, ctx);
+                ctx.base = base;
+                match inner {
+                    Outcome::Match => run(steps, i + 1, buf, prev_end, ctx),
+                    other => other,
+                }
+            } else {
+                Outcome::NoMatch
+            };
+            ctx.decoded = decoded;
+            outcome
+        }
     }
 }

@@ -1,0 +1,148 @@
+//! What a signature match comes to once `threshold.config` had its say:
+//! whether it alerts, and which action it takes on the packet (and, for
+//! signatures of flow scope, on the rest of the flow).
+//!
+//! As in Suricata, a `suppress` line hides the alert but keeps the action (a
+//! suppressed drop rule still drops), a `threshold` over its count removes
+//! the match entirely, and a `rate_filter` swaps the action once its rate is
+//! exceeded. `noalert` hides the alert and keeps the action too.
+
+use vigil_detect::compile::{ActionScope, RuleAction};
+use vigil_detect::threshold::{GlobalThresholds, MatchSubject, NewAction, RateFilterTable, RateTable};
+use vigil_detect::Signature;
+
+/// The outcome of one match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fate {
+    /// The action taken: the rule's, or the one a rate filter chose.
+    pub action: RuleAction,
+    /// A rate filter chose `action`.
+    pub filtered: bool,
+    /// An alert is written.
+    pub alert: bool,
+}
+
+/// The per-worker counting state thresholds and rate filters need.
+#[derive(Default)]
+pub(crate) struct Fates {
+    rates: RateTable,
+    filters: RateFilterTable,
+}
+
+impl Fates {
+    /// Decides a match of `sig` by `m`; `None` when a threshold removed it
+    /// (no alert, no action).
+    pub(crate) fn decide(&mut self, th: &GlobalThresholds, sig: &Signature, m: MatchSubject) -> Option<Fate> {
+        let mut fate = Fate { action: sig.action, filtered: false, alert: !sig.noalert };
+        if th.suppressed(sig.gid, sig.sid, m.src, m.dst) {
+            fate.alert = false;
+            return Some(fate);
+        }
+        if let Some(rule) = th.rate_for(sig.gid, sig.sid, sig.rate.as_ref()) {
+            if !self.rates.allow(rule, sig.sid, sig.gid, m) {
+                return None;
+            }
+        }
+        if let Some(new) = th.rate_filter(sig.gid, sig.sid).and_then(|f| self.filters.apply(f, sig.sid, sig.gid, m)) {
+            fate.filtered = true;
+            fate.action = match new {
+                NewAction::Alert => RuleAction::Alert,
+                NewAction::Drop => RuleAction::Drop,
+                NewAction::Reject => RuleAction::Reject,
+                NewAction::Pass => RuleAction::Pass,
+            };
+            // A pass lets the packet through silently.
+            fate.alert &= new != NewAction::Pass;
+        }
+        Some(fate)
+    }
+}
+
+/// Whether a drop or pass by `sig` covers the rest of the flow;
+/// `in_stream`: the match was on the reassembled stream.
+pub(crate) fn covers_flow(sig: &Signature, in_stream: bool) -> bool {
+    match sig.scope {
+        ActionScope::Packet => false,
+        ActionScope::Flow => true,
+        ActionScope::FlowIfStream => in_stream,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vigil_rules::{Classifications, Loader, ThresholdConfig, Vars};
+    use vigil_types::Timestamp;
+
+    fn sig(rule: &str) -> Signature {
+        let set = Loader::new().load_str(rule, "t.rules").unwrap();
+        vigil_detect::compile(&set.rules[0], &Classifications::default()).unwrap()
+    }
+
+    fn thresholds(text: &str) -> GlobalThresholds {
+        let (cfg, errs) = ThresholdConfig::parse(text, "threshold.config");
+        assert!(errs.is_empty(), "{errs:?}");
+        let (g, msgs) = GlobalThresholds::from_config(&cfg, &Vars::new(&[], &[]), "threshold.config");
+        assert!(msgs.is_empty(), "{msgs:?}");
+        g
+    }
+
+    fn from(src: [u8; 4], secs: i64) -> MatchSubject {
+        MatchSubject {
+            src: Some(src.into()),
+            dst: Some([10, 0, 0, 9].into()),
+            flow: 1,
+            ts: Timestamp::from_micros(secs, 0),
+        }
+    }
+
+    #[test]
+    fn suppress_hides_the_alert_but_keeps_the_drop() {
+        let s = sig("drop tcp any any -> any any (dsize:0; sid:1;)");
+        let th = thresholds("suppress gen_id 1, sig_id 1, track by_src, ip 10.0.0.1\n");
+        let mut f = Fates::default();
+        let quiet = f.decide(&th, &s, from([10, 0, 0, 1], 0)).unwrap();
+        assert_eq!((quiet.action, quiet.alert), (RuleAction::Drop, false));
+        let loud = f.decide(&th, &s, from([10, 0, 0, 2], 0)).unwrap();
+        assert_eq!((loud.action, loud.alert), (RuleAction::Drop, true));
+    }
+
+    #[test]
+    fn a_threshold_over_its_count_removes_the_match() {
+        let s = sig("drop tcp any any -> any any (dsize:0; sid:1;)");
+        let th = thresholds("threshold gen_id 1, sig_id 1, type limit, track by_rule, count 1, seconds 60\n");
+        let mut f = Fates::default();
+        assert!(f.decide(&th, &s, from([10, 0, 0, 1], 0)).is_some());
+        assert_eq!(f.decide(&th, &s, from([10, 0, 0, 1], 1)), None);
+    }
+
+    #[test]
+    fn rate_filter_changes_the_action_past_its_count() {
+        let s = sig("alert http any any -> any any (sid:1;)");
+        let th = thresholds(
+            "rate_filter gen_id 1, sig_id 1, track by_src, count 1, seconds 60, new_action drop, timeout 10\n",
+        );
+        let mut f = Fates::default();
+        let first = f.decide(&th, &s, from([10, 0, 0, 1], 0)).unwrap();
+        assert_eq!((first.action, first.filtered), (RuleAction::Alert, false));
+        let second = f.decide(&th, &s, from([10, 0, 0, 1], 1)).unwrap();
+        assert_eq!((second.action, second.filtered, second.alert), (RuleAction::Drop, true, true));
+        let pass = thresholds(
+            "rate_filter gen_id 1, sig_id 1, track by_rule, count 1, seconds 60, new_action pass, timeout 10\n",
+        );
+        let mut f = Fates::default();
+        f.decide(&pass, &s, from([10, 0, 0, 1], 0));
+        let passed = f.decide(&pass, &s, from([10, 0, 0, 1], 1)).unwrap();
+        assert_eq!((passed.action, passed.alert), (RuleAction::Pass, false), "a pass raises no alert");
+    }
+
+    #[test]
+    fn scope_follows_the_kind_of_signature() {
+        assert!(!covers_flow(&sig("drop tcp any any -> any any (dsize:0; sid:1;)"), true));
+        assert!(covers_flow(&sig("drop ip 10.0.0.1 any -> any any (sid:1;)"), false), "address only");
+        assert!(covers_flow(&sig("drop http any any -> any any (sid:1;)"), false), "app layer");
+        assert!(covers_flow(&sig("drop http any any -> any any (http.uri; content:\"/a\"; sid:1;)"), false));
+        let payload = sig("drop tcp any any -> any any (content:\"evil\"; sid:1;)");
+        assert!(covers_flow(&payload, true) && !covers_flow(&payload, false), "stream or packet match");
+    }
+}

@@ -1,0 +1,129 @@
+//! The IPS verdict, end to end: which packets a drop rule drops (the packet
+//! alone, or the rest of its flow), the `drop` records they get, and what
+//! `suppress` and `rate_filter` in threshold.config do to both.
+
+mod common;
+
+use common::{of_type, run_eve, spaced, tempdir, write_pcap};
+use serde_json::Value;
+use vigil_engine::RunOptions;
+use vigil_wire::build::PacketBuilder;
+use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
+
+const C: [u8; 4] = [198, 18, 0, 1];
+const S: [u8; 4] = [198, 18, 0, 2];
+
+fn seg(to_server: bool, flags: u8, seq: u32, ack: u32, payload: &[u8]) -> Vec<u8> {
+    let (b, sp, dp) =
+        if to_server { (PacketBuilder::ipv4(C, S), 40000, 80) } else { (PacketBuilder::ipv4(S, C), 80, 40000) };
+    b.tcp(sp, dp).tcp_flags(flags).tcp_seq_ack(seq, ack).payload(payload).build_ethernet()
+}
+
+/// Eight packets, five of them without payload (three from the client).
+fn session() -> Vec<Vec<u8>> {
+    vec![
+        seg(true, SYN, 1000, 0, b""),
+        seg(false, SYN | ACK, 5000, 1001, b""),
+        seg(true, ACK, 1001, 5001, b""),
+        seg(true, ACK | PSH, 1001, 5001, b"hello"),
+        seg(false, ACK | PSH, 5001, 1006, b"hi"),
+        seg(true, ACK | FIN, 1006, 5003, b""),
+        seg(false, ACK | FIN, 5003, 1007, b""),
+        seg(true, ACK, 1007, 5004, b""),
+    ]
+}
+
+fn run(name: &str, rules: &str, drop_opts: &str, threshold: Option<&str>, ips: bool) -> Vec<Value> {
+    let dir = tempdir("ips", name);
+    let pcap = dir.join("in.pcap");
+    write_pcap(&pcap, spaced(&session()));
+    std::fs::write(dir.join("test.rules"), rules).unwrap();
+    let yaml = format!(
+        "outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - alert\n        - drop:\n{drop_opts}"
+    );
+    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
+    let mut sets = Vec::new();
+    if let Some(t) = threshold {
+        std::fs::write(dir.join("threshold.config"), t).unwrap();
+        sets.push(format!("threshold-file={}", dir.join("threshold.config").display()));
+    }
+    let opts = RunOptions {
+        inputs: vec![pcap],
+        log_dir: Some(dir.clone()),
+        config: Some(dir.join("vigil.yaml")),
+        checksum: Some("none".into()),
+        exclusive_rules: vec![dir.join("test.rules")],
+        sets,
+        simulate_ips: ips,
+        ..Default::default()
+    };
+    run_eve(&dir, &opts)
+}
+
+const ALL_WITH_ALERTS: &str = "            flows: all\n            alerts: yes\n";
+
+fn field<'a>(recs: &[&'a Value], f: impl Fn(&'a Value) -> &'a Value) -> Vec<String> {
+    recs.iter().map(|r| f(r).as_str().unwrap_or_default().to_string()).collect()
+}
+
+#[test]
+fn a_packet_rule_drops_each_matching_packet_even_when_its_alert_is_suppressed() {
+    let recs = run(
+        "suppress",
+        "drop tcp any any -> any any (dsize:0; sid:1;)\n",
+        ALL_WITH_ALERTS,
+        Some("suppress gen_id 1, sig_id 1, track by_src, ip 198.18.0.1\n"),
+        true,
+    );
+    let drops = of_type(&recs, "drop");
+    assert_eq!(drops.len(), 6, "every empty packet: {recs:#?}");
+    assert!(drops.iter().all(|d| d["drop"]["reason"] == "rules" && d["alert"]["signature_id"] == 1));
+    assert!(drops.iter().all(|d| d["alert"]["action"] == "blocked" && d["flow_id"].is_u64()));
+    let alerts = of_type(&recs, "alert");
+    assert_eq!(field(&alerts, |a| &a["src_ip"]), ["198.18.0.2", "198.18.0.2"], "the client's alerts are suppressed");
+    assert!(alerts.iter().all(|a| a["alert"]["action"] == "blocked"));
+}
+
+#[test]
+fn an_address_rule_drops_the_rest_of_its_flow() {
+    let rules = "drop ip 198.18.0.1 any -> any any (sid:2;)\n";
+    let recs = run("flow-all", rules, ALL_WITH_ALERTS, None, true);
+    let drops = of_type(&recs, "drop");
+    assert_eq!(drops.len(), 8);
+    assert_eq!(drops[0]["drop"]["reason"], "rules");
+    assert_eq!(drops[0]["alert"]["signature_id"], 2);
+    assert!(drops[1..].iter().all(|d| d["drop"]["reason"] == "flow drop" && d.get("alert").is_none()));
+    assert_eq!(of_type(&recs, "alert").len(), 1, "later packets are not inspected");
+    // `flows: start`: the rule's drop and the first of the other direction.
+    let recs = run("flow-start", rules, "            flows: start\n", None, true);
+    let drops = of_type(&recs, "drop");
+    assert_eq!(field(&drops, |d| &d["drop"]["reason"]), ["rules", "flow drop"]);
+    assert_eq!(drops[1]["src_ip"], "198.18.0.2");
+    assert!(drops[0].get("alert").is_none(), "alerts: no");
+}
+
+#[test]
+fn without_ips_nothing_is_dropped() {
+    let recs = run("ids", "drop ip 198.18.0.1 any -> any any (sid:2;)\n", ALL_WITH_ALERTS, None, false);
+    assert!(of_type(&recs, "drop").is_empty());
+    let alerts = of_type(&recs, "alert");
+    assert_eq!(alerts.len(), 5, "one per client packet");
+    assert!(alerts.iter().all(|a| a["alert"]["action"] == "allowed"));
+}
+
+#[test]
+fn a_rate_filter_turns_drops_into_alerts_past_its_count() {
+    let recs = run(
+        "rate-filter",
+        "drop tcp any any -> any any (dsize:0; sid:3;)\n",
+        ALL_WITH_ALERTS,
+        Some("rate_filter gen_id 1, sig_id 3, track by_rule, count 2, seconds 60, new_action alert, timeout 60\n"),
+        true,
+    );
+    let alerts = of_type(&recs, "alert");
+    assert_eq!(
+        field(&alerts, |a| &a["alert"]["action"]),
+        ["blocked", "blocked", "allowed", "allowed", "allowed", "allowed"]
+    );
+    assert_eq!(of_type(&recs, "drop").len(), 2);
+}

@@ -1,0 +1,133 @@
+//! What the stream engine puts into EVE records, end to end: the session
+//! state and regions of flow records, the `flow` object and `pkt_src` of
+//! alerts, the handshake's last ACK counting as established when it carries
+//! data, pass signatures that also alert, and flows turned round when a
+//! session is picked up from the server's SYN/ACK.
+
+mod common;
+
+use common::{of_type, run_eve, spaced, tempdir, write_pcap};
+use serde_json::{json, Value};
+use vigil_engine::RunOptions;
+use vigil_wire::build::PacketBuilder;
+use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
+
+const C: [u8; 4] = [198, 18, 0, 1];
+const S: [u8; 4] = [198, 18, 0, 2];
+const CISN: u32 = 1000;
+const SISN: u32 = 5000;
+
+fn seg(to_server: bool, flags: u8, seq: u32, ack: u32, payload: &[u8]) -> Vec<u8> {
+    let (b, sp, dp) =
+        if to_server { (PacketBuilder::ipv4(C, S), 40000, 80) } else { (PacketBuilder::ipv4(S, C), 80, 40000) };
+    b.tcp(sp, dp).tcp_flags(flags).tcp_seq_ack(seq, ack).payload(payload).build_ethernet()
+}
+
+fn run(name: &str, frames: &[Vec<u8>], rules: &str) -> Vec<Value> {
+    run_with(name, frames, rules, &[])
+}
+
+/// [`run`] with `--set` options.
+fn run_with(name: &str, frames: &[Vec<u8>], rules: &str, sets: &[&str]) -> Vec<Value> {
+    let dir = tempdir("stream-records", name);
+    let pcap = dir.join("in.pcap");
+    write_pcap(&pcap, spaced(frames));
+    std::fs::write(dir.join("test.rules"), rules).unwrap();
+    let opts = RunOptions {
+        inputs: vec![pcap],
+        log_dir: Some(dir.clone()),
+        checksum: Some("none".into()),
+        exclusive_rules: vec![dir.join("test.rules")],
+        sets: sets.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    };
+    run_eve(&dir, &opts)
+}
+
+fn alerts(recs: &[Value], sid: u64) -> Vec<&Value> {
+    of_type(recs, "alert").into_iter().filter(|r| r["alert"]["signature_id"] == sid).collect()
+}
+
+/// A handshake whose last ACK carries "hello", a reply, "tail" the server
+/// never acknowledges, then the client closes and the server's FIN is left
+/// unacknowledged.
+fn session() -> Vec<Vec<u8>> {
+    vec![
+        seg(true, SYN, CISN, 0, b""),
+        seg(false, SYN | ACK, SISN, CISN + 1, b""),
+        seg(true, ACK | PSH, CISN + 1, SISN + 1, b"hello"),
+        seg(false, ACK | PSH, SISN + 1, CISN + 6, b"hi"),
+        seg(true, ACK | PSH, CISN + 6, SISN + 3, b"tail"),
+        seg(true, FIN | ACK, CISN + 10, SISN + 3, b""),
+        seg(false, FIN | ACK, SISN + 3, CISN + 6, b""),
+    ]
+}
+
+#[test]
+fn alerts_carry_the_flow_and_their_packet_source() {
+    let rules = "alert tcp-pkt any any -> any any (flow:established,to_server; content:\"hello\"; sid:1;)\n\
+                 alert tcp-stream any any -> any any (content:\"tail\"; sid:2;)\n";
+    let recs = run("alerts", &session(), rules);
+    // The ACK ending the handshake carries data: it belongs to the established session.
+    let hello = alerts(&recs, 1);
+    assert_eq!(hello.len(), 1, "{recs:?}");
+    let a = hello[0];
+    assert_eq!((&a["pcap_cnt"], &a["pkt_src"]), (&json!(3), &json!("wire/pcap")));
+    let f = &a["flow"];
+    assert_eq!((&f["pkts_toserver"], &f["pkts_toclient"]), (&json!(2), &json!(1)));
+    assert_eq!((&f["src_ip"], &f["dest_port"]), (&json!("198.18.0.1"), &json!(80)));
+    assert_eq!(f["start"], of_type(&recs, "flow")[0]["flow"]["start"]);
+    // "tail" is never acknowledged: inspected when the flow ends, on a pseudo packet.
+    let tail = alerts(&recs, 2);
+    assert_eq!(tail.len(), 1, "{recs:?}");
+    assert_eq!(tail[0]["pkt_src"], "stream (flow timeout)");
+    assert!(tail[0].get("pcap_cnt").is_none());
+}
+
+#[test]
+fn flow_records_carry_the_session_state() {
+    let recs = run("state", &session(), "");
+    let flows = of_type(&recs, "flow");
+    assert_eq!(flows.len(), 1);
+    let tcp = &flows[0]["tcp"];
+    // Both sides sent FIN; the client never acknowledged the server's.
+    assert_eq!(tcp["state"], "last_ack");
+    assert_eq!((&tcp["ts_max_regions"], &tcp["tc_max_regions"]), (&json!(1), &json!(1)));
+    assert!(tcp.get("ts_gap").is_none() && tcp.get("tc_gap").is_none());
+    let mut closed = session();
+    closed.push(seg(true, ACK, CISN + 11, SISN + 4, b""));
+    let recs = run("closed", &closed, "");
+    assert_eq!(of_type(&recs, "flow")[0]["tcp"]["state"], "closed");
+}
+
+#[test]
+fn a_pass_signature_with_alert_alerts_and_passes() {
+    let rules = "pass tcp-pkt any any -> any any (flow:established,to_server; content:\"hello\"; alert; sid:1;)\n\
+                 alert tcp-pkt any any -> any any (content:\"hi\"; sid:2;)\n";
+    let recs = run("pass", &session(), rules);
+    assert_eq!(alerts(&recs, 1).len(), 1, "{recs:?}");
+    assert!(alerts(&recs, 2).is_empty(), "the rest of the flow is passed");
+}
+
+#[test]
+fn a_session_picked_up_from_the_synack_turns_the_flow_round() {
+    // The capture starts at the server's SYN/ACK; only the server speaks.
+    let frames = [
+        seg(false, SYN | ACK, SISN, CISN + 1, b""),
+        seg(false, ACK | PSH, SISN + 1, CISN + 1, b"* OK ready"),
+        seg(false, FIN | ACK, SISN + 11, CISN + 1, b""),
+    ];
+    let rules = "alert tcp any 80 -> any any (flow:to_client; flags:SA; sid:1;)\n\
+                 alert tcp any any -> any any (flow:to_client; content:\"OK ready\"; sid:2;)\n";
+    for set in ["stream.midstream=true", "stream.async-oneside=true"] {
+        let recs = run_with("synack", &frames, rules, &[set]);
+        assert_eq!((alerts(&recs, 1).len(), alerts(&recs, 2).len()), (1, 1), "{set}: {recs:?}");
+        let f = of_type(&recs, "flow")[0];
+        assert_eq!((&f["src_port"], &f["dest_port"]), (&json!(40000), &json!(80)), "{set}");
+        assert_eq!((&f["flow"]["pkts_toserver"], &f["flow"]["pkts_toclient"]), (&json!(0), &json!(3)));
+        assert_eq!(f["tcp"]["state"], "fin_wait1");
+    }
+    // Without either, nothing is picked up and the flow keeps its first packet's orientation.
+    let recs = run("synack-ignored", &frames, rules);
+    assert_eq!(of_type(&recs, "flow")[0]["src_port"], 80);
+}

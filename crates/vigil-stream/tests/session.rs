@@ -1,0 +1,211 @@
+//! Session tracking as Suricata does it: split handshakes, teardown state
+//! names, TCP Fast Open data waiting for its acknowledgement, and which
+//! skipped holes count as gaps.
+
+use vigil_stream::flags::*;
+use vigil_stream::{Segment, StreamConfig, StreamCtx, StreamEvent, TcpSession, TcpState};
+use vigil_types::Direction::{self, ToClient, ToServer};
+
+const CISN: u32 = 1000;
+const SISN: u32 = 3000;
+
+fn seg(dir: Direction, flags: u8, seq: u32, ack: u32, payload: &'static [u8]) -> Segment<'static> {
+    Segment { dir, flags, seq, ack, payload, dst: "198.18.0.2".parse().unwrap() }
+}
+
+/// Runs `segs` through a new session; returns it with the events raised.
+fn run(ctx: &mut StreamCtx, segs: &[Segment<'static>]) -> (TcpSession, Vec<StreamEvent>) {
+    let mut ssn = ctx.start(&segs[0]).expect("a session");
+    let mut events = Vec::new();
+    for s in segs {
+        ssn.handle(ctx, s, &mut |e| events.push(e));
+    }
+    (ssn, events)
+}
+
+fn handshake() -> Vec<Segment<'static>> {
+    vec![
+        seg(ToServer, SYN, CISN, 0, b""),
+        seg(ToClient, SYN | ACK, SISN, CISN + 1, b""),
+        seg(ToServer, ACK, CISN + 1, SISN + 1, b""),
+    ]
+}
+
+/// The states after each segment of `segs`, following a handshake.
+fn states(segs: &[Segment<'static>]) -> Vec<TcpState> {
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    let (mut ssn, _) = run(&mut ctx, &handshake());
+    segs.iter()
+        .map(|s| {
+            ssn.handle(&mut ctx, s, &mut |_| {});
+            ssn.state
+        })
+        .collect()
+}
+
+#[test]
+fn split_handshakes_establish_the_session() {
+    // SYN, SYN back, the client's SYN/ACK, the server's ACK (the 5-way
+    // variant adds a stray server ACK before the server's SYN).
+    let four = [
+        seg(ToServer, SYN, CISN, 0, b""),
+        seg(ToClient, SYN, SISN, 0, b""),
+        seg(ToServer, SYN | ACK, CISN, SISN + 1, b""),
+        seg(ToClient, ACK, SISN + 1, CISN + 1, b""),
+        seg(ToServer, ACK, CISN + 1, SISN + 1, b"EVIL"),
+        seg(ToClient, ACK, SISN + 1, CISN + 5, b""),
+    ];
+    let mut five = four.to_vec();
+    five.insert(1, seg(ToClient, ACK, 2000, CISN + 1, b""));
+    for segs in [&four[..], &five[..]] {
+        let mut ctx = StreamCtx::new(StreamConfig::default());
+        let (mut ssn, events) = run(&mut ctx, segs);
+        assert_eq!(ssn.state, TcpState::Established);
+        assert!(events.is_empty(), "{events:?}");
+        let (start, end) = ssn.raw_ready(&mut ctx, ToServer, true).expect("the data reached the stream");
+        let mut buf = Vec::new();
+        ssn.read(ToServer, start, end, &mut buf);
+        assert_eq!(buf, b"EVIL");
+    }
+}
+
+#[test]
+fn split_handshake_synack_is_checked() {
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    // Without the server's SYN, a SYN/ACK from the client is in the wrong direction.
+    let (ssn, events) = run(&mut ctx, &[seg(ToServer, SYN, CISN, 0, b""), seg(ToServer, SYN | ACK, CISN, 1, b"")]);
+    assert_eq!((ssn.state, events), (TcpState::SynSent, vec![StreamEvent::SynAckInWrongDirection]));
+    let syns = [seg(ToServer, SYN, CISN, 0, b""), seg(ToClient, SYN, SISN, 0, b"")];
+    for (bad, want) in [
+        (seg(ToServer, SYN | ACK, CISN, SISN + 9, b""), StreamEvent::FourWhsSynAckWithWrongAck),
+        (seg(ToServer, SYN | ACK, CISN + 7, SISN + 1, b""), StreamEvent::FourWhsSynAckWithWrongSyn),
+    ] {
+        let (ssn, events) = run(&mut ctx, &[syns[0], syns[1], bad]);
+        assert_eq!((ssn.state, events), (TcpState::SynSent, vec![want]));
+    }
+}
+
+#[test]
+fn teardown_states_are_named_from_the_server_side() {
+    let c_fin = seg(ToServer, FIN | ACK, CISN + 1, SISN + 1, b"");
+    let s_ack = seg(ToClient, ACK, SISN + 1, CISN + 2, b"");
+    let s_fin = seg(ToClient, FIN | ACK, SISN + 1, CISN + 2, b"");
+    let c_ack = seg(ToServer, ACK, CISN + 2, SISN + 2, b"");
+    // The client closes first.
+    use TcpState::*;
+    assert_eq!(states(&[c_fin, s_ack, s_fin, c_ack]), [CloseWait, CloseWait, LastAck, Closed]);
+    // The server closes first.
+    let s_fin = seg(ToClient, FIN | ACK, SISN + 1, CISN + 1, b"");
+    let c_ack = seg(ToServer, ACK, CISN + 1, SISN + 2, b"");
+    let c_fin = seg(ToServer, FIN | ACK, CISN + 1, SISN + 2, b"");
+    let s_ack = seg(ToClient, ACK, SISN + 2, CISN + 2, b"");
+    assert_eq!(states(&[s_fin, c_ack, c_fin, s_ack]), [FinWait1, FinWait2, TimeWait, Closed]);
+    // ... and its FIN is never acknowledged.
+    assert_eq!(states(&[s_fin, seg(ToServer, ACK, CISN + 1, SISN + 1, b"")]), [FinWait1, FinWait1]);
+    // Both FINs cross: the client's acknowledges the server's.
+    assert_eq!(states(&[s_fin, c_fin, s_ack]), [FinWait1, TimeWait, Closed]);
+    // A client FIN without ACK while the server's is in flight.
+    let c_fin_only = seg(ToServer, FIN, CISN + 1, 0, b"");
+    assert_eq!(states(&[s_fin, c_fin_only, s_ack]), [FinWait1, Closing, TimeWait]);
+    // A resent FIN moves nothing; a reset closes.
+    assert_eq!(states(&[c_fin, c_fin, seg(ToClient, RST, SISN + 1, 0, b"")]), [CloseWait, CloseWait, Closed]);
+}
+
+#[test]
+fn fast_open_data_waits_for_its_acknowledgement() {
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    let syn = seg(ToServer, SYN, CISN, 0, b"GET /d1d2");
+    let mut ssn = ctx.start(&syn).unwrap();
+    ssn.handle(&mut ctx, &syn, &mut |_| {});
+    // The SYN's data is not inspected on its own, before anyone acknowledged it.
+    assert_eq!(ssn.raw_ready(&mut ctx, ToServer, false), None);
+    for s in [
+        seg(ToClient, SYN | ACK, SISN, CISN + 10, b""),
+        seg(ToServer, ACK, CISN + 10, SISN + 1, b"d3 HTTP/1.1\r\n\r\n"),
+        seg(ToClient, ACK, SISN + 1, CISN + 26, b""),
+        seg(ToServer, FIN | ACK, CISN + 26, SISN + 1, b""),
+    ] {
+        ssn.handle(&mut ctx, &s, &mut |_| {});
+    }
+    // One chunk from the SYN's first byte on: "d2d3" is there to match.
+    let (start, end) = ssn.raw_ready(&mut ctx, ToServer, false).unwrap();
+    let mut buf = Vec::new();
+    ssn.read(ToServer, start, end, &mut buf);
+    assert_eq!(buf, b"GET /d1d2d3 HTTP/1.1\r\n\r\n");
+}
+
+#[test]
+fn only_acknowledged_holes_are_gaps() {
+    // "AAAA", a 4-byte hole, "BBBB"; the server acknowledges `ack` bytes.
+    for (ack, gap) in [(4, false), (12, true)] {
+        let mut ctx = StreamCtx::new(StreamConfig::default());
+        let mut segs = handshake();
+        segs.push(seg(ToServer, ACK, CISN + 1, SISN + 1, b"AAAA"));
+        segs.push(seg(ToServer, ACK, CISN + 9, SISN + 1, b"BBBB"));
+        segs.push(seg(ToClient, ACK, SISN + 1, CISN + 1 + ack, b""));
+        segs.push(seg(ToClient, RST | ACK, SISN + 1, CISN + 1 + ack, b""));
+        let (mut ssn, _) = run(&mut ctx, &segs);
+        let mut read = Vec::new();
+        while let Some((start, end)) = ssn.raw_ready(&mut ctx, ToServer, true) {
+            ssn.read(ToServer, start, end, &mut read);
+            ssn.raw_done(&mut ctx, ToServer, end);
+        }
+        // Both halves are inspected either way.
+        assert_eq!(read, b"AAAABBBB");
+        assert_eq!(ctx.counters.reassembly_gap, u64::from(gap), "ack {ack}");
+        let summary = ssn.summary();
+        assert_eq!((summary.gap.to_server, summary.gap.to_client), (gap, false));
+        assert_eq!(summary.state, TcpState::Closed);
+    }
+}
+
+#[test]
+fn summary_counts_regions_of_far_apart_data() {
+    let mut ctx = StreamCtx::new(StreamConfig { depth: 0, ..StreamConfig::default() });
+    let mut segs = handshake();
+    segs.push(seg(ToServer, ACK, CISN + 1, SISN + 1, b"near"));
+    let (mut ssn, _) = run(&mut ctx, &segs);
+    assert_eq!(ssn.summary().max_regions.to_server, 1);
+    // Data a megabyte ahead of the rest is a region of its own.
+    ssn.handle(&mut ctx, &seg(ToServer, ACK, CISN + 1 + (1 << 20), SISN + 1, b"far"), &mut |_| {});
+    let s = ssn.summary();
+    assert_eq!((s.max_regions.to_server, s.max_regions.to_client, s.state), (2, 1, TcpState::Established));
+}
+
+#[test]
+fn a_synack_first_is_picked_up_from_the_server_side() {
+    let synack = seg(ToClient, SYN | ACK, SISN, CISN + 1, b"");
+    for (midstream, async_oneside) in [(false, false), (true, false), (false, true)] {
+        let mut ctx = StreamCtx::new(StreamConfig { midstream, async_oneside, ..StreamConfig::default() });
+        let picks = midstream || async_oneside;
+        assert_eq!(ctx.starts_from_server(&synack), picks);
+        if !picks {
+            assert!(ctx.start(&synack).is_none());
+            continue;
+        }
+        // The handshake is completed by whichever side speaks next.
+        let (ssn, events) = run(&mut ctx, &[synack, seg(ToClient, ACK | PSH, SISN + 1, CISN + 1, b"* OK")]);
+        assert_eq!((ssn.state, ssn.async_oneside, events), (TcpState::Established, async_oneside, vec![]));
+        assert_eq!(ctx.counters.midstream_pickups, 1);
+    }
+    // A SYN/ACK is never the client's: it starts nothing from that side.
+    let ctx = StreamCtx::new(StreamConfig { midstream: true, ..StreamConfig::default() });
+    assert!(!ctx.starts_from_server(&seg(ToServer, SYN, CISN, 0, b"")));
+}
+
+#[test]
+fn one_sided_streams_are_inspected_a_chunk_at_a_time() {
+    let cfg = StreamConfig { async_oneside: true, toclient_chunk: 4, ..StreamConfig::default() };
+    let mut ctx = StreamCtx::new(cfg);
+    let synack = seg(ToClient, SYN | ACK, SISN, CISN + 1, b"");
+    let (mut ssn, _) = run(&mut ctx, &[synack, seg(ToClient, ACK | PSH, SISN + 1, CISN + 1, b"ab")]);
+    // Nobody acknowledges: what came before the latest segment counts as received.
+    assert_eq!(ssn.raw_ready(&mut ctx, ToClient, false), None);
+    for s in [seg(ToClient, ACK | PSH, SISN + 3, CISN + 1, b"cd"), seg(ToClient, ACK | PSH, SISN + 5, CISN + 1, b"ef")]
+    {
+        ssn.handle(&mut ctx, &s, &mut |_| {});
+    }
+    // "bc" spans two packets and is in one chunk.
+    assert_eq!(ssn.raw_ready(&mut ctx, ToClient, false), Some((0, 4)));
+    assert_eq!(ssn.raw_ready(&mut ctx, ToClient, true), Some((0, 6)));
+}
