@@ -3,11 +3,13 @@
 
 use vigil_rules::keywords::flow::BitCmd;
 
-/// What detection keeps per flow: its flowbits, and whether a `pass`
+/// What detection keeps per flow: its flowbits and flowints, and whether a `pass`
 /// signature has passed the rest of the flow or an IPS drop dropped it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FlowDetect {
     pub bits: FlowBits,
+    /// `flowint` counters.
+    pub ints: crate::flowint::FlowInts,
     /// A `pass` signature matched a packet of the flow: later packets are not inspected.
     pub passed: bool,
     /// A drop of flow scope (IPS): later packets are dropped uninspected.

@@ -16,6 +16,8 @@ mod addrindex;
 pub mod compile;
 pub mod engine;
 pub mod flowbits;
+pub mod flowint;
+pub mod hostbits;
 pub mod inspect;
 pub mod prefilter;
 pub mod threshold;

@@ -74,6 +74,8 @@ pub(crate) struct Autofp<'scope> {
     dropped: u64,
     /// Each worker's counters at the last report, for `stats.threads`.
     threads: Vec<(String, Counters)>,
+    /// The rules the workers run, for the stats record's rule counts.
+    rules: Arc<LoadedRules>,
 }
 
 impl<'scope> Autofp<'scope> {
@@ -118,6 +120,7 @@ impl<'scope> Autofp<'scope> {
             drop_when_full,
             dropped: 0,
             threads: Vec::new(),
+            rules: setup.rules.clone(),
         })
     }
 
@@ -246,7 +249,7 @@ impl Dispatch for Autofp<'_> {
 
     fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError> {
         let all = self.counters(received)?;
-        write_stats(&mut self.outputs, &all, &self.threads, ts, uptime)?;
+        write_stats(&mut self.outputs, &all, &self.threads, ts, uptime, &self.rules)?;
         self.outputs.finish().map(|_| ())
     }
 
@@ -256,6 +259,7 @@ impl Dispatch for Autofp<'_> {
             self.send_batch(i)?;
             self.send(i, Msg::Rules(rules.clone()))?;
         }
+        self.rules = rules;
         Ok(())
     }
 
@@ -266,7 +270,7 @@ impl Dispatch for Autofp<'_> {
         // The latest packet time reaches every worker, as it would one thread.
         let latest = self.latest;
         let sent = self.tick(latest);
-        let Autofp { rings, workers, mut outputs, dropped, .. } = *self;
+        let Autofp { rings, workers, mut outputs, dropped, rules, .. } = *self;
         drop(rings);
         let mut end = LaneEnd::default();
         let mut threads = Vec::new();
@@ -289,7 +293,14 @@ impl Dispatch for Autofp<'_> {
             return Err(e);
         }
         sent?;
-        write_stats(&mut outputs, &with_capture(end.counters.clone(), received, dropped), &threads, ts, uptime)?;
+        write_stats(
+            &mut outputs,
+            &with_capture(end.counters.clone(), received, dropped),
+            &threads,
+            ts,
+            uptime,
+            &rules,
+        )?;
         end.records += outputs.finish()?;
         Ok(end)
     }

@@ -76,7 +76,7 @@ impl Lane {
         if let Some((ts, uptime, received)) = stats {
             let all = crate::run::with_capture(counters.clone(), received, 0);
             let threads = [(crate::run::worker_name(0), counters.clone())];
-            crate::run::write_stats(&mut self.outputs, &all, &threads, ts, uptime)?;
+            crate::run::write_stats(&mut self.outputs, &all, &threads, ts, uptime, self.worker.detector.rules())?;
         }
         let w = &self.worker;
         Ok(LaneEnd {

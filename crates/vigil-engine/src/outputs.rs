@@ -10,10 +10,11 @@ use vigil_decode::Packet;
 use vigil_detect::Signature;
 use vigil_flow::Flow;
 use vigil_output::{
-    alert_record, anomaly_record, drop_record, flow_record, insert_alert_flow, insert_flow_id, AlertFlow, AlertInfo,
-    AlertOptions, AnomalyOptions, DropReason, EnvelopeOptions, EveWriter, FlowRecord, FlowTcpSession,
+    alert_record, anomaly_record, drop_record, flow_record, insert_alert_flow, insert_flow_id, stream_anomaly_record,
+    AlertFlow, AlertInfo, AlertOptions, AnomalyOptions, DropReason, EnvelopeOptions, EveWriter, FlowRecord,
+    FlowTcpSession,
 };
-use vigil_stream::SessionSummary;
+use vigil_stream::{SessionSummary, StreamEventSet};
 use vigil_types::Direction;
 use vigil_types::{AppProto, Timestamp};
 use vigil_wire::ip_proto;
@@ -22,6 +23,8 @@ use vigil_wire::ip_proto;
 struct EveSink {
     writer: EveWriter,
     anomaly_decode: bool,
+    /// `anomaly.types.stream`: stream events as anomaly records.
+    anomaly_stream: bool,
     anomaly: AnomalyOptions,
     stats: bool,
     /// `stats.totals`, `stats.threads`: merged counters, per-thread counters.
@@ -118,6 +121,7 @@ impl Outputs {
             sinks.push(EveSink {
                 writer,
                 anomaly_decode: anomaly.is_some_and(|a| a.decode),
+                anomaly_stream: anomaly.is_some_and(|a| a.stream),
                 anomaly: AnomalyOptions {
                     packethdr: anomaly.is_some_and(|a| a.packethdr),
                     envelope: EnvelopeOptions { ethernet: eve.ethernet },
@@ -161,15 +165,24 @@ impl Outputs {
         Outputs { sinks }
     }
 
-    /// Writes what a decoded packet produces: its decode anomalies, tied
-    /// to its flow by `flow_id` when it has one.
-    pub(crate) fn packet(&mut self, p: &Packet<'_>, flow_id: Option<u64>) -> Result<(), EngineError> {
-        if p.events.is_empty() {
+    /// Writes what a decoded packet produces: its decode and stream
+    /// anomalies, tied to its flow by `flow_id` when it has one.
+    pub(crate) fn packet(
+        &mut self,
+        p: &Packet<'_>,
+        stream_events: StreamEventSet,
+        flow_id: Option<u64>,
+    ) -> Result<(), EngineError> {
+        if p.events.is_empty() && stream_events.is_empty() {
             return Ok(());
         }
-        for sink in self.sinks.iter_mut().filter(|s| s.anomaly_decode) {
-            for e in p.events.iter() {
-                let mut rec = anomaly_record(p, e, sink.anomaly);
+        for sink in self.sinks.iter_mut().filter(|s| s.anomaly_decode || s.anomaly_stream) {
+            let decode = p.events.iter().filter(|_| sink.anomaly_decode).map(|e| anomaly_record(p, e, sink.anomaly));
+            let stream = stream_events
+                .iter()
+                .filter(|_| sink.anomaly_stream)
+                .map(|e| stream_anomaly_record(p, e.name(), sink.anomaly));
+            for mut rec in decode.chain(stream) {
                 if let Some(id) = flow_id {
                     insert_flow_id(&mut rec, id);
                 }

@@ -22,6 +22,8 @@ pub struct LoadedRules {
     pub rules: usize,
     pub loaded: usize,
     pub failed: usize,
+    /// Enabled rules whose `requires` this engine does not meet (Suricata's `rules_skipped`).
+    pub skipped: usize,
     /// Rules that parse but use keywords the engine does not run yet, by keyword.
     pub unsupported: usize,
     pub unsupported_keywords: BTreeMap<String, usize>,
@@ -63,6 +65,7 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         rules: 0,
         loaded: 0,
         failed: 0,
+        skipped: 0,
         unsupported: 0,
         unsupported_keywords: BTreeMap::new(),
         disabled: 0,
@@ -112,6 +115,7 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
     out.rules = totals.enabled;
     out.disabled = totals.disabled;
     out.failed = set.errors.len();
+    out.skipped = totals.skipped;
     out.messages.extend(set.errors.iter().map(|e| e.to_string()));
     let mut sigs = Vec::with_capacity(set.rules.len());
     for rule in &set.rules {

@@ -234,10 +234,20 @@ pub(crate) fn write_stats(
     threads: &[(String, Vec<(String, u64)>)],
     ts: Timestamp,
     uptime: u64,
+    rules: &LoadedRules,
 ) -> Result<(), EngineError> {
     outputs.stats(|null_values, with_totals, with_threads| {
         let shown = if with_totals { stats::shown(totals, null_values) } else { Vec::new() };
         let mut rec = stats_record(ts, uptime, &shown);
+        if with_totals {
+            // One detection engine, as Suricata lists them (`detect.engines`).
+            rec["stats"]["detect"]["engines"] = serde_json::json!([{
+                "id": 0,
+                "rules_loaded": rules.loaded,
+                "rules_failed": rules.failed,
+                "rules_skipped": rules.skipped,
+            }]);
+        }
         if with_threads {
             let mut by_thread = serde_json::Map::new();
             for (name, counters) in threads {
@@ -335,7 +345,7 @@ impl Dispatch for Single<'_> {
     fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError> {
         let counters = self.counters(received)?;
         let threads = [(worker_name(0), self.lane.counters(self.setup))];
-        write_stats(&mut self.lane.outputs, &counters, &threads, ts, uptime)
+        write_stats(&mut self.lane.outputs, &counters, &threads, ts, uptime, self.lane.worker.detector.rules())
     }
 
     fn swap_rules(&mut self, rules: Arc<LoadedRules>) -> Result<(), EngineError> {

@@ -15,7 +15,7 @@ use vigil_detect::compile::{FlowInfo, RuleAction};
 use vigil_detect::{AppInput, DetectScratch, FlowDetect, Signature, StreamInput, TxInput};
 use vigil_flow::{Flow, FlowHandle, FlowState, FlowTable};
 use vigil_output::DropReason;
-use vigil_stream::{Segment, StreamCtx, StreamEvent, TcpState};
+use vigil_stream::{Segment, StreamCtx, StreamEvent, StreamEventSet, TcpState};
 use vigil_types::{AppProto, Direction, LinkType, PerDir, Timestamp};
 
 /// Reassembled datagrams may themselves carry fragments (a fragmented
@@ -63,6 +63,11 @@ pub(crate) struct Detector {
 }
 
 impl Detector {
+    /// The rules this worker runs now (after any reload).
+    pub(crate) fn rules(&self) -> &crate::rules::LoadedRules {
+        &self.rules
+    }
+
     /// Runs detection on a packet (and the transactions of its flow that
     /// progressed), writes its alerts and, in IPS mode, its drop record;
     /// true when an alert was raised.
@@ -192,6 +197,23 @@ struct Tracked {
     established: Option<bool>,
     /// Encryption started with this packet: what came before is inspected now, nothing after.
     encrypted_now: bool,
+    /// The stream events the packet raised that rules and EVE see.
+    events: StreamEventSet,
+    /// The flow state the session is in after the packet.
+    flow_state: Option<FlowState>,
+}
+
+/// The flow state of a TCP session's state, as Suricata sets it: new until
+/// the handshake completes, established until the last FIN's ACK is awaited
+/// (the flow then closes, timing out sooner).
+fn flow_state_of(s: TcpState) -> FlowState {
+    match s {
+        TcpState::SynSent | TcpState::SynRecv => FlowState::New,
+        TcpState::Established | TcpState::FinWait1 | TcpState::FinWait2 | TcpState::Closing | TcpState::CloseWait => {
+            FlowState::Established
+        }
+        TcpState::LastAck | TcpState::TimeWait | TcpState::Closed => FlowState::Closed,
+    }
 }
 
 /// `established`: what the TCP session said before this packet, when it is tracked.
@@ -203,6 +225,7 @@ fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> Fl
         tracked: f.ext.tcp.is_some(),
         app_proto: app.map_or(AppProto::Unknown, |a| a.layer.proto()),
         no_payload: app.is_some_and(|a| a.raw_off),
+        stream_events: StreamEventSet::default(),
     }
 }
 
@@ -266,17 +289,21 @@ impl Worker {
     /// the new engine's ids, by name); the thresholds' state is by signature
     /// id and stays.
     pub(crate) fn swap_rules(&mut self, rules: Arc<crate::rules::LoadedRules>) {
-        if let (Some(old), Some(new)) = (self.detector.rules.engine.as_deref(), rules.engine.as_deref()) {
-            let map = new.flowbit_ids_from(old);
-            for f in self.flows.iter_mut() {
-                f.ext.detect.bits = f.ext.detect.bits.remapped(&map);
-            }
-        }
-        self.detector.rules = rules;
         // Scratch space is sized for the engine it served; its counter stays.
         let over = self.detector.scratch.alerts_over_limit;
-        self.detector.scratch = DetectScratch::default();
-        self.detector.scratch.alerts_over_limit = over;
+        let mut scratch = DetectScratch::default();
+        scratch.alerts_over_limit = over;
+        if let (Some(old), Some(new)) = (self.detector.rules.engine.as_deref(), rules.engine.as_deref()) {
+            let (bits, ints) = (new.flowbit_ids_from(old), new.flowint_ids_from(old));
+            for f in self.flows.iter_mut() {
+                f.ext.detect.bits = f.ext.detect.bits.remapped(&bits);
+                f.ext.detect.ints = f.ext.detect.ints.remapped(&ints);
+            }
+            // Host bits outlive a reload, as Suricata's host table does.
+            scratch = self.detector.scratch.carried_over(old, new);
+        }
+        self.detector.rules = rules;
+        self.detector.scratch = scratch;
     }
 
     /// Alerts dropped because one packet had too many.
@@ -341,9 +368,14 @@ impl Worker {
         let completes_with_data =
             before == TcpState::SynRecv && ssn.state == TcpState::Established && !seg.payload.is_empty();
         let established = Some((before >= TcpState::Established && before < TcpState::Closed) || completes_with_data);
+        let flow_state = Some(flow_state_of(ssn.state));
+        let mut raised = StreamEventSet::default();
         for e in events {
             if let Some(i) = StreamEvent::ALL.iter().position(|&x| x == e) {
                 self.stream_events[i] += 1;
+            }
+            if e.is_suricata() {
+                raised.insert(e);
             }
         }
         let mut encrypted_now = false;
@@ -353,7 +385,7 @@ impl Worker {
                 // Encrypted: nothing more is inspected, so nothing is kept for it.
                 let end = ssn.dirs.get(h.dir).seen_end;
                 ssn.raw_done(&mut self.stream, h.dir, end);
-                return Tracked { in_stream: handled.stream_added, established, ..none };
+                return Tracked { in_stream: handled.stream_added, established, events: raised, flow_state, ..none };
             }
             encrypted_now = app.layer.no_inspection();
         }
@@ -364,7 +396,7 @@ impl Worker {
             self.stream_buf.clear();
             ssn.read(h.dir, start, end, &mut self.stream_buf);
         }
-        Tracked { in_stream: handled.stream_added, ready, established, encrypted_now }
+        Tracked { in_stream: handled.stream_added, ready, established, encrypted_now, events: raised, flow_state }
     }
 
     fn inspect(&mut self, p: &mut Packet<'_>, depth: usize, outputs: &mut Outputs) -> Result<(), EngineError> {
@@ -385,10 +417,13 @@ impl Worker {
         }
         // A fragment has no flow of its own, but the UDP tunnel it came in does.
         let mut flow = self.flows.handle_packet(p, root);
-        let Tracked { in_stream, ready, established, encrypted_now } = match flow.as_mut() {
+        let Tracked { in_stream, ready, established, encrypted_now, events, flow_state } = match flow.as_mut() {
             Some(h) => self.track(p, h),
             None => Tracked::default(),
         };
+        if let (Some(h), Some(state)) = (flow, flow_state) {
+            self.flows.set_state(h, state);
+        }
         if let Some(h) = flow {
             self.feed_udp(p, h);
             if let Some(a) = self.flows.get_mut(h).and_then(|f| f.ext.app.as_deref_mut()) {
@@ -404,7 +439,7 @@ impl Worker {
         let f = flow.and_then(|h| self.flows.get_mut(h).map(|f| (h, f)));
         let result = match f {
             Some((h, f)) => {
-                let info = flow_info(f, h.dir, established);
+                let info = FlowInfo { stream_events: events, ..flow_info(f, h.dir, established) };
                 let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
                 let app = (!txs.is_empty()).then(|| app_input(f, &txs, p.ts));
                 let seen: Vec<(u64, PerDir<Progress>)> = txs.iter().map(|t| (t.tx.id(), t.to)).collect();
@@ -454,9 +489,9 @@ impl Worker {
         self.stream_buf = buf;
         result?;
         let Some((reassembled, datagram, mut frame)) = defragged else {
-            return outputs.packet(p, flow.filter(|_| !p.fragment).map(|h| h.id));
+            return outputs.packet(p, events, flow.filter(|_| !p.fragment).map(|h| h.id));
         };
-        let mut result = outputs.packet(p, None);
+        let mut result = outputs.packet(p, events, None);
         if reassembled && result.is_ok() {
             // The datagram is inspected once, as a packet of its own in the
             // fragment's context (time, link headers, VLANs, tunnel).

@@ -43,14 +43,23 @@ fn tcp(from: [u8; 4], to: [u8; 4], sp: u16, dp: u16, flags: u8, payload: &[u8]) 
 
 #[test]
 fn a_tcp_session_is_one_flow_record() {
+    // Real sequence numbers: the flow's state is its TCP session's.
+    let seg = |from, to, sp, dp, flags, seq, ack, payload: &[u8]| {
+        PacketBuilder::ipv4(from, to)
+            .tcp(sp, dp)
+            .tcp_flags(flags)
+            .tcp_seq_ack(seq, ack)
+            .payload(payload)
+            .build_ethernet()
+    };
     let frames = vec![
-        (0, tcp(C, S, 40000, 80, SYN, b"")),
-        (0, tcp(S, C, 80, 40000, SYN | ACK, b"")),
-        (1, tcp(C, S, 40000, 80, ACK, b"")),
-        (1, tcp(C, S, 40000, 80, ACK | PSH, b"GET / HTTP/1.1\r\n\r\n")),
-        (2, tcp(S, C, 80, 40000, ACK | PSH, b"HTTP/1.1 200 OK\r\n\r\n")),
-        (3, tcp(C, S, 40000, 80, FIN | ACK, b"")),
-        (3, tcp(S, C, 80, 40000, FIN | ACK, b"")),
+        (0, seg(C, S, 40000, 80, SYN, 100, 0, b"")),
+        (0, seg(S, C, 80, 40000, SYN | ACK, 500, 101, b"")),
+        (1, seg(C, S, 40000, 80, ACK, 101, 501, b"")),
+        (1, seg(C, S, 40000, 80, ACK | PSH, 101, 501, b"GET / HTTP/1.1\r\n\r\n")),
+        (2, seg(S, C, 80, 40000, ACK | PSH, 501, 119, b"HTTP/1.1 200 OK\r\n\r\n")),
+        (3, seg(C, S, 40000, 80, FIN | ACK, 119, 520, b"")),
+        (3, seg(S, C, 80, 40000, FIN | ACK, 520, 120, b"")),
     ];
     let recs = run("tcp", &frames, &[]);
     let flows = of_type(&recs, "flow");

@@ -1,8 +1,9 @@
 //! What the stream engine puts into EVE records, end to end: the session
 //! state and regions of flow records, the `flow` object and `pkt_src` of
 //! alerts, the handshake's last ACK counting as established when it carries
-//! data, pass signatures that also alert, and flows turned round when a
-//! session is picked up from the server's SYN/ACK.
+//! data, pass signatures that also alert, flows turned round when a
+//! session is picked up from the server's SYN/ACK, and stream events as
+//! `stream-event` alerts and `anomaly` records.
 
 mod common;
 
@@ -130,4 +131,29 @@ fn a_session_picked_up_from_the_synack_turns_the_flow_round() {
     // Without either, nothing is picked up and the flow keeps its first packet's orientation.
     let recs = run("synack-ignored", &frames, rules);
     assert_eq!(of_type(&recs, "flow")[0]["src_port"], 80);
+}
+
+#[test]
+fn stream_events_alert_and_log_on_the_packet_that_raised_them() {
+    // The client answers its own SYN with a SYN/ACK: no split handshake
+    // was started, so the SYN/ACK goes the wrong way.
+    let frames = [
+        seg(true, SYN, CISN, 0, b""),
+        seg(true, SYN | ACK, CISN, SISN + 1, b""),
+        seg(true, ACK, CISN + 1, SISN + 1, b""),
+    ];
+    let rules = "alert tcp any any -> any any (stream-event:3whs_synack_in_wrong_direction; sid:9;)\n";
+    let on = ["outputs.1.eve-log.types.2.anomaly.types.stream=yes"];
+    let recs = run_with("stream-events", &frames, rules, &on);
+    let hits: Vec<&Value> = alerts(&recs, 9).into_iter().map(|a| &a["pcap_cnt"]).collect();
+    assert_eq!(hits, [&json!(2)]);
+    let anomalies = of_type(&recs, "anomaly");
+    assert_eq!(anomalies.len(), 1, "{anomalies:?}");
+    assert_eq!(anomalies[0]["pcap_cnt"], 2);
+    assert_eq!(anomalies[0]["anomaly"], json!({ "type": "stream", "event": "stream.3whs_synack_in_wrong_direction" }));
+    assert!(anomalies[0]["flow_id"].is_u64());
+    // Stream anomalies are off unless asked for.
+    let recs = run_with("stream-events-off", &frames, rules, &[]);
+    assert!(of_type(&recs, "anomaly").is_empty());
+    assert_eq!(alerts(&recs, 9).len(), 1);
 }

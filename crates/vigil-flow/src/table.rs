@@ -299,16 +299,39 @@ impl<E: Default> FlowTable<E> {
         let before = f.timeout(&timeouts, emergency);
         f.update(dir, fp.bytes, now, fp.tcp_flags, fp.icmp);
         let id = f.id;
-        // A flow that now times out sooner than its timer says (closed)
-        // gets a new timer; the old entry goes stale.
-        let sooner = (f.timeout(&timeouts, emergency) < before).then(|| f.expires_at(&timeouts, emergency).secs());
-        if let Some(due) = sooner {
-            s.tag = s.tag.wrapping_add(1);
-            let tag = s.tag;
-            self.wheel.insert((slot, tag), due);
-            self.compact_timers();
-        }
+        self.retime(slot, before);
         Some(FlowHandle { slot, gen, dir, id, created })
+    }
+
+    /// Sets the flow's state from its TCP session, which knows it better
+    /// than the flags `update` goes by (Suricata's flow state is the
+    /// session's); its timeout follows.
+    pub fn set_state(&mut self, h: FlowHandle, state: FlowState) {
+        let (timeouts, emergency) = (self.cfg.timeouts, self.emergency);
+        let Some(f) = self.get_mut(h) else { return };
+        if f.state == state {
+            return;
+        }
+        let before = f.timeout(&timeouts, emergency);
+        f.state = state;
+        self.retime(h.slot, before);
+    }
+
+    /// A flow that now times out sooner than its timer says (closed) gets
+    /// a new timer; the old entry goes stale. One that times out later is
+    /// put back when its timer fires.
+    fn retime(&mut self, slot: u32, before: u32) {
+        let (timeouts, emergency) = (self.cfg.timeouts, self.emergency);
+        let s = &mut self.slots[slot as usize];
+        let Some(f) = s.flow.as_ref() else { return };
+        if f.timeout(&timeouts, emergency) >= before {
+            return;
+        }
+        let due = f.expires_at(&timeouts, emergency).secs();
+        s.tag = s.tag.wrapping_add(1);
+        let tag = s.tag;
+        self.wheel.insert((slot, tag), due);
+        self.compact_timers();
     }
 
     fn create(&mut self, fp: &FlowPacket, hash: u32, row: usize, now: Timestamp) -> Option<u32> {

@@ -297,3 +297,22 @@ fn stale_handles_do_not_reach_new_flows() {
     assert!(h.flows.get(a).is_none());
     assert!(h.flows.get(b).is_some());
 }
+
+#[test]
+fn a_state_set_from_the_session_moves_the_timeout() {
+    // No SYN: the flags leave the flow new; its session says otherwise.
+    let mut h = H::new(FlowConfig::default());
+    let x = h.send(&tcp(C, S, 40000, 80, ACK | PSH)).unwrap();
+    assert_eq!(h.flows.get(x).unwrap().state, FlowState::New);
+    h.flows.set_state(x, FlowState::Established);
+    assert_eq!(h.flows.get(x).unwrap().state, FlowState::Established);
+    // Past new's timeout, the timer fires and finds the longer one.
+    h.at(61).tick();
+    assert!(h.ended.is_empty());
+    // Closed (60 s after the last packet) is sooner than the established
+    // timer already set: it gets a timer of its own.
+    h.flows.set_state(x, FlowState::Closed);
+    h.at(62).tick();
+    assert_eq!(h.ended.len(), 1);
+    assert_eq!((h.ended[0].end_reason, h.ended[0].state), (Some(EndReason::Timeout), FlowState::Closed));
+}

@@ -1,3 +1,6 @@
+//! The EVE `anomaly` record for events a packet raised: the decoder's and
+//! the stream engine's.
+
 use crate::envelope::{envelope, EnvelopeOptions};
 use serde_json::{json, Value};
 use vigil_decode::{DecodeEvent, Packet};
@@ -12,11 +15,43 @@ pub struct AnomalyOptions {
 
 /// One EVE `anomaly` record for a decode event of a packet.
 pub fn anomaly_record(p: &Packet<'_>, e: DecodeEvent, opts: AnomalyOptions) -> Value {
+    packet_anomaly(p, "decode", &format!("decoder.{}", e.name()), opts)
+}
+
+/// One EVE `anomaly` record for a stream event a packet raised; `name` is
+/// the event's Suricata name without the `stream.` prefix.
+pub fn stream_anomaly_record(p: &Packet<'_>, name: &str, opts: AnomalyOptions) -> Value {
+    packet_anomaly(p, "stream", &format!("stream.{name}"), opts)
+}
+
+/// Decode and stream events are both events of the packet, so Suricata
+/// logs them alike and only the type tells them apart.
+fn packet_anomaly(p: &Packet<'_>, kind: &str, event: &str, opts: AnomalyOptions) -> Value {
     let mut m = envelope(p, "anomaly", opts.envelope);
     if opts.packethdr {
         m.insert("packet".into(), Value::String(crate::base64::encode(p.data)));
         m.insert("packet_info".into(), json!({ "linktype": p.linktype.dlt(), "linktype_name": p.linktype.name() }));
     }
-    m.insert("anomaly".into(), json!({ "type": "decode", "event": format!("decoder.{}", e.name()) }));
+    m.insert("anomaly".into(), json!({ "type": kind, "event": event }));
     Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vigil_decode::{DecodeConfig, Decoder};
+    use vigil_types::{LinkType, Timestamp};
+    use vigil_wire::build::PacketBuilder;
+
+    #[test]
+    fn stream_events_are_typed_and_prefixed() {
+        let frame = PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2]).tcp(40000, 80).payload(b"x").build_ethernet();
+        let mut dec = Decoder::new(DecodeConfig::default());
+        let p = dec.decode(&frame, Timestamp::from_micros(1_700_000_000, 0), LinkType::Ethernet, 3);
+        let v = stream_anomaly_record(&p, "reassembly_depth_reached", AnomalyOptions::default());
+        assert_eq!(v["event_type"], "anomaly");
+        assert_eq!(v["pcap_cnt"], 3);
+        assert_eq!(v["anomaly"], json!({ "type": "stream", "event": "stream.reassembly_depth_reached" }));
+        assert!(v.get("packet").is_none());
+    }
 }

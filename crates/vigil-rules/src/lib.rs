@@ -61,6 +61,7 @@ pub mod options;
 pub mod pcre;
 pub mod port;
 pub mod printer;
+pub mod requires;
 pub mod rule;
 pub mod semantics;
 pub mod span;

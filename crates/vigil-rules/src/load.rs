@@ -3,7 +3,8 @@
 //!
 //! Per rule: parse, check, resolve header variables, check `classtype` and
 //! `reference` against the support files (when given), then reject a
-//! gid:sid pair seen before (the first rule keeps it, as in Suricata).
+//! gid:sid pair seen before, unless the new rule has a higher `rev`: it then
+//! replaces the older one, as in Suricata.
 
 use crate::address::{AddrExpr, AddressSet};
 use crate::classification::{Classifications, References};
@@ -11,7 +12,7 @@ use crate::error::{ErrorKind, RuleError};
 use crate::executor::{capability, Capability, Executor};
 use crate::options::Value;
 use crate::port::{PortExpr, PortSet};
-use crate::rule::{parse_text, Resolved, Rule};
+use crate::rule::{Resolved, Rule};
 use crate::span::Span;
 use crate::vars::Vars;
 use std::collections::HashMap;
@@ -35,6 +36,9 @@ pub struct FileStats {
     pub disabled: usize,
     /// Enabled rules with an error.
     pub failed: usize,
+    /// Enabled rules whose `requires` this engine does not meet: neither
+    /// loaded nor failed (Suricata's `rules_skipped`).
+    pub skipped: usize,
 }
 
 /// What loading produced.
@@ -62,6 +66,7 @@ impl RuleSet {
             t.enabled += f.enabled;
             t.disabled += f.disabled;
             t.failed += f.failed;
+            t.skipped += f.skipped;
         }
         t
     }
@@ -113,9 +118,17 @@ impl Default for Loader {
     }
 }
 
+struct Seen {
+    file: Arc<str>,
+    line: u32,
+    rev: u32,
+    index: usize,
+}
+
 struct State {
     set: RuleSet,
-    seen: HashMap<(u32, u32), (Arc<str>, u32)>,
+    /// gid:sid → where the rule was defined, its rev, its index in `set.rules`.
+    seen: HashMap<(u32, u32), Seen>,
     addr_cache: HashMap<AddrExpr, Result<Arc<AddressSet>, String>>,
     port_cache: HashMap<PortExpr, Result<Arc<PortSet>, String>>,
 }
@@ -203,7 +216,32 @@ impl Loader {
     fn load_into(&self, st: &mut State, text: &str, name: &str) {
         let file: Arc<str> = Arc::from(name);
         let mut stats = FileStats { file: name.to_string(), ..FileStats::default() };
-        for (parsed, disabled) in parse_text(text, &file) {
+        for raw in crate::lexer::raw_rules(text) {
+            if !raw.disabled {
+                // `requires` decides before the rest of the rule is read.
+                match crate::requires::prescan(&raw.text) {
+                    Some(Ok(Some(_))) => {
+                        stats.rules += 1;
+                        stats.enabled += 1;
+                        stats.skipped += 1;
+                        continue;
+                    }
+                    Some(Err(msg)) => {
+                        stats.rules += 1;
+                        stats.enabled += 1;
+                        stats.failed += 1;
+                        let span = raw.map.span(0, raw.text.len());
+                        st.set.errors.push(RuleError::at(&file, span, ErrorKind::Semantic, Some("requires"), msg));
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            let (parsed, disabled) = (crate::rule::parse_raw(&raw, &file), raw.disabled);
+            // Commented-out prose is not a rule.
+            if disabled && matches!(&parsed, Err(e) if e.kind == ErrorKind::Syntax) {
+                continue;
+            }
             stats.rules += 1;
             if disabled {
                 stats.disabled += 1;
@@ -216,7 +254,8 @@ impl Loader {
             stats.enabled += 1;
             let checked = parsed.and_then(|r| self.finish_rule(st, r, &file));
             match checked {
-                Ok(r) => st.set.rules.push(r),
+                Ok((r, Some(older))) => st.set.rules[older] = r,
+                Ok((r, None)) => st.set.rules.push(r),
                 Err(e) => {
                     stats.failed += 1;
                     st.set.errors.push(e);
@@ -226,7 +265,9 @@ impl Loader {
         st.set.files.push(stats);
     }
 
-    fn finish_rule(&self, st: &mut State, mut rule: Rule, file: &Arc<str>) -> Result<Rule, RuleError> {
+    /// The checked rule, and the index of the older rule (same gid:sid,
+    /// lower rev) it replaces.
+    fn finish_rule(&self, st: &mut State, mut rule: Rule, file: &Arc<str>) -> Result<(Rule, Option<usize>), RuleError> {
         let sid = rule.sid();
         let fail = |span: Span, kind: ErrorKind, kw: Option<&str>, msg: String| {
             let mut e = RuleError::at(file, span, kind, kw, msg);
@@ -282,19 +323,40 @@ impl Loader {
             }
         }
         let key = (rule.gid(), sid);
-        if let Some((f, line)) = st.seen.get(&key) {
-            let span = rule.option("sid").map_or(rule.span, |o| o.span);
-            let msg = format!("duplicate sid {sid} (gid {}): first defined at {f}:{line}", key.0);
-            return Err(fail(span, ErrorKind::Duplicate, Some("sid"), msg));
-        }
-        st.seen.insert(key, (file.clone(), rule.span.line));
-        Ok(rule)
+        let rev = rule.rev();
+        let replaces = match st.seen.get(&key) {
+            // An update of the rule loaded with the older ruleset.
+            Some(old) if rev > old.rev => Some(old.index),
+            Some(old) => {
+                let span = rule.option("sid").map_or(rule.span, |o| o.span);
+                let msg = format!("duplicate sid {sid} (gid {}): first defined at {}:{}", key.0, old.file, old.line);
+                return Err(fail(span, ErrorKind::Duplicate, Some("sid"), msg));
+            }
+            None => None,
+        };
+        let index = replaces.unwrap_or(st.set.rules.len());
+        st.seen.insert(key, Seen { file: file.clone(), line: rule.span.line, rev, index });
+        Ok((rule, replaces))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unmet_requires_skip_a_rule_before_it_is_parsed() {
+        let text = "alert vxlan any any -> any any (requires: version >= 10; sid:1;)
+alert tcp any any -> any any (requires: version >= 8, keyword sid; sid:2;)
+alert tcp any any -> any any (requires: foo bar; sid:3;)
+alert tcp any any -> any any (requires: version >= x; sid:4;)
+";
+        let set = Loader::new().load_str(text, "t.rules").unwrap();
+        assert_eq!(set.rules.iter().map(|r| r.sid()).collect::<Vec<_>>(), [2]);
+        let t = set.totals();
+        assert_eq!((t.rules, t.enabled, t.skipped, t.failed), (4, 4, 2, 1));
+        assert_eq!(set.errors[0].keyword.as_deref(), Some("requires"));
+    }
 
     #[test]
     fn good_bad_disabled_duplicate() {
@@ -315,8 +377,24 @@ mod tests {
                 "t.rules:5:11: source address: undefined variable $NOPE",
             ]
         );
-        assert_eq!(set.totals(), FileStats { file: "total".into(), rules: 5, enabled: 4, disabled: 1, failed: 3 });
+        assert_eq!(
+            set.totals(),
+            FileStats { file: "total".into(), rules: 5, enabled: 4, disabled: 1, failed: 3, skipped: 0 }
+        );
         assert!(Loader::new().strict(true).load_str(text, "t.rules").is_err());
+    }
+
+    #[test]
+    fn a_higher_rev_replaces_the_rule() {
+        let text = "alert tcp any any -> any any (msg:\"old\"; sid:7; rev:1;)\n\
+                    alert tcp any any -> any any (msg:\"other\"; sid:8;)\n\
+                    alert tcp any any -> any any (msg:\"new\"; sid:7; rev:2;)\n\
+                    alert tcp any any -> any any (msg:\"stale\"; sid:7; rev:2;)\n";
+        let set = Loader::new().load_str(text, "t.rules").unwrap();
+        let loaded: Vec<(u32, u32)> = set.rules.iter().map(|r| (r.sid(), r.rev())).collect();
+        assert_eq!(loaded, [(7, 2), (8, 0)]);
+        let msgs: Vec<String> = set.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(msgs, ["t.rules:4:44: sid: duplicate sid 7 (gid 1): first defined at t.rules:3"]);
     }
 
     #[test]

@@ -66,7 +66,9 @@ fn et_open_has_no_errors_but_duplicate_sids() {
     let not_dup: Vec<String> =
         set.errors.iter().filter(|e| e.kind != ErrorKind::Duplicate).map(|e| e.to_string()).collect();
     assert!(not_dup.is_empty(), "{not_dup:#?}");
-    assert_eq!(set.errors.len(), 31);
+    // Two of the 31 duplicates carry a higher rev and replace the rule
+    // they repeat, as in Suricata.
+    assert_eq!(set.errors.len(), 29);
     assert_eq!(set.rules.len(), 25_803);
     // Every commented-out ET rule is recognised as a rule; one of them
     // would fail if enabled (emerging-exploit_kit.rules:3037 gives

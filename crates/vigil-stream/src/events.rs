@@ -18,10 +18,13 @@ pub enum StreamEvent {
     DepthReached,
     SegmentBeforeBaseSeq,
     MemcapDrop,
+    /// A reply during the handshake whose timestamp echo does not match
+    /// what the client sent (or echoes one the client never offered).
+    PktInvalidTimestamp,
 }
 
 impl StreamEvent {
-    pub const ALL: [StreamEvent; 14] = [
+    pub const ALL: [StreamEvent; 15] = [
         StreamEvent::SynAckWithWrongAck,
         StreamEvent::SynAckInWrongDirection,
         StreamEvent::FourWhsSynAckWithWrongAck,
@@ -36,6 +39,7 @@ impl StreamEvent {
         StreamEvent::DepthReached,
         StreamEvent::SegmentBeforeBaseSeq,
         StreamEvent::MemcapDrop,
+        StreamEvent::PktInvalidTimestamp,
     ];
 
     /// Suricata's name, as in `stream-event:<name>` and EVE anomaly `event`.
@@ -55,10 +59,85 @@ impl StreamEvent {
             StreamEvent::DepthReached => "reassembly_depth_reached",
             StreamEvent::SegmentBeforeBaseSeq => "reassembly_segment_before_base_seq",
             StreamEvent::MemcapDrop => "reassembly_memcap",
+            StreamEvent::PktInvalidTimestamp => "pkt_invalid_timestamp",
         }
+    }
+
+    /// Whether vigil raises the event exactly where Suricata raises the
+    /// event of that name, so rules may match it and EVE may log it. The
+    /// others are vigil's own conditions (a reset with a wild sequence
+    /// number rather than a bad ACK, a SYN resent before any reply, data
+    /// after a reset, a full memcap, a window check that ignores the
+    /// advertised window, retransmissions and old segments judged against
+    /// what vigil still holds rather than Suricata's per-state rules), kept
+    /// as counters only: a `stream-event` rule matching them would alert
+    /// where Suricata stays silent.
+    pub const fn is_suricata(self) -> bool {
+        !matches!(
+            self,
+            StreamEvent::SynResendDiffSeq
+                | StreamEvent::RstInvalid
+                | StreamEvent::DataAfterRst
+                | StreamEvent::MemcapDrop
+                | StreamEvent::PacketOutOfWindow
+                | StreamEvent::PacketRetransmission
+                | StreamEvent::SegmentBeforeBaseSeq
+        )
     }
 
     pub fn from_name(name: &str) -> Option<StreamEvent> {
         Self::ALL.iter().copied().find(|e| e.name() == name)
+    }
+
+    const fn bit(self) -> u32 {
+        1 << self as u32
+    }
+}
+
+/// The stream events one packet raised.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StreamEventSet(u32);
+
+impl StreamEventSet {
+    pub fn insert(&mut self, e: StreamEvent) {
+        self.0 |= e.bit();
+    }
+
+    pub const fn contains(self, e: StreamEvent) -> bool {
+        self.0 & e.bit() != 0
+    }
+
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The events in the set, in [`StreamEvent::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = StreamEvent> {
+        StreamEvent::ALL.into_iter().filter(move |e| self.contains(*e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_fit_the_set() {
+        assert!(StreamEvent::ALL.len() <= 32);
+        for e in StreamEvent::ALL {
+            assert_eq!(StreamEvent::from_name(e.name()), Some(e));
+        }
+        assert_eq!(StreamEvent::from_name("no_such_event"), None);
+    }
+
+    #[test]
+    fn set_holds_what_was_inserted() {
+        let mut s = StreamEventSet::default();
+        assert!(s.is_empty());
+        s.insert(StreamEvent::DepthReached);
+        s.insert(StreamEvent::PktInvalidTimestamp);
+        assert!(s.contains(StreamEvent::DepthReached));
+        assert!(!s.contains(StreamEvent::PacketRetransmission));
+        assert_eq!(s.iter().collect::<Vec<_>>(), [StreamEvent::DepthReached, StreamEvent::PktInvalidTimestamp]);
     }
 }

@@ -24,7 +24,7 @@
 //!
 //! let mut ctx = StreamCtx::new(StreamConfig::default());
 //! let dst = "198.18.0.2".parse().unwrap();
-//! let seg = |dir, flags, seq, ack, payload: &'static [u8]| Segment { dir, flags, seq, ack, payload, dst };
+//! let seg = |dir, flags, seq, ack, payload: &'static [u8]| Segment { dir, flags, seq, ack, payload, dst, ts: None };
 //! let syn = seg(ToServer, SYN, 100, 0, b"");
 //! let mut ssn = ctx.start(&syn).unwrap();
 //! let mut events = |_e| {};
@@ -51,7 +51,7 @@ mod teardown;
 
 pub use config::StreamConfig;
 pub use counters::StreamCounters;
-pub use events::StreamEvent;
+pub use events::{StreamEvent, StreamEventSet};
 pub use policy::{HostPolicies, Policy};
 pub use reassembly::{Inserted, Reassembly};
 pub use session::{flags, Handled, Segment, SessionSummary, StreamCtx, TcpSession, TcpState, TcpStream, SESSION_COST};

@@ -26,6 +26,8 @@ pub struct Segment<'a> {
     pub payload: &'a [u8],
     /// The receiver of this segment, whose OS decides overlaps.
     pub dst: IpAddr,
+    /// The timestamp option's (TSval, TSecr), when the segment has one.
+    pub ts: Option<(u32, u32)>,
 }
 
 impl<'a> Segment<'a> {
@@ -33,8 +35,21 @@ impl<'a> Segment<'a> {
     /// `None` for anything but TCP over IP.
     pub fn from_packet(p: &vigil_decode::Packet<'a>, dir: Direction) -> Option<Segment<'a>> {
         let vigil_decode::Transport::Tcp { flags, seq, ack, .. } = p.transport else { return None };
-        Some(Segment { dir, flags, seq, ack, payload: p.payload(), dst: p.ip?.dst })
+        Some(Segment { dir, flags, seq, ack, payload: p.payload(), dst: p.ip?.dst, ts: timestamps(p) })
     }
+}
+
+/// The TCP timestamp option of the packet's (innermost) TCP header.
+fn timestamps(p: &vigil_decode::Packet<'_>) -> Option<(u32, u32)> {
+    use vigil_wire::tcp::{option_kind, Tcp, TcpOption};
+    let l = p.layers().iter().rev().find(|l| l.kind == vigil_decode::LayerKind::Tcp)?;
+    let h = Tcp::new_checked(p.data.get(l.offset as usize..)?).ok()?;
+    h.options().find_map(|o| match o {
+        TcpOption::Tlv { kind: option_kind::TIMESTAMP, data: &[a, b, c, d, e, f, g, h] } => {
+            Some((u32::from_be_bytes([a, b, c, d]), u32::from_be_bytes([e, f, g, h])))
+        }
+        _ => None,
+    })
 }
 
 /// Session states, as EVE `tcp.state` names them.
@@ -150,6 +165,9 @@ pub struct TcpSession {
     /// A split handshake: the server answered the client's SYN with a SYN
     /// of its own, and the client sends the SYN/ACK.
     pub four_whs: bool,
+    /// The client's SYN carried a timestamp option: its TSval. Replies
+    /// during the handshake must echo it.
+    pub client_ts: Option<u32>,
 }
 
 /// What a session ended with, as EVE flow records describe it.
@@ -212,6 +230,7 @@ impl StreamCtx {
             reset: false,
             app_enabled: false,
             four_whs: false,
+            client_ts: None,
         };
         let (me, peer) = split(&mut ssn.dirs, seg.dir);
         if syn_only {
@@ -220,6 +239,7 @@ impl StreamCtx {
             me.acks_seen = true;
             peer.acks_seen = true;
             me.start(seg.seq);
+            ssn.client_ts = seg.ts.map(|(val, _)| val);
             if !seg.payload.is_empty() {
                 // TCP Fast Open: the SYN's data is the stream's first bytes.
                 let policy = self.cfg.policies.lookup(seg.dst);
@@ -354,7 +374,23 @@ impl TcpSession {
     }
 
     fn on_syn_sent(&mut self, ctx: &mut StreamCtx, seg: &Segment<'_>, event: &mut dyn FnMut(StreamEvent)) {
+        if !self.reply_timestamp_valid(seg) {
+            // A reply no real server would send (an evasion: the IDS would
+            // take its RST or FIN, the client drops it): ignored.
+            event(StreamEvent::PktInvalidTimestamp);
+            return;
+        }
         let f = seg.flags & (SYN | ACK | RST);
+        if seg.dir == Direction::ToClient && f & RST != 0 {
+            // The server refuses the connection: a reset answering the SYN
+            // closes the session (the flow too, so a new SYN on the tuple
+            // starts afresh). One that does not answer it is not believed.
+            if self.dirs.to_server.offset(seg.ack) == 0 {
+                self.reset = true;
+                self.state = TcpState::Closed;
+            }
+            return;
+        }
         if seg.dir == Direction::ToClient && f == SYN | ACK {
             let client = &mut self.dirs.to_server;
             let acked = client.offset(seg.ack);
@@ -389,6 +425,17 @@ impl TcpSession {
             let server = &mut self.dirs.to_client;
             server.acks_seen = false;
             server.start_at(seg.ack);
+        }
+    }
+
+    /// Whether a segment answering the client's SYN echoes its timestamp:
+    /// the client's TSval when its SYN had one (an echo of 0 passes), no
+    /// echo at all when it had none. Segments without the option pass.
+    fn reply_timestamp_valid(&self, seg: &Segment<'_>) -> bool {
+        let Some((_, echo)) = seg.ts.filter(|_| seg.dir == Direction::ToClient) else { return true };
+        match self.client_ts {
+            Some(sent) => sent == 0 || echo == 0 || echo == sent,
+            None => echo == 0,
         }
     }
 

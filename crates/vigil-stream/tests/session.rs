@@ -1,6 +1,7 @@
 //! Session tracking as Suricata does it: split handshakes, teardown state
-//! names, TCP Fast Open data waiting for its acknowledgement, and which
-//! skipped holes count as gaps.
+//! names, TCP Fast Open data waiting for its acknowledgement, which
+//! skipped holes count as gaps, handshake replies checked against the
+//! client's timestamp, and resets refusing the SYN.
 
 use vigil_stream::flags::*;
 use vigil_stream::{Segment, StreamConfig, StreamCtx, StreamEvent, TcpSession, TcpState};
@@ -10,7 +11,7 @@ const CISN: u32 = 1000;
 const SISN: u32 = 3000;
 
 fn seg(dir: Direction, flags: u8, seq: u32, ack: u32, payload: &'static [u8]) -> Segment<'static> {
-    Segment { dir, flags, seq, ack, payload, dst: "198.18.0.2".parse().unwrap() }
+    Segment { dir, flags, seq, ack, payload, dst: "198.18.0.2".parse().unwrap(), ts: None }
 }
 
 /// Runs `segs` through a new session; returns it with the events raised.
@@ -208,4 +209,36 @@ fn one_sided_streams_are_inspected_a_chunk_at_a_time() {
     // "bc" spans two packets and is in one chunk.
     assert_eq!(ssn.raw_ready(&mut ctx, ToClient, false), Some((0, 4)));
     assert_eq!(ssn.raw_ready(&mut ctx, ToClient, true), Some((0, 6)));
+}
+
+#[test]
+fn handshake_replies_must_echo_the_clients_timestamp() {
+    let with_ts = |s: Segment<'static>, val, echo| Segment { ts: Some((val, echo)), ..s };
+    let syn = with_ts(seg(ToServer, SYN, CISN, 0, b""), 500, 0);
+    let synack = seg(ToClient, SYN | ACK, SISN, CISN + 1, b"");
+    // The evasion: a FIN or RST in the server's name that the client would
+    // drop for its wrong echo; it is rejected, and the handshake goes on.
+    for bad in [seg(ToClient, RST | ACK, SISN, CISN + 1, b""), seg(ToClient, FIN | ACK, SISN, CISN + 1, b"")] {
+        let mut ctx = StreamCtx::new(StreamConfig::default());
+        let (ssn, events) = run(&mut ctx, &[syn, with_ts(bad, 100, 100), with_ts(synack, 900, 500)]);
+        assert_eq!((ssn.state, events), (TcpState::SynRecv, vec![StreamEvent::PktInvalidTimestamp]));
+    }
+    // A SYN without timestamps: any echo is wrong, none is fine.
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    let plain = seg(ToServer, SYN, CISN, 0, b"");
+    let (_, events) = run(&mut ctx, &[plain, with_ts(synack, 900, 7)]);
+    assert_eq!(events, [StreamEvent::PktInvalidTimestamp]);
+    let (ssn, events) = run(&mut ctx, &[plain, with_ts(synack, 900, 0)]);
+    assert_eq!((ssn.state, events), (TcpState::SynRecv, vec![]));
+}
+
+#[test]
+fn a_reset_answering_the_syn_closes_the_session() {
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    let syn = seg(ToServer, SYN, CISN, 0, b"");
+    let (ssn, events) = run(&mut ctx, &[syn, seg(ToClient, RST | ACK, 0, CISN + 1, b"")]);
+    assert_eq!((ssn.state, ssn.reset, events), (TcpState::Closed, true, vec![]));
+    // One acknowledging something else is not believed.
+    let (ssn, _) = run(&mut ctx, &[syn, seg(ToClient, RST | ACK, 0, CISN + 77, b"")]);
+    assert_eq!((ssn.state, ssn.reset), (TcpState::SynSent, false));
 }

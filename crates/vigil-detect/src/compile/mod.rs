@@ -75,6 +75,10 @@ pub struct Signature {
     pub tx: Option<TxSig>,
     /// `flowbits` as written; the engine numbers the names when it is built.
     pub flowbits: crate::flowbits::FlowbitsSpec,
+    /// `flowint` keywords in rule order, names as written.
+    pub flowints: Vec<crate::flowint::FlowintSpec>,
+    /// `xbits` and `hostbits` keywords, names as written.
+    pub hostbits: Vec<crate::hostbits::HostBitOp<String>>,
     /// `threshold` / `detection_filter`: how often a match may alert.
     pub rate: Option<crate::threshold::RateRule>,
     /// Whether a drop or pass by this signature covers the packet or its whole flow.
@@ -82,6 +86,11 @@ pub struct Signature {
     /// The same, numbered: filled in by the engine.
     pub(crate) bit_tests: Vec<crate::flowbits::BitTest>,
     pub(crate) bit_actions: Vec<crate::flowbits::BitAction>,
+    pub(crate) int_steps: Vec<crate::flowint::FlowintStep>,
+    /// `isset` / `isnotset` host bits, tested with the flowbits.
+    pub(crate) host_tests: Vec<crate::hostbits::HostBitOp<u16>>,
+    /// `set` / `unset` / `toggle` host bits, applied on a match.
+    pub(crate) host_actions: Vec<crate::hostbits::HostBitOp<u16>>,
 }
 
 /// What a signature's drop (or pass) applies to, by the kind of signature
@@ -103,6 +112,8 @@ fn action_scope(s: &Signature) -> ActionScope {
         && s.payload.is_empty()
         && s.flowbits.tests.is_empty()
         && s.flowbits.actions.is_empty()
+        && s.flowints.is_empty()
+        && s.hostbits.is_empty()
         && s.sport.is_full()
         && s.dport.is_full();
     if s.tx.is_some() || s.app_proto.is_some() || s.stream_only || (address_only && s.proto != Proto::PktHdr) {
@@ -141,6 +152,8 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
     let mut priority = None;
     let mut metadata = Vec::new();
     let mut flowbits = crate::flowbits::FlowbitsSpec::default();
+    let mut flowints = Vec::new();
+    let mut hostbits = Vec::new();
     let mut rate = None;
     for o in &rule.options {
         match (o.name(), &o.value) {
@@ -168,6 +181,17 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
                         flowbits.tests.push((b.names.clone(), b.any, b.cmd == BitCmd::IsNotSet))
                     }
                     cmd => flowbits.actions.push((b.names.clone(), cmd)),
+                }
+            }
+            ("flowint", Value::Flowint(f)) => match crate::flowint::from_keyword(f) {
+                Ok(op) => flowints.push(op),
+                Err(e) => missing.push(e),
+            },
+            (name @ ("xbits" | "hostbits"), Value::Bits(b)) => {
+                match crate::hostbits::HostBitOp::from_keyword(name, b) {
+                    Ok(Some(op)) => hostbits.push(op),
+                    Ok(None) => noalert = true,
+                    Err(e) => missing.push(e),
                 }
             }
             ("priority", Value::Number(n)) => priority = Some(*n as u32),
@@ -240,10 +264,15 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         app_proto_negated: app_proto.is_some_and(|(_, neg)| neg),
         tx,
         flowbits,
+        flowints,
+        hostbits,
         rate,
         scope: ActionScope::Packet,
         bit_tests: Vec::new(),
         bit_actions: Vec::new(),
+        int_steps: Vec::new(),
+        host_tests: Vec::new(),
+        host_actions: Vec::new(),
     };
     sig.scope = action_scope(&sig);
     Ok(sig)

@@ -4,6 +4,7 @@ use std::net::IpAddr;
 use vigil_decode::{DecodeEvent, LayerKind, Packet, Transport};
 use vigil_rules::keywords::packet::{FlagMode, TcpFlags};
 use vigil_rules::{IntCmp, Kind, Rule, Value};
+use vigil_stream::{StreamEvent, StreamEventSet};
 use vigil_wire::checksum;
 use vigil_wire::icmp::Icmp;
 use vigil_wire::ipv4::Ipv4;
@@ -35,6 +36,8 @@ pub enum PacketCheck {
     },
     /// `decode-event`: the decoder raised this event on the packet.
     DecodeEvent(DecodeEvent),
+    /// `stream-event`: the stream engine raised this event on the packet.
+    StreamEvent(StreamEvent),
     /// `flow`: direction and state of the packet's flow.
     Flow {
         to_server: Option<bool>,
@@ -67,6 +70,8 @@ pub struct FlowInfo {
     pub app_proto: vigil_types::AppProto,
     /// Payload inspection has stopped on this flow (encrypted TLS).
     pub no_payload: bool,
+    /// What the stream engine raised on this packet.
+    pub stream_events: StreamEventSet,
 }
 
 pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck> {
@@ -79,6 +84,16 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
                 match DecodeEvent::ALL.iter().find(|e| e.name() == wanted) {
                     Some(e) => checks.push(PacketCheck::DecodeEvent(*e)),
                     None => missing.push(format!("decode-event:{wanted}")),
+                }
+                continue;
+            }
+            ("stream-event", Value::Text(t)) => {
+                let wanted = t.trim().strip_prefix("stream.").unwrap_or(t.trim());
+                // Events vigil does not raise as Suricata does stay
+                // unsupported rather than never (or wrongly) matching.
+                match StreamEvent::from_name(wanted).filter(|e| e.is_suricata()) {
+                    Some(e) => checks.push(PacketCheck::StreamEvent(e)),
+                    None => missing.push(format!("stream-event:{wanted}")),
                 }
                 continue;
             }
@@ -210,6 +225,7 @@ impl PacketCheck {
             PacketCheck::SameIp => p.ip.is_some_and(|ip| ip.src == ip.dst),
             PacketCheck::Checksum { which, valid } => checksum_ok(p, *which) == Some(*valid),
             PacketCheck::DecodeEvent(e) => p.events.contains(*e),
+            PacketCheck::StreamEvent(e) => flow.is_some_and(|f| f.stream_events.contains(*e)),
             PacketCheck::Flow { to_server, established, stream } => flow.is_some_and(|f| {
                 to_server.is_none_or(|d| d == f.to_server)
                     && established.is_none_or(|e| e == f.established)

@@ -62,7 +62,21 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
     for (i, o) in rule.options.iter().enumerate() {
         let name = o.keyword.canonical;
         match o.kind() {
-            Kind::Flow if matches!(name, "flow" | "decode-event" | "flowbits" | "app-layer-protocol") => continue,
+            Kind::Flow
+                if matches!(
+                    name,
+                    "flow"
+                        | "decode-event"
+                        | "stream-event"
+                        | "flowbits"
+                        | "flowint"
+                        | "xbits"
+                        | "hostbits"
+                        | "app-layer-protocol"
+                ) =>
+            {
+                continue
+            }
             Kind::Buffer("base64_data") => {
                 if b64.is_none() {
                     missing.push("base64_data without base64_decode".into());

@@ -5,7 +5,8 @@
 //! reject, alert; then rule order), packet and transaction matches together.
 //!
 //! Built once and shared read-only by every worker; each worker keeps its
-//! own [`DetectScratch`].
+//! own [`DetectScratch`], which also holds the worker's `xbits`/`hostbits`
+//! table: host state is per worker, like thresholds.
 
 mod tx;
 
@@ -14,6 +15,8 @@ pub use tx::{AppInput, TxInput};
 use crate::addrindex::AddrIndex;
 use crate::compile::{FlowInfo, Proto, RuleAction, Signature};
 use crate::flowbits::{BitAction, BitTest, FlowDetect};
+use crate::flowint::FlowintStep;
+use crate::hostbits::{HostBitOp, HostBits};
 use crate::inspect::{inspect, inspect_at, InspectCtx};
 use crate::prefilter::{Algo, Pattern, Prefilter, PrefilterError, Scratch};
 use std::net::IpAddr;
@@ -109,6 +112,10 @@ pub struct DetectEngine {
     sigs: Vec<Signature>,
     /// Flowbit names by the id the engine gave them.
     flowbit_names: Vec<String>,
+    /// `flowint` names by id.
+    flowint_names: Vec<String>,
+    /// `xbits`/`hostbits` names by id.
+    hostbit_names: Vec<String>,
     groups: Vec<Group>,
     pkthdr: Vec<u32>,
     txs: tx::TxEngine,
@@ -127,6 +134,8 @@ pub struct DetectScratch {
     tx: tx::TxScratch,
     /// Alerts not raised because a packet had more than [`MAX_ALERTS_PER_PACKET`].
     pub alerts_over_limit: u64,
+    /// The worker's `xbits` / `hostbits`.
+    pub hosts: HostBits,
 }
 
 impl DetectScratch {
@@ -134,14 +143,29 @@ impl DetectScratch {
     pub fn limits_hit(&self) -> (u64, u64) {
         (self.inspect.budget_exhausted, self.inspect.pcre_limit_hits)
     }
+
+    /// Fresh scratch space for `new`, which replaces `old`, keeping the
+    /// counters and the host bits (under `new`'s ids, by name).
+    pub fn carried_over(&mut self, old: &DetectEngine, new: &DetectEngine) -> DetectScratch {
+        let hosts = std::mem::take(&mut self.hosts);
+        DetectScratch {
+            alerts_over_limit: self.alerts_over_limit,
+            hosts: hosts.remapped(&ids_from(&old.hostbit_names, &new.hostbit_names)),
+            ..DetectScratch::default()
+        }
+    }
 }
 
 impl DetectEngine {
     /// Orders the signatures and builds one prefilter per group.
     pub fn build(mut sigs: Vec<Signature>, algo: Algo) -> Result<DetectEngine, PrefilterError> {
         // Stable: within an action and flowbits rank, rule load order decides.
-        sigs.sort_by_key(|s| (s.action, s.flowbits.rank()));
+        sigs.sort_by_key(|s| {
+            (s.action, s.flowbits.rank(), crate::flowint::rank(&s.flowints), crate::hostbits::rank(&s.hostbits))
+        });
         let flowbit_names = number_flowbits(&mut sigs);
+        let flowint_names = number_flowints(&mut sigs);
+        let hostbit_names = number_hostbits(&mut sigs);
         let mut groups = Vec::with_capacity(GROUPS.len());
         for g in GROUPS {
             let (mut stream, mut packet, mut always) = (Vec::new(), Vec::new(), Vec::new());
@@ -166,7 +190,7 @@ impl DetectEngine {
         }
         let pkthdr = any_packet(&sigs);
         let txs = tx::TxEngine::build(&sigs, algo)?;
-        Ok(DetectEngine { sigs, flowbit_names, groups, pkthdr, txs })
+        Ok(DetectEngine { sigs, flowbit_names, flowint_names, hostbit_names, groups, pkthdr, txs })
     }
 
     pub fn signatures(&self) -> &[Signature] {
@@ -176,9 +200,12 @@ impl DetectEngine {
     /// For a flow's bits set under `old`, the id each has here (`None`: no
     /// rule of this engine names it), so a rule reload keeps flows' state.
     pub fn flowbit_ids_from(&self, old: &DetectEngine) -> Vec<Option<u16>> {
-        let here: std::collections::HashMap<&str, u16> =
-            self.flowbit_names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u16)).collect();
-        old.flowbit_names.iter().map(|n| here.get(n.as_str()).copied()).collect()
+        ids_from(&old.flowbit_names, &self.flowbit_names)
+    }
+
+    /// [`flowbit_ids_from`](Self::flowbit_ids_from) for `flowint` counters.
+    pub fn flowint_ids_from(&self, old: &DetectEngine) -> Vec<Option<u16>> {
+        ids_from(&old.flowint_names, &self.flowint_names)
     }
 
     /// Runs every signature that can match `p`, calling `on_match` for each
@@ -268,6 +295,9 @@ impl DetectEngine {
             if !sig.bit_tests.iter().all(|t| t.matches(state.as_deref().map(|st| &st.bits))) {
                 continue;
             }
+            if !sig.host_tests.is_empty() && !host_tests_match(&s.hosts, &sig.host_tests, p) {
+                continue;
+            }
             let ok = match (tx, &sig.tx, app) {
                 (Some(t), Some(tx_sig), Some(app)) => {
                     let (src, dst) = match tx_sig.side {
@@ -288,8 +318,18 @@ impl DetectEngine {
             if !ok {
                 continue;
             }
+            if !sig.int_steps.is_empty() {
+                // Without a flow there are no counters: flowint fails, as in Suricata.
+                let Some(st) = state.as_deref_mut() else { continue };
+                if !sig.int_steps.iter().all(|step| step.run(&mut st.ints)) {
+                    continue;
+                }
+            }
             if let Some(st) = state.as_deref_mut() {
                 sig.bit_actions.iter().for_each(|a| a.apply(&mut st.bits));
+            }
+            if let Some(ip) = p.ip {
+                sig.host_actions.iter().for_each(|a| s.hosts.apply(a, ip.src, ip.dst, p.ts));
             }
             if !sig.noalert {
                 if alerts == MAX_ALERTS_PER_PACKET {
@@ -355,6 +395,66 @@ fn index_by_address(sigs: &[Signature], always: Vec<u32>) -> (Vec<u32>, Option<A
     let (by_src, by_dst) = (build(src), build(dst));
     rest.sort_unstable();
     (rest, by_src, by_dst)
+}
+
+/// The packet's hosts have the bits the signature tests; a packet without IP has none.
+fn host_tests_match(hosts: &HostBits, tests: &[HostBitOp<u16>], p: &Packet<'_>) -> bool {
+    let Some(ip) = p.ip else { return false };
+    tests.iter().all(|t| hosts.test(t, ip.src, ip.dst, p.ts))
+}
+
+/// For each name of `old` (by id), its id in `new`.
+fn ids_from(old: &[String], new: &[String]) -> Vec<Option<u16>> {
+    let here: std::collections::HashMap<&str, u16> =
+        new.iter().enumerate().map(|(i, n)| (n.as_str(), i as u16)).collect();
+    old.iter().map(|n| here.get(n.as_str()).copied()).collect()
+}
+
+/// Ids for names, in the order first seen; the names by id at the end.
+#[derive(Default)]
+struct Names(std::collections::HashMap<String, u16>);
+
+impl Names {
+    fn id(&mut self, name: &str) -> u16 {
+        let n = self.0.len() as u16;
+        *self.0.entry(name.to_string()).or_insert(n)
+    }
+
+    fn into_names(self) -> Vec<String> {
+        let mut names = vec![String::new(); self.0.len()];
+        for (name, i) in self.0 {
+            names[i as usize] = name;
+        }
+        names
+    }
+}
+
+/// Gives every flowint name an id, shared by all signatures; the names by id.
+fn number_flowints(sigs: &mut [Signature]) -> Vec<String> {
+    let mut names = Names::default();
+    for s in sigs.iter_mut() {
+        let steps = s.flowints.iter().map(|(name, op)| FlowintStep { id: names.id(name), op: op.map(|n| names.id(n)) });
+        s.int_steps = steps.collect();
+    }
+    names.into_names()
+}
+
+/// Gives every host bit name an id (one space for `xbits` and `hostbits`,
+/// host and pair); splits each signature's keywords into tests and actions.
+fn number_hostbits(sigs: &mut [Signature]) -> Vec<String> {
+    let mut names = Names::default();
+    for s in sigs.iter_mut() {
+        let ops = s.hostbits.iter().map(|o| HostBitOp {
+            name: names.id(&o.name),
+            track: o.track,
+            cmd: o.cmd,
+            expire_secs: o.expire_secs,
+        });
+        let (tests, actions) = ops.partition(|o| o.cmd.is_check());
+        s.host_tests = tests;
+        s.host_actions = actions;
+    }
+    names.into_names()
 }
 
 /// Gives every flowbit name an id, shared by all signatures; the names by id.
