@@ -267,6 +267,7 @@ alert tcp any any -> any any (msg:"dsize"; dsize:>2; content:"GET"; sid:3;)
         app_proto: vigil_types::AppProto::Unknown,
         no_payload: false,
         stream_events: Default::default(),
+        stream_size: Default::default(),
     };
     let stream = vigil_detect::StreamInput { chunk: None, payload_in_stream: true, pseudo: false };
     let mut out = Vec::new();
@@ -312,4 +313,88 @@ alert tcp any any -> any any (msg:"depth"; stream-event:reassembly_depth_reached
         .unwrap();
     let unsupported = compile(&set.rules[0], &Classifications::default()).err().expect("unsupported");
     assert!(format!("{unsupported:?}").contains("stream-event:rst_invalid_ack"), "{unsupported:?}");
+}
+
+#[test]
+fn stream_size_compares_the_sides_of_the_session() {
+    use vigil_detect::compile::FlowInfo;
+    use vigil_types::PerDir;
+    let rules = r#"
+alert tcp any any -> any any (msg:"server"; stream_size:server,>,1111; sid:80;)
+alert tcp any any -> any any (msg:"client"; stream_size:client,<=,10; sid:81;)
+alert tcp any any -> any any (msg:"both"; stream_size:both,!=,5; sid:82;)
+alert tcp any any -> any any (msg:"either"; stream_size:either,=,5; sid:83;)
+"#;
+    let e = engine(rules, Algo::best());
+    let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).tcp_flags(ACK).build_ethernet();
+    let fi = |client, server| {
+        Some(FlowInfo {
+            tracked: true,
+            stream_size: PerDir { to_server: client, to_client: server },
+            ..FlowInfo::default()
+        })
+    };
+    let mut got = sids_with_flow(&e, &f, fi(10, 1112));
+    got.sort();
+    assert_eq!(got, vec![80, 81, 82]);
+    let mut got = sids_with_flow(&e, &f, fi(5, 1111));
+    got.sort();
+    assert_eq!(got, vec![81, 83]);
+    // Without a tracked session (or a flow) nothing is compared.
+    assert!(sids_with_flow(&e, &f, Some(FlowInfo { tracked: false, ..fi(10, 1112).unwrap() })).is_empty());
+    assert!(sids_with_flow(&e, &f, None).is_empty());
+    let udp = PacketBuilder::ipv4(CLIENT, SERVER).udp(1, 2).payload(b"x").build_ethernet();
+    let any = "alert ip any any -> any any (stream_size:either,>=,0; sid:84;)";
+    assert!(sids_with_flow(&engine(any, Algo::best()), &udp, fi(10, 10)).is_empty(), "TCP only");
+}
+
+#[test]
+fn app_layer_event_matches_the_transaction_that_raised_it() {
+    use vigil_applayer::http::{HttpConfig, HttpParser};
+    use vigil_applayer::{AppParser, TxRef};
+    use vigil_detect::compile::FlowInfo;
+    use vigil_detect::{AppInput, StreamInput, TxInput};
+    use vigil_types::{AppProto, Direction, PerDir};
+    let rules = r#"
+alert http any any -> any any (msg:"double"; flow:established,to_server; app-layer-event:http.double_encoded_uri; sid:90;)
+alert http any any -> any any (msg:"no host"; flow:established,to_server; app-layer-event:http.missing_host_header; sid:91;)
+"#;
+    let e = engine(rules, Algo::best());
+    let mut parser = HttpParser::new(HttpConfig::default());
+    parser.parse(Direction::ToServer, b"GET /%252e%252e/x HTTP/1.1\r\nHost: h\r\n\r\n");
+    let tx = TxRef::Http(&parser.txs()[0]);
+    let to = PerDir { to_server: tx.progress(Direction::ToServer), to_client: tx.progress(Direction::ToClient) };
+    let txs = [TxInput { tx, from: PerDir::default(), to }];
+    let app = AppInput {
+        txs: &txs,
+        client: (std::net::Ipv4Addr::from(CLIENT).into(), 40000),
+        server: (std::net::Ipv4Addr::from(SERVER).into(), 80),
+        now_secs: 0,
+    };
+    let frame = PacketBuilder::ipv4(CLIENT, SERVER).tcp(40000, 80).tcp_flags(ACK).build_ethernet();
+    let mut dec = Decoder::new(DecodeConfig { validate_checksums: false, ..DecodeConfig::default() });
+    let p = dec.decode(&frame, Timestamp::default(), LinkType::Ethernet, 1);
+    let flow = FlowInfo {
+        to_server: true,
+        established: true,
+        tracked: true,
+        app_proto: AppProto::Http,
+        ..FlowInfo::default()
+    };
+    let stream = StreamInput { chunk: None, payload_in_stream: false, pseudo: false };
+    let mut out = Vec::new();
+    e.inspect_app(&p, Some(flow), None, stream, Some(&app), &mut DetectScratch::default(), &mut |s, tx| {
+        out.push((s.sid, tx))
+    });
+    assert_eq!(out, vec![(90, Some(0))]);
+
+    // An event vigil's parsers never raise makes the rule unsupported, not silent.
+    let set = Loader::new()
+        .load_str(
+            "alert http any any -> any any (app-layer-event:http.request_auth_unrecognized; sid:92;)\n",
+            "t.rules",
+        )
+        .unwrap();
+    let unsupported = compile(&set.rules[0], &Classifications::default()).expect_err("unsupported");
+    assert!(format!("{unsupported:?}").contains("app-layer-event:http.request_auth_unrecognized"), "{unsupported:?}");
 }

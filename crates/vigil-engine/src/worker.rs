@@ -226,7 +226,13 @@ fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> Fl
         app_proto: app.map_or(AppProto::Unknown, |a| a.layer.proto()),
         no_payload: app.is_some_and(|a| a.raw_off),
         stream_events: StreamEventSet::default(),
+        stream_size: f.ext.tcp.as_deref().map(stream_sizes).unwrap_or_default(),
     }
+}
+
+/// Each side's `stream_size`, as detection sees it.
+fn stream_sizes(ssn: &vigil_stream::TcpSession) -> PerDir<u32> {
+    PerDir { to_server: ssn.stream_size(Direction::ToServer), to_client: ssn.stream_size(Direction::ToClient) }
 }
 
 /// The flow's endpoints and the packet time, for transaction signatures.
@@ -677,7 +683,7 @@ impl Flusher<'_> {
             let mut p = self.decoder.decode(&frame, self.now, LinkType::Raw, 0);
             p.src = PacketSource::FlowTimeout;
             let stream = StreamInput { chunk: Some((self.buf, start)), payload_in_stream: true, pseudo: true };
-            let info = FlowInfo { tracked: true, ..flow_info(f, dir, None) };
+            let info = FlowInfo { tracked: true, stream_size: stream_sizes(&ssn), ..flow_info(f, dir, None) };
             match self.detector.run(&p, Some((FlowAtAlert::of(f), info, &mut f.ext.detect)), stream, None, outputs) {
                 Ok(true) => f.alerted = true,
                 Ok(false) => {}

@@ -542,6 +542,19 @@ impl TcpSession {
         }
     }
 
+    /// What `stream_size` compares for `dir`: Suricata's `next_seq - isn`,
+    /// so the SYN counts one (midstream, the byte before the first seen
+    /// stands in for it) and a side not seen yet is 0. Wraps as Suricata's
+    /// 32-bit sequence arithmetic does.
+    pub fn stream_size(&self, dir: Direction) -> u32 {
+        let s = self.dirs.get(dir);
+        if s.known {
+            (s.seen_end as u32).wrapping_add(1)
+        } else {
+            0
+        }
+    }
+
     pub fn summary(&self) -> SessionSummary {
         let (c, s) = (&self.dirs.to_server, &self.dirs.to_client);
         SessionSummary {

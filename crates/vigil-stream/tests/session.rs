@@ -242,3 +242,20 @@ fn a_reset_answering_the_syn_closes_the_session() {
     let (ssn, _) = run(&mut ctx, &[syn, seg(ToClient, RST | ACK, 0, CISN + 77, b"")]);
     assert_eq!((ssn.state, ssn.reset), (TcpState::SynSent, false));
 }
+
+#[test]
+fn stream_size_counts_the_syn_as_suricata_does() {
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    // Only the client's SYN: its side is one (the SYN), the server's unseen.
+    let (ssn, _) = run(&mut ctx, &handshake()[..1]);
+    assert_eq!((ssn.stream_size(ToServer), ssn.stream_size(ToClient)), (1, 0));
+    let mut segs = handshake();
+    segs.push(seg(ToServer, ACK | PSH, CISN + 1, SISN + 1, b"GET / HTTP/1.0\r\n\r\n"));
+    segs.push(seg(ToClient, ACK | PSH, SISN + 1, CISN + 19, b"HTTP/1.0 200 OK\r\n"));
+    let (ssn, _) = run(&mut ctx, &segs);
+    assert_eq!((ssn.stream_size(ToServer), ssn.stream_size(ToClient)), (19, 18));
+    // Midstream, the first byte seen is the stream's start, one after its "ISN".
+    let mut ctx = StreamCtx::new(StreamConfig { midstream: true, ..StreamConfig::default() });
+    let (ssn, _) = run(&mut ctx, &[seg(ToServer, ACK, 5000, 9000, b"abcd")]);
+    assert_eq!((ssn.stream_size(ToServer), ssn.stream_size(ToClient)), (5, 1));
+}

@@ -98,6 +98,51 @@ impl Ev {
         }
     }
 
+    const ALL: [Ev; 42] = [
+        Ev::GzipDecompressionFailed,
+        Ev::RequestFieldMissingColon,
+        Ev::ResponseFieldMissingColon,
+        Ev::InvalidRequestChunkLen,
+        Ev::InvalidResponseChunkLen,
+        Ev::InvalidTransferEncodingValueInRequest,
+        Ev::ResponseAbnormalTransferEncoding,
+        Ev::InvalidContentLengthFieldInRequest,
+        Ev::InvalidContentLengthFieldInResponse,
+        Ev::Continue100AlreadySeen,
+        Ev::UnableToMatchResponseToRequest,
+        Ev::InvalidServerPortInRequest,
+        Ev::InvalidAuthorityPort,
+        Ev::RequestHeaderInvalid,
+        Ev::ResponseHeaderInvalid,
+        Ev::MissingHostHeader,
+        Ev::HostHeaderAmbiguous,
+        Ev::InvalidRequestFieldFolding,
+        Ev::InvalidResponseFieldFolding,
+        Ev::RequestFieldTooLong,
+        Ev::ResponseFieldTooLong,
+        Ev::RequestUriHostInvalid,
+        Ev::RequestHeaderHostInvalid,
+        Ev::UriDelimNonCompliant,
+        Ev::MethodDelimNonCompliant,
+        Ev::RequestLineLeadingWhitespace,
+        Ev::TooManyEncodingLayers,
+        Ev::AbnormalCeHeader,
+        Ev::RequestHeaderRepetition,
+        Ev::ResponseHeaderRepetition,
+        Ev::ResponseChunkedOldProto,
+        Ev::ResponseInvalidProtocol,
+        Ev::ResponseInvalidStatus,
+        Ev::RequestLineIncomplete,
+        Ev::DoubleEncodedUri,
+        Ev::RequestLineInvalid,
+        Ev::DuplicateContentLengthFieldInRequest,
+        Ev::DuplicateContentLengthFieldInResponse,
+        Ev::CompressionBomb,
+        Ev::RequestLineMissingProtocol,
+        Ev::RequestTooManyHeaders,
+        Ev::ResponseTooManyHeaders,
+    ];
+
     pub(crate) fn bit(self) -> u64 {
         1u64 << (self as u8)
     }
@@ -112,6 +157,13 @@ impl Ev {
     }
 }
 
+/// The bit [`HttpTx::has_events`](super::HttpTx::has_events) tests for
+/// the event Suricata names `name` (`http.double_encoded_uri`); `None` for
+/// an event this parser never raises.
+pub fn event_bit(name: &str) -> Option<u64> {
+    Ev::ALL.iter().find(|e| e.name() == name).map(|e| e.bit())
+}
+
 #[cfg(test)]
 mod tests {
     use super::Ev;
@@ -121,5 +173,14 @@ mod tests {
         assert!((Ev::ResponseTooManyHeaders as u8) < 64);
         assert_eq!(Ev::CompressionBomb.name(), "http.compression_bomb");
         assert!(Ev::RequestLineInvalid.name().starts_with("http."));
+    }
+
+    #[test]
+    fn names_map_back_to_distinct_bits() {
+        for (i, e) in Ev::ALL.iter().enumerate() {
+            assert_eq!(*e as usize, i, "ALL is in declaration order");
+            assert_eq!(super::event_bit(e.name()), Some(e.bit()));
+        }
+        assert_eq!(super::event_bit("http.request_auth_unrecognized"), None);
     }
 }

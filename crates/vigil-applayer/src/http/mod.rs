@@ -75,6 +75,7 @@ mod tests;
 use vigil_types::Direction;
 
 pub use eve::{HttpEve, HttpEveContentRange, HttpEveHeader};
+pub use events::event_bit;
 pub use headers::Header;
 pub use parser::{HttpParser, HttpStats};
 pub use tx::HttpTx;

@@ -184,6 +184,12 @@ impl HttpTx {
         }
     }
 
+    /// Whether the parser raised any of the events in `mask` (bits from
+    /// [`event_bit`](super::event_bit)) on this transaction.
+    pub fn has_events(&self, mask: u64) -> bool {
+        self.events & mask != 0
+    }
+
     /// Whether the `dir` side's start line and headers are parsed, so its
     /// header-derived buffers are final.
     pub fn headers_done(&self, dir: Direction) -> bool {

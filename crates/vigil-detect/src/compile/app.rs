@@ -1,8 +1,9 @@
 //! App-layer keywords that check a value of a DNS or TLS transaction rather than open a buffer:
 //! `dns.opcode`, `dns.rcode`, `dns.rrtype`, `tls.version`, `ssl_version`, `ssl_state`, the legacy
 //! `tls.subject` / `tls.issuerdn` / `tls.fingerprint`, `tls_cert_notbefore` / `tls_cert_notafter`,
-//! `tls_cert_expired`, `tls_cert_valid` and `tls.cert_chain_len`; and `filesize` on HTTP bodies
-//! (see [`super::file`]).
+//! `tls_cert_expired`, `tls_cert_valid` and `tls.cert_chain_len`; `filesize` on HTTP bodies
+//! (see [`super::file`]); and `app-layer-event` for the HTTP parser's events, which Suricata
+//! also inspects per transaction.
 //!
 //! Semantics follow Suricata 8's matchers, quirks included where they change which rules alert:
 //! validity dates compare inclusively and an all-digit date is epoch seconds (`>2015` is 2015 s
@@ -49,6 +50,35 @@ pub enum AppCheck {
     CertChainLen(IntCmp),
     /// `filesize`: the size of an HTTP body, once it is whole.
     FileSize(FileSize),
+    /// `app-layer-event:http.<name>`: the parser raised the event on the
+    /// transaction (`mask` from [`vigil_applayer::http::event_bit`]).
+    HttpEvent(HttpEvent),
+}
+
+/// An HTTP parser event a rule waits for: where it is raised decides
+/// what the signature must wait for before it can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpEvent {
+    pub mask: u64,
+    /// The response side raises it; `None`: the request side, which the
+    /// rule's own side stands for (Suricata matches these on either).
+    pub side: Option<Direction>,
+    /// Raised while the body is decoded, so only final once the side is whole.
+    pub in_body: bool,
+}
+
+impl HttpEvent {
+    /// `app-layer-event` values vigil raises; `None` for the rest, which
+    /// would otherwise silently never match.
+    pub fn compile(value: &str) -> Option<HttpEvent> {
+        let name = value.trim();
+        let mask = vigil_applayer::http::event_bit(name)?;
+        let event = name.strip_prefix("http.")?;
+        let response = event.contains("response") || event == "100_continue_already_seen";
+        let in_body =
+            ["chunk_len", "gzip", "compression_bomb", "too_many_encoding_layers"].iter().any(|w| event.contains(w));
+        Some(HttpEvent { mask, side: response.then_some(Direction::ToClient), in_body })
+    }
 }
 
 /// A text field of the server's leaf certificate.
@@ -130,7 +160,7 @@ impl AppCheck {
     pub fn proto(&self) -> AppProto {
         match self {
             AppCheck::DnsOpcode(_) | AppCheck::DnsRcode(_) | AppCheck::DnsRrtype(_) => AppProto::Dns,
-            AppCheck::FileSize(_) => AppProto::Http,
+            AppCheck::FileSize(_) | AppCheck::HttpEvent(_) => AppProto::Http,
             _ => AppProto::Tls,
         }
     }
@@ -145,19 +175,21 @@ impl AppCheck {
             | AppCheck::CertValid
             | AppCheck::CertChainLen(_) => Some(Direction::ToClient),
             AppCheck::FileSize(f) => f.side,
+            AppCheck::HttpEvent(e) => e.side,
             _ => None,
         }
     }
 
     /// The side the check reads must be parsed whole first (a file's size is known at its end).
     pub fn needs_complete(&self) -> bool {
-        matches!(self, AppCheck::FileSize(_))
+        matches!(self, AppCheck::FileSize(_) | AppCheck::HttpEvent(HttpEvent { in_body: true, .. }))
     }
 
     /// `side`: the side the rule inspects, for checks that do not name one.
     pub fn matches_http(&self, tx: &HttpTx, side: Direction) -> bool {
         match self {
             AppCheck::FileSize(f) => f.matches(tx, f.side.unwrap_or(side)),
+            AppCheck::HttpEvent(e) => tx.has_events(e.mask),
             _ => false,
         }
     }
@@ -208,7 +240,11 @@ impl AppCheck {
             }),
             AppCheck::CertExpired => tx.cert_validity().is_some_and(|(_, na)| na != 0 && now_secs > na),
             AppCheck::CertValid => tx.cert_validity().is_some_and(|(_, na)| na != 0 && now_secs <= na),
-            AppCheck::DnsOpcode(_) | AppCheck::DnsRcode(_) | AppCheck::DnsRrtype(_) | AppCheck::FileSize(_) => false,
+            AppCheck::DnsOpcode(_)
+            | AppCheck::DnsRcode(_)
+            | AppCheck::DnsRrtype(_)
+            | AppCheck::FileSize(_)
+            | AppCheck::HttpEvent(_) => false,
         }
     }
 }

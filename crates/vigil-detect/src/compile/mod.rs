@@ -12,10 +12,10 @@ mod packet;
 mod payload;
 mod tx;
 
-pub use app::AppCheck;
+pub use app::{AppCheck, HttpEvent};
 pub use file::FileSize;
 pub use header::{Proto, RuleAction};
-pub use packet::{Csum, FlowInfo, PacketCheck};
+pub use packet::{Csum, FlowInfo, PacketCheck, SizeSide};
 pub use tx::{BufferMatch, TxSig};
 
 use crate::inspect::Step;
@@ -195,6 +195,10 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
                 }
             }
             ("priority", Value::Number(n)) => priority = Some(*n as u32),
+            ("app-layer-event", Value::Text(t)) => match app::HttpEvent::compile(t) {
+                Some(e) => app_checks.push(AppCheck::HttpEvent(e)),
+                None => missing.push(format!("app-layer-event:{}", t.trim())),
+            },
             ("app-layer-protocol", Value::Text(t)) => match tx::layer_protocol(t) {
                 Some(p) if layer_proto.is_none() => layer_proto = Some(p),
                 _ => missing.push(format!("app-layer-protocol:{t}")),

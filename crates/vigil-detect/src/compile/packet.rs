@@ -5,6 +5,7 @@ use vigil_decode::{DecodeEvent, LayerKind, Packet, Transport};
 use vigil_rules::keywords::packet::{FlagMode, TcpFlags};
 use vigil_rules::{IntCmp, Kind, Rule, Value};
 use vigil_stream::{StreamEvent, StreamEventSet};
+use vigil_types::PerDir;
 use vigil_wire::checksum;
 use vigil_wire::icmp::Icmp;
 use vigil_wire::ipv4::Ipv4;
@@ -38,6 +39,11 @@ pub enum PacketCheck {
     DecodeEvent(DecodeEvent),
     /// `stream-event`: the stream engine raised this event on the packet.
     StreamEvent(StreamEvent),
+    /// `stream_size`: bytes a side of the TCP session sent, by sequence numbers.
+    StreamSize {
+        side: SizeSide,
+        cmp: IntCmp,
+    },
     /// `flow`: direction and state of the packet's flow.
     Flow {
         to_server: Option<bool>,
@@ -59,6 +65,15 @@ pub enum Csum {
     Icmpv6,
 }
 
+/// Which sides of the session `stream_size` compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeSide {
+    Server,
+    Client,
+    Both,
+    Either,
+}
+
 /// What detection knows about the packet's flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct FlowInfo {
@@ -72,6 +87,9 @@ pub struct FlowInfo {
     pub no_payload: bool,
     /// What the stream engine raised on this packet.
     pub stream_events: StreamEventSet,
+    /// Per sender, what `stream_size` compares (see
+    /// `TcpSession::stream_size`); meaningful only when `tracked`.
+    pub stream_size: PerDir<u32>,
 }
 
 pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck> {
@@ -95,6 +113,16 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
                     Some(e) => checks.push(PacketCheck::StreamEvent(e)),
                     None => missing.push(format!("stream-event:{wanted}")),
                 }
+                continue;
+            }
+            ("stream_size", Value::StreamSize(s)) => {
+                let side = match s.side.as_str() {
+                    "server" => SizeSide::Server,
+                    "client" => SizeSide::Client,
+                    "both" => SizeSide::Both,
+                    _ => SizeSide::Either,
+                };
+                checks.push(PacketCheck::StreamSize { side, cmp: s.cmp });
                 continue;
             }
             ("flow", Value::Flow(f)) => {
@@ -226,6 +254,18 @@ impl PacketCheck {
             PacketCheck::Checksum { which, valid } => checksum_ok(p, *which) == Some(*valid),
             PacketCheck::DecodeEvent(e) => p.events.contains(*e),
             PacketCheck::StreamEvent(e) => flow.is_some_and(|f| f.stream_events.contains(*e)),
+            PacketCheck::StreamSize { side, cmp } => {
+                // Suricata needs a TCP packet of a session it tracks.
+                let Some(f) = flow.filter(|f| f.tracked && tcp.is_some()) else { return false };
+                let server = cmp.matches(f.stream_size.to_client as u64);
+                let client = cmp.matches(f.stream_size.to_server as u64);
+                match side {
+                    SizeSide::Server => server,
+                    SizeSide::Client => client,
+                    SizeSide::Both => server && client,
+                    SizeSide::Either => server || client,
+                }
+            }
             PacketCheck::Flow { to_server, established, stream } => flow.is_some_and(|f| {
                 to_server.is_none_or(|d| d == f.to_server)
                     && established.is_none_or(|e| e == f.established)

@@ -73,6 +73,8 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                         | "xbits"
                         | "hostbits"
                         | "app-layer-protocol"
+                        | "stream_size"
+                        | "app-layer-event"
                 ) =>
             {
                 continue
