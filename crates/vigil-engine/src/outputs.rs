@@ -1,4 +1,5 @@
-//! The configured EVE outputs, each with the record kinds it was asked for.
+//! The configured outputs: EVE logs, each with the record kinds it was asked
+//! for, and `fast.log` files.
 
 use crate::error::EngineError;
 use crate::setup::Setup;
@@ -7,12 +8,13 @@ use std::path::Path;
 use vigil_applayer::http::HttpTx;
 use vigil_applayer::{Transaction, TxRef};
 use vigil_decode::Packet;
+use vigil_detect::compile::RuleAction;
 use vigil_detect::Signature;
 use vigil_flow::Flow;
 use vigil_output::{
     alert_record, anomaly_record, drop_record, flow_record, insert_alert_flow, insert_flow_id, stream_anomaly_record,
-    AlertFlow, AlertInfo, AlertOptions, AnomalyOptions, DropReason, EnvelopeOptions, EveWriter, FlowRecord,
-    FlowTcpSession,
+    AlertFlow, AlertInfo, AlertOptions, AnomalyOptions, DropReason, EnvelopeOptions, EveWriter, FastAction, FastAlert,
+    FastWriter, FlowRecord, FlowTcpSession,
 };
 use vigil_stream::{SessionSummary, StreamEventSet};
 use vigil_types::Direction;
@@ -99,9 +101,20 @@ pub(crate) fn tx_body(tx: TxRef<'_>) -> (&'static str, Value) {
     (tx.proto().name(), v.unwrap_or(Value::Null))
 }
 
-/// Every enabled EVE output.
+/// Every enabled output.
 pub(crate) struct Outputs {
     sinks: Vec<EveSink>,
+    /// `- fast:` outputs: one line per alert.
+    fast: Vec<FastWriter>,
+}
+
+/// A configured file name, relative to the log directory unless absolute.
+fn log_path(setup: &Setup, filename: &str) -> std::path::PathBuf {
+    if Path::new(filename).is_absolute() {
+        Path::new(filename).to_path_buf()
+    } else {
+        setup.log_dir.join(filename)
+    }
 }
 
 impl Outputs {
@@ -109,11 +122,7 @@ impl Outputs {
         let stats_on = setup.config.stats.enabled;
         let mut sinks = Vec::new();
         for eve in setup.config.outputs.enabled_eve_logs() {
-            let path = if Path::new(&eve.filename).is_absolute() {
-                Path::new(&eve.filename).to_path_buf()
-            } else {
-                setup.log_dir.join(&eve.filename)
-            };
+            let path = log_path(setup, &eve.filename);
             let writer = EveWriter::create(&path, false)
                 .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?;
             let anomaly = eve.types.anomaly.as_ref().filter(|a| a.enabled);
@@ -155,14 +164,21 @@ impl Outputs {
                 envelope: EnvelopeOptions { ethernet: eve.ethernet },
             });
         }
-        Ok(Outputs { sinks })
+        let mut fast = Vec::new();
+        for log in setup.config.outputs.fast.iter().filter(|f| f.enabled) {
+            let path = log_path(setup, &log.filename);
+            let writer = FastWriter::create(&path, log.append)
+                .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?;
+            fast.push(writer);
+        }
+        Ok(Outputs { sinks, fast })
     }
 
     /// The same outputs for another worker: records go to the same files,
     /// gathered in buffers of its own.
     pub(crate) fn share(&self) -> Outputs {
         let sinks = self.sinks.iter().map(|s| EveSink { writer: s.writer.share(), xff: s.xff.clone(), ..*s }).collect();
-        Outputs { sinks }
+        Outputs { sinks, fast: self.fast.iter().map(FastWriter::share).collect() }
     }
 
     /// Writes what a decoded packet produces: its decode and stream
@@ -206,6 +222,26 @@ impl Outputs {
         // Suricata's `direction`: the flow direction the alert is written in.
         let direction = flow_dir.map(|to_server| if to_server { "to_server" } else { "to_client" });
         let info = alert_info(sig, blocked);
+        if !self.fast.is_empty() {
+            let action = match (blocked, sig.action) {
+                (true, _) => FastAction::Drop,
+                (false, RuleAction::Drop | RuleAction::Reject) => FastAction::WouldDrop,
+                _ => FastAction::Alert,
+            };
+            let line = FastAlert {
+                action,
+                gid: sig.gid,
+                sid: sig.sid,
+                rev: sig.rev,
+                msg: &sig.msg,
+                category: &sig.category,
+                priority: sig.severity,
+            };
+            for w in &mut self.fast {
+                w.write(p, &line)
+                    .map_err(|error| EngineError::Output { path: w.path().display().to_string(), error })?;
+            }
+        }
         for sink in &mut self.sinks {
             let Some(opts) = sink.alert else { continue };
             let mut rec = alert_record(p, &info, opts);
@@ -415,6 +451,9 @@ impl Outputs {
                 .flush()
                 .map_err(|error| EngineError::Output { path: sink.writer.path().display().to_string(), error })?;
             records += sink.writer.records();
+        }
+        for w in &mut self.fast {
+            w.flush().map_err(|error| EngineError::Output { path: w.path().display().to_string(), error })?;
         }
         Ok(records)
     }

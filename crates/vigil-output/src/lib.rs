@@ -1,10 +1,13 @@
-//! Output: Suricata-compatible EVE JSON records, and where they are written.
+//! Output: Suricata-compatible EVE JSON records, `fast.log` lines, and where
+//! they are written.
 //!
 //! Records are built as ordered JSON objects: the envelope common to every
 //! record ([`envelope`]: timestamp, addresses, ports, protocol, VLANs, tunnel),
 //! then the record's own object. [`EveWriter`] appends one record per line to
-//! `eve.json`. Field names and JSON types are Suricata's, and the tests check
-//! every record kind against Suricata's own EVE schema.
+//! `eve.json`; [`FastWriter`] writes one line of text per alert to `fast.log`
+//! through the same shared, whole-line file. Field names and JSON types are
+//! Suricata's, and the tests check every record kind against Suricata's own
+//! EVE schema.
 //!
 //! ```
 //! use vigil_output::stats_record;
@@ -20,6 +23,7 @@ mod app;
 mod base64;
 mod drop;
 mod envelope;
+mod fast;
 mod flow;
 mod protocol;
 #[cfg(test)]
@@ -33,6 +37,7 @@ pub use anomaly::{anomaly_record, stream_anomaly_record, AnomalyOptions};
 pub use app::{app_record, fileinfo_record, swap_endpoints, FileInfo};
 pub use drop::{drop_record, DropReason};
 pub use envelope::{envelope, EnvelopeOptions};
+pub use fast::{fast_line, FastAction, FastAlert, FastWriter};
 pub use flow::{flow_record, insert_flow_id, FlowRecord, FlowTcpSession};
 pub use protocol::proto_name;
 pub use stats::stats_record;

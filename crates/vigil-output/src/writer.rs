@@ -47,6 +47,18 @@ impl EveWriter {
         Ok(())
     }
 
+    /// Appends one line of text (a newline is added), under the same
+    /// whole-line guarantee as records: for text logs such as `fast.log`.
+    pub fn write_line(&mut self, line: &str) -> io::Result<()> {
+        self.buf.extend_from_slice(line.as_bytes());
+        self.buf.push(b'\n');
+        self.records += 1;
+        if self.buf.len() >= BUFFER {
+            self.write_out()?;
+        }
+        Ok(())
+    }
+
     /// Writes the gathered records to the file.
     pub fn flush(&mut self) -> io::Result<()> {
         self.write_out()
