@@ -3,13 +3,18 @@
 #   libhyperscan-dev, pkg-config  the default prefilter links the system Hyperscan
 #                                 (build with --no-default-features on machines without it);
 #   tshark                        the decode agreement test compares vigil's counters with it
-#                                 (only with --tests).
+#                                 (only with --tests; it brings libpcap, which BPF filters use);
+#   iproute2, iptables, ethtool   the live capture and inline tests build network namespaces,
+#                                 an NFQUEUE rule and offload-free veth pairs (only with --tests).
 set -euo pipefail
 missing=()
 [ -f /usr/include/hs/hs.h ] || missing+=(libhyperscan-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 if [ "${1:-}" = "--tests" ]; then
     command -v tshark >/dev/null 2>&1 || missing+=(tshark)
+    command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+    command -v iptables >/dev/null 2>&1 || [ -x /usr/sbin/iptables ] || missing+=(iptables)
+    command -v ethtool >/dev/null 2>&1 || [ -x /usr/sbin/ethtool ] || missing+=(ethtool)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

@@ -31,6 +31,10 @@ pub enum CaptureError {
     Corrupt { path: PathBuf, offset: u64, what: &'static str, reason: String },
     /// Well-formed, but a variant of the format we do not read.
     Unsupported { path: PathBuf, offset: u64, what: String },
+    /// A live source failed: `device` names it (`"nfqueue 3"`), `op` says
+    /// what we were doing (`"bind and configure queue"`, `"receive"`), and
+    /// `source` is the OS error. [`CaptureError::path`] returns `device`.
+    Live { device: String, op: &'static str, source: io::Error },
 }
 
 impl CaptureError {
@@ -43,6 +47,7 @@ impl CaptureError {
             | CaptureError::TooLarge { path, .. }
             | CaptureError::Corrupt { path, .. }
             | CaptureError::Unsupported { path, .. } => path,
+            CaptureError::Live { device, .. } => Path::new(device),
         }
     }
 
@@ -50,6 +55,7 @@ impl CaptureError {
     pub fn offset(&self) -> Option<u64> {
         match self {
             CaptureError::Io { offset, .. } => *offset,
+            CaptureError::Live { .. } => None,
             CaptureError::NotACapture { .. } => Some(0),
             CaptureError::Truncated { offset, .. }
             | CaptureError::TooLarge { offset, .. }
@@ -93,6 +99,7 @@ impl fmt::Display for CaptureError {
             CaptureError::Unsupported { offset, what, .. } => {
                 write!(f, "unsupported {what} at offset {offset}")
             }
+            CaptureError::Live { op, source, .. } => write!(f, "{op}: {source}"),
         }
     }
 }
@@ -100,7 +107,7 @@ impl fmt::Display for CaptureError {
 impl std::error::Error for CaptureError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            CaptureError::Io { source, .. } => Some(source),
+            CaptureError::Io { source, .. } | CaptureError::Live { source, .. } => Some(source),
             _ => None,
         }
     }

@@ -16,12 +16,27 @@
 //! }
 //! ```
 
+#[cfg(target_os = "linux")]
+mod afpacket;
 mod error;
 mod file;
+#[cfg(target_os = "linux")]
+mod nfq;
+#[cfg(target_os = "linux")]
+mod privileges;
 mod writer;
 
+#[cfg(target_os = "linux")]
+pub use afpacket::{
+    compile_bpf, wait_any, AfPacket, AfPacketConfig, AfPacketError, AfPacketTx, BpfInsn, Fanout, FanoutKind,
+    KernelStats, LiveFrame,
+};
 pub use error::CaptureError;
 pub use file::{FileFormat, PcapFile};
+#[cfg(target_os = "linux")]
+pub use nfq::{NfQueue, NfqKernelStats, NfqMode, NfqOptions, NfqPacket, NfqStats, Verdict};
+#[cfg(target_os = "linux")]
+pub use privileges::{check_log_dir, drop_privileges};
 pub use writer::PcapWriter;
 
 use vigil_types::{LinkType, Timestamp};

@@ -44,6 +44,7 @@ mod defrag;
 mod error;
 mod eve;
 mod flow;
+mod live;
 mod load;
 mod outputs;
 mod pcap_file;
@@ -66,6 +67,7 @@ pub use eve::{
     EveXff,
 };
 pub use flow::{Flow, FlowTimeouts, ProtoTimeouts};
+pub use live::{AfPacket, AfPacketIface, Nfq};
 pub use load::{MAX_DEPTH, MAX_FILE_SIZE, MAX_INCLUDE_DEPTH, MAX_NODES};
 pub use outputs::{FastLog, Outputs, StatsLog};
 pub use pcap_file::{ChecksumChecks, PcapFile};
@@ -147,6 +149,10 @@ pub struct Config {
     pub host_os_policy: HostOsPolicy,
     /// `stream`.
     pub stream: Stream,
+    /// `af-packet`: live capture settings per interface.
+    pub af_packet: AfPacket,
+    /// `nfq`: inline verdicts through NFQUEUE.
+    pub nfq: Nfq,
     /// Sections accepted as they are until they get typed.
     pub raw: RawSections,
 }
@@ -186,6 +192,8 @@ impl Default for Config {
             defrag: Defrag::default(),
             host_os_policy: HostOsPolicy::stock(),
             stream: Stream::default(),
+            af_packet: AfPacket::stock(),
+            nfq: Nfq::default(),
             raw: RawSections::default(),
         }
     }
@@ -214,6 +222,8 @@ impl Config {
             defrag: Defrag::read(&root.child("defrag"), &mut errs),
             host_os_policy: HostOsPolicy::read(&root.child("host-os-policy"), &mut errs),
             stream: Stream::read(&root.child("stream"), &mut errs),
+            af_packet: AfPacket::read(&root.child("af-packet"), &mut errs),
+            nfq: Nfq::read(&root.child("nfq"), &mut errs),
             stats,
             raw: RawSections {
                 stream: raw("stream"),

@@ -35,6 +35,9 @@ mod control;
 mod error;
 mod inputs;
 mod lane;
+#[cfg(target_os = "linux")]
+mod live;
+mod memory;
 mod options;
 mod outputs;
 mod rules;
@@ -51,7 +54,10 @@ mod worker;
 pub use affinity::Affinity;
 pub use control::Control;
 pub use error::EngineError;
-pub use options::RunOptions;
+#[cfg(target_os = "linux")]
+pub use live::{run_live, LiveStatus};
+pub use memory::{run_frames, MemFrame, MemRun};
+pub use options::{LiveInput, RunOptions};
 pub use rules::{rule_files, LoadedRules};
 pub use run::{run_offline, run_setup, Progress};
 pub use runmode::Runmode;

@@ -1,8 +1,24 @@
 use std::path::PathBuf;
 
+/// A live packet source named on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiveInput {
+    /// `-i`/`--af-packet`: an interface, captured through AF_PACKET.
+    AfPacket(String),
+    /// `-q`: an NFQUEUE queue number (inline).
+    Nfq(u16),
+}
+
 /// What the command line asked for, before any configuration is read.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
+    /// `-i`, `--af-packet`, `-q`: live sources (a live run when not empty).
+    pub live: Vec<LiveInput>,
+    /// `-f`: a BPF filter expression for live capture (over `bpf-filter`).
+    pub bpf_filter: Option<String>,
+    /// `--user`/`--group`: who a live run becomes once its capture is open.
+    pub user: Option<String>,
+    pub group: Option<String>,
     /// `-r`: capture files or directories, read in order.
     pub inputs: Vec<PathBuf>,
     /// `-l`: where outputs go (else `default-log-dir`).

@@ -67,7 +67,7 @@ pub fn run_offline(opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Res
 pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
     let files = inputs::expand(&opts.inputs).map_err(EngineError::Input)?;
     let outputs = Outputs::open(setup)?;
-    let _socket = control_socket(setup, &opts.control)?;
+    let _socket = control_socket(setup, &opts.control, false)?;
     if let Some(a) = &setup.affinity {
         // One thread does everything in `single`: it goes where workers go.
         let cpu = match setup.runmode {
@@ -90,11 +90,16 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
     }
 }
 
-/// The `unix-command` socket when enabled (`auto` is off for files, as in
-/// Suricata); a relative filename is placed in the log directory.
-fn control_socket(setup: &Setup, control: &Control) -> Result<Option<ControlSocket>, EngineError> {
+/// The `unix-command` socket when enabled (`auto`: on for live capture,
+/// off for files, as in Suricata); a relative filename is placed in the log
+/// directory.
+pub(crate) fn control_socket(
+    setup: &Setup,
+    control: &Control,
+    live: bool,
+) -> Result<Option<ControlSocket>, EngineError> {
     let cfg = &setup.config.runtime.unix_command;
-    if cfg.enabled != Some(true) {
+    if !cfg.enabled.unwrap_or(live) {
         return Ok(None);
     }
     let name = cfg.filename.as_deref().unwrap_or("vigil-command.socket");
@@ -277,13 +282,13 @@ struct Single<'s> {
 /// A rule reload in progress: the new rules are built on a thread of their
 /// own while packets keep flowing, and swapped in between two packets.
 #[derive(Default)]
-struct Reload {
+pub(crate) struct Reload {
     building: Option<Receiver<Result<LoadedRules, EngineError>>>,
 }
 
 impl Reload {
     /// Starts building (a request while one builds is folded into it).
-    fn start(&mut self, setup: &Setup, opts: &RunOptions) {
+    pub(crate) fn start(&mut self, setup: &Setup, opts: &RunOptions) {
         if self.building.is_some() {
             return;
         }
@@ -301,7 +306,7 @@ impl Reload {
 
     /// The new rules once built and sound. Rules with errors are refused:
     /// the old ones stay, and the operator is told why.
-    fn poll(&mut self, setup: &Setup, summary: &mut Summary) -> Option<Arc<LoadedRules>> {
+    pub(crate) fn poll(&mut self, setup: &Setup, summary: &mut Summary) -> Option<Arc<LoadedRules>> {
         let rx = self.building.as_ref()?;
         let outcome = match rx.try_recv() {
             Ok(outcome) => outcome,

@@ -90,7 +90,9 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     }
     let flow = flow_config(&config);
     let defrag = defrag_config(&config);
-    let stream = stream_config(&config, opts.simulate_ips);
+    // An inline capture drops for real; `--simulate-ips` pretends on a file.
+    let ips = opts.simulate_ips || crate::live::is_inline(&config, &opts.live);
+    let stream = stream_config(&config, ips);
     let rules = crate::rules::load(opts, &config, vars, Algo::best())?;
     warnings.extend(rules.messages.iter().cloned());
     let app = app_config(config.raw.app_layer.as_ref(), &mut warnings);
@@ -104,7 +106,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         log_dir,
         warnings,
         rules: Arc::new(rules),
-        ips: opts.simulate_ips,
+        ips,
         app,
         eve_dns_version: opts.eve_dns_version,
         runmode,

@@ -67,6 +67,11 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
 /// included) into `into`. Counters add up, except the largest packet size,
 /// which is the largest of all, and the average size, derived again from the
 /// totals.
+/// The value of counter `name` (0 when absent).
+pub(crate) fn get(all: &[(String, u64)], name: &str) -> u64 {
+    all.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v)
+}
+
 pub(crate) fn merge(into: &mut Vec<(String, u64)>, other: &[(String, u64)]) {
     if into.is_empty() {
         into.extend_from_slice(other);

@@ -31,6 +31,8 @@ pub struct Summary {
     pub rule_reloads_refused: u32,
     /// Reading stopped early on request (SIGINT/SIGTERM); what was read was inspected.
     pub interrupted: bool,
+    /// Captured live (interfaces or a queue) rather than read from files.
+    pub live: bool,
     /// How the packets were spread over threads.
     pub runmode: crate::runmode::Runmode,
 }
@@ -38,7 +40,15 @@ pub struct Summary {
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let secs = self.wall.as_secs_f64().max(1e-9);
-        writeln!(f, "vigil: {} file(s), {} packets, {} bytes in {:.3} s", self.files, self.packets, self.bytes, secs)?;
+        if self.live {
+            writeln!(f, "vigil: live, {} packets, {} bytes in {:.3} s", self.packets, self.bytes, secs)?;
+        } else {
+            writeln!(
+                f,
+                "vigil: {} file(s), {} packets, {} bytes in {:.3} s",
+                self.files, self.packets, self.bytes, secs
+            )?;
+        }
         writeln!(
             f,
             "  throughput     {:.1} Mbit/s, {:.1} kpps",
@@ -48,8 +58,13 @@ impl fmt::Display for Summary {
         if let crate::runmode::Runmode::Autofp { workers } = self.runmode {
             writeln!(f, "  runmode        autofp, {workers} workers")?;
         }
-        writeln!(f, "  received       {}", self.packets)?;
-        writeln!(f, "  inspected      {}", self.packets - self.dropped)?;
+        if self.live {
+            writeln!(f, "  received       {}", self.packets + self.dropped)?;
+            writeln!(f, "  inspected      {}", self.packets)?;
+        } else {
+            writeln!(f, "  received       {}", self.packets)?;
+            writeln!(f, "  inspected      {}", self.packets - self.dropped)?;
+        }
         writeln!(f, "  dropped        {}", self.dropped)?;
         writeln!(f, "  decode errors  {} invalid packets, {} decode events", self.invalid, self.decode_events)?;
         writeln!(f, "  flows          {} ({} datagrams reassembled)", self.flows, self.reassembled)?;
@@ -68,7 +83,11 @@ impl fmt::Display for Summary {
             writeln!(f, "  rule reloads   {} done, {} refused", self.rule_reloads, self.rule_reloads_refused)?;
         }
         if self.interrupted {
-            writeln!(f, "  interrupted    reading stopped on request; every packet read was inspected")?;
+            if self.live {
+                writeln!(f, "  stopped        on request; every packet the kernel had queued was inspected")?;
+            } else {
+                writeln!(f, "  interrupted    reading stopped on request; every packet read was inspected")?;
+            }
         }
         for e in &self.capture_errors {
             writeln!(f, "  capture error  {e}")?;

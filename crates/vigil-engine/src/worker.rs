@@ -60,6 +60,9 @@ pub(crate) struct Detector {
     fates: crate::verdict::Fates,
     /// Transactions a `config` rule said not to log, drained by the worker.
     no_log: Vec<u64>,
+    /// The IPS dropped the packet in hand (or a packet inside it): an inline
+    /// capture must not let it through.
+    pub verdict_drop: bool,
 }
 
 impl Detector {
@@ -90,6 +93,7 @@ impl Detector {
         // A dropped flow's packets are dropped without inspection.
         if let Some(st) = state.as_deref_mut().filter(|st| st.dropped) {
             if self.ips {
+                self.verdict_drop |= p.src != PacketSource::FlowTimeout;
                 log_drop(p, flow_id, info, Some(st), DropReason::FlowDrop, None, outputs)?;
             }
             return Ok(false);
@@ -157,6 +161,7 @@ impl Detector {
             outputs.alert(p, sig, at_alert.as_ref(), blocked, flow_dir, alert_app)?;
         }
         if let Some((sig, reason)) = dropped_by {
+            self.verdict_drop |= p.src != PacketSource::FlowTimeout;
             log_drop(p, flow_id, info, state, reason, Some(sig), outputs)?;
         }
         Ok(alerted)
@@ -287,6 +292,7 @@ impl Worker {
                 suppressed: 0,
                 fates: crate::verdict::Fates::default(),
                 no_log: Vec::new(),
+                verdict_drop: false,
             },
         }
     }
@@ -320,6 +326,7 @@ impl Worker {
     /// Runs a captured, decoded packet through reassembly and the flow
     /// table, writes its records, and logs flows that ended meanwhile.
     pub(crate) fn packet(&mut self, p: &mut Packet<'_>, outputs: &mut Outputs) -> Result<(), EngineError> {
+        self.detector.verdict_drop = false;
         if p.ts > self.now {
             self.now = p.ts;
         }

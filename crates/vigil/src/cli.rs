@@ -20,12 +20,16 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Process captures (the same as giving the flags without a subcommand).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Generate a small demo capture with vigil's own packet builders and process it.
     Demo(DemoArgs),
     /// Work with rule files.
     #[command(subcommand)]
     Rules(RulesCommand),
+    Gen(crate::lab_cmd::GenArgs),
+    /// Measure the engine (the traffic lab).
+    #[command(subcommand)]
+    Bench(crate::lab_cmd::BenchCommand),
 }
 
 #[derive(Subcommand, Debug)]
@@ -65,6 +69,28 @@ pub struct RunArgs {
     /// Read packets from a pcap/pcapng file, or from every file in a directory in name order.
     #[arg(short = 'r', value_name = "PATH")]
     pub read: Vec<PathBuf>,
+    /// Capture live from this interface through AF_PACKET (repeatable).
+    #[arg(short = 'i', value_name = "IFACE")]
+    pub iface: Vec<String>,
+    /// Capture through AF_PACKET: from this interface, or from every
+    /// interface of the `af-packet` section when none is given.
+    #[arg(long = "af-packet", value_name = "IFACE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub af_packet: Option<String>,
+    /// Run inline on this NFQUEUE queue (repeatable: one worker per queue).
+    #[arg(short = 'q', value_name = "QUEUE")]
+    pub nfq: Vec<u16>,
+    /// Live capture filter, a tcpdump expression (over `bpf-filter`).
+    #[arg(short = 'f', value_name = "EXPR")]
+    pub bpf: Option<String>,
+    /// Live capture filter read from a file.
+    #[arg(short = 'F', value_name = "FILE")]
+    pub bpf_file: Option<PathBuf>,
+    /// After opening the capture, run as this user (live capture).
+    #[arg(long, value_name = "USER")]
+    pub user: Option<String>,
+    /// After opening the capture, run as this group (live capture).
+    #[arg(long, value_name = "GROUP")]
+    pub group: Option<String>,
     /// Write outputs (eve.json, ...) to this directory (default: `default-log-dir` of the config).
     #[arg(short = 'l', value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
@@ -107,7 +133,7 @@ pub struct RunArgs {
     #[arg(short = 'v', action = ArgAction::Count)]
     pub verbose: u8,
     /// No progress bar and no summary.
-    #[arg(short = 'q', long)]
+    #[arg(long)]
     pub quiet: bool,
     /// Print vigil's default configuration (Suricata format) and exit.
     #[arg(long)]
@@ -126,6 +152,15 @@ impl RunArgs {
     pub fn to_options(&self) -> RunOptions {
         RunOptions {
             inputs: self.read.clone(),
+            live: self
+                .iface
+                .iter()
+                .map(|i| vigil_engine::LiveInput::AfPacket(i.clone()))
+                .chain(self.nfq.iter().map(|q| vigil_engine::LiveInput::Nfq(*q)))
+                .collect(),
+            bpf_filter: self.bpf.clone(),
+            user: self.user.clone(),
+            group: self.group.clone(),
             log_dir: self.log_dir.clone(),
             config: self.config.clone(),
             includes: self.include.clone(),

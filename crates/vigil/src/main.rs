@@ -1,8 +1,11 @@
 //! The `vigil` command line, in Suricata's habits: `vigil -r capture.pcap -l
 //! logdir [-c suricata.yaml] [-k none] [--set key=value]...`.
 
+mod capacity_cmd;
 mod cli;
 mod demo;
+mod lab_cmd;
+mod live;
 mod progress;
 mod rules_check;
 mod test_config;
@@ -16,6 +19,8 @@ fn main() -> ExitCode {
         Some(cli::Command::Demo(args)) => demo::run(&args),
         Some(cli::Command::Run(args)) => run(&args),
         Some(cli::Command::Rules(cli::RulesCommand::Check(args))) => rules_check::run(&args),
+        Some(cli::Command::Gen(args)) => lab_cmd::gen(&args),
+        Some(cli::Command::Bench(cmd)) => lab_cmd::bench(&cmd),
         None => run(&cli.run),
     }
 }
@@ -28,11 +33,37 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     if args.test_config {
         return test_config::run(args);
     }
+    let mut opts = args.to_options();
+    if let Some(iface) = &args.af_packet {
+        // Empty: every interface of the `af-packet` section.
+        opts.live.push(vigil_engine::LiveInput::AfPacket(iface.clone()));
+    }
+    if let Some(file) = &args.bpf_file {
+        match std::fs::read_to_string(file) {
+            // Comments and line breaks, as tcpdump's -F allows.
+            Ok(text) => {
+                let expr: Vec<&str> = text.lines().map(|l| l.split('#').next().unwrap_or("").trim()).collect();
+                opts.bpf_filter = Some(expr.join(" ").trim().to_string());
+            }
+            Err(e) => {
+                eprintln!("vigil: {}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if !opts.live.is_empty() {
+        if !args.read.is_empty() {
+            eprintln!("vigil: give either captures to read (-r) or live sources (-i, --af-packet, -q), not both");
+            return ExitCode::from(2);
+        }
+        return live::run(&opts, args.quiet);
+    }
     if args.read.is_empty() {
-        eprintln!("vigil: nothing to read: give a capture file or directory with -r (see --help)");
+        eprintln!(
+            "vigil: nothing to read: give a capture file or directory with -r, or an interface with -i (see --help)"
+        );
         return ExitCode::from(2);
     }
-    let opts = args.to_options();
     run_options(&opts, args.quiet)
 }
 
@@ -54,27 +85,7 @@ pub(crate) fn setup_or_report(opts: &vigil_engine::RunOptions) -> Option<vigil_e
 
 /// Runs with `opts`, printing warnings, progress and the summary to stderr.
 pub(crate) fn run_options(opts: &vigil_engine::RunOptions, quiet: bool) -> ExitCode {
-    // SIGUSR1: a stats record now. SIGUSR2: read the rules again and swap
-    // them in (packets keep flowing; rules with errors are refused).
-    // SIGINT/SIGTERM: stop reading, inspect what was read, log every flow and
-    // the final stats (a second one kills, as the default action would have).
-    // Set before the rules load, which takes a while.
-    let control = &opts.control;
-    for (sig, flag) in [
-        (signal_hook::consts::SIGUSR1, control.stats_flag()),
-        (signal_hook::consts::SIGUSR2, control.reload_flag()),
-        (signal_hook::consts::SIGINT, control.stop_flag()),
-        (signal_hook::consts::SIGTERM, control.stop_flag()),
-    ] {
-        if sig == signal_hook::consts::SIGINT || sig == signal_hook::consts::SIGTERM {
-            if let Err(e) = signal_hook::flag::register_conditional_shutdown(sig, 1, control.stop_flag()) {
-                eprintln!("vigil: warning: signal {sig}: {e}");
-            }
-        }
-        if let Err(e) = signal_hook::flag::register(sig, flag) {
-            eprintln!("vigil: warning: cannot handle signal {sig}: {e}");
-        }
-    }
+    register_signals(&opts.control);
     let Some(setup) = setup_or_report(opts) else { return ExitCode::FAILURE };
     let mut bar = progress::Bar::new(quiet);
     let result = vigil_engine::run_setup(&setup, opts, &mut |p| bar.update(p));
@@ -89,6 +100,29 @@ pub(crate) fn run_options(opts: &vigil_engine::RunOptions, quiet: bool) -> ExitC
         Err(e) => {
             eprintln!("vigil: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// SIGUSR1: a stats record now. SIGUSR2: read the rules again and swap them
+/// in (packets keep flowing; rules with errors are refused). SIGINT/SIGTERM:
+/// stop reading, inspect what was read, log every flow and the final stats
+/// (a second one kills, as the default action would have). Set before the
+/// rules load, which takes a while.
+pub(crate) fn register_signals(control: &vigil_engine::Control) {
+    for (sig, flag) in [
+        (signal_hook::consts::SIGUSR1, control.stats_flag()),
+        (signal_hook::consts::SIGUSR2, control.reload_flag()),
+        (signal_hook::consts::SIGINT, control.stop_flag()),
+        (signal_hook::consts::SIGTERM, control.stop_flag()),
+    ] {
+        if sig == signal_hook::consts::SIGINT || sig == signal_hook::consts::SIGTERM {
+            if let Err(e) = signal_hook::flag::register_conditional_shutdown(sig, 1, control.stop_flag()) {
+                eprintln!("vigil: warning: signal {sig}: {e}");
+            }
+        }
+        if let Err(e) = signal_hook::flag::register(sig, flag) {
+            eprintln!("vigil: warning: cannot handle signal {sig}: {e}");
         }
     }
 }

@@ -60,7 +60,7 @@ fn anomaly_and_stats_records_on_malformed_captures_are_schema_valid() {
     ] {
         let dir = tempdir("anomaly");
         let st = Command::new(env!("CARGO_BIN_EXE_vigil"))
-            .args(["-q", "-k", "none", "-l"])
+            .args(["--quiet", "-k", "none", "-l"])
             .arg(&dir)
             .arg("-r")
             .arg(tests.join(rel))

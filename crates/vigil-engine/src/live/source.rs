@@ -1,0 +1,145 @@
+//! A live packet source as a worker sees it: the next frame, what happens to
+//! it after inspection (nothing, forwarded to the bridge's peer, or an
+//! NFQUEUE verdict), and the kernel's counters.
+
+use crate::error::EngineError;
+use std::time::Duration;
+use vigil_capture::{AfPacket, AfPacketTx, LiveFrame, NfQueue, Verdict};
+
+/// The kernel's view of one source, cumulative.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct KernelCounters {
+    /// Frames that reached the source (drops included).
+    pub packets: u64,
+    /// Frames the kernel lost because the ring or queue was full.
+    pub drops: u64,
+    /// Inline: frames let through, and frames blocked.
+    pub accepted: u64,
+    pub blocked: u64,
+}
+
+impl KernelCounters {
+    pub(crate) fn add(&mut self, o: &KernelCounters) {
+        self.packets += o.packets;
+        self.drops += o.drops;
+        self.accepted += o.accepted;
+        self.blocked += o.blocked;
+    }
+}
+
+/// One interface of a worker: its capture socket and, on an inline bridge,
+/// the socket that sends what passes out of the peer interface.
+pub(crate) struct Side {
+    pub cap: AfPacket,
+    pub peer: Option<AfPacketTx>,
+}
+
+pub(crate) enum Source {
+    /// AF_PACKET: one socket on every interface of the run, each the same
+    /// member of its interface's fanout group, so the kernel's symmetric
+    /// hash gives both directions of a flow to this worker even when they
+    /// cross different interfaces (a bridge, a two-port tap).
+    AfPacket { sides: Vec<Side>, turn: usize, last: usize, accepted: u64, blocked: u64 },
+    /// An NFQUEUE queue: every packet waits in the kernel for its verdict.
+    Nfq { q: Box<NfQueue>, last: Option<u32> },
+}
+
+impl Source {
+    /// Whether frames get a verdict (the run is inline).
+    pub(crate) fn inline(&self) -> bool {
+        match self {
+            Source::AfPacket { sides, .. } => sides.iter().any(|s| s.peer.is_some()),
+            Source::Nfq { .. } => true,
+        }
+    }
+
+    /// The next frame, or `None` when `timeout` passed without one.
+    pub(crate) fn next(&mut self, timeout: Duration) -> Result<Option<LiveFrame<'_>>, EngineError> {
+        let input = |e: vigil_capture::AfPacketError| EngineError::Input(e.to_string());
+        match self {
+            Source::AfPacket { sides, turn, last, .. } => {
+                let n = sides.len();
+                if n == 1 {
+                    *last = 0;
+                    return sides[0].cap.next(timeout).map_err(input);
+                }
+                // Interfaces take turns, so a busy one cannot starve the other.
+                let mut pick = (0..n).map(|k| (*turn + k) % n).find(|&i| sides[i].cap.ready());
+                if pick.is_none() && !timeout.is_zero() {
+                    let caps: Vec<&AfPacket> = sides.iter().map(|s| &s.cap).collect();
+                    vigil_capture::wait_any(&caps, timeout).map_err(input)?;
+                    pick = (0..n).map(|k| (*turn + k) % n).find(|&i| sides[i].cap.ready());
+                }
+                let Some(i) = pick else { return Ok(None) };
+                *turn = (i + 1) % n;
+                *last = i;
+                sides[i].cap.next(Duration::ZERO).map_err(input)
+            }
+            Source::Nfq { q, last } => {
+                let queue = q.queue();
+                let p = q.next(timeout).map_err(|e| EngineError::Input(format!("nfq {queue}: {e}")))?;
+                Ok(p.map(|p| {
+                    *last = Some(p.id);
+                    // The kernel hands over whole datagrams with their checksums as they are.
+                    LiveFrame { raw: p.raw, csum_not_ready: false }
+                }))
+            }
+        }
+    }
+
+    /// The frame `next` returned was inspected; `drop`: the IPS dropped it.
+    /// `frame` is its bytes again (the bridge sends them on).
+    pub(crate) fn done(&mut self, frame: &[u8], drop: bool) -> Result<(), EngineError> {
+        match self {
+            Source::AfPacket { sides, last, accepted, blocked, .. } => {
+                let Some(peer) = sides.get(*last).and_then(|s| s.peer.as_ref()) else { return Ok(()) };
+                if drop {
+                    *blocked += 1;
+                    return Ok(());
+                }
+                *accepted += 1;
+                // A frame the peer link refuses (too big, link down) is lost
+                // as a switch would lose it; it does not stop the sensor.
+                let _ = peer.send(frame);
+                Ok(())
+            }
+            Source::Nfq { q, last } => {
+                let Some(id) = last.take() else { return Ok(()) };
+                let queue = q.queue();
+                let v = if drop { Verdict::Drop } else { Verdict::Accept };
+                q.verdict(id, v).map_err(|e| EngineError::Input(format!("nfq {queue}: verdict: {e}")))
+            }
+        }
+    }
+
+    /// Sends what verdicts wait in a batch.
+    pub(crate) fn flush(&mut self) -> Result<(), EngineError> {
+        match self {
+            Source::AfPacket { .. } => Ok(()),
+            Source::Nfq { q, .. } => {
+                let queue = q.queue();
+                q.flush_verdicts().map_err(|e| EngineError::Input(format!("nfq {queue}: verdict: {e}")))
+            }
+        }
+    }
+
+    pub(crate) fn counters(&mut self) -> KernelCounters {
+        match self {
+            Source::AfPacket { sides, accepted, blocked, .. } => {
+                let mut k = KernelCounters { accepted: *accepted, blocked: *blocked, ..KernelCounters::default() };
+                for s in sides.iter_mut() {
+                    let st = s.cap.stats();
+                    k.packets += st.packets;
+                    k.drops += st.drops;
+                }
+                k
+            }
+            Source::Nfq { q, .. } => {
+                let st = q.stats();
+                // Lost in the kernel: the queue was full, or our socket buffer overran.
+                let lost = st.kernel.map_or(st.enobufs, |k| k.queue_dropped + k.user_dropped);
+                KernelCounters { packets: st.packets + lost, drops: lost, accepted: st.accepted, blocked: st.dropped }
+            }
+        }
+    }
+}

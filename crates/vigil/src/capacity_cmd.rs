@@ -1,0 +1,240 @@
+//! `vigil bench capacity` (the zero-drop capacity sweep) and `vigil bench
+//! send` (its paced sender, run inside the sending namespace).
+
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+use vigil_lab::capacity::{self, CapacityOptions, Engine};
+
+/// Measure the highest rate this machine inspects without losing a frame:
+/// replay traffic over a veth pair in namespaces of its own at each offered
+/// rate, with vigil (and any other engine) capturing live on the other end.
+///
+/// Default sweep:      vigil bench capacity -o capacity/
+/// Own traffic/rules:  vigil bench capacity -r traffic.pcap -S rules.rules --workers 1,2
+/// Against Suricata:   vigil bench capacity --engine 'suricata=suricata -i {iface} -l {logdir} -S r.rules'
+#[derive(Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct CapacityArgs {
+    /// Traffic to replay (default: `vigil gen` mixed traffic, written to the output directory).
+    #[arg(short = 'r', value_name = "PCAP")]
+    pub read: Option<PathBuf>,
+    /// Rules for vigil (default: the generated traffic's ground-truth rules; none with -r).
+    #[arg(short = 'S', value_name = "FILE")]
+    pub rules: Option<PathBuf>,
+    /// Offered rates in Mbit/s, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [100.0, 300.0, 500.0, 700.0, 900.0, 1100.0, 1300.0])]
+    pub rates: Vec<f64>,
+    /// Seconds each step sends.
+    #[arg(long, default_value_t = 5.0)]
+    pub duration: f64,
+    /// vigil worker counts to measure (one line each).
+    #[arg(long, value_delimiter = ',', default_values_t = [1usize])]
+    pub workers: Vec<usize>,
+    /// Another engine: NAME=COMMAND, with {iface} and {logdir} filled in (repeatable).
+    #[arg(long = "engine", value_name = "NAME=CMD")]
+    pub engines: Vec<String>,
+    /// Ring size (frames per worker) for vigil's AF_PACKET capture.
+    #[arg(long, default_value_t = 2048)]
+    pub ring_size: u32,
+    /// MTU of the veth pair.
+    #[arg(long, default_value_t = 1500)]
+    pub mtu: u32,
+    /// Sweep one more parameter, one line per value, like the studies did:
+    /// `size=fixed:64,fixed:512,fixed:1400`, `mtu=1500,9000` (traffic
+    /// fragmented at that MTU, veth MTU set), `ip=v4,v6`,
+    /// `encap=none,vxlan,erspan2`, `malicious=0,10,50`, `profile=mixed,synscan`
+    /// (these regenerate the traffic: not with -r), `ring-size=256,4096`,
+    /// `workers=1,2`.
+    #[arg(long, value_name = "KEY=V1,V2,...")]
+    pub vary: Option<String>,
+    /// Output directory: per-step logs, capacity.{txt,csv,json,html}, drop.svg, cpu.svg.
+    #[arg(short = 'o', value_name = "DIR", default_value = "vigil-capacity")]
+    pub out: PathBuf,
+}
+
+/// Send a capture out of an interface at a set rate for a set time (used by
+/// `bench capacity` inside its sending namespace); prints what was sent as JSON.
+#[derive(Args, Debug)]
+pub struct SendArgs {
+    #[arg(long)]
+    pub iface: String,
+    #[arg(short = 'r', value_name = "PCAP")]
+    pub read: PathBuf,
+    /// Mbit/s (0: as fast as possible).
+    #[arg(long, default_value_t = 0.0)]
+    pub rate: f64,
+    /// Seconds.
+    #[arg(long, default_value_t = 1.0)]
+    pub duration: f64,
+}
+
+pub fn send(args: &SendArgs) -> ExitCode {
+    let result = capacity::load_frames(&args.read)
+        .and_then(|frames| capacity::send(&args.iface, &frames, args.rate, Duration::from_secs_f64(args.duration)));
+    match result {
+        Ok(sent) => {
+            println!("{}", sent.to_json());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("vigil bench send: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+pub fn capacity(args: &CapacityArgs) -> ExitCode {
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("vigil bench capacity: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One value of `--vary`: the traffic and settings it stands for.
+struct Variant {
+    label: Option<String>,
+    pcap: PathBuf,
+    rules: Option<PathBuf>,
+    workers: Vec<usize>,
+    ring_size: u32,
+    mtu: u32,
+}
+
+fn variants(args: &CapacityArgs) -> Result<Vec<Variant>, String> {
+    use vigil_lab::gen::options::GenOptions;
+    let generate = |name: &str, opts: &GenOptions| -> Result<(PathBuf, Option<PathBuf>), String> {
+        opts.validate()?;
+        let paths = vigil_lab::gen::OutputPaths::beside(&args.out.join(format!("{name}.pcap")), None, None);
+        vigil_lab::gen::write_files(opts, &paths).map_err(|e| format!("generating traffic: {e}"))?;
+        Ok((paths.pcap, args.rules.clone().or(Some(paths.rules))))
+    };
+    let base_gen = GenOptions { malicious: 1.0, ..GenOptions::default() };
+    let base = |label: Option<String>, (pcap, rules): (PathBuf, Option<PathBuf>)| Variant {
+        label,
+        pcap,
+        rules,
+        workers: args.workers.clone(),
+        ring_size: args.ring_size,
+        mtu: args.mtu,
+    };
+    let traffic = |opts: &GenOptions, name: &str| match &args.read {
+        Some(p) => Ok((p.clone(), args.rules.clone())),
+        None => generate(name, opts),
+    };
+    let Some(spec) = &args.vary else { return Ok(vec![base(None, traffic(&base_gen, "traffic")?)]) };
+    let (key, values) = spec.split_once('=').ok_or_else(|| format!("--vary {spec:?}: give KEY=V1,V2,..."))?;
+    let mut out = Vec::new();
+    for (i, v) in values.split(',').map(str::trim).filter(|v| !v.is_empty()).enumerate() {
+        let label = Some(format!("{key}={v}"));
+        let bad = |e: String| format!("--vary {key}={v}: {e}");
+        let num = |v: &str| v.parse::<u32>().map_err(|e| bad(e.to_string()));
+        let mut g = base_gen.clone();
+        let regen = |g: &GenOptions| {
+            if args.read.is_some() {
+                return Err(format!("--vary {key} makes its own traffic: leave out -r"));
+            }
+            generate(&format!("traffic-{i}"), g)
+        };
+        let var = match key {
+            "size" => {
+                g.size = v.parse().map_err(bad)?;
+                base(label, regen(&g)?)
+            }
+            "ip" => {
+                g.ip = v.parse().map_err(bad)?;
+                base(label, regen(&g)?)
+            }
+            "encap" => {
+                g.encap = v.parse().map_err(bad)?;
+                base(label, regen(&g)?)
+            }
+            "profile" => {
+                g.profile = v.parse().map_err(bad)?;
+                base(label, regen(&g)?)
+            }
+            "malicious" => {
+                g.malicious = v.parse().map_err(|e: std::num::ParseFloatError| bad(e.to_string()))?;
+                base(label, regen(&g)?)
+            }
+            "mtu" => {
+                g.mtu = num(v)? as usize;
+                // Tunnel headers ride on top of the IP MTU: the link gets room for them.
+                Variant { mtu: num(v)? + 100, ..base(label, regen(&g)?) }
+            }
+            "ring-size" => Variant { ring_size: num(v)?, ..base(label, traffic(&base_gen, "traffic")?) },
+            "workers" => Variant { workers: vec![num(v)? as usize], ..base(label, traffic(&base_gen, "traffic")?) },
+            other => {
+                return Err(format!(
+                    "--vary {other}: not a parameter (size, mtu, ip, encap, malicious, profile, ring-size, workers)"
+                ))
+            }
+        };
+        out.push(var);
+    }
+    if out.is_empty() {
+        return Err(format!("--vary {spec:?}: no values"));
+    }
+    Ok(out)
+}
+
+fn run(args: &CapacityArgs) -> Result<(), String> {
+    if !(0.1..=3600.0).contains(&args.duration) {
+        return Err("--duration: give 0.1 to 3600 seconds".into());
+    }
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let variants = variants(args)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    // Ctrl-C ends the sweep after the step in hand; the namespaces are removed.
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register(sig, stop.clone());
+    }
+    let mut steps = Vec::new();
+    let mut last = None;
+    for v in variants {
+        let mut engines: Vec<Engine> = v.workers.iter().map(|&w| Engine::Vigil { workers: w.max(1) }).collect();
+        for e in &args.engines {
+            let (name, template) = e.split_once('=').ok_or_else(|| format!("--engine {e:?}: give NAME=COMMAND"))?;
+            engines.push(Engine::Command { name: name.into(), template: template.into() });
+        }
+        let opts = CapacityOptions {
+            pcap: v.pcap,
+            rules: v.rules,
+            rates_mbps: args.rates.clone(),
+            duration: Duration::from_secs_f64(args.duration),
+            engines,
+            ring_size: v.ring_size,
+            mtu: v.mtu,
+            out_dir: args.out.clone(),
+            vigil: std::env::current_exe().map_err(|e| e.to_string())?,
+            stop: stop.clone(),
+        };
+        let prefix = v.label.as_ref().map_or(String::new(), |l| format!("[{l}] "));
+        let mut these = capacity::run(&opts, &mut |line| eprintln!("{prefix}{line}"))?;
+        if let Some(label) = &v.label {
+            for s in &mut these {
+                s.engine = format!("{} {label}", s.engine);
+            }
+        }
+        steps.extend(these);
+        last = Some(opts);
+    }
+    // One report over every line of the sweep.
+    if let Some(opts) = &last {
+        capacity::write_reports(opts, &steps)?;
+    }
+    for (engine, rate) in capacity::zero_drop(&steps) {
+        match rate {
+            Some(r) => println!("{engine}: zero-drop capacity {r:.1} Mbit/s"),
+            None => println!("{engine}: lost frames at every rate tried"),
+        }
+    }
+    println!("report: {}", args.out.join("capacity.html").display());
+    Ok(())
+}

@@ -1,0 +1,55 @@
+//! `vigil bench capacity` end to end: a 7-step rate sweep on a veth pair in
+//! namespaces the command creates (skipped, with the reason, where this
+//! machine cannot make them). Rates are low and steps short: this checks
+//! the harness and its accounting, not the machine's capacity.
+
+#![cfg(target_os = "linux")]
+
+use serde_json::Value;
+use std::process::Command;
+
+#[test]
+fn a_seven_step_sweep_accounts_for_every_frame() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: the capacity sweep needs root to create network namespaces");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("vigil-capacity-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_vigil"))
+        .args(["bench", "capacity", "--rates", "1,2,4,8,16,32,64", "--duration", "0.5", "-o"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && stderr.contains("ip netns add") {
+        eprintln!("skipped: cannot create network namespaces: {stderr}");
+        return;
+    }
+    assert!(out.status.success(), "{stderr}");
+    let steps: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("capacity.json")).unwrap()).unwrap();
+    let steps = steps.as_array().unwrap();
+    assert_eq!(steps.len(), 7);
+    for s in steps {
+        let n = |k: &str| s[k].as_u64().unwrap();
+        assert!(n("sent") > 0, "{s}");
+        assert!(n("received") <= n("sent"), "the capture saw only what was sent: {s}");
+        assert!(n("inspected") <= n("received"), "{s}");
+        assert!(n("dropped") >= n("sent") - n("received"), "{s}");
+    }
+    // At 1 Mbit/s nothing is lost, even in a debug build.
+    assert_eq!(steps[0]["dropped"], 0, "{}", steps[0]);
+    assert_eq!(steps[0]["received"], steps[0]["sent"]);
+    // The generated traffic carries ground-truth markers: some alerted.
+    assert!(steps.iter().any(|s| s["alerts"].as_u64().unwrap() > 0));
+    for f in ["capacity.txt", "capacity.csv", "drop.svg", "cpu.svg", "capacity.html"] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+    assert_eq!(std::fs::read_to_string(dir.join("drop.svg")).unwrap().matches("<polyline").count(), 1);
+    // Nothing is left behind.
+    let ns = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let id = std::process::id();
+    assert!(!String::from_utf8_lossy(&ns.stdout).contains("vlab-"), "namespaces left over (test pid {id})");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,313 @@
+//! Live capture and inline prevention end to end, as root, inside network
+//! namespaces this test creates: a client and a server (and, for the IPS
+//! cases, a sensor between them), HTTP and DNS exchanged between them only,
+//! vigil started with `ip netns exec` and stopped with SIGTERM.
+
+#![cfg(target_os = "linux")]
+
+mod netns;
+
+use netns::{stop, Lab, Running};
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const RULES: &str = "\
+alert http any any -> any any (msg:\"lab: shell in uri\"; http.uri; content:\"/bin/sh\"; sid:1000001; rev:1;)
+alert dns any any -> any any (msg:\"lab: listed domain\"; dns.query; content:\"evil.example\"; sid:1000002; rev:1;)
+drop http any any -> any any (msg:\"lab: block passwd\"; http.uri; content:\"/etc/passwd\"; sid:1000003; rev:1;)
+";
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("vigil-live-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("lab.rules"), RULES).unwrap();
+    d
+}
+
+/// Starts vigil in `ns` with `args`, and waits until its capture is open
+/// (its control socket appears once the sockets are bound).
+fn start_vigil(lab: &Lab, ns: &str, dir: &Path, args: &[&str]) -> Running {
+    let rules = dir.join("lab.rules");
+    let mut all = vec!["-l", dir.to_str().unwrap(), "-S", rules.to_str().unwrap(), "-k", "none", "--quiet"];
+    all.extend_from_slice(args);
+    let mut child = Running(lab.spawn(ns, env!("CARGO_BIN_EXE_vigil"), &all));
+    let socket = dir.join("vigil-command.socket");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !socket.exists() {
+        if let Ok(Some(st)) = child.0.try_wait() {
+            let mut err = String::new();
+            child.0.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            panic!("vigil exited early ({st}): {err}");
+        }
+        assert!(Instant::now() < deadline, "vigil did not start in 30 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+/// One HTTP exchange; returns the response, or the error the client saw.
+fn http_get(ns: &str, server: &'static str, path: &'static str) -> Result<String, String> {
+    Lab::within(ns, move || {
+        let mut s =
+            TcpStream::connect_timeout(&server.parse().unwrap(), Duration::from_secs(2)).map_err(|e| e.to_string())?;
+        s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        let req =
+            format!("GET {path} HTTP/1.1\r\nHost: lab.test\r\nUser-Agent: vigil-test\r\nConnection: close\r\n\r\n");
+        s.write_all(req.as_bytes()).map_err(|e| e.to_string())?;
+        let mut resp = String::new();
+        s.read_to_string(&mut resp).map_err(|e| e.to_string())?;
+        if resp.is_empty() {
+            return Err("empty response".into());
+        }
+        Ok(resp)
+    })
+}
+
+/// A DNS query for `name` (A record), sent once; no answer is awaited.
+fn dns_query(ns: &str, server: &'static str, name: &'static str) {
+    Lab::within(ns, move || {
+        let s = UdpSocket::bind("0.0.0.0:0").unwrap();
+        let mut q = vec![0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0];
+        for label in name.split('.') {
+            q.push(label.len() as u8);
+            q.extend_from_slice(label.as_bytes());
+        }
+        q.extend_from_slice(&[0, 0, 1, 0, 1]);
+        s.send_to(&q, server).unwrap();
+    });
+}
+
+/// A tiny HTTP server in `ns` answering every request with 200, on its own thread.
+fn http_server(ns: &str, addr: &'static str) {
+    let ns = ns.to_string();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        Lab::within(&ns, move || {
+            let l = TcpListener::bind(addr).unwrap();
+            // A DNS "server": a bound socket, so no port-unreachable replies.
+            let _dns = UdpSocket::bind(format!("{}:53", addr.split(':').next().unwrap())).unwrap();
+            tx.send(()).unwrap();
+            for conn in l.incoming() {
+                let Ok(mut c) = conn else { continue };
+                c.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+                let mut buf = [0u8; 2048];
+                let mut req = Vec::new();
+                while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match c.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => req.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
+            }
+        })
+    });
+    rx.recv_timeout(Duration::from_secs(5)).unwrap();
+}
+
+fn eve(dir: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn alert_sids(records: &[Value]) -> Vec<u64> {
+    let mut sids: Vec<u64> = records
+        .iter()
+        .filter(|r| r["event_type"] == "alert")
+        .map(|r| r["alert"]["signature_id"].as_u64().unwrap())
+        .collect();
+    sids.sort_unstable();
+    sids
+}
+
+fn last_stats(records: &[Value]) -> Value {
+    records.iter().rev().find(|r| r["event_type"] == "stats").expect("a stats record")["stats"].clone()
+}
+
+fn mac(ns: &str, dev: &str) -> String {
+    let out = std::process::Command::new("ip")
+        .args(["netns", "exec", ns, "cat", &format!("/sys/class/net/{dev}/address")])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Each end knows the other's MAC address: no ARP is ever sent.
+fn neighbours(lab: &Lab, a: (&str, &str, &str), b: (&str, &str, &str)) {
+    let (ma, mb) = (mac(a.0, a.1), mac(b.0, b.1));
+    lab.run(a.0, &format!("ip neigh replace {} lladdr {mb} dev {} nud permanent", b.2, a.1));
+    lab.run(b.0, &format!("ip neigh replace {} lladdr {ma} dev {} nud permanent", a.2, b.1));
+}
+
+#[test]
+fn ids_with_af_packet_fanout_and_two_workers() {
+    let Some(mut lab) = Lab::new("ids") else { return };
+    let client = lab.ns("c");
+    let server = lab.ns("s");
+    let (vc, vs) = (format!("lc{}", std::process::id()), format!("ls{}", std::process::id()));
+    lab.veth(&client, &vc, &server, &vs);
+    lab.run(&client, &format!("ip addr add 198.18.2.1/24 dev {vc}"));
+    lab.run(&server, &format!("ip addr add 198.18.2.2/24 dev {vs}"));
+    // Static neighbours: no ARP on the wire, so every packet is the test's.
+    neighbours(&lab, (&client, &vc, "198.18.2.1"), (&server, &vs, "198.18.2.2"));
+    http_server(&server, "198.18.2.2:80");
+
+    let dir = out_dir("ids");
+    let mut vigil = start_vigil(&lab, &server, &dir, &["-i", &vs, "--runmode", "workers", "--threads", "2"]);
+    let before = lab.counter(&server, &vs, "rx_packets") + lab.counter(&server, &vs, "tx_packets");
+    let resp = http_get(&client, "198.18.2.2:80", "/cgi-bin/run?cmd=/bin/sh").expect("http");
+    assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
+    http_get(&client, "198.18.2.2:80", "/index.html").expect("benign http");
+    dns_query(&client, "198.18.2.2:53", "www.evil.example");
+    dns_query(&client, "198.18.2.2:53", "www.good.example");
+    // Let the last frames reach the ring before the stop.
+    std::thread::sleep(Duration::from_millis(300));
+    let after = lab.counter(&server, &vs, "rx_packets") + lab.counter(&server, &vs, "tx_packets");
+    stop(&mut vigil.0);
+
+    let records = eve(&dir);
+    assert_eq!(alert_sids(&records), vec![1000001, 1000002], "one alert each, no more");
+    let stats = last_stats(&records);
+    let received = stats["capture"]["kernel_packets"].as_u64().unwrap();
+    let drops = stats["capture"]["kernel_drops"].as_u64().unwrap();
+    let decoded = stats["decoder"]["pkts"].as_u64().unwrap();
+    assert_eq!(received, after - before, "vigil received what crossed the interface");
+    assert_eq!(drops, 0);
+    assert_eq!(decoded + drops, received, "{stats}");
+    // Both workers reported, and their counts add up.
+    let threads = stats["threads"].as_object();
+    if let Some(t) = threads {
+        let sum: u64 = t.values().map(|w| w["decoder"]["pkts"].as_u64().unwrap_or(0)).sum();
+        assert_eq!(sum, decoded);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ips_as_an_af_packet_bridge() {
+    let Some(mut lab) = Lab::new("brg") else { return };
+    let client = lab.ns("c");
+    let sensor = lab.ns("b");
+    let server = lab.ns("s");
+    let id = std::process::id();
+    let (vc, b1, b2, vs) = (format!("bc{id}"), format!("b1{id}"), format!("b2{id}"), format!("bs{id}"));
+    lab.veth(&client, &vc, &sensor, &b1);
+    lab.veth(&sensor, &b2, &server, &vs);
+    lab.run(&client, &format!("ip addr add 198.18.3.1/24 dev {vc}"));
+    lab.run(&server, &format!("ip addr add 198.18.3.2/24 dev {vs}"));
+    // Static neighbours: the check below that nothing crosses an empty
+    // bridge must not leave a failed ARP entry behind.
+    neighbours(&lab, (&client, &vc, "198.18.3.1"), (&server, &vs, "198.18.3.2"));
+    http_server(&server, "198.18.3.2:80");
+
+    let dir = out_dir("bridge");
+    let yaml = format!(
+        "%YAML 1.1\n---\naf-packet:\n  - interface: {b1}\n    threads: 1\n    cluster-id: 97\n    copy-mode: ips\n    copy-iface: {b2}\n  - interface: {b2}\n    threads: 1\n    cluster-id: 96\n    copy-mode: ips\n    copy-iface: {b1}\n"
+    );
+    std::fs::write(dir.join("bridge.yaml"), yaml).unwrap();
+    let cfg = dir.join("bridge.yaml");
+    // Nothing passes the sensor before vigil runs.
+    assert!(http_get(&client, "198.18.3.2:80", "/index.html").is_err(), "traffic crossed an empty bridge");
+    let mut vigil = start_vigil(&lab, &sensor, &dir, &["--include", cfg.to_str().unwrap(), "--af-packet"]);
+    let ok = http_get(&client, "198.18.3.2:80", "/index.html");
+    assert!(ok.as_deref().is_ok_and(|r| r.starts_with("HTTP/1.1 200")), "benign traffic must pass: {ok:?}");
+    let blocked = http_get(&client, "198.18.3.2:80", "/download?f=/etc/passwd");
+    assert!(blocked.is_err(), "the drop rule must block the request: {blocked:?}");
+    let again = http_get(&client, "198.18.3.2:80", "/index.html");
+    assert!(again.is_ok(), "a new benign connection passes after the block: {again:?}");
+    stop(&mut vigil.0);
+
+    let records = eve(&dir);
+    assert!(alert_sids(&records).contains(&1000003), "the drop rule alerted");
+    let drop_alert =
+        records.iter().find(|r| r["event_type"] == "alert" && r["alert"]["signature_id"] == 1000003).unwrap();
+    assert_eq!(drop_alert["alert"]["action"], "blocked");
+    let stats = last_stats(&records);
+    assert!(stats["ips"]["blocked"].as_u64().unwrap() >= 1, "{stats}");
+    assert!(stats["ips"]["accepted"].as_u64().unwrap() >= 10, "{stats}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Client and server on two subnets, a router between them whose FORWARD
+/// chain sends every packet to NFQUEUE `queue`.
+fn routed(tag: &str, queue: u16) -> Option<(Lab, String, String, String)> {
+    let mut lab = Lab::new(tag)?;
+    if std::process::Command::new("iptables").arg("--version").output().is_err() {
+        eprintln!("skipped: iptables is not installed (./scripts/deps.sh --tests installs it)");
+        return None;
+    }
+    let client = lab.ns("c");
+    let router = lab.ns("r");
+    let server = lab.ns("s");
+    let id = std::process::id();
+    let (vc, r1, r2, vs) = (format!("qc{id}"), format!("q1{id}"), format!("q2{id}"), format!("qs{id}"));
+    lab.veth(&client, &vc, &router, &r1);
+    lab.veth(&router, &r2, &server, &vs);
+    lab.run(&client, &format!("ip addr add 198.18.4.1/24 dev {vc}"));
+    lab.run(&client, "ip route add default via 198.18.4.254");
+    lab.run(&router, &format!("ip addr add 198.18.4.254/24 dev {r1}"));
+    lab.run(&router, &format!("ip addr add 198.18.5.254/24 dev {r2}"));
+    lab.run(&router, "sysctl -q -w net.ipv4.ip_forward=1");
+    lab.run(&server, &format!("ip addr add 198.18.5.1/24 dev {vs}"));
+    lab.run(&server, "ip route add default via 198.18.5.254");
+    lab.run(&router, &format!("iptables -A FORWARD -j NFQUEUE --queue-num {queue}"));
+    Some((lab, client, router, server))
+}
+
+#[test]
+fn ips_with_nfqueue() {
+    let Some((lab, client, router, server)) = routed("nfq", 5) else { return };
+    http_server(&server, "198.18.5.1:80");
+    // No listener on the queue: the kernel drops what it would queue.
+    assert!(http_get(&client, "198.18.5.1:80", "/index.html").is_err(), "traffic crossed an unserved queue");
+    let dir = out_dir("nfq");
+    let mut vigil = start_vigil(&lab, &router, &dir, &["-q", "5"]);
+    let ok = http_get(&client, "198.18.5.1:80", "/index.html");
+    assert!(ok.as_deref().is_ok_and(|r| r.starts_with("HTTP/1.1 200")), "benign traffic must pass: {ok:?}");
+    let blocked = http_get(&client, "198.18.5.1:80", "/download?f=/etc/passwd");
+    assert!(blocked.is_err(), "the drop rule must block the request: {blocked:?}");
+    let alerted = http_get(&client, "198.18.5.1:80", "/x?cmd=/bin/sh");
+    assert!(alerted.is_ok(), "an alert rule does not block: {alerted:?}");
+    stop(&mut vigil.0);
+
+    let records = eve(&dir);
+    let sids = alert_sids(&records);
+    assert!(sids.contains(&1000003) && sids.contains(&1000001), "{sids:?}");
+    let stats = last_stats(&records);
+    let (accepted, blocked) = (stats["ips"]["accepted"].as_u64().unwrap(), stats["ips"]["blocked"].as_u64().unwrap());
+    // Every packet the queue handed over got exactly one verdict.
+    assert_eq!(accepted + blocked, stats["decoder"]["pkts"].as_u64().unwrap(), "{stats}");
+    assert!(blocked >= 1, "{stats}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn nfqueue_fail_open_keeps_traffic_flowing_when_the_queue_is_full() {
+    let Some((lab, client, router, server)) = routed("nfo", 6) else { return };
+    http_server(&server, "198.18.5.1:80");
+    let dir = out_dir("failopen");
+    std::fs::write(dir.join("nfq.yaml"), "%YAML 1.1\n---\nnfq:\n  fail-open: yes\n  queue-maxlen: 2\n").unwrap();
+    let inc = dir.join("nfq.yaml");
+    let mut vigil = start_vigil(&lab, &router, &dir, &["-q", "6", "--include", inc.to_str().unwrap()]);
+    // A stopped vigil reads nothing: the queue fills with two datagrams...
+    // SAFETY: signals to our own child process.
+    unsafe { libc::kill(vigil.0.id() as i32, libc::SIGSTOP) };
+    Lab::within(&client, || {
+        let s = UdpSocket::bind("0.0.0.0:0").unwrap();
+        for _ in 0..4 {
+            s.send_to(b"fill", "198.18.5.1:53").unwrap();
+        }
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    // ...and with fail-open the kernel lets the rest through unseen.
+    let ok = http_get(&client, "198.18.5.1:80", "/index.html");
+    // SAFETY: as above.
+    unsafe { libc::kill(vigil.0.id() as i32, libc::SIGCONT) };
+    assert!(ok.is_ok(), "fail-open must keep traffic flowing: {ok:?}");
+    stop(&mut vigil.0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
