@@ -1,5 +1,14 @@
 //! Packet sources: where vigil's packets come from.
 //!
+//! Files: [`PcapFile`] (pcap and pcapng). Live, on Linux: [`AfPacket`] (a
+//! TPACKET_V3 ring in a fanout group, BPF filters, the kernel's counters)
+//! and [`AfPacketTx`] for an inline bridge; [`NfQueue`] for inline verdicts
+//! through NFQUEUE (its own netlink code: the `nfq` crate has no batch
+//! verdicts and copies every packet). [`drop_privileges`] and
+//! [`check_log_dir`] keep a live sensor from running as root longer than
+//! needed. This crate holds all of vigil's `unsafe` (mmap rings, sockets),
+//! each block with the reason it is sound.
+//!
 //! A [`Source`] hands out one [`RawPacket`] at a time, borrowed from the
 //! source's own buffer, so reading a file copies nothing per packet. Damage in
 //! the middle of a file is not fatal to what came before it: the source yields
