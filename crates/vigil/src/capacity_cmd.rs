@@ -2,12 +2,14 @@
 //! send` (its paced sender, run inside the sending namespace).
 
 use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
-use vigil_lab::capacity::{self, CapacityOptions, Engine};
+use vigil_lab::capacity::{self, CapacityOptions, Engine, Event};
 
 /// Measure the highest rate this machine inspects without losing a frame:
 /// replay traffic over a veth pair in namespaces of its own at each offered
@@ -51,7 +53,7 @@ pub struct CapacityArgs {
     /// `workers=1,2`.
     #[arg(long, value_name = "KEY=V1,V2,...")]
     pub vary: Option<String>,
-    /// Output directory: per-step logs, capacity.{txt,csv,json,html}, drop.svg, cpu.svg.
+    /// Output directory: per-step logs, capacity.{txt,csv,json,html}, drop.{svg,png}, cpu.{svg,png}.
     #[arg(short = 'o', value_name = "DIR", default_value = "vigil-capacity")]
     pub out: PathBuf,
 }
@@ -216,7 +218,8 @@ fn run(args: &CapacityArgs) -> Result<(), String> {
             stop: stop.clone(),
         };
         let prefix = v.label.as_ref().map_or(String::new(), |l| format!("[{l}] "));
-        let mut these = capacity::run(&opts, &mut |line| eprintln!("{prefix}{line}"))?;
+        let mut bar = StepBar::new(prefix);
+        let mut these = capacity::run(&opts, &mut |event| bar.show(event))?;
         if let Some(label) = &v.label {
             for s in &mut these {
                 s.engine = format!("{} {label}", s.engine);
@@ -237,4 +240,60 @@ fn run(args: &CapacityArgs) -> Result<(), String> {
     }
     println!("report: {}", args.out.join("capacity.html").display());
     Ok(())
+}
+
+/// A progress bar per step (on a terminal), with the engine's live counters
+/// beside it, and a line per finished step (always).
+struct StepBar {
+    prefix: String,
+    tty: bool,
+    bar: Option<ProgressBar>,
+}
+
+impl StepBar {
+    fn new(prefix: String) -> StepBar {
+        StepBar { prefix, tty: std::io::stderr().is_terminal(), bar: None }
+    }
+
+    fn show(&mut self, event: Event) {
+        match event {
+            Event::Start { engine, rate_mbps, duration } if self.tty => {
+                let b = ProgressBar::new(duration.as_millis() as u64);
+                b.set_style(
+                    ProgressStyle::with_template("{prefix} {bar:30} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+                b.set_prefix(format!("{}{engine:<10} {rate_mbps:>6.0} Mbit/s", self.prefix));
+                self.bar = Some(b);
+            }
+            Event::Start { .. } => {}
+            Event::Tick { elapsed, live } => {
+                if let Some(b) = &self.bar {
+                    b.set_position(elapsed.as_millis() as u64);
+                    if let Some(c) = live {
+                        b.set_message(format!(
+                            "received {}  inspected {}  dropped {}  alerts {}",
+                            c.received, c.inspected, c.dropped, c.alerts
+                        ));
+                    }
+                }
+            }
+            Event::Done(step) => {
+                if let Some(b) = self.bar.take() {
+                    b.finish_and_clear();
+                }
+                eprintln!(
+                    "{}{:<10} offered {:>7.0} Mbit/s  sent {:>8.1}  received {:>9}  dropped {:>7} ({:.2}%)  cpu {:>5.1}%",
+                    self.prefix,
+                    step.engine,
+                    step.offered_mbps,
+                    step.sent_mbps,
+                    step.received,
+                    step.dropped,
+                    step.drop_percent(),
+                    step.cpu_percent
+                );
+            }
+        }
+    }
 }

@@ -43,10 +43,14 @@ fn a_seven_step_sweep_accounts_for_every_frame() {
     assert_eq!(steps[0]["received"], steps[0]["sent"]);
     // The generated traffic carries ground-truth markers: some alerted.
     assert!(steps.iter().any(|s| s["alerts"].as_u64().unwrap() > 0));
-    for f in ["capacity.txt", "capacity.csv", "drop.svg", "cpu.svg", "capacity.html"] {
+    for f in ["capacity.txt", "capacity.csv", "drop.svg", "cpu.svg", "drop.png", "cpu.png", "capacity.html"] {
         assert!(dir.join(f).exists(), "{f}");
     }
-    assert_eq!(std::fs::read_to_string(dir.join("drop.svg")).unwrap().matches("<polyline").count(), 1);
+    // One engine: one line (and its legend sample) in the first colour, no second.
+    let svg = std::fs::read_to_string(dir.join("drop.svg")).unwrap();
+    assert_eq!(svg.matches(r##"stroke="#1F77B4" stroke-width="2""##).count(), 2, "{svg}");
+    assert!(!svg.contains("#D62728"), "{svg}");
+    assert!(std::fs::read(dir.join("drop.png")).unwrap().starts_with(b"\x89PNG\r\n"));
     // Nothing is left behind.
     let ns = Command::new("ip").args(["netns", "list"]).output().unwrap();
     let id = std::process::id();

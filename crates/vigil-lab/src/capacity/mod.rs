@@ -5,17 +5,20 @@
 //! rate for a set time, counting exactly what was sent. Per step it reads
 //! the engine's own counters (its EVE stats: received, inspected, dropped by
 //! the kernel), its CPU time and peak memory, and writes a table (text, CSV,
-//! JSON), SVG plots and an HTML report. Another engine runs in the same
+//! JSON), plots as SVG and PNG, and an HTML report. Another engine runs in the same
 //! harness through a command template (`--engine "suricata -i {iface} -l
 //! {logdir} ..."`), so two engines meet the same traffic in one run.
 
 mod plot;
 mod report;
 mod send;
+mod watch;
 
-pub use plot::{cpu_svg, drop_svg, html};
+pub use plot::{html, png, svg, Plot};
 pub use report::{zero_drop, Step};
 pub use send::{load_frames, send, Sent};
+pub use watch::LiveCounters;
+use watch::Watch;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -67,20 +70,29 @@ pub struct CapacityOptions {
 
 /// The namespaces of a run, deleted on drop (the veth pair goes with them).
 struct Lab {
+    /// Sending and receiving namespaces.
     tx: String,
     rx: String,
+    /// The veth ends in them.
+    tx_if: String,
+    rx_if: String,
 }
 
 impl Lab {
     fn new(mtu: u32) -> Result<Lab, String> {
         let id = std::process::id();
-        let lab = Lab { tx: format!("vlab-tx-{id}"), rx: format!("vlab-rx-{id}") };
+        let lab = Lab {
+            tx: format!("vlab-tx-{id}"),
+            rx: format!("vlab-rx-{id}"),
+            tx_if: format!("vtx{id}"),
+            rx_if: format!("vrx{id}"),
+        };
         for cmd in [
             format!("ip netns add {}", lab.tx),
             format!("ip netns add {}", lab.rx),
-            format!("ip link add vtx{id} netns {} type veth peer name vrx{id} netns {}", lab.tx, lab.rx),
-            format!("ip -n {} link set vtx{id} mtu {mtu} up", lab.tx),
-            format!("ip -n {} link set vrx{id} mtu {mtu} up", lab.rx),
+            format!("ip link add {} netns {} type veth peer name {} netns {}", lab.tx_if, lab.tx, lab.rx_if, lab.rx),
+            format!("ip -n {} link set {} mtu {mtu} up", lab.tx, lab.tx_if),
+            format!("ip -n {} link set {} mtu {mtu} up", lab.rx, lab.rx_if),
             // No IPv6 and no addresses: the only frames on the wire are the sender's.
             format!("ip netns exec {} sysctl -q -w net.ipv6.conf.all.disable_ipv6=1", lab.tx),
             format!("ip netns exec {} sysctl -q -w net.ipv6.conf.all.disable_ipv6=1", lab.rx),
@@ -88,7 +100,7 @@ impl Lab {
             sh(&cmd)?;
         }
         // Best effort: offloads off, so frames arrive as they were sent.
-        for (ns, dev) in [(&lab.tx, format!("vtx{id}")), (&lab.rx, format!("vrx{id}"))] {
+        for (ns, dev) in [(&lab.tx, &lab.tx_if), (&lab.rx, &lab.rx_if)] {
             let _ = sh(&format!("ip netns exec {ns} ethtool -K {dev} tx off rx off tso off gso off gro off"));
         }
         Ok(lab)
@@ -112,12 +124,25 @@ fn sh(cmd: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs the sweep: every engine at every rate. `progress` gets a line per step.
-pub fn run(opts: &CapacityOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec<Step>, String> {
+/// What a sweep reports as it goes (the CLI draws a progress bar per step).
+#[derive(Debug, Clone, Copy)]
+pub enum Event<'a> {
+    /// A step starts sending.
+    Start { engine: &'a str, rate_mbps: f64, duration: Duration },
+    /// A few times a second while the step sends: time so far, and the
+    /// engine's counters when it answers on its control socket (vigil does).
+    Tick { elapsed: Duration, live: Option<LiveCounters> },
+    /// A step's result.
+    Done(&'a Step),
+}
+
+/// How often a running step is reported.
+const TICK: Duration = Duration::from_millis(250);
+
+/// Runs the sweep: every engine at every rate, reporting each step to `progress`.
+pub fn run(opts: &CapacityOptions, progress: &mut dyn FnMut(Event)) -> Result<Vec<Step>, String> {
     let lab = Lab::new(opts.mtu)?;
     std::fs::create_dir_all(&opts.out_dir).map_err(|e| format!("{}: {e}", opts.out_dir.display()))?;
-    let id = std::process::id();
-    let (tx_if, rx_if) = (format!("vtx{id}"), format!("vrx{id}"));
     let mut steps = Vec::new();
     for engine in &opts.engines {
         for &rate in &opts.rates_mbps {
@@ -127,17 +152,10 @@ pub fn run(opts: &CapacityOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
             let dir = opts.out_dir.join(format!("{}-{rate:.0}", engine.name()));
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            let step = one_step(opts, &lab, engine, rate, &tx_if, &rx_if, &dir)?;
-            progress(&format!(
-                "{:<10} offered {:>7.0} Mbit/s  sent {:>8.1}  received {:>9}  dropped {:>7} ({:.2}%)  cpu {:>5.1}%",
-                step.engine,
-                step.offered_mbps,
-                step.sent_mbps,
-                step.received,
-                step.dropped,
-                step.drop_percent(),
-                step.cpu_percent
-            ));
+            let name = engine.name();
+            progress(Event::Start { engine: &name, rate_mbps: rate, duration: opts.duration });
+            let step = one_step(opts, &lab, engine, rate, &dir, progress)?;
+            progress(Event::Done(&step));
             steps.push(step);
         }
     }
@@ -146,7 +164,8 @@ pub fn run(opts: &CapacityOptions, progress: &mut dyn FnMut(&str)) -> Result<Vec
     Ok(steps)
 }
 
-/// Writes `capacity.txt`, `.csv`, `.json`, the two SVG plots and `capacity.html`.
+/// Writes `capacity.txt`, `.csv`, `.json`, the plots (`drop`, `cpu`) as SVG
+/// and PNG, and `capacity.html`.
 pub fn write_reports(opts: &CapacityOptions, steps: &[Step]) -> Result<(), String> {
     let about = format!(
         "{} replayed for {:.1} s per step, veth MTU {}, ring {} frames per worker",
@@ -155,17 +174,19 @@ pub fn write_reports(opts: &CapacityOptions, steps: &[Step]) -> Result<(), Strin
         opts.mtu,
         opts.ring_size
     );
-    let files: [(&str, String); 6] = [
-        ("capacity.txt", report::text(steps)),
-        ("capacity.csv", report::csv(steps)),
-        ("capacity.json", serde_json::to_string_pretty(&report::json(steps)).unwrap_or_default()),
-        ("drop.svg", drop_svg(steps)),
-        ("cpu.svg", cpu_svg(steps)),
-        ("capacity.html", html(steps, &about)),
+    let files: [(&str, Vec<u8>); 8] = [
+        ("capacity.txt", report::text(steps).into_bytes()),
+        ("capacity.csv", report::csv(steps).into_bytes()),
+        ("capacity.json", serde_json::to_string_pretty(&report::json(steps)).unwrap_or_default().into_bytes()),
+        ("drop.svg", svg(steps, Plot::Drop)?.into_bytes()),
+        ("cpu.svg", svg(steps, Plot::Cpu)?.into_bytes()),
+        ("drop.png", png(steps, Plot::Drop)?),
+        ("cpu.png", png(steps, Plot::Cpu)?),
+        ("capacity.html", html(steps, &about)?.into_bytes()),
     ];
-    for (name, text) in files {
+    for (name, bytes) in files {
         let p = opts.out_dir.join(name);
-        std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+        std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     Ok(())
 }
@@ -186,22 +207,44 @@ fn one_step(
     lab: &Lab,
     engine: &Engine,
     rate: f64,
-    tx_if: &str,
-    rx_if: &str,
     dir: &Path,
+    progress: &mut dyn FnMut(Event),
 ) -> Result<Step, String> {
-    let mut child = Running(start_engine(opts, lab, engine, rx_if, dir)?);
+    let mut child = Running(start_engine(opts, lab, engine, dir)?);
     let pid = child.0.id();
     let cpu_before = cpu_ticks(pid);
     let started = Instant::now();
-    let out = Command::new("ip")
+    let sender = Command::new("ip")
         .args(["netns", "exec", &lab.tx])
         .arg(&opts.vigil)
-        .args(["bench", "send", "--iface", tx_if, "-r"])
+        .args(["bench", "send", "--iface", &lab.tx_if, "-r"])
         .arg(&opts.pcap)
         .args(["--rate", &format!("{rate}"), "--duration", &format!("{}", opts.duration.as_secs_f64())])
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(|e| format!("sender: {e}"))?;
+    let mut sender = sender;
+    let mut watch = match engine {
+        Engine::Vigil { .. } => Watch::connect(&dir.join("vigil-command.socket")),
+        Engine::Command { .. } => None,
+    };
+    loop {
+        match sender.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) => {}
+            Err(e) => {
+                let _ = sender.kill();
+                let _ = sender.wait();
+                return Err(format!("sender: {e}"));
+            }
+        }
+        std::thread::sleep(TICK);
+        let live = watch.as_mut().and_then(Watch::counters);
+        progress(Event::Tick { elapsed: started.elapsed(), live });
+    }
+    // The sender has exited: its pipes hold all it wrote (a line of JSON).
+    let out = sender.wait_with_output().map_err(|e| format!("sender: {e}"))?;
     if !out.status.success() {
         return Err(format!("sender failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
     }
@@ -240,7 +283,8 @@ fn one_step(
     })
 }
 
-fn start_engine(opts: &CapacityOptions, lab: &Lab, engine: &Engine, rx_if: &str, dir: &Path) -> Result<Child, String> {
+fn start_engine(opts: &CapacityOptions, lab: &Lab, engine: &Engine, dir: &Path) -> Result<Child, String> {
+    let rx_if = &lab.rx_if;
     let mut cmd = Command::new("ip");
     cmd.args(["netns", "exec", &lab.rx]);
     match engine {
