@@ -4,7 +4,8 @@
 //! TPACKET_V3 ring in a fanout group, BPF filters, the kernel's counters)
 //! and [`AfPacketTx`] for an inline bridge; [`NfQueue`] for inline verdicts
 //! through NFQUEUE (its own netlink code: the `nfq` crate has no batch
-//! verdicts and copies every packet). [`drop_privileges`] and
+//! verdicts and copies every packet); [`RawIpSender`] for the refusals of
+//! `reject` rules. [`drop_privileges`] and
 //! [`check_log_dir`] keep a live sensor from running as root longer than
 //! needed. This crate holds all of vigil's `unsafe` (mmap rings, sockets),
 //! each block with the reason it is sound.
@@ -33,6 +34,8 @@ mod file;
 mod nfq;
 #[cfg(target_os = "linux")]
 mod privileges;
+#[cfg(target_os = "linux")]
+mod raw;
 mod writer;
 
 #[cfg(target_os = "linux")]
@@ -46,6 +49,8 @@ pub use file::{FileFormat, PcapFile};
 pub use nfq::{NfQueue, NfqKernelStats, NfqMode, NfqOptions, NfqPacket, NfqStats, Verdict};
 #[cfg(target_os = "linux")]
 pub use privileges::{check_log_dir, drop_privileges};
+#[cfg(target_os = "linux")]
+pub use raw::RawIpSender;
 pub use writer::PcapWriter;
 
 use vigil_types::{LinkType, Timestamp};

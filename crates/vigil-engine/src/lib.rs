@@ -40,6 +40,7 @@ mod live;
 mod memory;
 mod options;
 mod outputs;
+mod reject;
 mod rules;
 mod run;
 mod runmode;

@@ -63,6 +63,10 @@ pub(crate) struct Detector {
     /// The IPS dropped the packet in hand (or a packet inside it): an inline
     /// capture must not let it through.
     pub verdict_drop: bool,
+    /// Send `reject` refusals (live runs, where there is a network to send them to).
+    pub respond: bool,
+    /// The refusals the packet in hand earned, for the capture to send.
+    pub responses: Vec<crate::reject::Response>,
 }
 
 impl Detector {
@@ -144,6 +148,13 @@ impl Detector {
                 if let Some(st) = state.as_deref_mut().filter(|_| covers_flow) {
                     st.dropped = true;
                 }
+            }
+            if self.respond
+                && fate.action == RuleAction::Reject
+                && self.responses.is_empty()
+                && p.src != PacketSource::FlowTimeout
+            {
+                self.responses = crate::reject::responses(p, sig.reject, !blocked);
             }
             if !fate.alert {
                 self.suppressed += 1;
@@ -293,6 +304,8 @@ impl Worker {
                 fates: crate::verdict::Fates::default(),
                 no_log: Vec::new(),
                 verdict_drop: false,
+                respond: false,
+                responses: Vec::new(),
             },
         }
     }
@@ -327,6 +340,7 @@ impl Worker {
     /// table, writes its records, and logs flows that ended meanwhile.
     pub(crate) fn packet(&mut self, p: &mut Packet<'_>, outputs: &mut Outputs) -> Result<(), EngineError> {
         self.detector.verdict_drop = false;
+        self.detector.responses.clear();
         if p.ts > self.now {
             self.now = p.ts;
         }

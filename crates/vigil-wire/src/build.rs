@@ -95,6 +95,13 @@ impl PacketBuilder {
         self
     }
 
+    /// An ICMP error message (destination unreachable, ...): its second word
+    /// is zero; the payload is the datagram it refers to.
+    pub fn icmp_error(mut self, kind: u8, code: u8) -> Self {
+        self.l4 = L4::Icmp { kind, code, ident: 0, seq: 0 };
+        self
+    }
+
     /// No transport header; the payload is carried under protocol `proto`.
     pub fn protocol(mut self, proto: u8) -> Self {
         self.l4 = L4::Raw(proto);

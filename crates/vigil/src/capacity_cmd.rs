@@ -193,8 +193,9 @@ fn run(args: &CapacityArgs) -> Result<(), String> {
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let variants = variants(args)?;
     let stop = Arc::new(AtomicBool::new(false));
-    // Ctrl-C ends the sweep after the step in hand; the namespaces are removed.
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+    // Ctrl-C (or a closed terminal) ends the sweep after the step in hand;
+    // the namespaces are removed.
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
         let _ = signal_hook::flag::register(sig, stop.clone());
     }
     let mut steps = Vec::new();

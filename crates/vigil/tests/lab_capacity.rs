@@ -6,7 +6,7 @@
 #![cfg(target_os = "linux")]
 
 use serde_json::Value;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 #[test]
 fn a_seven_step_sweep_accounts_for_every_frame() {
@@ -17,11 +17,16 @@ fn a_seven_step_sweep_accounts_for_every_frame() {
     }
     let dir = std::env::temp_dir().join(format!("vigil-capacity-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new(env!("CARGO_BIN_EXE_vigil"))
+    let child = Command::new(env!("CARGO_BIN_EXE_vigil"))
         .args(["bench", "capacity", "--rates", "1,2,4,8,16,32,64", "--duration", "0.5", "-o"])
         .arg(&dir)
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    // The sweep names its namespaces after its process.
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() && stderr.contains("ip netns add") {
         eprintln!("skipped: cannot create network namespaces: {stderr}");
@@ -53,7 +58,7 @@ fn a_seven_step_sweep_accounts_for_every_frame() {
     assert!(std::fs::read(dir.join("drop.png")).unwrap().starts_with(b"\x89PNG\r\n"));
     // Nothing is left behind.
     let ns = Command::new("ip").args(["netns", "list"]).output().unwrap();
-    let id = std::process::id();
-    assert!(!String::from_utf8_lossy(&ns.stdout).contains("vlab-"), "namespaces left over (test pid {id})");
+    let ns = String::from_utf8_lossy(&ns.stdout);
+    assert!(!ns.contains(&format!("vlab-tx-{pid}")) && !ns.contains(&format!("vlab-rx-{pid}")), "left over: {ns}");
     let _ = std::fs::remove_dir_all(&dir);
 }

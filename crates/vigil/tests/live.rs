@@ -18,6 +18,7 @@ const RULES: &str = "\
 alert http any any -> any any (msg:\"lab: shell in uri\"; http.uri; content:\"/bin/sh\"; sid:1000001; rev:1;)
 alert dns any any -> any any (msg:\"lab: listed domain\"; dns.query; content:\"evil.example\"; sid:1000002; rev:1;)
 drop http any any -> any any (msg:\"lab: block passwd\"; http.uri; content:\"/etc/passwd\"; sid:1000003; rev:1;)
+reject http any any -> any any (msg:\"lab: refuse shadow\"; http.uri; content:\"/etc/shadow\"; sid:1000004; rev:1;)
 ";
 
 fn out_dir(name: &str) -> PathBuf {
@@ -219,6 +220,9 @@ fn ips_as_an_af_packet_bridge() {
     assert!(blocked.is_err(), "the drop rule must block the request: {blocked:?}");
     let again = http_get(&client, "198.18.3.2:80", "/index.html");
     assert!(again.is_ok(), "a new benign connection passes after the block: {again:?}");
+    // A reject rule answers the client with a reset, sent back out of the port it came in by.
+    let refused = http_get(&client, "198.18.3.2:80", "/download?f=/etc/shadow");
+    assert!(refused.as_ref().is_err_and(|e| e.contains("reset")), "the reject rule must reset the client: {refused:?}");
     stop(&mut vigil.0);
 
     let records = eve(&dir);
@@ -272,11 +276,14 @@ fn ips_with_nfqueue() {
     assert!(blocked.is_err(), "the drop rule must block the request: {blocked:?}");
     let alerted = http_get(&client, "198.18.5.1:80", "/x?cmd=/bin/sh");
     assert!(alerted.is_ok(), "an alert rule does not block: {alerted:?}");
+    // A reject rule answers the client with a reset (the router routes it back).
+    let refused = http_get(&client, "198.18.5.1:80", "/download?f=/etc/shadow");
+    assert!(refused.as_ref().is_err_and(|e| e.contains("reset")), "the reject rule must reset the client: {refused:?}");
     stop(&mut vigil.0);
 
     let records = eve(&dir);
     let sids = alert_sids(&records);
-    assert!(sids.contains(&1000003) && sids.contains(&1000001), "{sids:?}");
+    assert!(sids.contains(&1000003) && sids.contains(&1000001) && sids.contains(&1000004), "{sids:?}");
     let stats = last_stats(&records);
     let (accepted, blocked) = (stats["ips"]["accepted"].as_u64().unwrap(), stats["ips"]["blocked"].as_u64().unwrap());
     // Every packet the queue handed over got exactly one verdict.

@@ -14,6 +14,27 @@ pub enum RuleAction {
     Config,
 }
 
+/// Where a `reject` signature sends its refusal (a TCP reset, else an ICMP
+/// unreachable): `reject` and `rejectsrc` to the packet's source,
+/// `rejectdst` to its destination, `rejectboth` to both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RejectTo {
+    #[default]
+    Src,
+    Dst,
+    Both,
+}
+
+impl RejectTo {
+    pub fn to_src(self) -> bool {
+        matches!(self, RejectTo::Src | RejectTo::Both)
+    }
+
+    pub fn to_dst(self) -> bool {
+        matches!(self, RejectTo::Dst | RejectTo::Both)
+    }
+}
+
 /// Which packets a signature's protocol admits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Proto {
@@ -30,6 +51,15 @@ pub enum Proto {
     Sctp,
     /// `pkthdr`: every packet, IP or not (decoder-event rules).
     PktHdr,
+}
+
+/// Where a rule's `reject` goes (meaningful only for reject actions).
+pub(super) fn reject_to(rule: &Rule) -> RejectTo {
+    match rule.header.action() {
+        ActionKind::RejectDst => RejectTo::Dst,
+        ActionKind::RejectBoth => RejectTo::Both,
+        _ => RejectTo::Src,
+    }
 }
 
 /// The action, the packets the protocol admits, and the application

@@ -14,7 +14,7 @@ mod tx;
 
 pub use app::{AppCheck, HttpEvent};
 pub use file::FileSize;
-pub use header::{Proto, RuleAction};
+pub use header::{Proto, RejectTo, RuleAction};
 pub use packet::{Csum, FlowInfo, PacketCheck, SizeSide};
 pub use tx::{BufferMatch, TxSig};
 
@@ -36,6 +36,8 @@ pub struct Signature {
     pub severity: u32,
     pub metadata: Vec<(String, String)>,
     pub action: RuleAction,
+    /// Where a reject action sends its refusal.
+    pub reject: RejectTo,
     /// `noalert`: matches (for its side effects) but raises no alert.
     pub noalert: bool,
     /// `alert`: a pass signature also raises an alert (it still passes).
@@ -240,6 +242,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         severity: priority.or(class.map(|c| c.priority as u32)).unwrap_or(3),
         metadata,
         action,
+        reject: header::reject_to(rule),
         noalert: noalert || action == RuleAction::Config,
         also_alert,
         no_log_tx,

@@ -49,6 +49,9 @@ pub fn run_live(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveSta
     let sources = open_sources(setup, opts)?;
     // The socket appears once capture is open: its existence says vigil is listening.
     let _socket = crate::run::control_socket(setup, &opts.control, true)?;
+    // `reject` refusals the host routes (a bridge sends its own at layer 2).
+    // Send-only sockets: they cost nothing when no rule rejects.
+    let raw = vigil_capture::RawIpSender::open().ok().map(Arc::new);
     // Sockets and log files are open: nothing more needs root.
     if opts.user.is_some() || opts.group.is_some() {
         vigil_capture::drop_privileges(opts.user.as_deref(), opts.group.as_deref()).map_err(EngineError::Usage)?;
@@ -62,7 +65,9 @@ pub fn run_live(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveSta
         for (index, src) in sources.into_iter().enumerate() {
             let (tx, rx) = channel();
             ctls.push(tx);
-            let w = LiveWorker { index, lane: Lane::new(setup, n, outputs.share()), src, validate };
+            let mut lane = Lane::new(setup, n, outputs.share());
+            lane.worker.detector.respond = true;
+            let w = LiveWorker { index, lane, src, validate, raw: raw.clone() };
             let h = std::thread::Builder::new()
                 .name(worker_name(index))
                 .spawn_scoped(scope, move || {
@@ -300,11 +305,14 @@ fn open_sources(setup: &Setup, opts: &RunOptions) -> Result<Vec<Source>, EngineE
         let mut sides = Vec::with_capacity(plans.len());
         for (capture, peer) in &plans {
             let cap = AfPacket::open(capture).map_err(input)?;
-            let peer = match peer {
-                Some(out) => Some(AfPacketTx::open(out).map_err(input)?),
-                None => None,
+            let (peer, back) = match peer {
+                Some(out) => (
+                    Some(AfPacketTx::open(out).map_err(input)?),
+                    Some(AfPacketTx::open(&capture.iface).map_err(input)?),
+                ),
+                None => (None, None),
             };
-            sides.push(Side { cap, peer });
+            sides.push(Side { cap, peer, back });
         }
         sources.push(Source::AfPacket { sides, turn: 0, last: 0, accepted: 0, blocked: 0 });
     }

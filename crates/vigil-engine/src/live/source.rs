@@ -3,8 +3,9 @@
 //! NFQUEUE verdict), and the kernel's counters.
 
 use crate::error::EngineError;
+use crate::reject::Response;
 use std::time::Duration;
-use vigil_capture::{AfPacket, AfPacketTx, LiveFrame, NfQueue, Verdict};
+use vigil_capture::{AfPacket, AfPacketTx, LiveFrame, NfQueue, RawIpSender, Verdict};
 
 /// The kernel's view of one source, cumulative.
 #[derive(Debug, Clone, Copy, Default)]
@@ -32,6 +33,9 @@ impl KernelCounters {
 pub(crate) struct Side {
     pub cap: AfPacket,
     pub peer: Option<AfPacketTx>,
+    /// On a bridge, a socket sending out of this side's own interface: a
+    /// `reject` answers the sender the way its frame came.
+    pub back: Option<AfPacketTx>,
 }
 
 pub(crate) enum Source {
@@ -112,6 +116,37 @@ impl Source {
         }
     }
 
+    /// Sends a `reject` rule's refusals for the frame `next` returned last.
+    /// On a bridge they go out at layer 2, back the way the frame came (or on
+    /// toward its destination), in its own link-layer header with the MAC
+    /// addresses turned round; elsewhere the host routes them. A refusal that
+    /// cannot be sent is lost, as any packet on a busy link may be.
+    pub(crate) fn respond(&mut self, frame: &[u8], responses: &[Response], raw: Option<&RawIpSender>) {
+        if let Source::AfPacket { sides, last, .. } = self {
+            if let (Some(side), Some(l2)) = (sides.get(*last), ethernet_header_len(frame)) {
+                if let (Some(back), Some(peer)) = (&side.back, &side.peer) {
+                    let mut out = Vec::new();
+                    for r in responses {
+                        out.clear();
+                        out.extend_from_slice(&frame[..l2]);
+                        if r.to_src {
+                            out[..6].copy_from_slice(&frame[6..12]);
+                            out[6..12].copy_from_slice(&frame[..6]);
+                        }
+                        out.extend_from_slice(&r.ip);
+                        let _ = if r.to_src { back.send(&out) } else { peer.send(&out) };
+                    }
+                    return;
+                }
+            }
+        }
+        if let Some(raw) = raw {
+            for r in responses {
+                let _ = raw.send(&r.ip);
+            }
+        }
+    }
+
     /// Sends what verdicts wait in a batch.
     pub(crate) fn flush(&mut self) -> Result<(), EngineError> {
         match self {
@@ -141,5 +176,38 @@ impl Source {
                 KernelCounters { packets: st.packets + lost, drops: lost, accepted: st.accepted, blocked: st.dropped }
             }
         }
+    }
+}
+
+/// The length of an Ethernet header with its VLAN tags, when `frame` is an
+/// Ethernet frame carrying IPv4 or IPv6 right after them.
+fn ethernet_header_len(frame: &[u8]) -> Option<usize> {
+    let mut at = 12;
+    loop {
+        let et = u16::from_be_bytes([*frame.get(at)?, *frame.get(at + 1)?]);
+        match et {
+            0x8100 | 0x88a8 | 0x9100 => at += 4,
+            0x0800 | 0x86dd => return Some(at + 2),
+            _ => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ethernet_headers_with_and_without_tags() {
+        let mut f = vec![0u8; 12];
+        f.extend_from_slice(&[0x08, 0x00, 0x45]);
+        assert_eq!(ethernet_header_len(&f), Some(14));
+        let mut q = vec![0u8; 12];
+        q.extend_from_slice(&[0x81, 0x00, 0, 7, 0x86, 0xdd, 0x60]);
+        assert_eq!(ethernet_header_len(&q), Some(18));
+        let mut arp = vec![0u8; 12];
+        arp.extend_from_slice(&[0x08, 0x06]);
+        assert_eq!(ethernet_header_len(&arp), None);
+        assert_eq!(ethernet_header_len(&[0; 13]), None);
     }
 }

@@ -35,6 +35,8 @@ pub(crate) struct LiveWorker {
     pub src: Source,
     /// Validate checksums (unless the kernel says they are not filled in).
     pub validate: bool,
+    /// Where `reject` refusals go when the source cannot send them itself.
+    pub raw: Option<Arc<vigil_capture::RawIpSender>>,
 }
 
 /// What a worker hands back when it ends.
@@ -84,6 +86,7 @@ impl LiveWorker {
             *second = raw.ts.secs();
             self.lane.worker.tick(raw.ts, &mut self.lane.outputs)?;
         }
+        // The bridge sends the frame on (and answers a refusal in its link header).
         if inline {
             copy.clear();
             copy.extend_from_slice(raw.data);
@@ -92,6 +95,10 @@ impl LiveWorker {
         // Live frames have no number in a file: EVE leaves `pcap_cnt` out.
         self.lane.frame(raw.data, raw.ts, raw.linktype, 0, validate)?;
         let drop = self.lane.worker.detector.verdict_drop;
+        let responses = std::mem::take(&mut self.lane.worker.detector.responses);
+        if !responses.is_empty() {
+            self.src.respond(copy, &responses, self.raw.as_deref());
+        }
         self.src.done(copy, drop)?;
         Ok(true)
     }
