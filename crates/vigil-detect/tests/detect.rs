@@ -311,7 +311,7 @@ alert tcp any any -> any any (msg:"depth"; stream-event:reassembly_depth_reached
     let set = Loader::new()
         .load_str("alert tcp any any -> any any (stream-event:rst_invalid_ack; sid:72;)\n", "t.rules")
         .unwrap();
-    let unsupported = compile(&set.rules[0], &Classifications::default()).err().expect("unsupported");
+    let unsupported = compile(&set.rules[0], &Classifications::default()).expect_err("unsupported");
     assert!(format!("{unsupported:?}").contains("stream-event:rst_invalid_ack"), "{unsupported:?}");
 }
 

@@ -120,9 +120,7 @@ mod tests {
     const S4: [u8; 4] = [198, 19, 0, 2];
 
     fn decode(frame: &[u8], linktype: LinkType) -> Packet<'_> {
-        let mut cfg = DecodeConfig::default();
-        cfg.validate_checksums = true;
-        Decoder::new(cfg).decode(frame, Timestamp::default(), linktype, 1)
+        Decoder::new(DecodeConfig { validate_checksums: true, ..DecodeConfig::default() }).decode(frame, Timestamp::default(), linktype, 1)
     }
 
     fn bad(p: &Packet<'_>) -> bool {
