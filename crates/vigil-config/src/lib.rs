@@ -43,6 +43,7 @@ mod decoder;
 mod defrag;
 mod error;
 mod eve;
+mod exception;
 mod flow;
 mod live;
 mod load;
@@ -66,6 +67,7 @@ pub use eve::{
     DropFlows, EveAlert, EveAlertMetadata, EveAnomaly, EveDrop, EveFiletype, EveFlow, EveLog, EveStats, EveTypes,
     EveXff,
 };
+pub use exception::{Exceptions, Policy as ExceptionPolicy, Target as ExceptionTarget};
 pub use flow::{Flow, FlowTimeouts, ProtoTimeouts};
 pub use live::{AfPacket, AfPacketIface, Nfq};
 pub use load::{MAX_DEPTH, MAX_FILE_SIZE, MAX_INCLUDE_DEPTH, MAX_NODES};
@@ -90,6 +92,7 @@ pub const DEFAULT_YAML: &str = include_str!("default.yaml");
 /// [`Config::from_tree`] as ignored.
 pub const UNDERSTOOD_KEYS: &[&str] = &[
     "vars",
+    "exception-policy",
     "default-log-dir",
     "outputs",
     "stats",
@@ -153,6 +156,9 @@ pub struct Config {
     pub af_packet: AfPacket,
     /// `nfq`: inline verdicts through NFQUEUE.
     pub nfq: Nfq,
+    /// `exception-policy` and the `*-policy` keys of `stream`, `flow`,
+    /// `defrag` and `app-layer`.
+    pub exceptions: Exceptions,
     /// Sections accepted as they are until they get typed.
     pub raw: RawSections,
 }
@@ -194,6 +200,7 @@ impl Default for Config {
             stream: Stream::default(),
             af_packet: AfPacket::stock(),
             nfq: Nfq::default(),
+            exceptions: Exceptions::default(),
             raw: RawSections::default(),
         }
     }
@@ -224,6 +231,7 @@ impl Config {
             stream: Stream::read(&root.child("stream"), &mut errs),
             af_packet: AfPacket::read(&root.child("af-packet"), &mut errs),
             nfq: Nfq::read(&root.child("nfq"), &mut errs),
+            exceptions: Exceptions::read(&root, &mut errs),
             stats,
             raw: RawSections {
                 stream: raw("stream"),

@@ -17,6 +17,11 @@ pub struct FlowDetect {
     /// The drop log wrote a packet of the dropped flow in this direction
     /// (to server, to client), for `drop: flows: start`.
     pub drop_logged: [bool; 2],
+    /// Exception policies the flow met, one bit per target (the engine's
+    /// order), for the flow record.
+    pub exceptions: u8,
+    /// An exception policy passed the flow (`pass-flow`, `bypass`).
+    pub exception_passed: bool,
 }
 
 /// A flow's bits, indexed by the ids the engine gave the names.

@@ -59,6 +59,8 @@ impl Lane {
             stream_events: &w.stream_events,
             app: &w.app_stats,
             detect: [w.detector.alerts, w.alert_queue_overflow(), w.detector.suppressed],
+            exceptions: &w.detector.exceptions,
+            drop_reasons: setup.ips.then_some(&w.detector.drop_reasons),
         };
         stats::counters(&all, &setup.config.stats, true)
     }

@@ -33,6 +33,7 @@ mod autofp;
 mod checksum;
 mod control;
 mod error;
+mod exception;
 mod inputs;
 mod lane;
 #[cfg(target_os = "linux")]

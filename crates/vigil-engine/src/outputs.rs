@@ -414,11 +414,14 @@ impl Outputs {
         app: AppProto,
         orig: Option<AppProto>,
         tcp: Option<&SessionSummary>,
+        fate: FlowFate<'_>,
     ) -> Result<(), EngineError> {
         if !self.wants_flows() {
             return Ok(());
         }
         let mut fields = flow_fields(f);
+        fields.action = fate.action;
+        fields.exception_policy = fate.exception_policy;
         fields.app_proto = (app != AppProto::Unknown).then_some(app.name());
         fields.app_proto_orig = orig.filter(|&o| o != app && o != AppProto::Unknown).map(AppProto::name);
         fields.tcp_session = tcp.map(|t| FlowTcpSession {
@@ -477,6 +480,15 @@ fn write(w: &mut EveWriter, rec: &Value) -> Result<(), EngineError> {
     w.write(rec).map_err(|error| EngineError::Output { path: w.path().display().to_string(), error })
 }
 
+/// What the IPS and the exception policies did to a flow, for its record.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct FlowFate<'a> {
+    /// `drop` or `pass` when the whole flow was.
+    pub action: Option<&'a str>,
+    /// (target, policy) of each exception policy the flow met.
+    pub exception_policy: &'a [(&'a str, &'a str)],
+}
+
 /// A flow as its EVE record describes it.
 fn flow_fields<E>(f: &Flow<E>) -> FlowRecord<'_> {
     let proto = f.key.proto;
@@ -507,6 +519,8 @@ fn flow_fields<E>(f: &Flow<E>) -> FlowRecord<'_> {
         emergency: f.emergency,
         tcp_flags: (proto == ip_proto::TCP).then_some((f.tcp_flags.to_server, f.tcp_flags.to_client)),
         tcp_session: None,
+        action: None,
+        exception_policy: &[],
     }
 }
 

@@ -120,7 +120,12 @@ mod tests {
     const S4: [u8; 4] = [198, 19, 0, 2];
 
     fn decode(frame: &[u8], linktype: LinkType) -> Packet<'_> {
-        Decoder::new(DecodeConfig { validate_checksums: true, ..DecodeConfig::default() }).decode(frame, Timestamp::default(), linktype, 1)
+        Decoder::new(DecodeConfig { validate_checksums: true, ..DecodeConfig::default() }).decode(
+            frame,
+            Timestamp::default(),
+            linktype,
+            1,
+        )
     }
 
     fn bad(p: &Packet<'_>) -> bool {

@@ -16,6 +16,9 @@ pub(crate) struct Counters<'a> {
     /// `detect.alert`, `detect.alert_queue_overflow`, `detect.alerts_suppressed`.
     pub detect: [u64; 3],
     pub app: &'a crate::app::AppStats,
+    pub exceptions: &'a crate::exception::ExceptionState,
+    /// `ips.drop_reason.*`, in IPS mode, by [`vigil_output::DropReason::ALL`] index.
+    pub drop_reasons: Option<&'a [u64; vigil_output::DropReason::ALL.len()]>,
 }
 
 /// Dotted counter names and values, in the order a stats record lists them.
@@ -59,6 +62,14 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
     }
     for (name, v) in all.app.named() {
         push(name, v);
+    }
+    for (name, v) in all.exceptions.named() {
+        push(name, v);
+    }
+    if let Some(drops) = all.drop_reasons {
+        for (r, v) in vigil_output::DropReason::ALL.iter().zip(drops) {
+            push(format!("ips.drop_reason.{}", r.counter_name()), *v);
+        }
     }
     out
 }

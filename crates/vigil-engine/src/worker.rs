@@ -9,6 +9,7 @@ use crate::setup::Setup;
 use crate::tcp::{pseudo_packet, FlowExt};
 use std::sync::Arc;
 use vigil_applayer::{AppConfig, AppFlow, Progress, Transport, TxRef};
+use vigil_config::ExceptionTarget;
 use vigil_decode::{DecodeConfig, Decoder, Packet, PacketSource};
 use vigil_defrag::Defragmenter;
 use vigil_detect::compile::{FlowInfo, RuleAction};
@@ -67,6 +68,10 @@ pub(crate) struct Detector {
     pub respond: bool,
     /// The refusals the packet in hand earned, for the capture to send.
     pub responses: Vec<crate::reject::Response>,
+    /// Exception policies: resolved, pending for the packet in hand, counted.
+    pub exceptions: crate::exception::ExceptionState,
+    /// Packets dropped, by [`DropReason::ALL`] index (`ips.drop_reason.*`).
+    pub drop_reasons: [u64; DropReason::ALL.len()],
 }
 
 impl Detector {
@@ -86,22 +91,31 @@ impl Detector {
         app: Option<&AppInput<'_>>,
         outputs: &mut Outputs,
     ) -> Result<bool, EngineError> {
-        let Some(engine) = self.rules.engine.as_deref() else { return Ok(false) };
-        // Filled only when something matches: no allocation on quiet packets.
-        let mut matched: Vec<(&Signature, Option<u64>)> = Vec::new();
         let (at_alert, info, mut state) = match flow {
             Some((at, info, st)) => (Some(at), Some(info), Some(st)),
             None => (None, None, None),
         };
         let flow_id = at_alert.map(|a| a.id);
+        if let Some(target) = self.exceptions.pending.take() {
+            if self.apply_exception(target, p, flow_id, info, state.as_deref_mut(), outputs)? {
+                return Ok(false);
+            }
+        }
         // A dropped flow's packets are dropped without inspection.
         if let Some(st) = state.as_deref_mut().filter(|st| st.dropped) {
             if self.ips {
                 self.verdict_drop |= p.src != PacketSource::FlowTimeout;
+                count_drop(&mut self.drop_reasons, p, DropReason::FlowDrop);
                 log_drop(p, flow_id, info, Some(st), DropReason::FlowDrop, None, outputs)?;
             }
             return Ok(false);
         }
+        if state.as_deref().is_some_and(|st| st.exception_passed) {
+            return Ok(false);
+        }
+        let Some(engine) = self.rules.engine.as_deref() else { return Ok(false) };
+        // Filled only when something matches: no allocation on quiet packets.
+        let mut matched: Vec<(&Signature, Option<u64>)> = Vec::new();
         engine.inspect_app(p, info, state.as_deref_mut(), stream, app, &mut self.scratch, &mut |sig, tx| {
             matched.push((sig, tx))
         });
@@ -173,9 +187,64 @@ impl Detector {
         }
         if let Some((sig, reason)) = dropped_by {
             self.verdict_drop |= p.src != PacketSource::FlowTimeout;
+            count_drop(&mut self.drop_reasons, p, reason);
             log_drop(p, flow_id, info, state, reason, Some(sig), outputs)?;
         }
         Ok(alerted)
+    }
+
+    /// Applies the exception policy of `target`, met by packet `p`; true
+    /// when the packet is not to be inspected further.
+    fn apply_exception(
+        &mut self,
+        target: vigil_config::ExceptionTarget,
+        p: &Packet<'_>,
+        flow_id: Option<u64>,
+        info: Option<FlowInfo>,
+        mut state: Option<&mut FlowDetect>,
+        outputs: &mut Outputs,
+    ) -> Result<bool, EngineError> {
+        use vigil_config::ExceptionPolicy as Policy;
+        let policy = self.exceptions.policy(target);
+        if let Some(st) = state.as_deref_mut() {
+            st.exceptions |= 1 << crate::exception::index(target);
+        }
+        if policy == Policy::Ignore {
+            return Ok(false);
+        }
+        self.exceptions.count(target);
+        match policy {
+            Policy::DropFlow | Policy::DropPacket | Policy::Reject => {
+                if policy != Policy::DropPacket {
+                    if let Some(st) = state.as_deref_mut() {
+                        st.dropped = true;
+                    }
+                }
+                if policy == Policy::Reject && self.respond {
+                    self.responses = crate::reject::responses(p, vigil_detect::compile::RejectTo::Src, false);
+                }
+                self.verdict_drop |= p.src != PacketSource::FlowTimeout;
+                let reason = crate::exception::drop_reason(target);
+                count_drop(&mut self.drop_reasons, p, reason);
+                log_drop(p, flow_id, info, state, reason, None, outputs)?;
+            }
+            Policy::PassFlow | Policy::Bypass => {
+                if let Some(st) = state {
+                    st.exception_passed = true;
+                }
+            }
+            Policy::PassPacket | Policy::Ignore | Policy::Auto => {}
+        }
+        Ok(true)
+    }
+}
+
+/// Counts a dropped packet under `ips.drop_reason.*` (pseudo packets were never on the wire).
+fn count_drop(counts: &mut [u64; DropReason::ALL.len()], p: &Packet<'_>, reason: DropReason) {
+    if p.src != PacketSource::FlowTimeout {
+        if let Some(i) = DropReason::ALL.iter().position(|&r| r == reason) {
+            counts[i] += 1;
+        }
     }
 }
 
@@ -306,6 +375,12 @@ impl Worker {
                 verdict_drop: false,
                 respond: false,
                 responses: Vec::new(),
+                exceptions: crate::exception::ExceptionState::new(
+                    &setup.config.exceptions,
+                    setup.ips,
+                    setup.stream.midstream,
+                ),
+                drop_reasons: [0; DropReason::ALL.len()],
             },
         }
     }
@@ -341,6 +416,7 @@ impl Worker {
     pub(crate) fn packet(&mut self, p: &mut Packet<'_>, outputs: &mut Outputs) -> Result<(), EngineError> {
         self.detector.verdict_drop = false;
         self.detector.responses.clear();
+        self.detector.exceptions.pending = None;
         if p.ts > self.now {
             self.now = p.ts;
         }
@@ -378,7 +454,13 @@ impl Worker {
                 h.dir = Direction::ToClient;
                 seg.dir = Direction::ToClient;
             }
+            let memcap_drops = self.stream.counters.ssn_memcap_drop;
             f.ext.tcp = self.stream.start(&seg).map(Box::new);
+            if self.stream.counters.ssn_memcap_drop > memcap_drops {
+                self.detector.exceptions.met(ExceptionTarget::StreamMemcap);
+            } else if f.ext.tcp.as_deref().is_some_and(|s| s.midstream) {
+                self.detector.exceptions.met(ExceptionTarget::StreamMidstream);
+            }
             if let (Some(ssn), Some(cfg), None) = (f.ext.tcp.as_deref_mut(), &self.app_cfg, &f.ext.app) {
                 ssn.app_enabled = true;
                 let layer = AppFlow::new(cfg, Transport::Tcp, f.key.sport, f.key.dport);
@@ -388,7 +470,11 @@ impl Worker {
         let Some(ssn) = f.ext.tcp.as_deref_mut() else { return none };
         let before = ssn.state;
         let mut events = Vec::new();
+        let segment_drops = self.stream.counters.segment_memcap_drop;
         let handled = ssn.handle(&mut self.stream, &seg, &mut |e| events.push(e));
+        if self.stream.counters.segment_memcap_drop > segment_drops {
+            self.detector.exceptions.met(ExceptionTarget::StreamReassemblyMemcap);
+        }
         // The ACK completing the handshake is not yet of the established
         // session, unless it carries data (its ACK-only twin may have been
         // lost): Suricata's rule since 7.0.7.
@@ -443,7 +529,11 @@ impl Worker {
             }
         }
         // A fragment has no flow of its own, but the UDP tunnel it came in does.
+        let flow_memcap = self.flows.counters().memcap;
         let mut flow = self.flows.handle_packet(p, root);
+        if flow.is_none() && self.flows.counters().memcap > flow_memcap {
+            self.detector.exceptions.met(ExceptionTarget::FlowMemcap);
+        }
         let Tracked { in_stream, ready, established, encrypted_now, events, flow_state } = match flow.as_mut() {
             Some(h) => self.track(p, h),
             None => Tracked::default(),
@@ -625,7 +715,17 @@ impl Worker {
             if result.is_ok() {
                 let app = f.ext.app.as_deref().map_or(AppProto::Unknown, |a| a.layer.proto());
                 let orig = f.ext.app.as_deref().and_then(|a| a.layer.orig_proto());
-                result = outputs.flow(&f, now, app, orig, f.ext.tcp_end.as_ref());
+                let d = &f.ext.detect;
+                let action = if d.dropped {
+                    Some("drop")
+                } else if d.exception_passed {
+                    Some("pass")
+                } else {
+                    None
+                };
+                let exceptions = self.detector.exceptions.flow_list(d.exceptions);
+                let fate = crate::outputs::FlowFate { action, exception_policy: &exceptions };
+                result = outputs.flow(&f, now, app, orig, f.ext.tcp_end.as_ref(), fate);
             }
         }
         result

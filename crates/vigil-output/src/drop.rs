@@ -17,6 +17,13 @@ pub enum DropReason {
     RateFilter,
     /// An earlier drop applied to the whole flow.
     FlowDrop,
+    /// Exception policies: a limit was hit or a session came mid-stream.
+    StreamMemcap,
+    StreamReassembly,
+    StreamMidstream,
+    FlowMemcap,
+    DefragMemcap,
+    ApplayerError,
 }
 
 impl DropReason {
@@ -26,6 +33,40 @@ impl DropReason {
             // Suricata files rate filters with thresholds and detection filters.
             DropReason::RateFilter => "threshold detection_filter",
             DropReason::FlowDrop => "flow drop",
+            DropReason::StreamMemcap => "stream memcap",
+            DropReason::StreamReassembly => "stream reassembly",
+            DropReason::StreamMidstream => "stream midstream",
+            DropReason::FlowMemcap => "flow memcap",
+            DropReason::DefragMemcap => "defrag memcap",
+            DropReason::ApplayerError => "applayer error",
+        }
+    }
+
+    /// Every reason, in the order of the `ips.drop_reason.*` counters.
+    pub const ALL: [DropReason; 9] = [
+        DropReason::FlowDrop,
+        DropReason::Rules,
+        DropReason::RateFilter,
+        DropReason::StreamMemcap,
+        DropReason::StreamReassembly,
+        DropReason::StreamMidstream,
+        DropReason::FlowMemcap,
+        DropReason::DefragMemcap,
+        DropReason::ApplayerError,
+    ];
+
+    /// The name under `ips.drop_reason.` in stats.
+    pub fn counter_name(self) -> &'static str {
+        match self {
+            DropReason::Rules => "rules",
+            DropReason::RateFilter => "threshold_detection_filter",
+            DropReason::FlowDrop => "flow_drop",
+            DropReason::StreamMemcap => "stream_memcap",
+            DropReason::StreamReassembly => "stream_reassembly",
+            DropReason::StreamMidstream => "stream_midstream",
+            DropReason::FlowMemcap => "flow_memcap",
+            DropReason::DefragMemcap => "defrag_memcap",
+            DropReason::ApplayerError => "applayer_error",
         }
     }
 }

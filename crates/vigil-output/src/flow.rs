@@ -45,6 +45,10 @@ pub struct FlowRecord<'a> {
     pub tcp_flags: Option<(u8, u8)>,
     /// The TCP session, for TCP flows the stream engine tracked.
     pub tcp_session: Option<FlowTcpSession<'a>>,
+    /// `drop` or `pass` when the whole flow was dropped or passed.
+    pub action: Option<&'a str>,
+    /// Exception policies applied to the flow: (target, policy) names.
+    pub exception_policy: &'a [(&'a str, &'a str)],
 }
 
 /// What the stream engine says of a flow's TCP session when it ended.
@@ -109,6 +113,13 @@ pub fn flow_record(r: &FlowRecord<'_>, now: Timestamp) -> Value {
     f.insert("state".into(), Value::String(r.state.into()));
     f.insert("reason".into(), Value::String(r.reason.into()));
     f.insert("alerted".into(), Value::Bool(r.alerted));
+    if let Some(a) = r.action {
+        f.insert("action".into(), Value::String(a.into()));
+    }
+    if !r.exception_policy.is_empty() {
+        let list = r.exception_policy.iter().map(|(t, p)| json!({"target": t, "policy": p})).collect();
+        f.insert("exception_policy".into(), Value::Array(list));
+    }
     m.insert("flow".into(), Value::Object(f));
     if let Some((ts, tc)) = r.tcp_flags {
         m.insert("tcp".into(), tcp_object(ts, tc, r.tcp_session));
@@ -191,7 +202,20 @@ mod tests {
             emergency: false,
             tcp_flags: Some((0x1b, 0x1f)),
             tcp_session: Some(FlowTcpSession { state: "closed", gap: (false, true), max_regions: (1, 2) }),
+            action: None,
+            exception_policy: &[],
         }
+    }
+
+    #[test]
+    fn action_and_exception_policies() {
+        let r = FlowRecord { action: Some("drop"), exception_policy: &[("stream_midstream", "drop_flow")], ..record() };
+        let v = flow_record(&r, Timestamp::from_micros(1, 0));
+        assert_eq!(v["flow"]["action"], "drop");
+        assert_eq!(v["flow"]["exception_policy"][0]["target"], "stream_midstream");
+        assert_eq!(v["flow"]["exception_policy"][0]["policy"], "drop_flow");
+        let plain = flow_record(&record(), Timestamp::from_micros(1, 0));
+        assert!(plain["flow"].get("action").is_none() && plain["flow"].get("exception_policy").is_none());
     }
 
     #[test]

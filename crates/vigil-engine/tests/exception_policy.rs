@@ -1,0 +1,103 @@
+//! Exception policies end to end: a TCP session that cannot start because
+//! `stream.memcap` is reached, under each kind of policy, and what the drop
+//! and flow records and the counters say of it.
+
+mod common;
+
+use common::{of_type, run_eve, spaced, tempdir, write_pcap};
+use serde_json::Value;
+use vigil_engine::RunOptions;
+use vigil_wire::build::PacketBuilder;
+use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
+
+const C: [u8; 4] = [198, 18, 0, 1];
+const S: [u8; 4] = [198, 18, 0, 2];
+
+fn seg(to_server: bool, flags: u8, seq: u32, ack: u32, payload: &[u8]) -> Vec<u8> {
+    let (b, sp, dp) =
+        if to_server { (PacketBuilder::ipv4(C, S), 40000, 80) } else { (PacketBuilder::ipv4(S, C), 80, 40000) };
+    b.tcp(sp, dp).tcp_flags(flags).tcp_seq_ack(seq, ack).payload(payload).build_ethernet()
+}
+
+fn session() -> Vec<Vec<u8>> {
+    vec![
+        seg(true, SYN, 1000, 0, b""),
+        seg(false, SYN | ACK, 5000, 1001, b""),
+        seg(true, ACK, 1001, 5001, b""),
+        seg(true, ACK | PSH, 1001, 5001, b"hello"),
+        seg(false, ACK | PSH, 5001, 1006, b"hi"),
+        seg(true, ACK | FIN, 1006, 5003, b""),
+        seg(false, ACK | FIN, 5003, 1007, b""),
+        seg(true, ACK, 1007, 5004, b""),
+    ]
+}
+
+/// One run with no room for any TCP session, `policy` for that case.
+fn run(name: &str, policy: &str, ips: bool) -> Vec<Value> {
+    let dir = tempdir("exception", name);
+    let pcap = dir.join("in.pcap");
+    write_pcap(&pcap, spaced(&session()));
+    std::fs::write(dir.join("test.rules"), "alert tcp any any -> any any (content:\"hello\"; sid:1;)\n").unwrap();
+    let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - alert\n        - drop:\n            flows: all\n        - flow\n        - stats\n";
+    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
+    let opts = RunOptions {
+        inputs: vec![pcap],
+        log_dir: Some(dir.clone()),
+        config: Some(dir.join("vigil.yaml")),
+        checksum: Some("none".into()),
+        exclusive_rules: vec![dir.join("test.rules")],
+        sets: vec!["stream.memcap=1".into(), format!("stream.memcap-policy={policy}")],
+        simulate_ips: ips,
+        ..Default::default()
+    };
+    run_eve(&dir, &opts)
+}
+
+fn stats(recs: &[Value]) -> &Value {
+    &of_type(recs, "stats").last().expect("a stats record")["stats"]
+}
+
+#[test]
+fn drop_flow_drops_the_whole_flow_and_says_why() {
+    let recs = run("drop-flow", "drop-flow", true);
+    let drops = of_type(&recs, "drop");
+    assert_eq!(drops.len(), 8, "{recs:#?}");
+    assert_eq!(drops[0]["drop"]["reason"], "stream memcap");
+    assert!(drops[1..].iter().all(|d| d["drop"]["reason"] == "flow drop"));
+    assert!(of_type(&recs, "alert").is_empty(), "nothing of a dropped flow is inspected");
+    let flow = of_type(&recs, "flow")[0];
+    assert_eq!(flow["flow"]["action"], "drop");
+    assert_eq!(flow["flow"]["exception_policy"][0]["target"], "stream_memcap");
+    assert_eq!(flow["flow"]["exception_policy"][0]["policy"], "drop_flow");
+    let st = stats(&recs);
+    assert_eq!(st["exception_policy"]["tcp"]["ssn_memcap"]["drop_flow"], 1, "{st}");
+    assert_eq!(st["ips"]["drop_reason"]["stream_memcap"], 1, "{st}");
+    assert_eq!(st["ips"]["drop_reason"]["flow_drop"], 7, "{st}");
+}
+
+#[test]
+fn pass_flow_leaves_the_flow_uninspected_and_ignore_does_not() {
+    let passed = run("pass-flow", "pass-flow", false);
+    assert!(of_type(&passed, "alert").is_empty() && of_type(&passed, "drop").is_empty(), "{passed:#?}");
+    let flow = of_type(&passed, "flow")[0];
+    assert_eq!(flow["flow"]["action"], "pass");
+    assert_eq!(flow["flow"]["exception_policy"][0]["policy"], "pass_flow");
+    assert_eq!(stats(&passed)["exception_policy"]["tcp"]["ssn_memcap"]["pass_flow"], 1);
+    // Ignored (the IDS default): the packets are inspected as they come.
+    let ignored = run("ignore", "ignore", false);
+    assert_eq!(of_type(&ignored, "alert").len(), 1, "{ignored:#?}");
+    let flow = of_type(&ignored, "flow")[0];
+    assert!(flow["flow"].get("action").is_none());
+    assert_eq!(flow["flow"]["exception_policy"][0]["policy"], "ignore");
+    assert!(stats(&ignored).get("exception_policy").is_none());
+}
+
+#[test]
+fn drop_packet_drops_only_the_packet_that_met_the_limit() {
+    let recs = run("drop-packet", "drop-packet", true);
+    let drops = of_type(&recs, "drop");
+    assert_eq!(drops.len(), 1, "{recs:#?}");
+    assert_eq!(drops[0]["drop"]["reason"], "stream memcap");
+    assert_eq!(of_type(&recs, "alert").len(), 1, "the rest is inspected");
+    assert!(of_type(&recs, "flow")[0]["flow"].get("action").is_none());
+}
