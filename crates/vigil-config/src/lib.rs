@@ -200,7 +200,7 @@ impl Default for Config {
             stream: Stream::default(),
             af_packet: AfPacket::stock(),
             nfq: Nfq::default(),
-            exceptions: Exceptions::default(),
+            exceptions: Exceptions { master: Some(ExceptionPolicy::Auto), ..Exceptions::default() },
             raw: RawSections::default(),
         }
     }

@@ -4,39 +4,14 @@
 
 mod common;
 
-use common::{of_type, run_eve, spaced, tempdir, write_pcap};
+use common::{of_type, run_eve, short_session, spaced, tempdir, write_pcap};
 use serde_json::Value;
 use vigil_engine::RunOptions;
-use vigil_wire::build::PacketBuilder;
-use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
-
-const C: [u8; 4] = [198, 18, 0, 1];
-const S: [u8; 4] = [198, 18, 0, 2];
-
-fn seg(to_server: bool, flags: u8, seq: u32, ack: u32, payload: &[u8]) -> Vec<u8> {
-    let (b, sp, dp) =
-        if to_server { (PacketBuilder::ipv4(C, S), 40000, 80) } else { (PacketBuilder::ipv4(S, C), 80, 40000) };
-    b.tcp(sp, dp).tcp_flags(flags).tcp_seq_ack(seq, ack).payload(payload).build_ethernet()
-}
-
-/// Eight packets, five of them without payload (three from the client).
-fn session() -> Vec<Vec<u8>> {
-    vec![
-        seg(true, SYN, 1000, 0, b""),
-        seg(false, SYN | ACK, 5000, 1001, b""),
-        seg(true, ACK, 1001, 5001, b""),
-        seg(true, ACK | PSH, 1001, 5001, b"hello"),
-        seg(false, ACK | PSH, 5001, 1006, b"hi"),
-        seg(true, ACK | FIN, 1006, 5003, b""),
-        seg(false, ACK | FIN, 5003, 1007, b""),
-        seg(true, ACK, 1007, 5004, b""),
-    ]
-}
 
 fn run(name: &str, rules: &str, drop_opts: &str, threshold: Option<&str>, ips: bool) -> Vec<Value> {
     let dir = tempdir("ips", name);
     let pcap = dir.join("in.pcap");
-    write_pcap(&pcap, spaced(&session()));
+    write_pcap(&pcap, spaced(&short_session()));
     std::fs::write(dir.join("test.rules"), rules).unwrap();
     let yaml = format!(
         "outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - alert\n        - drop:\n{drop_opts}"

@@ -43,3 +43,34 @@ pub fn run_eve(dir: &Path, opts: &RunOptions) -> Vec<Value> {
 pub fn of_type<'a>(recs: &'a [Value], t: &str) -> Vec<&'a Value> {
     recs.iter().filter(|r| r["event_type"] == t).collect()
 }
+
+/// The client and server of the built TCP sessions.
+pub const CLIENT: [u8; 4] = [198, 18, 0, 1];
+pub const SERVER: [u8; 4] = [198, 18, 0, 2];
+
+/// One TCP segment between [`CLIENT`]:40000 and [`SERVER`]:80.
+pub fn tcp_seg(to_server: bool, flags: u8, seq: u32, ack: u32, payload: &[u8]) -> Vec<u8> {
+    use vigil_wire::build::PacketBuilder;
+    let (b, sp, dp) = if to_server {
+        (PacketBuilder::ipv4(CLIENT, SERVER), 40000, 80)
+    } else {
+        (PacketBuilder::ipv4(SERVER, CLIENT), 80, 40000)
+    };
+    b.tcp(sp, dp).tcp_flags(flags).tcp_seq_ack(seq, ack).payload(payload).build_ethernet()
+}
+
+/// A whole short session: handshake, "hello" and "hi", FIN both ways.
+/// Eight packets, five of them without payload (three from the client).
+pub fn short_session() -> Vec<Vec<u8>> {
+    use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
+    vec![
+        tcp_seg(true, SYN, 1000, 0, b""),
+        tcp_seg(false, SYN | ACK, 5000, 1001, b""),
+        tcp_seg(true, ACK, 1001, 5001, b""),
+        tcp_seg(true, ACK | PSH, 1001, 5001, b"hello"),
+        tcp_seg(false, ACK | PSH, 5001, 1006, b"hi"),
+        tcp_seg(true, ACK | FIN, 1006, 5003, b""),
+        tcp_seg(false, ACK | FIN, 5003, 1007, b""),
+        tcp_seg(true, ACK, 1007, 5004, b""),
+    ]
+}
