@@ -62,6 +62,7 @@ impl Policy {
 
 /// What an exception policy guards, in the order EVE lists them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Target {
     /// `defrag.memcap-policy`: no room for another datagram's fragments.
     DefragMemcap,
@@ -86,6 +87,11 @@ impl Target {
         Target::StreamMidstream,
         Target::AppLayerError,
     ];
+
+    /// Its place in [`Target::ALL`] (declaration order).
+    pub fn index(self) -> usize {
+        self as usize
+    }
 
     /// The target's name in the flow record's `exception_policy` list.
     pub fn eve_name(self) -> &'static str {
@@ -153,7 +159,7 @@ impl Exceptions {
                 Policy::DropFlow
             }
         };
-        let p = match (self.targets[Target::ALL.iter().position(|&t| t == target).unwrap_or(0)], self.master) {
+        let p = match (self.targets[target.index()], self.master) {
             (Some(Policy::Auto), _) | (None, Some(Policy::Auto)) => auto(),
             (Some(p), _) | (None, Some(p)) => p,
             // Nothing set: an IPS that does not pick up sessions mid-stream fails closed.
@@ -188,7 +194,7 @@ mod tests {
 
     fn with(master: Option<Policy>, t: Target, p: Option<Policy>) -> Exceptions {
         let mut e = Exceptions { master, ..Exceptions::default() };
-        e.targets[Target::ALL.iter().position(|&x| x == t).unwrap()] = p;
+        e.targets[t.index()] = p;
         e
     }
 
@@ -215,6 +221,7 @@ mod tests {
             with(None, Target::DefragMemcap, Some(Policy::Bypass)).resolve(Target::DefragMemcap, true, false),
             Policy::Ignore
         );
+        assert!(Target::ALL.iter().enumerate().all(|(i, t)| t.index() == i));
     }
 
     #[test]

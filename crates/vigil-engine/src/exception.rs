@@ -33,14 +33,14 @@ impl ExceptionState {
     }
 
     pub(crate) fn policy(&self, t: Target) -> Policy {
-        self.policies[index(t)]
+        self.policies[t.index()]
     }
 
     /// Counts an application of `t`'s policy.
     pub(crate) fn count(&mut self, t: Target) {
         let p = self.policy(t);
         if let Some(i) = Policy::COUNTED.iter().position(|&c| c == p) {
-            self.hits[index(t)][i] += 1;
+            self.hits[t.index()][i] += 1;
         }
     }
 
@@ -75,10 +75,6 @@ impl ExceptionState {
     }
 }
 
-pub(crate) fn index(t: Target) -> usize {
-    Target::ALL.iter().position(|&x| x == t).unwrap_or(0)
-}
-
 /// The drop record's reason for a target.
 pub(crate) fn drop_reason(t: Target) -> DropReason {
     match t {
@@ -98,7 +94,7 @@ mod tests {
     #[test]
     fn counters_name_the_policies_a_target_can_apply() {
         let mut cfg = Exceptions::default();
-        cfg.targets[index(Target::StreamMidstream)] = Some(Policy::DropFlow);
+        cfg.targets[Target::StreamMidstream.index()] = Some(Policy::DropFlow);
         let mut s = ExceptionState::new(&cfg, true, false);
         s.count(Target::StreamMidstream);
         let named = s.named();
@@ -109,6 +105,6 @@ mod tests {
         // An IDS counts nothing it cannot do, and nothing ignored.
         let ids = ExceptionState::new(&Exceptions::default(), false, false);
         assert!(ids.named().is_empty());
-        assert_eq!(s.flow_list(1 << index(Target::StreamMidstream)), [("stream_midstream", "drop_flow")]);
+        assert_eq!(s.flow_list(1 << Target::StreamMidstream.index()), [("stream_midstream", "drop_flow")]);
     }
 }

@@ -12,11 +12,7 @@ use std::net::IpAddr;
 use vigil_decode::{Packet, Transport};
 use vigil_detect::compile::RejectTo;
 use vigil_wire::build::PacketBuilder;
-
-const TCP_FIN: u8 = 0x01;
-const TCP_SYN: u8 = 0x02;
-const TCP_RST: u8 = 0x04;
-const TCP_ACK: u8 = 0x10;
+use vigil_wire::tcp::flags::{ACK as TCP_ACK, FIN as TCP_FIN, RST as TCP_RST, SYN as TCP_SYN};
 /// Bytes of the refused datagram an ICMPv4 error quotes: its header and the
 /// first 8 bytes of what it carries (RFC 792), the part hosts match on.
 const ICMP4_QUOTE_PAST_HEADER: usize = 8;

@@ -96,12 +96,8 @@ impl Detector {
             None => (None, None, None),
         };
         let flow_id = at_alert.map(|a| a.id);
-        if let Some(target) = self.exceptions.pending.take() {
-            if self.apply_exception(target, p, flow_id, info, state.as_deref_mut(), outputs)? {
-                return Ok(false);
-            }
-        }
-        // A dropped flow's packets are dropped without inspection.
+        // A dropped flow's packets are dropped without inspection (and a
+        // limit they meet on the way changes nothing more).
         if let Some(st) = state.as_deref_mut().filter(|st| st.dropped) {
             if self.ips {
                 self.verdict_drop |= p.src != PacketSource::FlowTimeout;
@@ -112,6 +108,11 @@ impl Detector {
         }
         if state.as_deref().is_some_and(|st| st.exception_passed) {
             return Ok(false);
+        }
+        if let Some(target) = self.exceptions.pending.take() {
+            if self.apply_exception(target, p, flow_id, info, state.as_deref_mut(), outputs)? {
+                return Ok(false);
+            }
         }
         let Some(engine) = self.rules.engine.as_deref() else { return Ok(false) };
         // Filled only when something matches: no allocation on quiet packets.
@@ -207,7 +208,7 @@ impl Detector {
         use vigil_config::ExceptionPolicy as Policy;
         let policy = self.exceptions.policy(target);
         if let Some(st) = state.as_deref_mut() {
-            st.exceptions |= 1 << crate::exception::index(target);
+            st.exceptions |= 1 << target.index();
         }
         if policy == Policy::Ignore {
             return Ok(false);

@@ -1,15 +1,21 @@
 //! Exception policies end to end: a TCP session that cannot start because
 //! `stream.memcap` is reached, under each kind of policy, and what the drop
-//! and flow records and the counters say of it.
+//! and flow records and the counters say of it; then the reassembly and
+//! flow memcaps.
 
 mod common;
 
-use common::{of_type, run_eve, short_session, spaced, tempdir, write_pcap};
+use common::{of_type, offline_opts, run_eve, short_session, spaced, tempdir, write_pcap};
 use serde_json::Value;
 use vigil_engine::RunOptions;
 
 /// One run with no room for any TCP session, `policy` for that case.
 fn run(name: &str, policy: &str, ips: bool) -> Vec<Value> {
+    run_with(name, &["stream.memcap=1".into(), format!("stream.memcap-policy={policy}")], ips)
+}
+
+/// One run of the session with `--set` options.
+fn run_with(name: &str, sets: &[String], ips: bool) -> Vec<Value> {
     let dir = tempdir("exception", name);
     let pcap = dir.join("in.pcap");
     write_pcap(&pcap, spaced(&short_session()));
@@ -17,14 +23,10 @@ fn run(name: &str, policy: &str, ips: bool) -> Vec<Value> {
     let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - alert\n        - drop:\n            flows: all\n        - flow\n        - stats\n";
     std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
     let opts = RunOptions {
-        inputs: vec![pcap],
-        log_dir: Some(dir.clone()),
         config: Some(dir.join("vigil.yaml")),
-        checksum: Some("none".into()),
-        exclusive_rules: vec![dir.join("test.rules")],
-        sets: vec!["stream.memcap=1".into(), format!("stream.memcap-policy={policy}")],
+        sets: sets.to_vec(),
         simulate_ips: ips,
-        ..Default::default()
+        ..offline_opts(&dir)
     };
     run_eve(&dir, &opts)
 }
@@ -76,4 +78,31 @@ fn drop_packet_drops_only_the_packet_that_met_the_limit() {
     assert_eq!(drops[0]["drop"]["reason"], "stream memcap");
     assert_eq!(of_type(&recs, "alert").len(), 1, "the rest is inspected");
     assert!(of_type(&recs, "flow")[0]["flow"].get("action").is_none());
+}
+
+#[test]
+fn reassembly_memcap_drops_the_flow_from_the_segment_it_could_not_hold() {
+    let sets = ["stream.reassembly.memcap=1".into(), "stream.reassembly.memcap-policy=drop-flow".into()];
+    let recs = run_with("reassembly", &sets, true);
+    let drops = of_type(&recs, "drop");
+    // The handshake passes; "hello" finds no room and ends the flow.
+    assert_eq!(drops.len(), 5, "{recs:#?}");
+    assert_eq!(drops[0]["drop"]["reason"], "stream reassembly");
+    assert!(of_type(&recs, "alert").is_empty());
+    let flow = of_type(&recs, "flow")[0];
+    assert_eq!(flow["flow"]["exception_policy"][0]["target"], "stream_reassembly_memcap");
+    assert_eq!(stats(&recs)["exception_policy"]["tcp"]["reassembly"]["drop_flow"], 1);
+}
+
+#[test]
+fn flow_memcap_drops_packets_that_find_no_flow() {
+    // drop-flow means drop-packet where there is no flow to drop.
+    let sets = ["flow.memcap=1".into(), "flow.memcap-policy=drop-flow".into()];
+    let recs = run_with("flow-memcap", &sets, true);
+    let drops = of_type(&recs, "drop");
+    assert_eq!(drops.len(), 8, "{recs:#?}");
+    assert!(drops.iter().all(|d| d["drop"]["reason"] == "flow memcap"));
+    let st = stats(&recs);
+    assert_eq!(st["exception_policy"]["flow"]["memcap"]["drop_packet"], 8, "{st}");
+    assert_eq!(st["ips"]["drop_reason"]["flow_memcap"], 8, "{st}");
 }

@@ -3,19 +3,9 @@
 
 mod common;
 
-use common::{spaced, tempdir, write_pcap};
+use common::{offline_opts, spaced, tcp_seg as seg, tempdir, write_pcap};
 use vigil_engine::{run_offline, RunOptions};
-use vigil_wire::build::PacketBuilder;
 use vigil_wire::tcp::flags::{ACK, PSH, SYN};
-
-const C: [u8; 4] = [198, 18, 0, 1];
-const S: [u8; 4] = [198, 18, 0, 2];
-
-fn seg(to_server: bool, flags: u8, seq: u32, ack: u32, payload: &[u8]) -> Vec<u8> {
-    let (b, sp, dp) =
-        if to_server { (PacketBuilder::ipv4(C, S), 40000, 80) } else { (PacketBuilder::ipv4(S, C), 80, 40000) };
-    b.tcp(sp, dp).tcp_flags(flags).tcp_seq_ack(seq, ack).payload(payload).build_ethernet()
-}
 
 /// The lines of fast.log after a run of `rules` over a short session that
 /// says `hello` to the server and `hi` back.
@@ -34,15 +24,7 @@ fn fast_lines(name: &str, rules: &str, ips: bool) -> Vec<String> {
     std::fs::write(dir.join("test.rules"), rules).unwrap();
     let yaml = "outputs:\n  - fast:\n      enabled: yes\n      filename: fast.log\n      append: no\n";
     std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
-    let opts = RunOptions {
-        inputs: vec![pcap],
-        log_dir: Some(dir.clone()),
-        config: Some(dir.join("vigil.yaml")),
-        checksum: Some("none".into()),
-        exclusive_rules: vec![dir.join("test.rules")],
-        simulate_ips: ips,
-        ..Default::default()
-    };
+    let opts = RunOptions { config: Some(dir.join("vigil.yaml")), simulate_ips: ips, ..offline_opts(&dir) };
     run_offline(&opts, &mut |_| {}).unwrap();
     let text = std::fs::read_to_string(dir.join("fast.log")).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();

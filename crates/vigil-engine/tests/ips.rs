@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{of_type, run_eve, short_session, spaced, tempdir, write_pcap};
+use common::{of_type, offline_opts, run_eve, short_session, spaced, tempdir, write_pcap};
 use serde_json::Value;
 use vigil_engine::RunOptions;
 
@@ -22,16 +22,7 @@ fn run(name: &str, rules: &str, drop_opts: &str, threshold: Option<&str>, ips: b
         std::fs::write(dir.join("threshold.config"), t).unwrap();
         sets.push(format!("threshold-file={}", dir.join("threshold.config").display()));
     }
-    let opts = RunOptions {
-        inputs: vec![pcap],
-        log_dir: Some(dir.clone()),
-        config: Some(dir.join("vigil.yaml")),
-        checksum: Some("none".into()),
-        exclusive_rules: vec![dir.join("test.rules")],
-        sets,
-        simulate_ips: ips,
-        ..Default::default()
-    };
+    let opts = RunOptions { config: Some(dir.join("vigil.yaml")), sets, simulate_ips: ips, ..offline_opts(&dir) };
     run_eve(&dir, &opts)
 }
 

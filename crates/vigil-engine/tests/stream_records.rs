@@ -7,22 +7,12 @@
 
 mod common;
 
-use common::{of_type, run_eve, spaced, tempdir, write_pcap};
+use common::{of_type, offline_opts, run_eve, spaced, tcp_seg as seg, tempdir, write_pcap};
 use serde_json::{json, Value};
 use vigil_engine::RunOptions;
-use vigil_wire::build::PacketBuilder;
 use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
-
-const C: [u8; 4] = [198, 18, 0, 1];
-const S: [u8; 4] = [198, 18, 0, 2];
 const CISN: u32 = 1000;
 const SISN: u32 = 5000;
-
-fn seg(to_server: bool, flags: u8, seq: u32, ack: u32, payload: &[u8]) -> Vec<u8> {
-    let (b, sp, dp) =
-        if to_server { (PacketBuilder::ipv4(C, S), 40000, 80) } else { (PacketBuilder::ipv4(S, C), 80, 40000) };
-    b.tcp(sp, dp).tcp_flags(flags).tcp_seq_ack(seq, ack).payload(payload).build_ethernet()
-}
 
 fn run(name: &str, frames: &[Vec<u8>], rules: &str) -> Vec<Value> {
     run_with(name, frames, rules, &[])
@@ -34,14 +24,7 @@ fn run_with(name: &str, frames: &[Vec<u8>], rules: &str, sets: &[&str]) -> Vec<V
     let pcap = dir.join("in.pcap");
     write_pcap(&pcap, spaced(frames));
     std::fs::write(dir.join("test.rules"), rules).unwrap();
-    let opts = RunOptions {
-        inputs: vec![pcap],
-        log_dir: Some(dir.clone()),
-        checksum: Some("none".into()),
-        exclusive_rules: vec![dir.join("test.rules")],
-        sets: sets.iter().map(|s| s.to_string()).collect(),
-        ..Default::default()
-    };
+    let opts = RunOptions { sets: sets.iter().map(|s| s.to_string()).collect(), ..offline_opts(&dir) };
     run_eve(&dir, &opts)
 }
 

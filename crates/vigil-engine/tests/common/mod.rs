@@ -44,6 +44,18 @@ pub fn of_type<'a>(recs: &'a [Value], t: &str) -> Vec<&'a Value> {
     recs.iter().filter(|r| r["event_type"] == t).collect()
 }
 
+/// An offline run of `dir/in.pcap` with the rules of `dir/test.rules`,
+/// checksums not validated, records written to `dir`.
+pub fn offline_opts(dir: &Path) -> RunOptions {
+    RunOptions {
+        inputs: vec![dir.join("in.pcap")],
+        log_dir: Some(dir.to_path_buf()),
+        checksum: Some("none".into()),
+        exclusive_rules: vec![dir.join("test.rules")],
+        ..Default::default()
+    }
+}
+
 /// The client and server of the built TCP sessions.
 pub const CLIENT: [u8; 4] = [198, 18, 0, 1];
 pub const SERVER: [u8; 4] = [198, 18, 0, 2];

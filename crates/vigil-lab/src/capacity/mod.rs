@@ -214,7 +214,7 @@ fn one_step(
     let pid = child.0.id();
     let cpu_before = cpu_ticks(pid);
     let started = Instant::now();
-    let sender = Command::new("ip")
+    let mut sender = Command::new("ip")
         .args(["netns", "exec", &lab.tx])
         .arg(&opts.vigil)
         .args(["bench", "send", "--iface", &lab.tx_if, "-r"])
@@ -224,7 +224,6 @@ fn one_step(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("sender: {e}"))?;
-    let mut sender = sender;
     let mut watch = match engine {
         Engine::Vigil { .. } => Watch::connect(&dir.join("vigil-command.socket")),
         Engine::Command { .. } => None,
@@ -265,19 +264,18 @@ fn one_step(
     }
     let stats = last_stats(&dir.join("eve.json"))
         .ok_or_else(|| format!("{}: no stats record in {}", engine.name(), dir.join("eve.json").display()))?;
-    let get = |path: &[&str]| path.iter().fold(&stats, |v, k| &v[*k]).as_u64().unwrap_or(0);
-    let received = get(&["capture", "kernel_packets"]);
-    let kernel_drops = get(&["capture", "kernel_drops"]);
+    // The same counters the progress line showed, now final.
+    let c = LiveCounters::from_stats(&stats);
     Ok(Step {
         engine: engine.name(),
         offered_mbps: rate,
         sent_mbps: sent.bytes as f64 * 8.0 / sent.secs.max(1e-9) / 1e6,
         sent_packets: sent.packets,
-        received,
-        inspected: get(&["decoder", "pkts"]),
+        received: c.received,
+        inspected: c.inspected,
         // Frames the capture never saw are lost too.
-        dropped: kernel_drops + sent.packets.saturating_sub(received),
-        alerts: get(&["detect", "alert"]),
+        dropped: c.dropped + sent.packets.saturating_sub(c.received),
+        alerts: c.alerts,
         cpu_percent: 100.0 * busy / wall.max(1e-9),
         peak_rss_mb: rss,
     })
