@@ -1,6 +1,7 @@
 //! The limits of one flow's app layer, and the transport it runs over.
 
 use crate::http::HttpConfig;
+use vigil_types::PerDir;
 
 /// Limits of the app layer of one flow.
 #[derive(Debug, Clone)]
@@ -26,6 +27,9 @@ pub struct AppConfig {
     /// default, 4 KiB, holds a full-size first segment or two (a request, a ClientHello);
     /// bytes past it reach the parser as a gap.
     pub detect_limit: usize,
+    /// QA simulation (Suricata's `--simulate-applayer-error-at-offset-ts`/`-tc`): the parser
+    /// of a TCP direction fails when it is handed bytes at or past this stream offset.
+    pub simulate_error_at: PerDir<Option<u64>>,
 }
 
 impl Default for AppConfig {
@@ -37,6 +41,7 @@ impl Default for AppConfig {
             tls_enabled: true,
             max_pending: 256 * 1024,
             detect_limit: 4096,
+            simulate_error_at: PerDir::default(),
         }
     }
 }

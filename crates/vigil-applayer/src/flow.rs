@@ -44,6 +44,9 @@ pub struct AppCounters {
     pub parser_errors: u64,
     /// Capture gaps reported for the flow (Suricata `app_layer.error.<proto>.gap`).
     pub gaps: u64,
+    /// Errors `app-layer.error-policy` applies to: a parser error, or a gap in a protocol
+    /// whose parser cannot resume after one (TLS). A TCP flow's parsing stops at the first.
+    pub policy_errors: u64,
     /// Times an unfinished unit outgrew [`AppConfig::max_pending`] and was dropped, the parser
     /// being told of a gap instead.
     pub pending_overflows: u64,
@@ -198,6 +201,8 @@ pub struct AppFlow {
     /// Events of retired parsers not yet taken.
     events: Vec<AppEvent>,
     sides: PerDir<Side>,
+    /// Stream bytes of each direction that reached the parser stage (offered or lost).
+    parsed: PerDir<u64>,
     counters: AppCounters,
 }
 
@@ -228,6 +233,7 @@ impl AppFlow {
             tunnels: 0,
             events: Vec::new(),
             sides: PerDir::default(),
+            parsed: PerDir::default(),
             counters: AppCounters::default(),
         }
     }
@@ -409,8 +415,17 @@ impl AppFlow {
             // Datagrams are independent: one that is not DNS does not spoil the next.
             if parser.parse(dir, data) == ParseResult::Error {
                 counters.parser_errors += 1;
+                counters.policy_errors += 1;
             }
             return;
+        }
+        let parsed = self.parsed.get_mut(dir);
+        let offset = *parsed;
+        *parsed += data.len() as u64;
+        if self.cfg.simulate_error_at.get(dir).is_some_and(|at| offset >= at) {
+            counters.parser_errors += 1;
+            counters.bytes_dropped += (side.held.len() + data.len()) as u64;
+            return self.fail();
         }
         let result = if side.held.is_empty() {
             // The common case: nothing held, nothing copied unless the parser leaves a tail.
@@ -448,15 +463,24 @@ impl AppFlow {
             }
         };
         if result == ParseResult::Error {
-            side.stopped = true;
-            side.clear();
             counters.parser_errors += 1;
+            self.fail();
         } else if side.held.len() > self.cfg.max_pending {
             let lost = side.held.len() as u64;
             side.clear();
             counters.pending_overflows += 1;
             counters.bytes_dropped += lost;
             parser.on_gap(dir, lost);
+        }
+    }
+
+    /// The parser failed: as Suricata disables the app layer of the session, neither
+    /// direction is parsed any more (its transactions stay, to be inspected and logged).
+    fn fail(&mut self) {
+        self.counters.policy_errors += 1;
+        for side in [&mut self.sides.to_server, &mut self.sides.to_client] {
+            side.stopped = true;
+            side.clear();
         }
     }
 
@@ -469,12 +493,19 @@ impl AppFlow {
             Stage::Idle => return,
             Stage::Detect(det) => det.gap(dir, len),
             Stage::Parse(parser) => {
+                *self.parsed.get_mut(dir) += len;
                 let side = self.sides.get_mut(dir);
                 if !side.stopped {
                     // An unfinished unit cut by the gap can never be finished.
                     self.counters.bytes_dropped += side.held.len() as u64;
                     side.clear();
-                    parser.on_gap(dir, len);
+                    if matches!(**parser, Parser::Tls(_)) {
+                        // Records cannot be found again after a hole (Suricata's TLS does not
+                        // accept gaps either): an error.
+                        self.fail();
+                    } else {
+                        parser.on_gap(dir, len);
+                    }
                 }
                 return;
             }

@@ -462,3 +462,40 @@ fn hostile_input_never_panics() {
         }
     }
 }
+
+#[test]
+fn an_error_stops_parsing_both_ways_and_is_counted_for_the_error_policy() {
+    let [hello, server1, ..] = tls12_flights();
+    // Simulated at the to-server stream's first byte: nothing is parsed.
+    let cfg = AppConfig { simulate_error_at: vigil_types::PerDir { to_server: Some(0), to_client: None }, ..AppConfig::default() };
+    let mut flow = AppFlow::new(&cfg, Transport::Tcp, 50000, 443);
+    flow.feed(ToServer, &hello.1);
+    flow.feed(ToClient, &server1.1);
+    assert_eq!(flow.proto(), AppProto::Tls, "detected before the parser failed");
+    assert!(flow.txs().all(|t| matches!(t, TxRef::Tls(t) if !t.has_handshake())));
+    let c = flow.counters();
+    assert_eq!((c.parser_errors, c.policy_errors), (1, 1));
+    // Past the offset given, the error comes later: the hello is parsed first.
+    let at = hello.1.len() as u64;
+    let cfg = AppConfig { simulate_error_at: vigil_types::PerDir { to_server: Some(at), to_client: None }, ..AppConfig::default() };
+    let mut flow = AppFlow::new(&cfg, Transport::Tcp, 50000, 443);
+    flow.feed(ToServer, &hello.1);
+    assert_eq!(flow.counters().policy_errors, 0);
+    flow.feed(ToServer, b"\x16\x03\x03\x00\x01\x00");
+    assert_eq!(flow.counters().policy_errors, 1);
+    assert!(flow.txs().any(|t| buf(t, ToServer, BufferId::TlsSni) == Some("example.com")));
+
+    // TLS cannot resume after a gap: an error; HTTP can, and it is none.
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 50000, 443);
+    flow.feed(ToServer, &hello.1);
+    flow.gap(ToServer, 10);
+    flow.feed(ToClient, &server1.1);
+    let c = flow.counters();
+    assert_eq!((c.gaps, c.parser_errors, c.policy_errors), (1, 0, 1));
+    assert!(flow.txs().all(|t| t.progress(ToClient) == Progress::None), "the server side is not parsed");
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 40000, 80);
+    flow.feed(ToServer, b"GET / HTTP/1.1\r\n\r\n");
+    flow.gap(ToServer, 10);
+    flow.feed(ToServer, b"GET /next HTTP/1.1\r\n\r\n");
+    assert_eq!(flow.counters().policy_errors, 0);
+}

@@ -169,6 +169,8 @@ pub struct EveStats {
 pub struct EveFlow {
     /// `enabled`. Default true.
     pub enabled: bool,
+    /// `exception-policy`: list the exception policies the flow met. Default false.
+    pub exception_policy: bool,
 }
 
 /// `types: - drop:` options (written only in IPS mode).
@@ -282,7 +284,7 @@ impl Default for EveStats {
 
 impl Default for EveFlow {
     fn default() -> Self {
-        EveFlow { enabled: true }
+        EveFlow { enabled: true, exception_policy: false }
     }
 }
 
@@ -429,7 +431,9 @@ impl EveTypes {
                 "alert" if t.alert.is_none() => t.alert = Some(EveAlert::read(&opts, enabled, &mut local)),
                 "anomaly" if t.anomaly.is_none() => t.anomaly = Some(EveAnomaly::read(&opts, enabled, &mut local)),
                 "stats" if t.stats.is_none() => t.stats = Some(EveStats::read(&opts, enabled, stats_on, &mut local)),
-                "flow" if t.flow.is_none() => t.flow = Some(EveFlow { enabled }),
+                "flow" if t.flow.is_none() => {
+                    t.flow = Some(EveFlow { enabled, exception_policy: opts.bool("exception-policy", false, &mut local) })
+                }
                 "drop" if t.drop.is_none() => t.drop = Some(EveDrop::read(&opts, enabled, &mut local)),
                 "http" if enabled => {
                     t.http_dump_headers = match opts.string("dump-all-headers", &mut local).as_deref() {

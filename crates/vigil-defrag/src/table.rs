@@ -41,6 +41,9 @@ pub struct Outcome {
     pub events: EventList,
     /// The datagram is complete: the output buffer holds it, from the IP header on.
     pub reassembled: bool,
+    /// The fragment could not be held within the memcap, even after
+    /// evicting every other datagram (`defrag.memcap-policy` applies).
+    pub memcap: bool,
 }
 
 /// Reassembles the fragmented IPv4 and IPv6 datagrams of one worker.
@@ -60,6 +63,8 @@ pub struct Defragmenter {
     generation: u32,
     frags: u64,
     counters: DefragCounters,
+    /// QA simulation: a new datagram finds the memcap reached.
+    refuse_next: bool,
 }
 
 impl Defragmenter {
@@ -75,7 +80,15 @@ impl Defragmenter {
             generation: 0,
             frags: 0,
             counters: DefragCounters::default(),
+            refuse_next: false,
         }
+    }
+
+    /// QA simulation (Suricata's `--simulate-packet-defrag-memcap`): while
+    /// `on`, a fragment of a new datagram finds the memcap reached with
+    /// nothing to evict. The caller sets it around one packet.
+    pub fn simulate_memcap(&mut self, on: bool) {
+        self.refuse_next = on;
     }
 
     pub fn config(&self) -> &DefragConfig {
@@ -142,14 +155,16 @@ impl Defragmenter {
         let slot = match self.index.get(&key) {
             Some(&s) => s,
             None => match self.new_tracker(key, f, now) {
-                Some(s) => s,
-                None => {
+                Ok(s) => s,
+                Err(memcap) => {
+                    o.memcap = memcap;
                     o.events.push(ignored_ev);
                     return o;
                 }
             },
         };
-        if !self.make_room(slot, f) {
+        if let Err(memcap) = self.make_room(slot, f) {
+            o.memcap = memcap;
             o.events.push(ignored_ev);
             return o;
         }
@@ -221,17 +236,22 @@ impl Defragmenter {
         }
     }
 
-    fn new_tracker(&mut self, key: Key, f: &Fragment<'_>, now: Timestamp) -> Option<u32> {
+    /// A tracker for a new datagram; `Err(true)` when the memcap left no
+    /// room, `Err(false)` for the tracker limit.
+    fn new_tracker(&mut self, key: Key, f: &Fragment<'_>, now: Timestamp) -> Result<u32, bool> {
+        if std::mem::take(&mut self.refuse_next) {
+            return Err(true);
+        }
         let tracker_mem = std::mem::size_of::<Tracker>() as u64;
         if self.index.len() as u64 >= u64::from(self.cfg.max_trackers) {
             self.counters.max_trackers_reached += 1;
             if !self.evict_oldest(None) {
-                return None;
+                return Err(false);
             }
         }
         while self.counters.memuse + tracker_mem > self.cfg.memcap {
             if !self.evict_oldest(None) {
-                return None;
+                return Err(true);
             }
         }
         self.generation = self.generation.wrapping_add(1);
@@ -253,31 +273,32 @@ impl Defragmenter {
         if self.timers.len() > 2 * self.index.len() + 1024 {
             self.rebuild_timers();
         }
-        Some(slot)
+        Ok(slot)
     }
 
-    /// Makes room for `f` in tracker `slot`; false when it cannot be held.
-    fn make_room(&mut self, slot: u32, f: &Fragment<'_>) -> bool {
+    /// Makes room for `f` in tracker `slot`; `Err(true)` when the memcap
+    /// left none, `Err(false)` for a fragment limit.
+    fn make_room(&mut self, slot: u32, f: &Fragment<'_>) -> Result<(), bool> {
         let count = self.slots[slot as usize].as_ref().map_or(0, |(_, t)| t.frag_count());
         if count as u64 >= u64::from(self.cfg.max_frags_per_datagram) {
             self.counters.max_frags_reached += 1;
-            return false;
+            return Err(false);
         }
         if self.frags >= u64::from(self.cfg.max_frags) {
             self.counters.max_frags_reached += 1;
             while self.frags >= u64::from(self.cfg.max_frags) {
                 if !self.evict_oldest(Some(slot)) {
-                    return false;
+                    return Err(false);
                 }
             }
         }
         let need = Tracker::cost(f) as u64;
         while self.counters.memuse + need > self.cfg.memcap {
             if !self.evict_oldest(Some(slot)) {
-                return false;
+                return Err(true);
             }
         }
-        true
+        Ok(())
     }
 
     /// Drops the least recently fed datagram other than `keep`.

@@ -347,3 +347,23 @@ fn overlapping_flood_within_one_datagram_stays_bounded() {
     assert!(h.defrag.counters().memuse <= 1 << 20);
     assert!(h.defrag.fragments() <= 8192);
 }
+
+#[test]
+fn a_datagram_the_memcap_cannot_hold_is_reported_for_the_memcap_policy() {
+    let frags = cut(&tcp_v4(), 16);
+    let outcome = |h: &mut Harness, ip: &[u8]| {
+        let p = h.dec.decode(ip, h.now, LinkType::Raw, 1);
+        h.defrag.handle(&p, &mut h.out)
+    };
+    // Room for no datagram at all: the first fragment is refused as a memcap case.
+    let mut h = Harness::new(DefragConfig { memcap: 1, ..DefragConfig::default() });
+    let o = outcome(&mut h, &frags[0]);
+    assert!(o.memcap && !o.reassembled);
+    // A simulated memcap refuses the datagram the fragment would start; later ones go on.
+    let mut h = Harness::new(DefragConfig::default());
+    h.defrag.simulate_memcap(true);
+    assert!(outcome(&mut h, &frags[0]).memcap);
+    h.defrag.simulate_memcap(false);
+    let last = frags.iter().map(|f| outcome(&mut h, f)).last().unwrap();
+    assert!(last.reassembled && !last.memcap);
+}

@@ -22,6 +22,8 @@ pub struct FlowDetect {
     pub exceptions: u8,
     /// An exception policy passed the flow (`pass-flow`, `bypass`).
     pub exception_passed: bool,
+    /// `bypass`: the flow is not tracked, parsed or inspected any more.
+    pub bypassed: bool,
 }
 
 /// A flow's bits, indexed by the ids the engine gave the names.

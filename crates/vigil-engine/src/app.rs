@@ -147,9 +147,9 @@ pub(crate) struct AppStats {
 }
 
 const FLOW_NAMES: [&str; 6] = ["http", "tls", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp"];
-const TX_NAMES: [&str; 4] = ["http", "tls", "dns_udp", "dns_tcp"];
+pub(crate) const TX_NAMES: [&str; 4] = ["http", "tls", "dns_udp", "dns_tcp"];
 
-fn slot(proto: AppProto, transport: Transport) -> Option<usize> {
+pub(crate) fn slot(proto: AppProto, transport: Transport) -> Option<usize> {
     Some(match (proto, transport) {
         (AppProto::Http, _) => 0,
         (AppProto::Tls, _) => 1,

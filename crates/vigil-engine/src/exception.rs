@@ -7,7 +7,10 @@
 //! targets its flow met.
 
 use vigil_config::{ExceptionPolicy as Policy, ExceptionTarget as Target, Exceptions};
+use crate::app::TX_NAMES;
+use vigil_applayer::Transport;
 use vigil_output::DropReason;
+use vigil_types::AppProto;
 
 /// The resolved policies of a run and what they did, per worker.
 #[derive(Debug, Clone)]
@@ -18,18 +21,38 @@ pub(crate) struct ExceptionState {
     pub hits: [[u64; 6]; 6],
     /// The target the packet in hand met, for the detector to apply.
     pub pending: Option<Target>,
+    /// The protocol slot (`app::TX_NAMES`) of the app-layer error in hand.
+    pending_app: Option<usize>,
+    /// `stats.exception-policy.per-app-proto-errors`: app-layer error
+    /// policy applications by protocol slot and policy.
+    per_app: Option<[[u64; 6]; TX_NAMES.len()]>,
     ips: bool,
 }
 
 impl ExceptionState {
-    pub(crate) fn new(cfg: &Exceptions, ips: bool, midstream: bool) -> Self {
+    pub(crate) fn new(cfg: &Exceptions, ips: bool, midstream: bool, per_app: bool) -> Self {
         let policies = Target::ALL.map(|t| cfg.resolve(t, ips, midstream));
-        ExceptionState { policies, hits: [[0; 6]; 6], pending: None, ips }
+        let per_app = per_app.then_some([[0; 6]; TX_NAMES.len()]);
+        ExceptionState { policies, hits: [[0; 6]; 6], pending: None, pending_app: None, per_app, ips }
     }
 
     /// A stage met `target` on the packet in hand (the first one counts).
     pub(crate) fn met(&mut self, target: Target) {
         self.pending.get_or_insert(target);
+    }
+
+    /// The application layer of the packet's flow failed.
+    pub(crate) fn met_app_error(&mut self, proto: AppProto, transport: Transport) {
+        if self.pending.is_none() {
+            self.pending_app = crate::app::slot(proto, transport).filter(|&i| i < TX_NAMES.len());
+        }
+        self.met(Target::AppLayerError);
+    }
+
+    /// A new packet: nothing met yet.
+    pub(crate) fn clear(&mut self) {
+        self.pending = None;
+        self.pending_app = None;
     }
 
     pub(crate) fn policy(&self, t: Target) -> Policy {
@@ -41,7 +64,18 @@ impl ExceptionState {
         let p = self.policy(t);
         if let Some(i) = Policy::COUNTED.iter().position(|&c| c == p) {
             self.hits[t.index()][i] += 1;
+            let app = if t == Target::AppLayerError { self.pending_app.take() } else { None };
+            if let (Some(per_app), Some(slot)) = (self.per_app.as_mut(), app) {
+                per_app[slot][i] += 1;
+            }
         }
+    }
+
+    /// Whether `p` is a policy `t` can apply in this mode (and so is counted).
+    fn applicable(&self, t: Target, p: Policy) -> bool {
+        let drops = matches!(p, Policy::DropFlow | Policy::DropPacket | Policy::Reject);
+        let flow_wide = matches!(p, Policy::DropFlow | Policy::PassFlow | Policy::Bypass);
+        !((drops && !self.ips) || (flow_wide && t.packet_only()))
     }
 
     /// `exception_policy.*` counters: for every target whose policy is not
@@ -53,12 +87,19 @@ impl ExceptionState {
                 continue;
             }
             for (pi, p) in Policy::COUNTED.into_iter().enumerate() {
-                let drops = matches!(p, Policy::DropFlow | Policy::DropPacket | Policy::Reject);
-                let flow_wide = matches!(p, Policy::DropFlow | Policy::PassFlow | Policy::Bypass);
-                if (drops && !self.ips) || (flow_wide && t.packet_only()) {
-                    continue;
+                if self.applicable(t, p) {
+                    out.push((format!("exception_policy.{}.{}", t.counter_prefix(), p.name()), self.hits[ti][pi]));
                 }
-                out.push((format!("exception_policy.{}.{}", t.counter_prefix(), p.name()), self.hits[ti][pi]));
+            }
+        }
+        let app_error = Target::AppLayerError;
+        if let Some(per_app) = self.per_app.as_ref().filter(|_| self.policy(app_error) != Policy::Ignore) {
+            for (name, hits) in TX_NAMES.iter().zip(per_app) {
+                for (pi, p) in Policy::COUNTED.into_iter().enumerate() {
+                    if self.applicable(app_error, p) {
+                        out.push((format!("app_layer.error.{name}.exception_policy.{}", p.name()), hits[pi]));
+                    }
+                }
             }
         }
         out
@@ -95,7 +136,7 @@ mod tests {
     fn counters_name_the_policies_a_target_can_apply() {
         let mut cfg = Exceptions::default();
         cfg.targets[Target::StreamMidstream.index()] = Some(Policy::DropFlow);
-        let mut s = ExceptionState::new(&cfg, true, false);
+        let mut s = ExceptionState::new(&cfg, true, false, false);
         s.count(Target::StreamMidstream);
         let named = s.named();
         assert!(named.contains(&("exception_policy.tcp.midstream.drop_flow".into(), 1)));
@@ -103,7 +144,7 @@ mod tests {
         assert!(named.contains(&("exception_policy.flow.memcap.drop_packet".into(), 0)));
         assert!(!named.iter().any(|(n, _)| n == "exception_policy.flow.memcap.drop_flow"));
         // An IDS counts nothing it cannot do, and nothing ignored.
-        let ids = ExceptionState::new(&Exceptions::default(), false, false);
+        let ids = ExceptionState::new(&Exceptions::default(), false, false, false);
         assert!(ids.named().is_empty());
         assert_eq!(s.flow_list(1 << Target::StreamMidstream.index()), [("stream_midstream", "drop_flow")]);
     }

@@ -1,4 +1,5 @@
 use std::path::PathBuf;
+use vigil_types::PerDir;
 
 /// A live packet source named on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +40,11 @@ pub struct RunOptions {
     pub disable_detection: bool,
     /// `--simulate-ips`: act as if inline (no effect until detection can drop).
     pub simulate_ips: bool,
+    /// `--simulate-packet-*`: limits pretended reached at chosen packets.
+    pub simulate: crate::Simulation,
+    /// `--simulate-applayer-error-at-offset-ts`/`-tc`: a parser fails once
+    /// that direction's stream reaches the offset.
+    pub simulate_applayer_error: PerDir<Option<u64>>,
     /// The DNS EVE format for every output, over the configuration's
     /// (Suricata's `SURICATA_EVE_DNS_VERSION`).
     pub eve_dns_version: Option<u8>,

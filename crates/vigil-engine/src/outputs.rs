@@ -33,6 +33,8 @@ struct EveSink {
     stats_parts: (bool, bool),
     null_values: bool,
     flow: bool,
+    /// Flow records list the exception policies their flow met.
+    flow_exception_policy: bool,
     alert: Option<AlertOptions>,
     /// `drop` records: (with the dropping alert, every packet of a dropped flow).
     drop: Option<(bool, bool)>,
@@ -139,6 +141,7 @@ impl Outputs {
                 stats_parts: stats.map_or((true, false), |s| (s.totals, s.threads)),
                 null_values: stats.is_none_or(|s| s.null_values),
                 flow: eve.types.flow.as_ref().is_some_and(|f| f.enabled),
+                flow_exception_policy: eve.types.flow.as_ref().is_some_and(|f| f.exception_policy),
                 alert: eve.types.alert.as_ref().filter(|a| a.enabled).map(|a| AlertOptions {
                     payload: a.payload,
                     payload_printable: a.payload_printable,
@@ -328,6 +331,9 @@ impl Outputs {
         tx: TxRef<'_>,
         swap: bool,
     ) -> Result<(), EngineError> {
+        if matches!(tx, TxRef::Tls(t) if !t.has_handshake()) {
+            return Ok(());
+        }
         let mut body = None;
         for sink in &mut self.sinks {
             let wanted = match tx {
@@ -422,6 +428,9 @@ impl Outputs {
         let mut fields = flow_fields(f);
         fields.action = fate.action;
         fields.exception_policy = fate.exception_policy;
+        if fate.bypassed {
+            fields.state = "bypassed";
+        }
         fields.app_proto = (app != AppProto::Unknown).then_some(app.name());
         fields.app_proto_orig = orig.filter(|&o| o != app && o != AppProto::Unknown).map(AppProto::name);
         fields.tcp_session = tcp.map(|t| FlowTcpSession {
@@ -430,8 +439,21 @@ impl Outputs {
             max_regions: (t.max_regions.to_server, t.max_regions.to_client),
         });
         let rec = flow_record(&fields, now);
+        // Exception policies are listed only where the output asks (`exception-policy: true`).
+        let mut plain = None;
         for sink in self.sinks.iter_mut().filter(|s| s.flow) {
-            write(&mut sink.writer, &rec)?;
+            if sink.flow_exception_policy || fields.exception_policy.is_empty() {
+                write(&mut sink.writer, &rec)?;
+            } else {
+                let rec = plain.get_or_insert_with(|| {
+                    let mut r = rec.clone();
+                    if let Some(f) = r.get_mut("flow").and_then(Value::as_object_mut) {
+                        f.remove("exception_policy");
+                    }
+                    r
+                });
+                write(&mut sink.writer, rec)?;
+            }
         }
         Ok(())
     }
@@ -487,6 +509,8 @@ pub(crate) struct FlowFate<'a> {
     pub action: Option<&'a str>,
     /// (target, policy) of each exception policy the flow met.
     pub exception_policy: &'a [(&'a str, &'a str)],
+    /// An exception policy bypassed the flow.
+    pub bypassed: bool,
 }
 
 /// A flow as its EVE record describes it.

@@ -42,6 +42,8 @@ pub struct Setup {
     pub runmode: crate::runmode::Runmode,
     /// The CPUs threads are pinned to (`threading.set-cpu-affinity`).
     pub affinity: Option<crate::affinity::Affinity>,
+    /// Limits pretended reached (`--simulate-packet-*`).
+    pub simulate: crate::Simulation,
 }
 
 pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
@@ -95,7 +97,8 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     let stream = stream_config(&config, ips);
     let rules = crate::rules::load(opts, &config, vars, Algo::best())?;
     warnings.extend(rules.messages.iter().cloned());
-    let app = app_config(config.raw.app_layer.as_ref(), &mut warnings);
+    let app = app_config(config.raw.app_layer.as_ref(), &mut warnings)
+        .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a });
     Ok(Setup {
         config,
         decode,
@@ -111,6 +114,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         eve_dns_version: opts.eve_dns_version,
         runmode,
         affinity,
+        simulate: opts.simulate,
     })
 }
 

@@ -6,6 +6,7 @@ use crate::app::{AppStats, FlowApp};
 use crate::error::EngineError;
 use crate::outputs::{AlertApp, FlowAtAlert, Outputs};
 use crate::setup::Setup;
+use crate::simulate::Simulation;
 use crate::tcp::{pseudo_packet, FlowExt};
 use std::sync::Arc;
 use vigil_applayer::{AppConfig, AppFlow, Progress, Transport, TxRef};
@@ -46,6 +47,8 @@ pub(crate) struct Worker {
     /// The latest packet time seen, which flow records are stamped with.
     pub now: Timestamp,
     pub detector: Detector,
+    /// Limits pretended reached (`--simulate-packet-*`).
+    simulate: Simulation,
 }
 
 /// Detection and what it keeps per worker.
@@ -106,7 +109,11 @@ impl Detector {
             }
             return Ok(false);
         }
-        if state.as_deref().is_some_and(|st| st.exception_passed) {
+        if let Some(st) = state.as_deref_mut().filter(|st| st.exception_passed) {
+            // A passed flow applies nothing more, but its record lists what it met.
+            if let Some(target) = self.exceptions.pending.take() {
+                st.exceptions |= 1 << target.index();
+            }
             return Ok(false);
         }
         if let Some(target) = self.exceptions.pending.take() {
@@ -232,6 +239,7 @@ impl Detector {
             Policy::PassFlow | Policy::Bypass => {
                 if let Some(st) = state {
                     st.exception_passed = true;
+                    st.bypassed = policy == Policy::Bypass;
                 }
             }
             Policy::PassPacket | Policy::Ignore | Policy::Auto => {}
@@ -365,6 +373,7 @@ impl Worker {
             app_stats: AppStats::default(),
             pseudo_decoder: Decoder::new(DecodeConfig { validate_checksums: false, ..DecodeConfig::default() }),
             now: Timestamp::default(),
+            simulate: setup.simulate,
             detector: Detector {
                 rules: setup.rules.clone(),
                 scratch: DetectScratch::default(),
@@ -380,6 +389,7 @@ impl Worker {
                     &setup.config.exceptions,
                     setup.ips,
                     setup.stream.midstream,
+                    setup.config.stats.exception_policy_per_app_proto_errors,
                 ),
                 drop_reasons: [0; DropReason::ALL.len()],
             },
@@ -417,7 +427,7 @@ impl Worker {
     pub(crate) fn packet(&mut self, p: &mut Packet<'_>, outputs: &mut Outputs) -> Result<(), EngineError> {
         self.detector.verdict_drop = false;
         self.detector.responses.clear();
-        self.detector.exceptions.pending = None;
+        self.detector.exceptions.clear();
         if p.ts > self.now {
             self.now = p.ts;
         }
@@ -449,6 +459,13 @@ impl Worker {
         let none = Tracked::default();
         let Some(mut seg) = Segment::from_packet(p, h.dir) else { return none };
         let Some(f) = self.flows.get_mut(*h) else { return none };
+        // An inline drop or a bypass ends the session's tracking, as in
+        // Suricata: nothing more of it is reassembled or parsed.
+        if (f.ext.detect.dropped && self.detector.ips) || f.ext.detect.bypassed {
+            return none;
+        }
+        let sim = self.simulate;
+        self.stream.simulate_reassembly_memcap = Simulation::hits(sim.tcp_reassembly_memcap, p.pcap_cnt);
         if f.ext.tcp.is_none() {
             if h.dir == Direction::ToServer && self.stream.starts_from_server(&seg) {
                 f.reverse();
@@ -456,10 +473,15 @@ impl Worker {
                 seg.dir = Direction::ToClient;
             }
             let memcap_drops = self.stream.counters.ssn_memcap_drop;
+            self.stream.simulate_ssn_memcap = Simulation::hits(sim.tcp_ssn_memcap, p.pcap_cnt);
             f.ext.tcp = self.stream.start(&seg).map(Box::new);
+            self.stream.simulate_ssn_memcap = false;
             if self.stream.counters.ssn_memcap_drop > memcap_drops {
                 self.detector.exceptions.met(ExceptionTarget::StreamMemcap);
-            } else if f.ext.tcp.as_deref().is_some_and(|s| s.midstream) {
+            } else if seg.flags & vigil_wire::tcp::flags::RST == 0 && seg.flags & vigil_wire::tcp::flags::ACK != 0 {
+                // A session's first packet is not a SYN: picked up mid-stream
+                // when `stream.midstream` allows it, else not tracked; either
+                // way the midstream policy applies (Suricata's order).
                 self.detector.exceptions.met(ExceptionTarget::StreamMidstream);
             }
             if let (Some(ssn), Some(cfg), None) = (f.ext.tcp.as_deref_mut(), &self.app_cfg, &f.ext.app) {
@@ -473,6 +495,7 @@ impl Worker {
         let mut events = Vec::new();
         let segment_drops = self.stream.counters.segment_memcap_drop;
         let handled = ssn.handle(&mut self.stream, &seg, &mut |e| events.push(e));
+        self.stream.simulate_reassembly_memcap = false;
         if self.stream.counters.segment_memcap_drop > segment_drops {
             self.detector.exceptions.met(ExceptionTarget::StreamReassemblyMemcap);
         }
@@ -494,7 +517,11 @@ impl Worker {
         }
         let mut encrypted_now = false;
         if let Some(app) = f.ext.app.as_deref_mut() {
+            let errors = app.layer.counters().policy_errors;
             app.feed_tcp(ssn, &mut self.stream, false, &mut self.app_buf);
+            if app.layer.counters().policy_errors > errors {
+                self.detector.exceptions.met_app_error(app.layer.proto(), Transport::Tcp);
+            }
             if app.raw_off {
                 // Encrypted: nothing more is inspected, so nothing is kept for it.
                 let end = ssn.dirs.get(h.dir).seen_end;
@@ -521,7 +548,12 @@ impl Worker {
         let mut defragged = None;
         if p.fragment {
             if let Some((mut datagram, frame)) = self.buffers.get_mut(depth).map(std::mem::take) {
+                self.defrag.simulate_memcap(Simulation::hits(self.simulate.defrag_memcap, p.pcap_cnt));
                 let o = self.defrag.handle(p, &mut datagram);
+                self.defrag.simulate_memcap(false);
+                if o.memcap {
+                    self.detector.exceptions.met(ExceptionTarget::DefragMemcap);
+                }
                 for e in o.events.iter() {
                     p.events.push(e);
                     self.decoder.counters.event(e);
@@ -531,7 +563,14 @@ impl Worker {
         }
         // A fragment has no flow of its own, but the UDP tunnel it came in does.
         let flow_memcap = self.flows.counters().memcap;
+        let simulated = root && Simulation::hits(self.simulate.flow_memcap, p.pcap_cnt);
+        if simulated {
+            self.flows.simulate_memcap(true);
+        }
         let mut flow = self.flows.handle_packet(p, root);
+        if simulated {
+            self.flows.simulate_memcap(false);
+        }
         if flow.is_none() && self.flows.counters().memcap > flow_memcap {
             self.detector.exceptions.met(ExceptionTarget::FlowMemcap);
         }
@@ -629,11 +668,18 @@ impl Worker {
         let (Some(cfg), vigil_decode::Transport::Udp { .. }) = (&self.app_cfg, p.transport) else { return };
         let payload = p.payload();
         let Some(f) = self.flows.get_mut(h).filter(|_| !payload.is_empty() && !p.fragment) else { return };
+        if (f.ext.detect.dropped && self.detector.ips) || f.ext.detect.bypassed {
+            return;
+        }
         let app = f
             .ext
             .app
             .get_or_insert_with(|| Box::new(FlowApp::new(AppFlow::new(cfg, Transport::Udp, f.key.sport, f.key.dport))));
+        let errors = app.layer.counters().policy_errors;
         app.layer.feed(h.dir, payload);
+        if app.layer.counters().policy_errors > errors {
+            self.detector.exceptions.met_app_error(app.layer.proto(), Transport::Udp);
+        }
     }
 
     /// Inspects what is left of an ended flow's streams (through pseudo
@@ -719,13 +765,13 @@ impl Worker {
                 let d = &f.ext.detect;
                 let action = if d.dropped {
                     Some("drop")
-                } else if d.exception_passed {
+                } else if d.exception_passed && !d.bypassed {
                     Some("pass")
                 } else {
                     None
                 };
                 let exceptions = self.detector.exceptions.flow_list(d.exceptions);
-                let fate = crate::outputs::FlowFate { action, exception_policy: &exceptions };
+                let fate = crate::outputs::FlowFate { action, exception_policy: &exceptions, bypassed: d.bypassed };
                 result = outputs.flow(&f, now, app, orig, f.ext.tcp_end.as_ref(), fate);
             }
         }

@@ -76,6 +76,8 @@ pub struct FlowTable<E = ()> {
     counters: FlowCounters,
     sweep_cursor: usize,
     evict_cursor: usize,
+    /// QA simulation: the next flow to be created finds the memcap reached.
+    refuse_next: bool,
 }
 
 impl<E: Default> FlowTable<E> {
@@ -108,9 +110,17 @@ impl<E: Default> FlowTable<E> {
             counters: FlowCounters::default(),
             sweep_cursor: 0,
             evict_cursor: 0,
+            refuse_next: false,
         };
         t.update_gauges();
         t
+    }
+
+    /// QA simulation (Suricata's `--simulate-packet-flow-memcap`): while
+    /// `on`, a packet that needs a new flow finds the memcap reached, with
+    /// nothing to evict. The caller sets it around one packet.
+    pub fn simulate_memcap(&mut self, on: bool) {
+        self.refuse_next = on;
     }
 
     /// Memory one flow takes (its slot and its timer entry).
@@ -364,6 +374,10 @@ impl<E: Default> FlowTable<E> {
     /// A free slot: a spare one, a new one within the memcap, or one freed
     /// by emergency timeouts or eviction.
     fn alloc(&mut self, now: Timestamp) -> Option<u32> {
+        if std::mem::take(&mut self.refuse_next) {
+            self.counters.memcap += 1;
+            return None;
+        }
         if let Some(s) = self.free.pop() {
             return Some(s);
         }

@@ -111,6 +111,10 @@ pub fn flow_record(r: &FlowRecord<'_>, now: Timestamp) -> Value {
         f.insert("emergency".into(), Value::Bool(true));
     }
     f.insert("state".into(), Value::String(r.state.into()));
+    if r.state == "bypassed" {
+        // Bypassed by vigil itself: there is no capture bypass.
+        f.insert("bypass".into(), Value::String("local".into()));
+    }
     f.insert("reason".into(), Value::String(r.reason.into()));
     f.insert("alerted".into(), Value::Bool(r.alerted));
     if let Some(a) = r.action {

@@ -190,6 +190,11 @@ pub struct StreamCtx {
     pub ssn_memuse: u64,
     /// Bytes of segment data held (`stream.reassembly.memcap`).
     pub reassembly_memuse: u64,
+    /// QA simulation (Suricata's `--simulate-packet-tcp-*-memcap`): the
+    /// packet in hand finds the session memcap, or the reassembly memcap,
+    /// reached. The caller sets them around one packet.
+    pub simulate_ssn_memcap: bool,
+    pub simulate_reassembly_memcap: bool,
 }
 
 impl StreamCtx {
@@ -216,7 +221,7 @@ impl StreamCtx {
         if !syn_only && !midstream {
             return None;
         }
-        if self.ssn_memuse + SESSION_COST > self.cfg.memcap {
+        if self.ssn_memuse + SESSION_COST > self.cfg.memcap || self.simulate_ssn_memcap {
             self.counters.ssn_memcap_drop += 1;
             return None;
         }
@@ -484,7 +489,7 @@ impl TcpSession {
     ) -> bool {
         let policy = ctx.cfg.policies.lookup(seg.dst);
         let depth = ctx.cfg.depth;
-        let budget = budget(ctx);
+        let budget = if ctx.simulate_reassembly_memcap { 0 } else { budget(ctx) };
         let async_oneside = self.async_oneside;
         let me = self.dirs.get_mut(seg.dir);
         let end = off + seg.payload.len() as i64;

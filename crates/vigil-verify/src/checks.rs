@@ -137,12 +137,24 @@ pub fn event_matches(criteria: Option<&Yaml>, event: &Value) -> Result<bool, Str
             return Err(format!("match key {key} is not a string"));
         };
         let holds = match key {
+            // One field name, or a list of them that must all be present (absent).
             "has-key" | "not-has-key" => {
-                let Some(path) = expected.as_str() else {
-                    return Err(format!("{key}: expected a field name, got {expected}"));
+                let paths = match expected {
+                    Yaml::Seq(items) => items.iter().collect(),
+                    one => vec![one],
                 };
-                let present = find_value(path, event)?.is_some_and(|v| !v.is_null());
-                present == (key == "has-key")
+                let mut holds = true;
+                for path in paths {
+                    let Some(path) = path.as_str() else {
+                        return Err(format!("{key}: expected a field name, got {expected}"));
+                    };
+                    let present = find_value(path, event)?.is_some_and(|v| !v.is_null());
+                    if present != (key == "has-key") {
+                        holds = false;
+                        break;
+                    }
+                }
+                holds
             }
             _ => match_key(key, expected, event)?,
         };
@@ -274,6 +286,11 @@ mod tests {
         let d = scratch("haskey", &[("eve.json", EVE)]);
         assert_eq!(outcome(&d, "- filter: {count: 2, match: {has-key: alert.signature_id}}"), ChecksOutcome::Pass);
         assert_eq!(outcome(&d, "- filter: {count: 4, match: {not-has-key: alert}}"), ChecksOutcome::Pass);
+        assert_eq!(
+            outcome(&d, "- filter: {count: 2, match: {has-key: [alert.signature_id, alert]}}"),
+            ChecksOutcome::Pass
+        );
+        assert_eq!(outcome(&d, "- filter: {count: 4, match: {not-has-key: [alert, flow_x]}}"), ChecksOutcome::Pass);
     }
 
     #[test]

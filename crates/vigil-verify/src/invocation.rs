@@ -32,6 +32,12 @@ pub const HONOURED: &[Honoured] = &[
     Honoured { flag: "-k", takes: Takes::OneOf(&["none", "all", "auto"]) },
     Honoured { flag: "--set", takes: Takes::Value },
     Honoured { flag: "--simulate-ips", takes: Takes::Nothing },
+    Honoured { flag: "--simulate-packet-flow-memcap", takes: Takes::Value },
+    Honoured { flag: "--simulate-packet-tcp-ssn-memcap", takes: Takes::Value },
+    Honoured { flag: "--simulate-packet-tcp-reassembly-memcap", takes: Takes::Value },
+    Honoured { flag: "--simulate-packet-defrag-memcap", takes: Takes::Value },
+    Honoured { flag: "--simulate-applayer-error-at-offset-ts", takes: Takes::Value },
+    Honoured { flag: "--simulate-applayer-error-at-offset-tc", takes: Takes::Value },
     Honoured { flag: "--runmode", takes: Takes::OneOf(&["single", "autofp", "workers"]) },
     // `-v`, `-vv`, `-vvv`, ... are recognised as repeats of this one.
     Honoured { flag: "-v", takes: Takes::Nothing },
@@ -377,7 +383,8 @@ mod tests {
         assert_eq!(err(&["-k", "bogus"]), "unsupported argument: -k bogus");
         assert_eq!(err(&["--runmode"]), "unsupported argument: --runmode (missing value)");
         assert_eq!(err(&["--simulate-ips=1"]), "unsupported argument: --simulate-ips=1");
-        assert_eq!(err(&["--simulate-packet-flow-memcap", "1"]), "unsupported argument: --simulate-packet-flow-memcap");
+        assert_eq!(err(&["--simulate-packet-bogus-memcap", "1"]), "unsupported argument: --simulate-packet-bogus-memcap");
+        assert_eq!(err(&["--simulate-packet-flow-memcap"]), "unsupported argument: --simulate-packet-flow-memcap (missing value)");
         assert_eq!(err(&["-T5"]), "unsupported argument: -T5");
         assert_eq!(err(&["--strict-rule-keywords", "content"]), "unsupported argument: content");
     }

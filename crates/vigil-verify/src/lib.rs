@@ -231,7 +231,11 @@ pub fn run(opts: &Options) -> Result<Summary, UsageError> {
     let srcdir = srcdir::FakeSrcDir::create(&scratch.join("srcdir"), &vigil, &suite_root, default_config.as_deref())
         .map_err(|e| usage(format!("creating scratch directory {}: {e}", scratch.display())))?;
     let runner = runner::Runner {
-        claims: requires::Claims { features: opts.features.iter().cloned().collect(), ..Default::default() },
+        claims: {
+            let mut claims = requires::Claims::default();
+            claims.features.extend(opts.features.iter().cloned());
+            claims
+        },
         vigil,
         suite_root,
         srcdir,

@@ -21,9 +21,12 @@ pub struct Claims {
     pub features: BTreeSet<String>,
 }
 
+/// Build features every vigil has: `QA_SIMULATION` is the `--simulate-*` switches.
+pub const BUILT_IN_FEATURES: &[&str] = &["QA_SIMULATION"];
+
 impl Default for Claims {
     fn default() -> Self {
-        Claims { version: version::CLAIMED, features: BTreeSet::new() }
+        Claims { version: version::CLAIMED, features: BUILT_IN_FEATURES.iter().map(|f| f.to_string()).collect() }
     }
 }
 

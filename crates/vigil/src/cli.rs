@@ -118,6 +118,24 @@ pub struct RunArgs {
     /// Behave as an inline IPS would (drop rules drop), while reading a capture.
     #[arg(long)]
     pub simulate_ips: bool,
+    /// Pretend the flow memcap is reached when packet N needs a new flow.
+    #[arg(long, value_name = "N", help_heading = "QA simulation (exception policies)")]
+    pub simulate_packet_flow_memcap: Option<u64>,
+    /// Pretend `stream.memcap` is reached when packet N would start a TCP session.
+    #[arg(long, value_name = "N", help_heading = "QA simulation (exception policies)")]
+    pub simulate_packet_tcp_ssn_memcap: Option<u64>,
+    /// Pretend `stream.reassembly.memcap` is reached by packet N's payload.
+    #[arg(long, value_name = "N", help_heading = "QA simulation (exception policies)")]
+    pub simulate_packet_tcp_reassembly_memcap: Option<u64>,
+    /// Pretend `defrag.memcap` is reached when packet N starts a datagram.
+    #[arg(long, value_name = "N", help_heading = "QA simulation (exception policies)")]
+    pub simulate_packet_defrag_memcap: Option<u64>,
+    /// Pretend a parser error once the to-server stream reaches offset N.
+    #[arg(long, value_name = "N", help_heading = "QA simulation (exception policies)")]
+    pub simulate_applayer_error_at_offset_ts: Option<u64>,
+    /// Pretend a parser error once the to-client stream reaches offset N.
+    #[arg(long, value_name = "N", help_heading = "QA simulation (exception policies)")]
+    pub simulate_applayer_error_at_offset_tc: Option<u64>,
     /// Stop on any configuration error instead of warning and using the default.
     #[arg(long)]
     pub init_errors_fatal: bool,
@@ -170,6 +188,16 @@ impl RunArgs {
             extra_rules: self.rules.clone(),
             disable_detection: self.disable_detection,
             simulate_ips: self.simulate_ips,
+            simulate: vigil_engine::Simulation {
+                flow_memcap: self.simulate_packet_flow_memcap,
+                tcp_ssn_memcap: self.simulate_packet_tcp_ssn_memcap,
+                tcp_reassembly_memcap: self.simulate_packet_tcp_reassembly_memcap,
+                defrag_memcap: self.simulate_packet_defrag_memcap,
+            },
+            simulate_applayer_error: vigil_types::PerDir {
+                to_server: self.simulate_applayer_error_at_offset_ts,
+                to_client: self.simulate_applayer_error_at_offset_tc,
+            },
             init_errors_fatal: self.init_errors_fatal,
             runmode: self.runmode.clone(),
             threads: self.threads,

@@ -36,6 +36,17 @@ pub struct TlsTx {
 }
 
 impl TlsTx {
+    /// Whether any handshake message was seen: a session whose parsing failed before
+    /// one has nothing to log.
+    pub fn has_handshake(&self) -> bool {
+        self.client_hello.is_some()
+            || self.server_hello.is_some()
+            || self.ssl2_server_version.is_some()
+            || !self.server_certs.certs.is_empty()
+            || !self.client_certs.certs.is_empty()
+            || self.session_resumed
+    }
+
     pub fn client_hello(&self) -> Option<&ClientHello> {
         self.client_hello.as_ref()
     }
