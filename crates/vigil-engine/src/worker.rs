@@ -484,10 +484,8 @@ impl Worker {
                 // way the midstream policy applies (Suricata's order).
                 self.detector.exceptions.met(ExceptionTarget::StreamMidstream);
             }
-            if let (Some(ssn), Some(cfg), None) = (f.ext.tcp.as_deref_mut(), &self.app_cfg, &f.ext.app) {
+            if let (Some(ssn), Some(_), None) = (f.ext.tcp.as_deref_mut(), &self.app_cfg, &f.ext.app) {
                 ssn.app_enabled = true;
-                let layer = AppFlow::new(cfg, Transport::Tcp, f.key.sport, f.key.dport);
-                f.ext.app = Some(Box::new(FlowApp::new(layer)));
             }
         }
         let Some(ssn) = f.ext.tcp.as_deref_mut() else { return none };
@@ -496,6 +494,12 @@ impl Worker {
         let segment_drops = self.stream.counters.segment_memcap_drop;
         let handled = ssn.handle(&mut self.stream, &seg, &mut |e| events.push(e));
         self.stream.simulate_reassembly_memcap = false;
+        // The app layer's state comes with the session's first data: a flood
+        // of sessions that never send any (SYNs) allocates none of it.
+        if let (true, true, Some(cfg), None) = (handled.stream_added, ssn.app_enabled, &self.app_cfg, &f.ext.app) {
+            let layer = AppFlow::new(cfg, Transport::Tcp, f.key.sport, f.key.dport);
+            f.ext.app = Some(Box::new(FlowApp::new(layer)));
+        }
         if self.stream.counters.segment_memcap_drop > segment_drops {
             self.detector.exceptions.met(ExceptionTarget::StreamReassemblyMemcap);
         }

@@ -8,6 +8,11 @@
 /// per turn until due.
 const SLOTS: usize = 1024;
 
+/// Entries a slot's emptied allocation may keep for its next turn. A burst
+/// of new flows files many entries under a few seconds; keeping those
+/// allocations would hold memory the flow memcap does not see.
+const KEEP: usize = 1024;
+
 /// (flow slot, generation): the generation tells a stale entry (its flow
 /// ended and the slot was reused) from a live one.
 pub(crate) type Entry = (u32, u32);
@@ -75,21 +80,27 @@ impl Wheel {
                     refile.push((e, due));
                 }
             }
-            // Keep the allocation for the slot's next turn.
-            if self.slots[i].is_empty() {
+            // Keep a modest allocation for the slot's next turn.
+            if self.slots[i].is_empty() && batch.capacity() <= KEEP {
                 self.slots[i] = batch;
             }
         }
         for (e, due) in refile.drain(..) {
             self.insert(e, due);
         }
-        self.refile = refile;
+        if refile.capacity() <= KEEP {
+            self.refile = refile;
+        }
     }
 
     /// Drops every entry (the table was flushed).
     pub(crate) fn clear(&mut self) {
         for s in &mut self.slots {
-            s.clear();
+            if s.capacity() > KEEP {
+                *s = Vec::new();
+            } else {
+                s.clear();
+            }
         }
         self.len = 0;
     }
