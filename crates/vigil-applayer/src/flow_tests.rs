@@ -467,7 +467,10 @@ fn hostile_input_never_panics() {
 fn an_error_stops_parsing_both_ways_and_is_counted_for_the_error_policy() {
     let [hello, server1, ..] = tls12_flights();
     // Simulated at the to-server stream's first byte: nothing is parsed.
-    let cfg = AppConfig { simulate_error_at: vigil_types::PerDir { to_server: Some(0), to_client: None }, ..AppConfig::default() };
+    let cfg = AppConfig {
+        simulate_error_at: vigil_types::PerDir { to_server: Some(0), to_client: None },
+        ..AppConfig::default()
+    };
     let mut flow = AppFlow::new(&cfg, Transport::Tcp, 50000, 443);
     flow.feed(ToServer, &hello.1);
     flow.feed(ToClient, &server1.1);
@@ -477,7 +480,10 @@ fn an_error_stops_parsing_both_ways_and_is_counted_for_the_error_policy() {
     assert_eq!((c.parser_errors, c.policy_errors), (1, 1));
     // Past the offset given, the error comes later: the hello is parsed first.
     let at = hello.1.len() as u64;
-    let cfg = AppConfig { simulate_error_at: vigil_types::PerDir { to_server: Some(at), to_client: None }, ..AppConfig::default() };
+    let cfg = AppConfig {
+        simulate_error_at: vigil_types::PerDir { to_server: Some(at), to_client: None },
+        ..AppConfig::default()
+    };
     let mut flow = AppFlow::new(&cfg, Transport::Tcp, 50000, 443);
     flow.feed(ToServer, &hello.1);
     assert_eq!(flow.counters().policy_errors, 0);

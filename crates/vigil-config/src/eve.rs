@@ -432,7 +432,8 @@ impl EveTypes {
                 "anomaly" if t.anomaly.is_none() => t.anomaly = Some(EveAnomaly::read(&opts, enabled, &mut local)),
                 "stats" if t.stats.is_none() => t.stats = Some(EveStats::read(&opts, enabled, stats_on, &mut local)),
                 "flow" if t.flow.is_none() => {
-                    t.flow = Some(EveFlow { enabled, exception_policy: opts.bool("exception-policy", false, &mut local) })
+                    t.flow =
+                        Some(EveFlow { enabled, exception_policy: opts.bool("exception-policy", false, &mut local) })
                 }
                 "drop" if t.drop.is_none() => t.drop = Some(EveDrop::read(&opts, enabled, &mut local)),
                 "http" if enabled => {

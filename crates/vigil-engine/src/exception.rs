@@ -6,9 +6,9 @@
 //! `exception_policy.<target>.<policy>` names, and the flow record lists the
 //! targets its flow met.
 
-use vigil_config::{ExceptionPolicy as Policy, ExceptionTarget as Target, Exceptions};
 use crate::app::TX_NAMES;
 use vigil_applayer::Transport;
+use vigil_config::{ExceptionPolicy as Policy, ExceptionTarget as Target, Exceptions};
 use vigil_output::DropReason;
 use vigil_types::AppProto;
 

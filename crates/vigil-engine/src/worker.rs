@@ -465,7 +465,6 @@ impl Worker {
             return none;
         }
         let sim = self.simulate;
-        self.stream.simulate_reassembly_memcap = Simulation::hits(sim.tcp_reassembly_memcap, p.pcap_cnt);
         if f.ext.tcp.is_none() {
             if h.dir == Direction::ToServer && self.stream.starts_from_server(&seg) {
                 f.reverse();
@@ -492,6 +491,7 @@ impl Worker {
         let before = ssn.state;
         let mut events = Vec::new();
         let segment_drops = self.stream.counters.segment_memcap_drop;
+        self.stream.simulate_reassembly_memcap = Simulation::hits(sim.tcp_reassembly_memcap, p.pcap_cnt);
         let handled = ssn.handle(&mut self.stream, &seg, &mut |e| events.push(e));
         self.stream.simulate_reassembly_memcap = false;
         // The app layer's state comes with the session's first data: a flood

@@ -104,7 +104,8 @@ fn pass_flow_leaves_the_flow_uninspected_and_ignore_does_not() {
 #[test]
 fn drop_packet_drops_only_the_packet_that_met_the_limit() {
     // The SYN/ACK then meets a flow without a session: mid-stream, ignored here.
-    let sets = ["stream.memcap=1".into(), "stream.memcap-policy=drop-packet".into(), "stream.midstream-policy=ignore".into()];
+    let sets =
+        ["stream.memcap=1".into(), "stream.memcap-policy=drop-packet".into(), "stream.midstream-policy=ignore".into()];
     let recs = run_with("drop-packet", &sets, true);
     let drops = of_type(&recs, "drop");
     assert_eq!(drops.len(), 1, "{recs:#?}");
@@ -192,10 +193,8 @@ fn simulated_limits_act_as_real_ones_at_the_packet_named() {
 #[test]
 fn a_parser_error_applies_the_app_layer_error_policy_and_stops_parsing() {
     let sets = ["app-layer.error-policy=drop-flow".into()];
-    let at_request = |o: RunOptions| RunOptions {
-        simulate_applayer_error: PerDir { to_server: Some(0), to_client: None },
-        ..o
-    };
+    let at_request =
+        |o: RunOptions| RunOptions { simulate_applayer_error: PerDir { to_server: Some(0), to_client: None }, ..o };
     let recs = run_frames("applayer-error", &http_session(), &sets, true, at_request);
     let drops = of_type(&recs, "drop");
     assert_eq!(drops[0]["drop"]["reason"], "applayer error", "{recs:#?}");

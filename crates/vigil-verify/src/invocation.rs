@@ -383,8 +383,14 @@ mod tests {
         assert_eq!(err(&["-k", "bogus"]), "unsupported argument: -k bogus");
         assert_eq!(err(&["--runmode"]), "unsupported argument: --runmode (missing value)");
         assert_eq!(err(&["--simulate-ips=1"]), "unsupported argument: --simulate-ips=1");
-        assert_eq!(err(&["--simulate-packet-bogus-memcap", "1"]), "unsupported argument: --simulate-packet-bogus-memcap");
-        assert_eq!(err(&["--simulate-packet-flow-memcap"]), "unsupported argument: --simulate-packet-flow-memcap (missing value)");
+        assert_eq!(
+            err(&["--simulate-packet-bogus-memcap", "1"]),
+            "unsupported argument: --simulate-packet-bogus-memcap"
+        );
+        assert_eq!(
+            err(&["--simulate-packet-flow-memcap"]),
+            "unsupported argument: --simulate-packet-flow-memcap (missing value)"
+        );
         assert_eq!(err(&["-T5"]), "unsupported argument: -T5");
         assert_eq!(err(&["--strict-rule-keywords", "content"]), "unsupported argument: content");
     }
