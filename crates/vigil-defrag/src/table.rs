@@ -4,7 +4,7 @@
 use crate::config::DefragConfig;
 use crate::counters::DefragCounters;
 use crate::fragment::Fragment;
-use crate::tracker::{RebuildError, Tracker};
+use crate::tracker::{RebuildError, Tracker, TRACKER_BASE};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use vigil_decode::{DecodeEvent, EventList, Packet};
@@ -242,7 +242,7 @@ impl Defragmenter {
         if std::mem::take(&mut self.refuse_next) {
             return Err(true);
         }
-        let tracker_mem = std::mem::size_of::<Tracker>() as u64;
+        let tracker_mem = TRACKER_BASE as u64;
         if self.index.len() as u64 >= u64::from(self.cfg.max_trackers) {
             self.counters.max_trackers_reached += 1;
             if !self.evict_oldest(None) {
@@ -345,7 +345,7 @@ impl Defragmenter {
             self.index.remove(&key);
             self.counters.memuse = self.counters.memuse.saturating_sub(t.mem as u64);
             self.frags = self.frags.saturating_sub(t.frag_count() as u64);
-            debug_assert_eq!(t.mem, t.frags_mem() + std::mem::size_of::<Tracker>());
+            debug_assert_eq!(t.mem, t.frags_mem() + TRACKER_BASE);
             self.free.push(slot);
         }
     }

@@ -11,7 +11,16 @@ use crate::fragment::Fragment;
 use crate::policy::Policy;
 
 /// Bookkeeping bytes charged per stored fragment, besides its data.
-pub(crate) const FRAG_OVERHEAD: usize = std::mem::size_of::<Frag>();
+// Memory a stored fragment takes beyond its bytes: its entry in the
+// tracker's vector (which may hold as much again spare) and the allocator's
+// share of its two boxes. Counted so that the memcap bounds what the
+// process really holds.
+pub(crate) const FRAG_OVERHEAD: usize = 2 * std::mem::size_of::<Frag>() + 32;
+
+/// Memory a datagram in progress takes before any fragment: the tracker,
+/// and what the table keeps for it (its key in the index and in the slot,
+/// hash slack, timer entries).
+pub(crate) const TRACKER_BASE: usize = std::mem::size_of::<Tracker>() + 192;
 
 /// The largest datagram IP can express.
 const MAX_DATAGRAM: usize = 65_535;
@@ -89,7 +98,7 @@ impl Tracker {
             seen_last: false,
             max_end: 0,
             deadline,
-            mem: std::mem::size_of::<Tracker>(),
+            mem: TRACKER_BASE,
             generation,
         }
     }

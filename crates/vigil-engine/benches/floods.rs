@@ -31,7 +31,8 @@ fn ts(i: u32) -> Timestamp {
 /// SYNs from distinct source addresses and ports of 198.18.0.0/16 to one server.
 fn syn_flood(path: &Path) {
     let mut w = PcapWriter::new(std::fs::File::create(path).unwrap(), LinkType::Ethernet).unwrap();
-    for i in 0..SYNS {
+    let n = std::env::var("VIGIL_FLOOD_PACKETS").ok().and_then(|v| v.parse().ok()).unwrap_or(SYNS);
+    for i in 0..n {
         let src = [198, 18, (i >> 8) as u8, i as u8];
         let frame = PacketBuilder::ipv4(src, [198, 19, 0, 1])
             .tcp(1024 + (i >> 16) as u16, 80)
@@ -90,16 +91,19 @@ fn child(kind: &str, dir: &Path) {
     let summary = run_setup(&s, &opts, &mut |_| {}).expect("run");
     let secs = t.elapsed().as_secs_f64();
     let peak = status_kib("VmHWM:");
-    let caps: u64 = CAPS.iter().map(|(_, m)| m * 1024).sum();
+    // The caps this flood can reach: flows and sessions, or datagrams.
+    let in_play: &[&str] = if kind == "syn" { &["flow.memcap", "stream.memcap"] } else { &["defrag.memcap"] };
+    let caps: u64 = CAPS.iter().filter(|(k, _)| in_play.contains(k)).map(|(_, m)| m * 1024).sum();
     println!(
         "{kind:<10} {:>9} packets {:>8.0} kpps  flows {:>8}  RSS before {:>7} KiB  peak {:>7} KiB  \
-         growth {:>7} KiB  caps {caps} KiB",
+         growth {:>7} KiB  against {} = {caps} KiB",
         summary.packets,
         summary.packets as f64 / secs / 1e3,
         summary.flows,
         before,
         peak,
-        peak.saturating_sub(before)
+        peak.saturating_sub(before),
+        in_play.join(" + ")
     );
     let _ = std::fs::remove_file(pcap);
 }

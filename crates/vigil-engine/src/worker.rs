@@ -758,8 +758,8 @@ impl Worker {
     pub(crate) fn log_ended(&mut self, outputs: &mut Outputs) -> Result<(), EngineError> {
         let now = self.now;
         let mut result = Ok(());
-        let ended: Vec<Flow<FlowExt>> = self.flows.drain_ended().collect();
-        for mut f in ended {
+        let mut ended = self.flows.take_ended();
+        for mut f in ended.drain(..) {
             if result.is_ok() {
                 result = self.flush_streams(&mut f, outputs);
             }
@@ -779,12 +779,18 @@ impl Worker {
                 result = outputs.flow(&f, now, app, orig, f.ext.tcp_end.as_ref(), fate);
             }
         }
+        self.flows.give_back_ended(ended);
         result
     }
 
     /// End of input: every open flow ends (reason "shutdown") and is logged.
     pub(crate) fn finish(&mut self, outputs: &mut Outputs) -> Result<(), EngineError> {
-        self.flows.flush();
+        // In steps, each logged before the next: the flows are not all held twice.
+        let mut from = 0;
+        while let Some(next) = self.flows.flush_some(from, 1024) {
+            self.log_ended(outputs)?;
+            from = next;
+        }
         self.log_ended(outputs)
     }
 }

@@ -184,13 +184,45 @@ impl<E: Default> FlowTable<E> {
 
     /// Ends every open flow (reason "shutdown"), e.g. at the end of a capture.
     pub fn flush(&mut self) {
-        for i in 0..self.slots.len() {
+        let mut from = 0;
+        while let Some(next) = self.flush_some(from, usize::MAX) {
+            from = next;
+        }
+    }
+
+    /// Ends up to `max` open flows (reason "shutdown") from slot `from` on,
+    /// so that a caller can log them before ending more: the ended flows are
+    /// then never all held twice. `Some(next)`: call again from `next`;
+    /// `None`: every flow has ended.
+    pub fn flush_some(&mut self, from: usize, max: usize) -> Option<usize> {
+        let mut ended = 0;
+        for i in from..self.slots.len() {
+            if ended == max {
+                return Some(i);
+            }
             if self.slots[i].flow.is_some() {
                 self.end(i as u32, EndReason::Shutdown);
+                ended += 1;
             }
         }
         self.wheel.clear();
         self.update_gauges();
+        None
+    }
+
+    /// Hands over the ended flows without copying them; give the emptied
+    /// vector back with [`give_back_ended`](Self::give_back_ended) to reuse it.
+    pub fn take_ended(&mut self) -> Vec<Flow<E>> {
+        std::mem::take(&mut self.ended)
+    }
+
+    /// Returns the vector [`take_ended`](Self::take_ended) handed over, once
+    /// emptied (a large one is freed: it held a burst, not the usual few).
+    pub fn give_back_ended(&mut self, mut v: Vec<Flow<E>>) {
+        v.clear();
+        if self.ended.is_empty() && v.capacity() <= 1024 {
+            self.ended = v;
+        }
     }
 
     /// The packet's flows: the UDP flow of a tunnel it came in (for
