@@ -50,6 +50,7 @@ mod simulate;
 mod socket;
 mod stats;
 mod summary;
+mod tag;
 mod tcp;
 mod verdict;
 mod worker;

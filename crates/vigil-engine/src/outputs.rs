@@ -35,6 +35,8 @@ struct EveSink {
     flow: bool,
     /// Flow records list the exception policies their flow met.
     flow_exception_policy: bool,
+    /// `alert.tagged-packets`: packets a `tag` tagged get `packet` records.
+    tagged_packets: bool,
     alert: Option<AlertOptions>,
     /// `drop` records: (with the dropping alert, every packet of a dropped flow).
     drop: Option<(bool, bool)>,
@@ -142,6 +144,7 @@ impl Outputs {
                 null_values: stats.is_none_or(|s| s.null_values),
                 flow: eve.types.flow.as_ref().is_some_and(|f| f.enabled),
                 flow_exception_policy: eve.types.flow.as_ref().is_some_and(|f| f.exception_policy),
+                tagged_packets: eve.types.alert.as_ref().is_some_and(|a| a.enabled && a.tagged_packets),
                 alert: eve.types.alert.as_ref().filter(|a| a.enabled).map(|a| AlertOptions {
                     payload: a.payload,
                     payload_printable: a.payload_printable,
@@ -182,6 +185,16 @@ impl Outputs {
     pub(crate) fn share(&self) -> Outputs {
         let sinks = self.sinks.iter().map(|s| EveSink { writer: s.writer.share(), xff: s.xff.clone(), ..*s }).collect();
         Outputs { sinks, fast: self.fast.iter().map(FastWriter::share).collect() }
+    }
+
+    /// Writes the `packet` record of a packet a `tag` tagged.
+    pub(crate) fn tagged_packet(&mut self, p: &Packet<'_>, flow_id: Option<u64>) -> Result<(), EngineError> {
+        for sink in self.sinks.iter_mut().filter(|s| s.tagged_packets) {
+            let rec =
+                vigil_output::packet_record(p, flow_id, EnvelopeOptions { ethernet: sink.anomaly.envelope.ethernet });
+            write(&mut sink.writer, &rec)?;
+        }
+        Ok(())
     }
 
     /// Writes what a decoded packet produces: its decode and stream

@@ -21,6 +21,8 @@ pub(crate) struct FlowExt {
     pub tcp_end: Option<SessionSummary>,
     /// The application layer, for TCP sessions and UDP flows.
     pub app: Option<Box<crate::app::FlowApp>>,
+    /// `tag:session` tags still running.
+    pub tags: Vec<crate::tag::Tagged>,
 }
 
 /// A packet with no payload standing for `dir` of the flow, as Suricata's

@@ -49,6 +49,8 @@ pub(crate) struct Worker {
     pub detector: Detector,
     /// Limits pretended reached (`--simulate-packet-*`).
     simulate: Simulation,
+    /// Host tags, and what tagging did.
+    pub tags: crate::tag::Tags,
 }
 
 /// Detection and what it keeps per worker.
@@ -75,6 +77,8 @@ pub(crate) struct Detector {
     pub exceptions: crate::exception::ExceptionState,
     /// Packets dropped, by [`DropReason::ALL`] index (`ips.drop_reason.*`).
     pub drop_reasons: [u64; DropReason::ALL.len()],
+    /// Tags the alerts of the packet in hand set (`tag`).
+    new_tags: Vec<crate::tag::NewTag>,
 }
 
 impl Detector {
@@ -184,6 +188,10 @@ impl Detector {
             }
             self.alerts += 1;
             alerted = true;
+            if p.src != PacketSource::FlowTimeout {
+                let sid = sig.sid;
+                self.new_tags.extend(sig.tags.iter().map(|&tag| crate::tag::NewTag { tag, sid }));
+            }
             let tx = tx_id.and_then(|id| app?.txs.iter().find(|t| t.tx.id() == id)).map(|t| t.tx);
             let alert_app = info.filter(|i| i.app_proto != AppProto::Unknown || tx.is_some()).map(|i| AlertApp {
                 proto: i.app_proto,
@@ -392,7 +400,9 @@ impl Worker {
                     setup.config.stats.exception_policy_per_app_proto_errors,
                 ),
                 drop_reasons: [0; DropReason::ALL.len()],
+                new_tags: Vec::new(),
             },
+            tags: crate::tag::Tags::default(),
         }
     }
 
@@ -428,6 +438,7 @@ impl Worker {
         self.detector.verdict_drop = false;
         self.detector.responses.clear();
         self.detector.exceptions.clear();
+        self.detector.new_tags.clear();
         if p.ts > self.now {
             self.now = p.ts;
         }
@@ -649,6 +660,9 @@ impl Worker {
         };
         self.stream_buf = buf;
         result?;
+        if self.tag(p, flow) {
+            outputs.tagged_packet(p, flow.filter(|_| !p.fragment).map(|h| h.id))?;
+        }
         let Some((reassembled, datagram, mut frame)) = defragged else {
             return outputs.packet(p, events, flow.filter(|_| !p.fragment).map(|h| h.id));
         };
@@ -665,6 +679,22 @@ impl Worker {
         }
         self.buffers[depth] = (datagram, frame);
         result
+    }
+
+    /// Counts the packet against the tags of its session and hosts, and
+    /// starts the tags its alerts set: whether it is a tagged packet.
+    fn tag(&mut self, p: &Packet<'_>, flow: Option<FlowHandle>) -> bool {
+        let new = std::mem::take(&mut self.detector.new_tags);
+        let session = flow.and_then(|h| self.flows.get_mut(h)).map(|f| &mut f.ext.tags);
+        let tagged = if new.is_empty() && self.tags.idle() && session.as_ref().is_none_or(|s| s.is_empty()) {
+            false
+        } else {
+            let hosts = p.ip.map(|ip| (ip.src, ip.dst));
+            self.tags.packet(hosts, session, &new, p.data.len(), p.ts)
+        };
+        self.detector.new_tags = new;
+        self.detector.new_tags.clear();
+        tagged
     }
 
     /// Gives a UDP datagram of a flow to its application layer.

@@ -25,6 +25,7 @@ mod drop;
 mod envelope;
 mod fast;
 mod flow;
+mod packet;
 mod protocol;
 #[cfg(test)]
 mod schema_check;
@@ -39,6 +40,7 @@ pub use drop::{drop_record, DropReason};
 pub use envelope::{envelope, EnvelopeOptions};
 pub use fast::{fast_line, FastAction, FastAlert, FastWriter};
 pub use flow::{flow_record, insert_flow_id, FlowRecord, FlowTcpSession};
+pub use packet::packet_record;
 pub use protocol::proto_name;
 pub use stats::stats_record;
 pub use time::format_timestamp;

@@ -8,7 +8,7 @@ use crate::keywords::bytes::{ByteExtract, ByteJump, ByteMath, ByteTest, Isdataat
 use crate::keywords::flow::{Bits, Flow, Flowint, StreamSize};
 use crate::keywords::meta::{Reference, Target};
 use crate::keywords::packet::{Fragbits, TcpFlags};
-use crate::keywords::post::Threshold;
+use crate::keywords::post::{Tag, Threshold};
 use crate::keywords::{KeywordDef, Kind};
 use crate::lexer::option_end;
 use crate::pcre::Pcre;
@@ -73,6 +73,8 @@ pub enum Value {
     Isdataat(Isdataat),
     /// `threshold`, `detection_filter`.
     Threshold(Threshold),
+    /// `tag`.
+    Tag(Tag),
     Reference(Reference),
     /// `metadata`: (key, value) pairs.
     Metadata(Vec<(String, String)>),

@@ -37,6 +37,7 @@ impl fmt::Display for Value {
             Value::ByteMath(x) => write!(f, "{x}"),
             Value::Isdataat(x) => write!(f, "{x}"),
             Value::Threshold(x) => write!(f, "{x}"),
+            Value::Tag(x) => write!(f, "{x}"),
             Value::Reference(x) => write!(f, "{x}"),
             Value::Target(x) => write!(f, "{x}"),
             Value::Metadata(items) => {

@@ -83,6 +83,8 @@ pub struct Signature {
     pub hostbits: Vec<crate::hostbits::HostBitOp<String>>,
     /// `threshold` / `detection_filter`: how often a match may alert.
     pub rate: Option<crate::threshold::RateRule>,
+    /// `tag`: the later packets of the session or host an alert logs too.
+    pub tags: Vec<vigil_rules::keywords::post::Tag>,
     /// Whether a drop or pass by this signature covers the packet or its whole flow.
     pub scope: ActionScope,
     /// The same, numbered: filled in by the engine.
@@ -157,6 +159,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
     let mut flowints = Vec::new();
     let mut hostbits = Vec::new();
     let mut rate = None;
+    let mut tags = Vec::new();
     for o in &rule.options {
         match (o.name(), &o.value) {
             ("noalert", _) => noalert = true,
@@ -197,6 +200,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
                 }
             }
             ("priority", Value::Number(n)) => priority = Some(*n as u32),
+            ("tag", Value::Tag(t)) => tags.push(*t),
             ("app-layer-event", Value::Text(t)) => match app::HttpEvent::compile(t) {
                 Some(e) => app_checks.push(AppCheck::HttpEvent(e)),
                 None => missing.push(format!("app-layer-event:{}", t.trim())),
@@ -274,6 +278,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         flowints,
         hostbits,
         rate,
+        tags,
         scope: ActionScope::Packet,
         bit_tests: Vec::new(),
         bit_actions: Vec::new(),

@@ -110,7 +110,9 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                 missing.push(name.to_string());
                 continue;
             }
-            Kind::Post if !matches!(name, "noalert" | "alert" | "threshold" | "detection_filter" | "config") => {
+            Kind::Post
+                if !matches!(name, "noalert" | "alert" | "threshold" | "detection_filter" | "config" | "tag") =>
+            {
                 missing.push(name.to_string());
                 continue;
             }

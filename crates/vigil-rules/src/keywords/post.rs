@@ -13,7 +13,7 @@ use std::fmt;
 pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("threshold", Kind::Post, Required, p_threshold, "limit alerting: type, track, count, seconds"),
     kw!("detection_filter", Kind::Post, Required, p_detection_filter, "alert only after count matches in seconds"),
-    kw!("tag", Kind::Post, Required, p_text, "log more packets of the session or host after a match"),
+    kw!("tag", Kind::Post, Required, p_tag, "log more packets of the session or host after a match"),
     kw!("noalert", Kind::Post, None, p_none, "match without alerting (for flowbits setters)"),
     kw!("alert", Kind::Post, None, p_none, "firewall rule: also alert when it matches"),
     kw!("filestore", Kind::Post, Optional, p_opt_text, "store the file: direction, scope"),
@@ -269,5 +269,140 @@ mod tests {
         );
         assert!(p_detection_filter("track by_dst, count 5, seconds 60").is_ok());
         assert!(p_detection_filter("type limit, track by_dst, count 5, seconds 60").is_err());
+    }
+}
+
+/// `tag`: which later packets a match has logged too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tag {
+    pub scope: TagScope,
+    /// How much is tagged, counting the matching packet itself.
+    pub count: u32,
+    pub metric: TagMetric,
+    /// For `host`: which address of the matching packet is the tagged host.
+    pub host: TagHost,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TagScope {
+    /// The packets of the flow.
+    Session,
+    /// The packets to or from a host.
+    Host,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TagMetric {
+    Packets,
+    Bytes,
+    Seconds,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TagHost {
+    Src,
+    Dst,
+}
+
+/// Suricata's count when a rule gives none: 256 packets (of the session,
+/// or of the alert's destination host).
+pub const TAG_DEFAULT_PACKETS: u32 = 256;
+
+fn p_tag(s: &str) -> VResult<Value> {
+    let parts: Vec<(usize, &str)> = split_commas(s)
+        .into_iter()
+        .map(|(at, p)| {
+            let (o, t) = trim(p);
+            (at + o, t)
+        })
+        .collect();
+    let scope = match parts[0].1 {
+        "session" => TagScope::Session,
+        "host" => TagScope::Host,
+        other => return verr(parts[0].0, format!("invalid tag scope '{other}' (session or host)")),
+    };
+    let mut tag = Tag { scope, count: TAG_DEFAULT_PACKETS, metric: TagMetric::Packets, host: TagHost::Dst };
+    match parts.len() {
+        1 => return Ok(Value::Tag(tag)),
+        2 => return verr(parts[1].0, "a tag count needs a metric (packets, bytes or seconds)"),
+        3 | 4 => {}
+        _ => return verr(parts[4].0, "too many tag options"),
+    }
+    let (at, count) = parts[1];
+    tag.count = match parse_u64(count, u64::from(u32::MAX)) {
+        Ok(n) if n > 0 => n as u32,
+        _ => return verr(at, format!("invalid tag count '{count}'")),
+    };
+    tag.metric = match parts[2].1 {
+        "packets" => TagMetric::Packets,
+        "bytes" => TagMetric::Bytes,
+        "seconds" => TagMetric::Seconds,
+        other => return verr(parts[2].0, format!("invalid tag metric '{other}' (packets, bytes or seconds)")),
+    };
+    if let Some(&(at, dir)) = parts.get(3) {
+        if scope != TagScope::Host {
+            return verr(at, "a tag direction is for host tags only");
+        }
+        tag.host = match dir {
+            "src" => TagHost::Src,
+            "dst" => TagHost::Dst,
+            other => return verr(at, format!("invalid tag direction '{other}' (src or dst)")),
+        };
+    }
+    Ok(Value::Tag(tag))
+}
+
+impl fmt::Display for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let scope = match self.scope {
+            TagScope::Session => "session",
+            TagScope::Host => "host",
+        };
+        let metric = match self.metric {
+            TagMetric::Packets => "packets",
+            TagMetric::Bytes => "bytes",
+            TagMetric::Seconds => "seconds",
+        };
+        write!(f, "{scope},{},{metric}", self.count)?;
+        if self.scope == TagScope::Host {
+            f.write_str(if self.host == TagHost::Src { ",src" } else { ",dst" })?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tag_tests {
+    use super::*;
+
+    fn tag(s: &str) -> Result<Tag, String> {
+        match p_tag(s) {
+            Ok(Value::Tag(t)) => Ok(t),
+            Ok(v) => Err(format!("{v:?}")),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    #[test]
+    fn tag_forms_and_defaults() {
+        let t = tag("session").unwrap();
+        assert_eq!((t.scope, t.count, t.metric), (TagScope::Session, 256, TagMetric::Packets));
+        let t = tag("host").unwrap();
+        assert_eq!((t.scope, t.host), (TagScope::Host, TagHost::Dst));
+        let t = tag("host, 100, packets, src").unwrap();
+        assert_eq!((t.count, t.metric, t.host), (100, TagMetric::Packets, TagHost::Src));
+        assert_eq!(tag("session,10,seconds").unwrap().metric, TagMetric::Seconds);
+        assert_eq!(tag("host,3600,seconds,dst").unwrap().to_string(), "host,3600,seconds,dst");
+        for bad in [
+            "flow",
+            "session,10",
+            "session,0,packets",
+            "session,10,minutes",
+            "session,10,bytes,src",
+            "host,1,packets,up",
+            "host,1,packets,src,x",
+        ] {
+            assert!(tag(bad).is_err(), "{bad}");
+        }
     }
 }
