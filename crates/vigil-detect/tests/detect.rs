@@ -398,3 +398,24 @@ alert http any any -> any any (msg:"no host"; flow:established,to_server; app-la
     let unsupported = compile(&set.rules[0], &Classifications::default()).expect_err("unsupported");
     assert!(format!("{unsupported:?}").contains("app-layer-event:http.request_auth_unrecognized"), "{unsupported:?}");
 }
+
+#[test]
+fn header_buffers_inspect_the_packets_own_headers() {
+    let rules = r#"
+alert tcp any any -> any any (msg:"tcp seq 0x12345678"; tcp.hdr; content:"|12 34 56 78|"; offset:4; depth:4; sid:20;)
+alert ip any any -> any any (msg:"ipv4 ttl 7"; ipv4.hdr; content:"|07|"; offset:8; depth:1; sid:21;)
+alert udp any any -> any any (msg:"udp dport 53 and payload"; udp.hdr; content:"|00 35|"; offset:2; depth:2; pkt_data; content:"abc"; sid:22;)
+alert tcp any any -> any any (msg:"header sized"; tcp.hdr; bsize:20; content:"|00 50|"; offset:2; depth:2; sid:23;)
+"#;
+    for algo in [Algo::best(), Algo::AhoCorasick] {
+        let e = engine(rules, algo);
+        let tcp = PacketBuilder::ipv4(CLIENT, SERVER).tcp(40000, 80).tcp_seq_ack(0x1234_5678, 0).ttl(7).payload(b"x");
+        assert_eq!(sids(&e, &tcp.build_ethernet()), vec![20, 21, 23], "{algo:?}");
+        // The same bytes in the payload are not the header.
+        let other = PacketBuilder::ipv4(CLIENT, SERVER).tcp(40000, 81).payload(&[0x12, 0x34, 0x56, 0x78, 7]);
+        assert!(sids(&e, &other.build_ethernet()).is_empty(), "{algo:?}");
+        let udp = |payload: &[u8]| PacketBuilder::ipv4(CLIENT, SERVER).udp(5000, 53).payload(payload).build_ethernet();
+        assert_eq!(sids(&e, &udp(b"xabcx")), vec![22]);
+        assert!(sids(&e, &udp(b"xyz")).is_empty(), "both buffers must match");
+    }
+}

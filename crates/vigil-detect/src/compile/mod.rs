@@ -7,6 +7,7 @@ mod app;
 mod base64;
 mod buffers;
 mod file;
+mod hdr;
 mod header;
 mod packet;
 mod payload;
@@ -14,6 +15,7 @@ mod tx;
 
 pub use app::{AppCheck, HttpEvent};
 pub use file::FileSize;
+pub use hdr::HeaderMatch;
 pub use header::{Proto, RejectTo, RuleAction};
 pub use packet::{Csum, FlowInfo, PacketCheck, SizeSide};
 pub use tx::{BufferMatch, TxSig};
@@ -52,6 +54,8 @@ pub struct Signature {
     /// `<>`: either orientation of the header matches.
     pub bidirectional: bool,
     pub checks: Vec<PacketCheck>,
+    /// Header buffers (`tcp.hdr`, ...) and their keywords.
+    pub headers: Vec<HeaderMatch>,
     /// Payload keywords, run in order on the packet payload.
     pub payload: Vec<Step>,
     /// Payload keywords of a TCP rule inspect the reassembled stream first;
@@ -147,7 +151,8 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
     let mut missing = Vec::new();
     let (action, proto, header_app) = header::compile(rule, &mut missing);
     let checks = packet::compile(rule, &mut missing);
-    let compiled = payload::compile(rule, &mut missing);
+    let mut compiled = payload::compile(rule, &mut missing);
+    let headers = hdr::take(&mut compiled, &mut missing);
     let mut app_checks = Vec::new();
     let mut layer_proto = None;
     let mut noalert = false;
@@ -269,6 +274,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
             && (rule.header.protocol.name == "tcp-stream"
                 || checks.iter().any(|c| matches!(c, PacketCheck::Flow { stream: Some(true), .. }))),
         checks,
+        headers,
         payload,
         fast_pattern,
         app_proto: app_proto.map(|(p, _)| p),

@@ -90,7 +90,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                 in_b64 = false;
                 sticky = (b != "pkt_data").then_some(b);
                 transforms.clear();
-                if sticky.is_some_and(|b| super::buffers::lookup(b).is_none()) {
+                if sticky.is_some_and(|b| super::buffers::lookup(b).is_none() && !super::hdr::is_header(b)) {
                     missing.push(b.to_string());
                 }
                 continue;

@@ -309,6 +309,7 @@ impl DetectEngine {
                     tx_header_matches(sig, src, dst)
                         && app_proto_ok(sig, info)
                         && sig.checks.iter().all(|c| c.matches(p, info))
+                        && sig.headers.iter().all(|h| h.matches(p, &mut s.inspect))
                         && tx::tx_matches(tx_sig, t.tx, app.now_secs, &mut s.tx, &mut s.inspect)
                         && (sig.payload.is_empty() || payload_matches(sig, payload, stream, &mut s.inspect))
                 }
@@ -564,6 +565,9 @@ fn matches(
         }
     }
     if !app_proto_ok(sig, flow) || !sig.checks.iter().all(|c| c.matches(p, flow)) {
+        return false;
+    }
+    if !sig.headers.iter().all(|h| h.matches(p, ictx)) {
         return false;
     }
     sig.payload.is_empty() || payload_matches(sig, payload, stream, ictx)
