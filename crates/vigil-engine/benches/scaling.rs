@@ -94,6 +94,16 @@ fn best(mut f: impl FnMut()) -> Duration {
 }
 
 fn modes() -> Vec<Runmode> {
+    // One mode alone, for profiling: `VIGIL_SCALING_MODE=single|1|2|4`.
+    match std::env::var("VIGIL_SCALING_MODE").as_deref() {
+        Ok("single") => return vec![Runmode::Single],
+        Ok(n) => {
+            if let Ok(workers) = n.parse() {
+                return vec![Runmode::Autofp { workers }];
+            }
+        }
+        Err(_) => {}
+    }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut m = vec![Runmode::Single, Runmode::Autofp { workers: 1 }, Runmode::Autofp { workers: 2 }];
     if cpus >= 4 {
