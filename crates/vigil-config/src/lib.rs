@@ -41,6 +41,7 @@
 mod checksum;
 mod decoder;
 mod defrag;
+mod detect;
 mod error;
 mod eve;
 mod exception;
@@ -62,6 +63,7 @@ mod vars;
 pub use checksum::{Checksum, ChecksumMode, ChecksumOverride};
 pub use decoder::{Decoder, TunnelDecoder};
 pub use defrag::{Cidr, Defrag, HostOsPolicy, OsPolicy};
+pub use detect::Detect;
 pub use error::{ConfigError, Position};
 pub use eve::{
     DropFlows, EveAlert, EveAlertMetadata, EveAnomaly, EveDrop, EveFiletype, EveFlow, EveLog, EveStats, EveTypes,
@@ -116,6 +118,8 @@ pub const UNDERSTOOD_KEYS: &[&str] = &[
     "stream",
     "app-layer",
     "detect",
+    "mpm-algo",
+    "spm-algo",
     "af-packet",
     "nfq",
 ];
@@ -159,6 +163,8 @@ pub struct Config {
     /// `exception-policy` and the `*-policy` keys of `stream`, `flow`,
     /// `defrag` and `app-layer`.
     pub exceptions: Exceptions,
+    /// `detect`, `mpm-algo`, `spm-algo`.
+    pub detect: Detect,
     /// Sections accepted as they are until they get typed.
     pub raw: RawSections,
 }
@@ -201,6 +207,7 @@ impl Default for Config {
             af_packet: AfPacket::stock(),
             nfq: Nfq::default(),
             exceptions: Exceptions { master: Some(ExceptionPolicy::Auto), ..Exceptions::default() },
+            detect: Detect::default(),
             raw: RawSections::default(),
         }
     }
@@ -232,6 +239,7 @@ impl Config {
             af_packet: AfPacket::read(&root.child("af-packet"), &mut errs),
             nfq: Nfq::read(&root.child("nfq"), &mut errs),
             exceptions: Exceptions::read(&root, &mut errs),
+            detect: Detect::read(&root, &mut errs),
             stats,
             raw: RawSections {
                 stream: raw("stream"),

@@ -134,7 +134,9 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         return Err(EngineError::Config(out.messages));
     }
     if !sigs.is_empty() {
-        let engine = DetectEngine::build(sigs, algo).map_err(|e| EngineError::Config(vec![e.to_string()]))?;
+        let engine = DetectEngine::build(sigs, algo)
+            .map_err(|e| EngineError::Config(vec![e.to_string()]))?
+            .with_recursion_limit(config.detect.inspection_recursion_limit);
         out.engine = Some(Arc::new(engine));
     }
     Ok(out)

@@ -296,7 +296,8 @@ impl Reload {
         let (opts, config) = (opts.clone(), setup.config.clone());
         let built = std::thread::Builder::new().name("rule-reload".into()).spawn(move || {
             let vars = vigil_rules::Vars::new(&config.vars.address_groups, &config.vars.port_groups);
-            let _ = tx.send(crate::rules::load(&opts, &config, vars, vigil_detect::prefilter::Algo::best()));
+            let algo = crate::setup::mpm_algo(&config, &mut Vec::new());
+            let _ = tx.send(crate::rules::load(&opts, &config, vars, algo));
         });
         match built {
             Ok(_) => self.building = Some(rx),

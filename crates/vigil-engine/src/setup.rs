@@ -95,7 +95,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     // An inline capture drops for real; `--simulate-ips` pretends on a file.
     let ips = opts.simulate_ips || crate::live::is_inline(&config, &opts.live);
     let stream = stream_config(&config, ips);
-    let rules = crate::rules::load(opts, &config, vars, Algo::best())?;
+    let rules = crate::rules::load(opts, &config, vars, mpm_algo(&config, &mut warnings))?;
     warnings.extend(rules.messages.iter().cloned());
     let app = app_config(config.raw.app_layer.as_ref(), &mut warnings)
         .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a });
@@ -115,6 +115,15 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         runmode,
         affinity,
         simulate: opts.simulate,
+    })
+}
+
+/// The prefilter `mpm-algo` asks for; one this build lacks (Hyperscan)
+/// falls back to the best it has, with a warning.
+pub(crate) fn mpm_algo(config: &Config, warnings: &mut Vec<String>) -> Algo {
+    Algo::from_config(&config.detect.mpm_algo).unwrap_or_else(|e| {
+        warnings.push(format!("{e}; using the built-in Aho-Corasick prefilter"));
+        Algo::best()
     })
 }
 

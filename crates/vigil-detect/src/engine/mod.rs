@@ -118,6 +118,8 @@ pub struct DetectEngine {
     hostbit_names: Vec<String>,
     groups: Vec<Group>,
     pkthdr: Vec<u32>,
+    /// Steps one content inspection may take (0: no limit).
+    recursion_limit: u32,
     txs: tx::TxEngine,
 }
 
@@ -190,7 +192,23 @@ impl DetectEngine {
         }
         let pkthdr = any_packet(&sigs);
         let txs = tx::TxEngine::build(&sigs, algo)?;
-        Ok(DetectEngine { sigs, flowbit_names, flowint_names, hostbit_names, groups, pkthdr, txs })
+        Ok(DetectEngine {
+            sigs,
+            flowbit_names,
+            flowint_names,
+            hostbit_names,
+            groups,
+            pkthdr,
+            txs,
+            recursion_limit: crate::inspect::DEFAULT_BUDGET,
+        })
+    }
+
+    /// `detect.inspection-recursion-limit`: steps one content inspection
+    /// may take, backtracking included (0: no limit).
+    pub fn with_recursion_limit(mut self, limit: u32) -> Self {
+        self.recursion_limit = limit;
+        self
     }
 
     pub fn signatures(&self) -> &[Signature] {
@@ -254,6 +272,7 @@ impl DetectEngine {
         if state.as_ref().is_some_and(|st| st.passed) {
             return;
         }
+        s.inspect.set_limit(self.recursion_limit);
         s.candidates.clear();
         let no_payload = flow.is_some_and(|f| f.no_payload);
         let payload = if no_payload { &[][..] } else { p.payload() };

@@ -63,6 +63,8 @@ pub const MAX_VARS: usize = 8;
 pub struct InspectCtx {
     pub vars: [u64; MAX_VARS],
     budget: u32,
+    /// What `budget` starts at for each inspection (`u32::MAX`: no limit).
+    limit: u32,
     /// Stream offset of the buffer's first byte: absolute positions
     /// (`offset`, `depth`, absolute `isdataat`) count from the stream's start.
     base: u64,
@@ -78,11 +80,19 @@ pub struct InspectCtx {
 /// `inspection-recursion-limit` default).
 pub const DEFAULT_BUDGET: u32 = 3000;
 
+impl InspectCtx {
+    /// Steps each inspection may take from now on; 0: no limit.
+    pub fn set_limit(&mut self, limit: u32) {
+        self.limit = if limit == 0 { u32::MAX } else { limit };
+    }
+}
+
 impl Default for InspectCtx {
     fn default() -> Self {
         InspectCtx {
             vars: [0; MAX_VARS],
             budget: DEFAULT_BUDGET,
+            limit: DEFAULT_BUDGET,
             base: 0,
             budget_exhausted: 0,
             pcre_limit_hits: 0,
@@ -107,7 +117,7 @@ pub fn inspect(steps: &[Step], buf: &[u8], ctx: &mut InspectCtx) -> bool {
 /// True when `steps` all match `buf`, a piece of a stream that starts at
 /// stream offset `base`.
 pub fn inspect_at(steps: &[Step], buf: &[u8], base: u64, ctx: &mut InspectCtx) -> bool {
-    ctx.budget = DEFAULT_BUDGET;
+    ctx.budget = ctx.limit;
     ctx.base = base;
     match run(steps, 0, buf, 0, ctx) {
         Outcome::Match => true,
