@@ -6,3 +6,5 @@ cd "$(dirname "$0")/.."
 cargo test --workspace --locked "$@"
 # The build without Hyperscan (for machines that lack it) must keep compiling.
 cargo check -p vigil --no-default-features --locked
+# The fuzz targets (a crate of their own) must keep compiling against the parsers they drive.
+cargo check --manifest-path fuzz/Cargo.toml --locked

@@ -34,7 +34,9 @@ fuzz_target!(|data: &[u8]| {
         let dir = if h[0] & 0x80 != 0 { Direction::ToClient } else { Direction::ToServer };
         let seq = u32::from(u16::from_be_bytes([h[1], h[2]])).wrapping_mul(97).wrapping_sub(1 << 12);
         let ack = u32::from(u16::from_be_bytes([h[3], h[4]])).wrapping_mul(97).wrapping_sub(1 << 12);
-        let seg = Segment { dir, flags: h[0] & 0x1f, seq, ack, payload, dst };
+        // Timestamps from the sequence numbers, so PAWS is exercised too.
+        let ts = (h[0] & 0x40 != 0).then_some((seq.rotate_left(7), ack.rotate_left(7)));
+        let seg = Segment { dir, flags: h[0] & 0x1f, seq, ack, payload, dst, ts };
         if ssn.is_none() {
             ssn = ctx.start(&seg);
         }

@@ -58,7 +58,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = p.encrypted();
     for tx in p.txs() {
-        let _ = tx.eve_with(TlsEveOptions { certificates: true, handshake: true });
+        let _ = tx.eve_with(TlsEveOptions::fields(u32::MAX));
         for id in BUFFERS {
             for i in 0..3 {
                 let _ = tx.buffer(id, i);
