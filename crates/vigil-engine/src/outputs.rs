@@ -129,16 +129,17 @@ impl Outputs {
             let path = log_path(setup, &eve.filename);
             let writer = EveWriter::create(&path, false)
                 .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?;
+            let envelope = EnvelopeOptions {
+                ethernet: eve.ethernet,
+                community_id: eve.community_id.then_some(eve.community_id_seed),
+            };
             let anomaly = eve.types.anomaly.as_ref().filter(|a| a.enabled);
             let stats = eve.types.stats.as_ref().filter(|s| s.enabled && (s.totals || s.threads) && stats_on);
             sinks.push(EveSink {
                 writer,
                 anomaly_decode: anomaly.is_some_and(|a| a.decode),
                 anomaly_stream: anomaly.is_some_and(|a| a.stream),
-                anomaly: AnomalyOptions {
-                    packethdr: anomaly.is_some_and(|a| a.packethdr),
-                    envelope: EnvelopeOptions { ethernet: eve.ethernet },
-                },
+                anomaly: AnomalyOptions { packethdr: anomaly.is_some_and(|a| a.packethdr), envelope },
                 stats: stats.is_some(),
                 stats_parts: stats.map_or((true, false), |s| (s.totals, s.threads)),
                 null_values: stats.is_none_or(|s| s.null_values),
@@ -150,7 +151,7 @@ impl Outputs {
                     payload_printable: a.payload_printable,
                     packet: a.packet,
                     rule_metadata: a.metadata.rule_metadata,
-                    envelope: EnvelopeOptions { ethernet: eve.ethernet },
+                    envelope,
                 }),
                 alert_app: eve.types.alert.as_ref().is_some_and(|a| a.metadata.app_layer),
                 alert_flow: eve.types.alert.as_ref().is_some_and(|a| a.metadata.flow),
@@ -167,7 +168,7 @@ impl Outputs {
                     .as_ref()
                     .filter(|d| d.enabled && setup.ips)
                     .map(|d| (d.alerts, d.flows == vigil_config::DropFlows::All)),
-                envelope: EnvelopeOptions { ethernet: eve.ethernet },
+                envelope,
             });
         }
         let mut fast = Vec::new();
@@ -190,8 +191,7 @@ impl Outputs {
     /// Writes the `packet` record of a packet a `tag` tagged.
     pub(crate) fn tagged_packet(&mut self, p: &Packet<'_>, flow_id: Option<u64>) -> Result<(), EngineError> {
         for sink in self.sinks.iter_mut().filter(|s| s.tagged_packets) {
-            let rec =
-                vigil_output::packet_record(p, flow_id, EnvelopeOptions { ethernet: sink.anomaly.envelope.ethernet });
+            let rec = vigil_output::packet_record(p, flow_id, sink.envelope);
             write(&mut sink.writer, &rec)?;
         }
         Ok(())
@@ -452,21 +452,32 @@ impl Outputs {
             max_regions: (t.max_regions.to_server, t.max_regions.to_client),
         });
         let rec = flow_record(&fields, now);
-        // Exception policies are listed only where the output asks (`exception-policy: true`).
-        let mut plain = None;
         for sink in self.sinks.iter_mut().filter(|s| s.flow) {
-            if sink.flow_exception_policy || fields.exception_policy.is_empty() {
+            // Exception policies are listed only where the output asks (`exception-policy: true`).
+            let plain = !sink.flow_exception_policy && !fields.exception_policy.is_empty();
+            if !plain && sink.envelope.community_id.is_none() {
                 write(&mut sink.writer, &rec)?;
-            } else {
-                let rec = plain.get_or_insert_with(|| {
-                    let mut r = rec.clone();
-                    if let Some(f) = r.get_mut("flow").and_then(Value::as_object_mut) {
-                        f.remove("exception_policy");
-                    }
-                    r
-                });
-                write(&mut sink.writer, rec)?;
+                continue;
             }
+            let mut r = rec.clone();
+            if plain {
+                if let Some(f) = r.get_mut("flow").and_then(Value::as_object_mut) {
+                    f.remove("exception_policy");
+                }
+            }
+            if let (Some(seed), Some(m)) = (sink.envelope.community_id, r.as_object_mut()) {
+                let id = vigil_output::community_id(
+                    seed,
+                    fields.src_ip,
+                    fields.dest_ip,
+                    fields.proto,
+                    fields.ports,
+                    fields.icmp,
+                );
+                let at = m.keys().position(|k| k == "proto").map_or(m.len(), |i| i + 1);
+                m.shift_insert(at, "community_id".into(), Value::String(id));
+            }
+            write(&mut sink.writer, &r)?;
         }
         Ok(())
     }

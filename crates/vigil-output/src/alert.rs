@@ -99,8 +99,8 @@ pub fn insert_alert_flow(rec: &mut Value, f: &AlertFlow) {
     o.insert("bytes_toserver".into(), json!(f.bytes_toserver));
     o.insert("bytes_toclient".into(), json!(f.bytes_toclient));
     o.insert("start".into(), json!(format_timestamp(f.start)));
-    o.insert("src_ip".into(), json!(f.src_ip.to_string()));
-    o.insert("dest_ip".into(), json!(f.dest_ip.to_string()));
+    o.insert("src_ip".into(), json!(crate::envelope::ip_text(f.src_ip)));
+    o.insert("dest_ip".into(), json!(crate::envelope::ip_text(f.dest_ip)));
     if let Some((sp, dp)) = f.ports {
         o.insert("src_port".into(), json!(sp));
         o.insert("dest_port".into(), json!(dp));

@@ -9,6 +9,24 @@ use vigil_wire::ethernet::{format_mac, Ethernet};
 pub struct EnvelopeOptions {
     /// `ethernet: yes`: an `ether` object with the outer MAC addresses.
     pub ethernet: bool,
+    /// `community-id: yes`, with its seed: a `community_id` for IP packets.
+    pub community_id: Option<u16>,
+}
+
+/// An address as Suricata 8's EVE writes it: IPv6 in full, eight groups
+/// of four hex digits (`2001:0db8:0000:...:0001`), which tools that read
+/// Suricata's output match on.
+pub fn ip_text(ip: std::net::IpAddr) -> String {
+    match ip {
+        std::net::IpAddr::V4(v) => v.to_string(),
+        std::net::IpAddr::V6(v) => {
+            let g = v.segments();
+            format!(
+                "{:04x}:{:04x}:{:04x}:{:04x}:{:04x}:{:04x}:{:04x}:{:04x}",
+                g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7]
+            )
+        }
+    }
 }
 
 /// The fields every packet-based record starts with, in Suricata's order.
@@ -24,11 +42,11 @@ pub fn envelope(p: &Packet<'_>, event_type: &str, opts: EnvelopeOptions) -> Map<
         m.insert("vlan".into(), json!(p.vlans()));
     }
     if let Some(ip) = p.ip {
-        m.insert("src_ip".into(), Value::String(ip.src.to_string()));
+        m.insert("src_ip".into(), Value::String(ip_text(ip.src)));
         if let Some(sp) = p.sport() {
             m.insert("src_port".into(), json!(sp));
         }
-        m.insert("dest_ip".into(), Value::String(ip.dst.to_string()));
+        m.insert("dest_ip".into(), Value::String(ip_text(ip.dst)));
         if let Some(dp) = p.dport() {
             m.insert("dest_port".into(), json!(dp));
         }
@@ -41,17 +59,25 @@ pub fn envelope(p: &Packet<'_>, event_type: &str, opts: EnvelopeOptions) -> Map<
     }
     if let Some(t) = p.tunnel {
         let mut o = Map::new();
-        o.insert("src_ip".into(), Value::String(t.src.to_string()));
+        o.insert("src_ip".into(), Value::String(ip_text(t.src)));
         if let Some(sp) = t.sport {
             o.insert("src_port".into(), json!(sp));
         }
-        o.insert("dest_ip".into(), Value::String(t.dst.to_string()));
+        o.insert("dest_ip".into(), Value::String(ip_text(t.dst)));
         if let Some(dp) = t.dport {
             o.insert("dest_port".into(), json!(dp));
         }
         o.insert("proto".into(), Value::String(proto_name(t.proto).into_owned()));
         o.insert("depth".into(), json!(t.depth));
         m.insert("tunnel".into(), Value::Object(o));
+    }
+    if let (Some(seed), Some(ip)) = (opts.community_id, p.ip) {
+        let ports = p.sport().zip(p.dport());
+        let icmp = match p.transport {
+            Transport::Icmp { kind, code } => Some((kind, code)),
+            _ => None,
+        };
+        m.insert("community_id".into(), Value::String(crate::community_id(seed, ip.src, ip.dst, p.proto, ports, icmp)));
     }
     m.insert("pkt_src".into(), Value::String(p.src.name().into()));
     if opts.ethernet {

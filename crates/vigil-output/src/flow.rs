@@ -72,11 +72,11 @@ pub fn flow_record(r: &FlowRecord<'_>, now: Timestamp) -> Value {
     if !r.vlans.is_empty() {
         m.insert("vlan".into(), json!(r.vlans));
     }
-    m.insert("src_ip".into(), Value::String(r.src_ip.to_string()));
+    m.insert("src_ip".into(), Value::String(crate::envelope::ip_text(r.src_ip)));
     if let Some((sp, _)) = r.ports {
         m.insert("src_port".into(), json!(sp));
     }
-    m.insert("dest_ip".into(), Value::String(r.dest_ip.to_string()));
+    m.insert("dest_ip".into(), Value::String(crate::envelope::ip_text(r.dest_ip)));
     if let Some((_, dp)) = r.ports {
         m.insert("dest_port".into(), json!(dp));
     }
