@@ -188,6 +188,11 @@ impl Outputs {
         Outputs { sinks, fast: self.fast.iter().map(FastWriter::share).collect() }
     }
 
+    /// Some alert output logs payloads (a stream match's is worth building).
+    pub(crate) fn wants_payload(&self) -> bool {
+        self.sinks.iter().any(|s| s.alert.is_some_and(|a| a.payload || a.payload_printable))
+    }
+
     /// Writes the `packet` record of a packet a `tag` tagged.
     pub(crate) fn tagged_packet(&mut self, p: &Packet<'_>, flow_id: Option<u64>) -> Result<(), EngineError> {
         for sink in self.sinks.iter_mut().filter(|s| s.tagged_packets) {
@@ -234,10 +239,11 @@ impl Outputs {
         blocked: bool,
         flow_dir: Option<bool>,
         app: Option<AlertApp<'_>>,
+        stream_payload: Option<&[u8]>,
     ) -> Result<(), EngineError> {
         // Suricata's `direction`: the flow direction the alert is written in.
         let direction = flow_dir.map(|to_server| if to_server { "to_server" } else { "to_client" });
-        let info = alert_info(sig, blocked);
+        let info = AlertInfo { stream_payload, ..alert_info(sig, blocked) };
         if !self.fast.is_empty() {
             let action = match (blocked, sig.action) {
                 (true, _) => FastAction::Drop,
@@ -519,6 +525,7 @@ fn alert_info(sig: &Signature, blocked: bool) -> AlertInfo<'_> {
         category: &sig.category,
         severity: sig.severity,
         metadata: &sig.metadata,
+        stream_payload: None,
     }
 }
 

@@ -96,6 +96,7 @@ impl Detector {
         flow: Option<(FlowAtAlert, FlowInfo, &mut FlowDetect)>,
         stream: StreamInput<'_>,
         app: Option<&AppInput<'_>>,
+        log_stream: Option<(&vigil_stream::TcpSession, Direction)>,
         outputs: &mut Outputs,
     ) -> Result<bool, EngineError> {
         let (at_alert, info, mut state) = match flow {
@@ -199,7 +200,18 @@ impl Detector {
                 swap,
             });
             let flow_dir = info.map(|i| i.to_server != swap);
-            outputs.alert(p, sig, at_alert.as_ref(), blocked, flow_dir, alert_app)?;
+            // A match on the reassembled stream logs the stream as its payload, as Suricata does.
+            let on_stream = sig.tx.is_none()
+                && !sig.payload.is_empty()
+                && (sig.require_stream || sig.stream_only)
+                && stream.chunk.is_some_and(|(c, _)| !c.is_empty())
+                && (stream.payload_in_stream || stream.pseudo || p.payload().is_empty());
+            let mut logged = Vec::new();
+            if let (true, Some((ssn, dir)), true) = (on_stream, log_stream, outputs.wants_payload()) {
+                ssn.read_logged(dir, &mut logged);
+            }
+            let stream_payload = (!logged.is_empty()).then_some(&logged[..]);
+            outputs.alert(p, sig, at_alert.as_ref(), blocked, flow_dir, alert_app, stream_payload)?;
         }
         if let Some((sig, reason)) = dropped_by {
             self.verdict_drop |= p.src != PacketSource::FlowTimeout;
@@ -615,11 +627,14 @@ impl Worker {
                 let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
                 let app = (!txs.is_empty()).then(|| app_input(f, &txs, p.ts));
                 let seen: Vec<(u64, PerDir<Progress>)> = txs.iter().map(|t| (t.tx.id(), t.to)).collect();
+                let at = FlowAtAlert::of(f);
+                let log_stream = f.ext.tcp.as_deref().map(|ssn| (ssn, h.dir));
                 let alerted = self.detector.run(
                     p,
-                    Some((FlowAtAlert::of(f), info, &mut f.ext.detect)),
+                    Some((at, info, &mut f.ext.detect)),
                     stream,
                     app.as_ref(),
+                    log_stream,
                     outputs,
                 );
                 drop(txs);
@@ -656,7 +671,7 @@ impl Worker {
                 };
                 alerted.and(logged)
             }
-            None => self.detector.run(p, None, stream, None, outputs).map(|_| ()),
+            None => self.detector.run(p, None, stream, None, None, outputs).map(|_| ()),
         };
         self.stream_buf = buf;
         result?;
@@ -766,7 +781,7 @@ impl Worker {
             let app = app_input(f, &txs, self.now);
             let stream = StreamInput { chunk: None, payload_in_stream: true, pseudo: true };
             let at = FlowAtAlert::of(f);
-            match self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, Some(&app), outputs) {
+            match self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, Some(&app), None, outputs) {
                 Ok(true) => f.alerted = true,
                 Ok(false) => {}
                 Err(e) => result = Err(e),
@@ -879,10 +894,14 @@ impl Flusher<'_> {
         }
         // Out of the flow while the flow describes the pseudo packets.
         let Some(mut ssn) = f.ext.tcp.take() else { return result };
+        // Nothing is freed until every chunk is inspected: an alert logs
+        // what the stream held at the end, as Suricata's does.
+        let mut seen = None;
         while let Some((start, end)) = ssn.raw_ready(self.stream, dir, true) {
             self.buf.clear();
             ssn.read(dir, start, end, self.buf);
-            ssn.raw_done(self.stream, dir, end);
+            ssn.raw_seen(dir, end);
+            seen = Some(end);
             if result.is_err() || self.buf.is_empty() {
                 continue;
             }
@@ -892,11 +911,15 @@ impl Flusher<'_> {
             p.src = PacketSource::FlowTimeout;
             let stream = StreamInput { chunk: Some((self.buf, start)), payload_in_stream: true, pseudo: true };
             let info = FlowInfo { tracked: true, stream_size: stream_sizes(&ssn), ..flow_info(f, dir, None) };
-            match self.detector.run(&p, Some((FlowAtAlert::of(f), info, &mut f.ext.detect)), stream, None, outputs) {
+            let at = FlowAtAlert::of(f);
+            match self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, None, Some((&ssn, dir)), outputs) {
                 Ok(true) => f.alerted = true,
                 Ok(false) => {}
                 Err(e) => result = Err(e),
             }
+        }
+        if let Some(end) = seen {
+            ssn.raw_done(self.stream, dir, end);
         }
         f.ext.tcp = Some(ssn);
         result

@@ -20,6 +20,9 @@ pub struct AlertInfo<'a> {
     pub severity: u32,
     /// Rule `metadata` as key/value pairs, in rule order.
     pub metadata: &'a [(String, String)],
+    /// The signature matched the reassembled stream: these stream bytes are
+    /// the payload (`stream: 1`) instead of the packet's.
+    pub stream_payload: Option<&'a [u8]>,
 }
 
 /// The `alert` record options of the eve-log configuration.
@@ -56,7 +59,7 @@ pub fn alert_record(p: &Packet<'_>, a: &AlertInfo<'_>, opts: AlertOptions) -> Va
         alert.insert("metadata".into(), Value::Object(md));
     }
     m.insert("alert".into(), Value::Object(alert));
-    let payload = p.payload();
+    let payload = a.stream_payload.unwrap_or(p.payload());
     if opts.payload && !payload.is_empty() {
         m.insert("payload".into(), json!(crate::base64::encode(payload)));
     }
@@ -64,7 +67,7 @@ pub fn alert_record(p: &Packet<'_>, a: &AlertInfo<'_>, opts: AlertOptions) -> Va
         m.insert("payload_printable".into(), json!(printable(payload)));
     }
     if opts.payload || opts.payload_printable {
-        m.insert("stream".into(), json!(0));
+        m.insert("stream".into(), json!(u8::from(a.stream_payload.is_some())));
     }
     if opts.packet {
         m.insert("packet".into(), json!(crate::base64::encode(p.data)));
@@ -122,8 +125,17 @@ mod tests {
     use vigil_types::LinkType;
     use vigil_wire::build::PacketBuilder;
 
-    const INFO: AlertInfo<'static> =
-        AlertInfo { action: "allowed", gid: 1, sid: 7, rev: 1, msg: "m", category: "", severity: 3, metadata: &[] };
+    const INFO: AlertInfo<'static> = AlertInfo {
+        action: "allowed",
+        gid: 1,
+        sid: 7,
+        rev: 1,
+        msg: "m",
+        category: "",
+        severity: 3,
+        metadata: &[],
+        stream_payload: None,
+    };
 
     /// An alert on a server-to-client packet of a flow whose client is 10.0.0.1:40000.
     fn alert_with_flow(opts: AlertOptions) -> Value {

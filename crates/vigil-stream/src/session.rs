@@ -662,6 +662,33 @@ impl TcpSession {
         self.dirs.get(dir).reassembly.read_into(start, end, out);
     }
 
+    /// What `dir`'s stream still holds, as a stream alert's payload shows
+    /// it (Suricata's): the bytes from the oldest held on, each hole written
+    /// as `[N bytes missing]`.
+    pub fn read_logged(&self, dir: Direction, out: &mut Vec<u8>) {
+        let s = self.dirs.get(dir);
+        let r = &s.reassembly;
+        let mut at = r.base();
+        while at < s.seen_end {
+            let end = r.contiguous_end(at).min(s.seen_end);
+            if end > at {
+                r.read_into(at, end, out);
+                at = end;
+                continue;
+            }
+            let Some(next) = r.next_data(at).filter(|&n| n < s.seen_end) else { break };
+            out.extend_from_slice(format!("[{} bytes missing]", next - at).as_bytes());
+            at = next;
+        }
+    }
+
+    /// Raw inspection covered `dir` up to `to`, nothing freed yet (see
+    /// [`raw_done`](Self::raw_done)).
+    pub fn raw_seen(&mut self, dir: Direction, to: u64) {
+        let s = self.dirs.get_mut(dir);
+        s.raw_progress = s.raw_progress.max(to);
+    }
+
     /// Raw inspection covered `dir` up to `to`; data no consumer needs is freed.
     pub fn raw_done(&mut self, ctx: &mut StreamCtx, dir: Direction, to: u64) {
         let app = self.app_enabled;

@@ -259,3 +259,26 @@ fn stream_size_counts_the_syn_as_suricata_does() {
     let (ssn, _) = run(&mut ctx, &[seg(ToServer, ACK, 5000, 9000, b"abcd")]);
     assert_eq!((ssn.stream_size(ToServer), ssn.stream_size(ToClient)), (5, 1));
 }
+
+#[test]
+fn the_logged_stream_marks_its_holes() {
+    let mut segs = handshake();
+    // "[4 missing]GOOD" then a hole of 4, then "DATA": the first bytes never came.
+    segs.push(seg(ToServer, ACK | PSH, CISN + 5, SISN + 1, b"GOOD"));
+    segs.push(seg(ToServer, ACK | PSH, CISN + 13, SISN + 1, b"DATA"));
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    let (mut ssn, _) = run(&mut ctx, &segs);
+    let mut logged = Vec::new();
+    ssn.read_logged(ToServer, &mut logged);
+    assert_eq!(String::from_utf8_lossy(&logged), "[4 bytes missing]GOOD[4 bytes missing]DATA");
+    // What raw inspection saw, but has not released, stays logged.
+    while let Some((_, end)) = ssn.raw_ready(&mut ctx, ToServer, true) {
+        ssn.raw_seen(ToServer, end);
+    }
+    let mut again = Vec::new();
+    ssn.read_logged(ToServer, &mut again);
+    assert_eq!(again, logged);
+    let mut empty = Vec::new();
+    ssn.read_logged(ToClient, &mut empty);
+    assert!(empty.is_empty());
+}
