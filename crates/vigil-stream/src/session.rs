@@ -5,6 +5,7 @@
 use crate::config::StreamConfig;
 use crate::counters::StreamCounters;
 use crate::events::StreamEvent;
+use crate::policy::Policy;
 use crate::reassembly::Reassembly;
 use std::net::IpAddr;
 use vigil_types::{Direction, PerDir};
@@ -111,6 +112,8 @@ pub struct TcpStream {
     pub depth_reached: bool,
     /// A hole the receiver acknowledged was skipped (EVE flow `ts_gap`/`tc_gap`).
     pub gap: bool,
+    /// The sender's latest timestamp (TSval) accepted, for PAWS.
+    pub last_ts: Option<u32>,
 }
 
 impl TcpStream {
@@ -168,6 +171,9 @@ pub struct TcpSession {
     /// The client's SYN carried a timestamp option: its TSval. Replies
     /// during the handshake must echo it.
     pub client_ts: Option<u32>,
+    /// Both ends use timestamps (the handshake had them both ways, or a
+    /// session picked up mid-stream had one): PAWS applies (RFC 7323).
+    pub timestamps: bool,
 }
 
 /// What a session ended with, as EVE flow records describe it.
@@ -236,6 +242,7 @@ impl StreamCtx {
             app_enabled: false,
             four_whs: false,
             client_ts: None,
+            timestamps: false,
         };
         let (me, peer) = split(&mut ssn.dirs, seg.dir);
         if syn_only {
@@ -245,6 +252,7 @@ impl StreamCtx {
             peer.acks_seen = true;
             me.start(seg.seq);
             ssn.client_ts = seg.ts.map(|(val, _)| val);
+            me.last_ts = ssn.client_ts;
             if !seg.payload.is_empty() {
                 // TCP Fast Open: the SYN's data is the stream's first bytes.
                 let policy = self.cfg.policies.lookup(seg.dst);
@@ -255,6 +263,8 @@ impl StreamCtx {
             }
         } else {
             self.counters.midstream_pickups += 1;
+            ssn.timestamps = seg.ts.is_some();
+            me.last_ts = seg.ts.map(|(val, _)| val);
             ssn.state = TcpState::Established;
             if seg.flags & SYN != 0 {
                 // A SYN/ACK: the SYN's sender is the server, and the
@@ -348,6 +358,12 @@ impl TcpSession {
         if self.state == TcpState::SynSent || (seg.flags & SYN != 0 && !self.midstream) {
             return out;
         }
+        if !self.paws_ok(ctx, seg) {
+            // A segment the receiver would discard (RFC 7323 PAWS): a
+            // reset or data carrying it would fool an IDS that took it.
+            event(StreamEvent::PktInvalidTimestamp);
+            return out;
+        }
         if seg.flags & RST != 0 {
             return self.on_rst(seg, event, out);
         }
@@ -406,6 +422,8 @@ impl TcpSession {
             }
             client.acked = acked as u64;
             self.dirs.to_client.start(seg.seq);
+            self.timestamps = self.client_ts.is_some() && seg.ts.is_some();
+            self.dirs.to_client.last_ts = seg.ts.map(|(val, _)| val);
             // Both sides are on the wire: data waits for its acknowledgement.
             self.dirs.to_client.acks_seen = true;
             self.dirs.to_server.acks_seen = true;
@@ -431,6 +449,30 @@ impl TcpSession {
             server.acks_seen = false;
             server.start_at(seg.ack);
         }
+    }
+
+    /// PAWS as Suricata checks it: with timestamps in use, a segment whose
+    /// TSval is older than the sender's latest (by serial arithmetic; Linux
+    /// receivers allow one less) is invalid, and so is a TSval of 0 except
+    /// for receivers that accept it. An accepted in-order segment moves the
+    /// sender's latest TSval on.
+    fn paws_ok(&mut self, ctx: &StreamCtx, seg: &Segment<'_>) -> bool {
+        let Some((ts, _)) = seg.ts.filter(|_| self.timestamps) else { return true };
+        let policy = ctx.cfg.policies.lookup(seg.dst);
+        let me = self.dirs.get_mut(seg.dir);
+        if ts == 0 && !matches!(policy, Policy::OldLinux | Policy::Solaris) {
+            return false;
+        }
+        if let Some(last) = me.last_ts {
+            let slack = i64::from(policy == Policy::Linux);
+            if i64::from(ts.wrapping_sub(last) as i32) + slack < 0 {
+                return false;
+            }
+        }
+        if me.offset(seg.seq) == me.seen_end as i64 || me.last_ts.is_none() {
+            me.last_ts = Some(ts);
+        }
+        true
     }
 
     /// Whether a segment answering the client's SYN echoes its timestamp:

@@ -282,3 +282,34 @@ fn the_logged_stream_marks_its_holes() {
     ssn.read_logged(ToClient, &mut empty);
     assert!(empty.is_empty());
 }
+
+#[test]
+fn paws_discards_segments_with_old_timestamps() {
+    let ts =
+        |dir, flags, seq, ack, payload, val: u32| Segment { ts: Some((val, 0)), ..seg(dir, flags, seq, ack, payload) };
+    let segs = vec![
+        ts(ToServer, SYN, CISN, 0, b"", 100),
+        ts(ToClient, SYN | ACK, SISN, CISN + 1, b"", 500),
+        ts(ToServer, ACK, CISN + 1, SISN + 1, b"", 101),
+        ts(ToServer, ACK | PSH, CISN + 1, SISN + 1, b"GOOD", 102),
+    ];
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    let (mut ssn, events) = run(&mut ctx, &segs);
+    assert!(events.is_empty(), "{events:?}");
+    assert!(ssn.timestamps);
+    let mut events = Vec::new();
+    // Older than the sender's latest: discarded, its data never reaches the stream.
+    let old = ts(ToServer, ACK | PSH, CISN + 5, SISN + 1, b"EVIL", 90);
+    assert!(!ssn.handle(&mut ctx, &old, &mut |e| events.push(e)).stream_added);
+    // A reset with TSval 0 is not believed (the default receiver policy).
+    ssn.handle(&mut ctx, &ts(ToClient, RST | ACK, SISN + 1, CISN + 5, b"", 0), &mut |e| events.push(e));
+    assert_eq!(events, [StreamEvent::PktInvalidTimestamp, StreamEvent::PktInvalidTimestamp]);
+    assert!(!ssn.reset);
+    // A current one goes on.
+    assert!(ssn.handle(&mut ctx, &ts(ToServer, ACK | PSH, CISN + 5, SISN + 1, b"MORE", 103), &mut |_| {}).stream_added);
+    // Without timestamps in the handshake, nothing is checked.
+    let (mut plain, _) = run(&mut ctx, &handshake());
+    let mut none = Vec::new();
+    plain.handle(&mut ctx, &ts(ToServer, ACK | PSH, CISN + 1, SISN + 1, b"X", 0), &mut |e| none.push(e));
+    assert!(none.is_empty() && !plain.timestamps);
+}
