@@ -419,3 +419,21 @@ alert tcp any any -> any any (msg:"header sized"; tcp.hdr; bsize:20; content:"|0
         assert!(sids(&e, &udp(b"xyz")).is_empty(), "both buffers must match");
     }
 }
+
+#[test]
+fn vlan_keywords_compare_the_packets_vlan_headers() {
+    let rules = r#"
+alert ip any any -> any any (msg:"outer 100"; vlan.id:100,0; sid:30;)
+alert ip any any -> any any (msg:"any 200"; vlan.id:200; sid:31;)
+alert ip any any -> any any (msg:"innermost 200"; vlan.id:200,-1; sid:32;)
+alert ip any any -> any any (msg:"all above 50"; vlan.id:>50,all; sid:33;)
+alert ip any any -> any any (msg:"two layers"; vlan.layers:2; sid:34;)
+alert ip any any -> any any (msg:"no vlan"; vlan.layers:0; sid:35;)
+"#;
+    let e = engine(rules, Algo::best());
+    use vigil_wire::build::vlan_tag;
+    let plain = PacketBuilder::ipv4(CLIENT, SERVER).udp(1, 2).payload(b"x").build_ethernet();
+    assert_eq!(sids(&e, &vlan_tag(&plain, 0x8100, &[100, 200])), vec![30, 31, 32, 33, 34]);
+    assert!(sids(&e, &vlan_tag(&plain, 0x8100, &[40])).is_empty(), "one layer, 40: none of them");
+    assert_eq!(sids(&e, &plain), vec![35], "without a VLAN, vlan.id matches nothing");
+}

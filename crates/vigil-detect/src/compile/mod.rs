@@ -17,7 +17,7 @@ pub use app::{AppCheck, HttpEvent};
 pub use file::FileSize;
 pub use hdr::HeaderMatch;
 pub use header::{Proto, RejectTo, RuleAction};
-pub use packet::{Csum, FlowInfo, PacketCheck, SizeSide};
+pub use packet::{Csum, FlowInfo, PacketCheck, SizeSide, VlanLayer};
 pub use tx::{BufferMatch, TxSig};
 
 use crate::inspect::Step;

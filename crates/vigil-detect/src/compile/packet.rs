@@ -44,6 +44,14 @@ pub enum PacketCheck {
         side: SizeSide,
         cmp: IntCmp,
     },
+    /// `vlan.id`: the VLAN id at a layer, at any, or at all of them
+    /// (packets without a VLAN fail).
+    VlanId {
+        cmp: IntCmp,
+        layer: VlanLayer,
+    },
+    /// `vlan.layers`: how many VLAN headers the packet has.
+    VlanLayers(IntCmp),
     /// `flow`: direction and state of the packet's flow.
     Flow {
         to_server: Option<bool>,
@@ -51,6 +59,17 @@ pub enum PacketCheck {
         /// `only_stream` (the packet belongs to a tracked TCP session) or `no_stream`.
         stream: Option<bool>,
     },
+}
+
+/// Which VLAN header(s) `vlan.id` compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VlanLayer {
+    /// Any of them matches.
+    Any,
+    /// Every one must.
+    All,
+    /// The one at this index: 0 is the outermost, -1 the innermost.
+    At(i8),
 }
 
 /// Which checksum a `*-csum` keyword checks.
@@ -160,6 +179,23 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
             },
             ("flags" | "tcp.flags", Value::Flags(f)) => PacketCheck::Flags(*f),
             ("tcp.mss", Value::Int(c)) => PacketCheck::Mss(*c),
+            ("vlan.id", Value::Int(c)) => PacketCheck::VlanId { cmp: *c, layer: VlanLayer::Any },
+            ("vlan.id", Value::IntWith(c, words)) => {
+                let layer = match words.as_slice() {
+                    [w] if w == "all" => Some(VlanLayer::All),
+                    [w] if w == "any" => Some(VlanLayer::Any),
+                    [w] => w.parse::<i8>().ok().filter(|i| (-3..=2).contains(i)).map(VlanLayer::At),
+                    _ => None,
+                };
+                match layer {
+                    Some(layer) => PacketCheck::VlanId { cmp: *c, layer },
+                    None => {
+                        missing.push(format!("vlan.id layer {}", words.join(",")));
+                        continue;
+                    }
+                }
+            }
+            ("vlan.layers", Value::Int(c)) => PacketCheck::VlanLayers(*c),
             ("seq", Value::Int(c)) => PacketCheck::Seq(*c),
             ("ack", Value::Int(c)) => PacketCheck::Ack(*c),
             ("window", Value::Int(c)) => PacketCheck::Window(*c),
@@ -251,6 +287,20 @@ impl PacketCheck {
             PacketCheck::IcmpId(c) => echo(p).is_some_and(|h| c.matches(h.ident() as u64)),
             PacketCheck::IcmpSeq(c) => echo(p).is_some_and(|h| c.matches(h.seq() as u64)),
             PacketCheck::SameIp => p.ip.is_some_and(|ip| ip.src == ip.dst),
+            PacketCheck::VlanId { cmp, layer } => {
+                let ids = p.vlans();
+                let ok = |id: &u16| cmp.matches(u64::from(*id));
+                match layer {
+                    _ if ids.is_empty() => false,
+                    VlanLayer::Any => ids.iter().any(ok),
+                    VlanLayer::All => ids.iter().all(ok),
+                    VlanLayer::At(i) => {
+                        let at = if *i < 0 { ids.len() as i64 + i64::from(*i) } else { i64::from(*i) };
+                        usize::try_from(at).ok().and_then(|at| ids.get(at)).is_some_and(ok)
+                    }
+                }
+            }
+            PacketCheck::VlanLayers(c) => c.matches(p.vlans().len() as u64),
             PacketCheck::Checksum { which, valid } => checksum_ok(p, *which) == Some(*valid),
             PacketCheck::DecodeEvent(e) => p.events.contains(*e),
             PacketCheck::StreamEvent(e) => flow.is_some_and(|f| f.stream_events.contains(*e)),
