@@ -151,6 +151,7 @@ impl Outputs {
                     payload_printable: a.payload_printable,
                     packet: a.packet,
                     rule_metadata: a.metadata.rule_metadata,
+                    rule_reference: a.metadata.rule_reference,
                     envelope,
                 }),
                 alert_app: eve.types.alert.as_ref().is_some_and(|a| a.metadata.app_layer),
@@ -525,6 +526,7 @@ fn alert_info(sig: &Signature, blocked: bool) -> AlertInfo<'_> {
         category: &sig.category,
         severity: sig.severity,
         metadata: &sig.metadata,
+        references: &sig.reference_urls,
         stream_payload: None,
     }
 }

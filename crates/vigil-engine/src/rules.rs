@@ -93,6 +93,19 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         },
         None => None,
     };
+    // The reference systems' URL prefixes, for alerts that list references.
+    let references = match config.rules.reference_config_file.as_deref() {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => {
+                let (r, errs) = vigil_rules::References::parse(&text, path);
+                out.messages.extend(errs.iter().map(|e| e.to_string()));
+                r
+            }
+            // Like Suricata, a missing file only means alerts list no references.
+            Err(_) => vigil_rules::References::default(),
+        },
+        None => vigil_rules::References::default(),
+    };
     if let Some(path) = config.rules.threshold_file.as_deref() {
         match std::fs::read_to_string(path) {
             Ok(text) => {
@@ -120,7 +133,14 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
     let mut sigs = Vec::with_capacity(set.rules.len());
     for rule in &set.rules {
         match compile(rule, &classes) {
-            Ok(sig) => sigs.push(sig),
+            Ok(mut sig) => {
+                sig.reference_urls = sig
+                    .references
+                    .iter()
+                    .filter_map(|(system, id)| references.url(system).map(|prefix| format!("{prefix}{id}")))
+                    .collect();
+                sigs.push(sig);
+            }
             Err(u) => {
                 out.unsupported += 1;
                 for k in u.keywords {

@@ -48,3 +48,29 @@ fn a_bad_detection_setting_names_its_key() {
     let err = vigil_engine::setup(&opts).err().expect("a fatal configuration error");
     assert!(err.to_string().contains("mpm-algo"), "{err}");
 }
+
+#[test]
+fn alerts_list_their_references_when_asked() {
+    // Each run removes its directory: every run sets up its own.
+    let with = |metadata: &str| {
+        let dir = tempdir("detect-config", &format!("references-{metadata}"));
+        write_pcap(&dir.join("in.pcap"), spaced(&short_session()));
+        let rule = "alert tcp any any -> any any (content:\"hello\"; reference:url,example.test/advisory; reference:cve,2014-0160; reference:nosuch,x; sid:1;)\n";
+        std::fs::write(dir.join("test.rules"), rule).unwrap();
+        let refs = "config reference: url https://\nconfig reference: cve https://cve.example.test/\n";
+        std::fs::write(dir.join("reference.config"), refs).unwrap();
+        let yaml = format!("outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - alert:\n            metadata:\n              rule:\n                reference: {metadata}\n");
+        std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
+        let sets = vec![format!("reference-config-file={}", dir.join("reference.config").display())];
+        run_eve(&dir, &RunOptions { config: Some(dir.join("vigil.yaml")), sets, ..offline_opts(&dir) })
+    };
+    let recs = with("yes");
+    let alert = &of_type(&recs, "alert")[0]["alert"];
+    // Each known system's URL prefix before the id; an unknown system is left out.
+    assert_eq!(
+        alert["references"],
+        serde_json::json!(["https://example.test/advisory", "https://cve.example.test/2014-0160"])
+    );
+    let recs = with("no");
+    assert!(of_type(&recs, "alert")[0]["alert"].get("references").is_none());
+}

@@ -20,6 +20,8 @@ pub struct AlertInfo<'a> {
     pub severity: u32,
     /// Rule `metadata` as key/value pairs, in rule order.
     pub metadata: &'a [(String, String)],
+    /// The rule's references as URLs (`metadata.rule.reference`).
+    pub references: &'a [String],
     /// The signature matched the reassembled stream: these stream bytes are
     /// the payload (`stream: 1`) instead of the packet's.
     pub stream_payload: Option<&'a [u8]>,
@@ -33,6 +35,8 @@ pub struct AlertOptions {
     pub packet: bool,
     /// `metadata: rule-metadata` (on by default in Suricata's `metadata: yes`).
     pub rule_metadata: bool,
+    /// `metadata: rule: reference: yes`: the rule's references as URLs.
+    pub rule_reference: bool,
     pub envelope: EnvelopeOptions,
 }
 
@@ -57,6 +61,9 @@ pub fn alert_record(p: &Packet<'_>, a: &AlertInfo<'_>, opts: AlertOptions) -> Va
             }
         }
         alert.insert("metadata".into(), Value::Object(md));
+    }
+    if opts.rule_reference && !a.references.is_empty() {
+        alert.insert("references".into(), json!(a.references));
     }
     m.insert("alert".into(), Value::Object(alert));
     let payload = a.stream_payload.unwrap_or(p.payload());
@@ -134,6 +141,7 @@ mod tests {
         category: "",
         severity: 3,
         metadata: &[],
+        references: &[],
         stream_payload: None,
     };
 

@@ -87,6 +87,11 @@ pub struct Signature {
     pub hostbits: Vec<crate::hostbits::HostBitOp<String>>,
     /// `threshold` / `detection_filter`: how often a match may alert.
     pub rate: Option<crate::threshold::RateRule>,
+    /// `reference`: (system, id) as written.
+    pub references: Vec<(String, String)>,
+    /// The references as URLs, by the reference configuration (filled in
+    /// by the caller that has it; unknown systems left out).
+    pub reference_urls: Vec<String>,
     /// `tag`: the later packets of the session or host an alert logs too.
     pub tags: Vec<vigil_rules::keywords::post::Tag>,
     /// Whether a drop or pass by this signature covers the packet or its whole flow.
@@ -165,6 +170,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
     let mut hostbits = Vec::new();
     let mut rate = None;
     let mut tags = Vec::new();
+    let mut references = Vec::new();
     for o in &rule.options {
         match (o.name(), &o.value) {
             ("noalert", _) => noalert = true,
@@ -206,6 +212,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
             }
             ("priority", Value::Number(n)) => priority = Some(*n as u32),
             ("tag", Value::Tag(t)) => tags.push(*t),
+            ("reference", Value::Reference(r)) => references.push((r.system.clone(), r.id.clone())),
             ("app-layer-event", Value::Text(t)) => match app::HttpEvent::compile(t) {
                 Some(e) => app_checks.push(AppCheck::HttpEvent(e)),
                 None => missing.push(format!("app-layer-event:{}", t.trim())),
@@ -285,6 +292,8 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         hostbits,
         rate,
         tags,
+        references,
+        reference_urls: Vec::new(),
         scope: ActionScope::Packet,
         bit_tests: Vec::new(),
         bit_actions: Vec::new(),
