@@ -1,6 +1,6 @@
-//! How throughput grows with workers: the same captures through `single`
-//! and through `autofp` with 1, 2 (and, where the machine has the cores, 4)
-//! workers, with every loadable ET Open rule, in one run. Two captures: the
+//! How throughput grows with workers: the same captures through `single`,
+//! through `autofp` and through `workers` with 1, 2 (and, where the machine
+//! has the cores, 4) workers, with every loadable ET Open rule, in one run. Two captures: the
 //! real mixed `../shared/bench/realistic-a.pcap` (a few elephant flows carry
 //! much of it, so its spread over workers is uneven), and one generated here
 //! with many equal HTTP flows, the case the workers are built for. Also
@@ -94,10 +94,13 @@ fn best(mut f: impl FnMut()) -> Duration {
 }
 
 fn modes() -> Vec<Runmode> {
-    // One mode alone, for profiling: `VIGIL_SCALING_MODE=single|1|2|4`.
+    // One mode alone, for profiling: `VIGIL_SCALING_MODE=single|1|2|4` (autofp) or `w1|w2|w4` (workers).
     match std::env::var("VIGIL_SCALING_MODE").as_deref() {
         Ok("single") => return vec![Runmode::Single],
         Ok(n) => {
+            if let Some(Ok(workers)) = n.strip_prefix('w').map(str::parse) {
+                return vec![Runmode::Workers { workers }];
+            }
             if let Ok(workers) = n.parse() {
                 return vec![Runmode::Autofp { workers }];
             }
@@ -105,9 +108,16 @@ fn modes() -> Vec<Runmode> {
         Err(_) => {}
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut m = vec![Runmode::Single, Runmode::Autofp { workers: 1 }, Runmode::Autofp { workers: 2 }];
+    let mut m = vec![
+        Runmode::Single,
+        Runmode::Autofp { workers: 1 },
+        Runmode::Autofp { workers: 2 },
+        Runmode::Workers { workers: 1 },
+        Runmode::Workers { workers: 2 },
+    ];
     if cpus >= 4 {
         m.push(Runmode::Autofp { workers: 4 });
+        m.push(Runmode::Workers { workers: 4 });
     }
     m
 }
@@ -148,13 +158,14 @@ fn measure(name: &str, base: &Setup, opts: &RunOptions) {
         });
         let secs = d.as_secs_f64().max(1e-9);
         match mode {
-            Runmode::Autofp { workers: 1 } => one = Some(secs),
+            Runmode::Autofp { workers: 1 } | Runmode::Workers { workers: 1 } => one = Some(secs),
             Runmode::Single => single = Some(secs),
             _ => {}
         }
         let label = match mode {
             Runmode::Single => "single".to_string(),
             Runmode::Autofp { workers } => format!("autofp, {workers} worker(s)"),
+            Runmode::Workers { workers } => format!("workers, {workers}"),
         };
         let ratio = |base: Option<f64>| base.map_or("-".to_string(), |b| format!("{:.2}", b / secs));
         let (speedup, vs_single) = (ratio(one), ratio(single));

@@ -54,6 +54,7 @@ mod tag;
 mod tcp;
 mod verdict;
 mod worker;
+mod workers;
 
 pub use affinity::Affinity;
 pub use control::Control;

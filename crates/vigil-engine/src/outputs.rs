@@ -230,18 +230,10 @@ impl Outputs {
         Ok(())
     }
 
-    /// Writes an `alert` record for a signature that matched `p`; `blocked`:
-    /// its action dropped the packet (IPS).
-    pub(crate) fn alert(
-        &mut self,
-        p: &Packet<'_>,
-        sig: &Signature,
-        flow: Option<&FlowAtAlert>,
-        blocked: bool,
-        flow_dir: Option<bool>,
-        app: Option<AlertApp<'_>>,
-        stream_payload: Option<&[u8]>,
-    ) -> Result<(), EngineError> {
+    /// Writes an `alert` record for a signature that matched `p`, in the
+    /// circumstances `at` describes.
+    pub(crate) fn alert(&mut self, p: &Packet<'_>, sig: &Signature, at: AlertAt<'_>) -> Result<(), EngineError> {
+        let AlertAt { flow, blocked, flow_dir, app, stream_payload } = at;
         // Suricata's `direction`: the flow direction the alert is written in.
         let direction = flow_dir.map(|to_server| if to_server { "to_server" } else { "to_client" });
         let info = AlertInfo { stream_payload, ..alert_info(sig, blocked) };
@@ -533,6 +525,19 @@ fn alert_info(sig: &Signature, blocked: bool) -> AlertInfo<'_> {
 
 fn write(w: &mut EveWriter, rec: &Value) -> Result<(), EngineError> {
     w.write(rec).map_err(|error| EngineError::Output { path: w.path().display().to_string(), error })
+}
+
+/// What an alert record says besides the packet and the signature.
+pub(crate) struct AlertAt<'a> {
+    /// The packet's flow, as the record describes it.
+    pub flow: Option<&'a FlowAtAlert>,
+    /// The signature's action dropped the packet (IPS).
+    pub blocked: bool,
+    /// The flow direction the alert is written in (to server: true).
+    pub flow_dir: Option<bool>,
+    pub app: Option<AlertApp<'a>>,
+    /// The stream bytes logged as payload for a match on the stream.
+    pub stream_payload: Option<&'a [u8]>,
 }
 
 /// What the IPS and the exception policies did to a flow, for its record.

@@ -71,7 +71,7 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
     if let Some(a) = &setup.affinity {
         // One thread does everything in `single`: it goes where workers go.
         let cpu = match setup.runmode {
-            Runmode::Single => Some(a.worker(0)),
+            Runmode::Single | Runmode::Workers { .. } => Some(a.worker(0)),
             Runmode::Autofp { .. } => a.reader.first().copied(),
         };
         if let Some(cpu) = cpu {
@@ -85,6 +85,17 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
         }
         Runmode::Autofp { workers } => std::thread::scope(|scope| {
             let dispatch = crate::autofp::Autofp::start(scope, setup, workers, outputs, opts.drop_when_full)?;
+            read(setup, opts, &files, Box::new(dispatch), progress)
+        }),
+        // A full ring dropping frames is autofp's (the lab's live policy on a
+        // file); without a reader there is no ring.
+        Runmode::Workers { workers } if !opts.drop_when_full => std::thread::scope(|scope| {
+            let dispatch =
+                crate::workers::Workers::start(scope, setup, &files, workers, outputs, opts.control.clone())?;
+            read(setup, opts, &files, Box::new(dispatch), progress)
+        }),
+        Runmode::Workers { workers } => std::thread::scope(|scope| {
+            let dispatch = crate::autofp::Autofp::start(scope, setup, workers, outputs, true)?;
             read(setup, opts, &files, Box::new(dispatch), progress)
         }),
     }

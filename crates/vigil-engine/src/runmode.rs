@@ -15,6 +15,10 @@ pub enum Runmode {
     /// their IP addresses; each worker owns its flows. Offline, a full worker
     /// ring makes the reader wait: no packet is lost.
     Autofp { workers: usize },
+    /// Reading files: every worker reads them and inspects the frames whose
+    /// flow hash is its own (the same split as autofp), with no reader
+    /// thread handing frames over. Live, each capture socket feeds a worker.
+    Workers { workers: usize },
 }
 
 /// Suricata's upper bound on detect threads, which also bounds a hostile
@@ -22,12 +26,12 @@ pub enum Runmode {
 const MAX_WORKERS: usize = 1024;
 
 impl Runmode {
-    /// `workers` for files behaves as `autofp`: one reader feeds the workers.
     pub fn resolve(opts: &RunOptions, config: &Config) -> Result<Runmode, EngineError> {
         let name = opts.runmode.as_deref().or(config.runtime.runmode.as_deref()).unwrap_or("single");
         match name {
             "single" => Ok(Runmode::Single),
-            "autofp" | "workers" => Ok(Runmode::Autofp { workers: workers(opts.threads, config)? }),
+            "autofp" => Ok(Runmode::Autofp { workers: workers(opts.threads, config)? }),
+            "workers" => Ok(Runmode::Workers { workers: workers(opts.threads, config)? }),
             other => Err(EngineError::Usage(format!("unknown runmode {other:?}: use single, autofp or workers"))),
         }
     }
@@ -35,7 +39,7 @@ impl Runmode {
     pub fn workers(self) -> usize {
         match self {
             Runmode::Single => 1,
-            Runmode::Autofp { workers } => workers,
+            Runmode::Autofp { workers } | Runmode::Workers { workers } => workers,
         }
     }
 
@@ -43,6 +47,7 @@ impl Runmode {
         match self {
             Runmode::Single => "single",
             Runmode::Autofp { .. } => "autofp",
+            Runmode::Workers { .. } => "workers",
         }
     }
 }

@@ -55,8 +55,10 @@ impl fmt::Display for Summary {
             self.bytes as f64 * 8.0 / secs / 1e6,
             self.packets as f64 / secs / 1e3
         )?;
-        if let crate::runmode::Runmode::Autofp { workers } = self.runmode {
-            writeln!(f, "  runmode        autofp, {workers} workers")?;
+        match self.runmode {
+            crate::runmode::Runmode::Autofp { workers } => writeln!(f, "  runmode        autofp, {workers} workers")?,
+            crate::runmode::Runmode::Workers { workers } => writeln!(f, "  runmode        workers, {workers} workers")?,
+            crate::runmode::Runmode::Single => {}
         }
         if self.live {
             writeln!(f, "  received       {}", self.packets + self.dropped)?;

@@ -211,7 +211,9 @@ impl Detector {
                 ssn.read_logged(dir, &mut logged);
             }
             let stream_payload = (!logged.is_empty()).then_some(&logged[..]);
-            outputs.alert(p, sig, at_alert.as_ref(), blocked, flow_dir, alert_app, stream_payload)?;
+            let at =
+                crate::outputs::AlertAt { flow: at_alert.as_ref(), blocked, flow_dir, app: alert_app, stream_payload };
+            outputs.alert(p, sig, at)?;
         }
         if let Some((sig, reason)) = dropped_by {
             self.verdict_drop |= p.src != PacketSource::FlowTimeout;

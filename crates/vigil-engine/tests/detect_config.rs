@@ -45,7 +45,7 @@ fn a_bad_detection_setting_names_its_key() {
     write_pcap(&dir.join("in.pcap"), spaced(&short_session()));
     std::fs::write(dir.join("test.rules"), "").unwrap();
     let opts = RunOptions { sets: vec!["mpm-algo=turbo".into()], init_errors_fatal: true, ..offline_opts(&dir) };
-    let err = vigil_engine::setup(&opts).err().expect("a fatal configuration error");
+    let err = vigil_engine::setup(&opts).expect_err("a fatal configuration error");
     assert!(err.to_string().contains("mpm-algo"), "{err}");
 }
 

@@ -1,7 +1,8 @@
-//! The autofp runmode gives what the single runmode gives: the conformance
-//! suite's captures, with their rules, through one thread and through 1, 2
-//! and 4 workers, must write the same records (order aside), and every
-//! packet read must be inspected.
+//! The autofp and workers runmodes give what the single runmode gives: the
+//! conformance suite's captures, with their rules, through one thread, through
+//! 1, 2 and 4 autofp workers and through 2 and 3 workers that each read the
+//! capture, must write the same records (order aside), and every packet read
+//! must be inspected.
 //!
 //! Left out: captures whose rules use thresholds or detection filters. Those
 //! tracked by source, destination or rule count matches across flows, and
@@ -81,17 +82,17 @@ fn autofp_writes_what_single_writes() {
     let mut differ = Vec::new();
     for (name, pcap, rules) in &cases {
         let (single, single_stats) = records(pcap, rules, "single", 1, name);
-        for threads in [1, 2, 4] {
-            let (multi, multi_stats) = records(pcap, rules, "autofp", threads, name);
+        for (mode, threads) in [("autofp", 1), ("autofp", 2), ("autofp", 4), ("workers", 2), ("workers", 3)] {
+            let (multi, multi_stats) = records(pcap, rules, mode, threads, name);
             if multi != single {
-                differ.push(format!("{name} ({threads} workers)"));
+                differ.push(format!("{name} ({mode}, {threads} workers)"));
             }
             // Counters add up over workers to what one thread counts; gauges
             // (memory in use) and the flow manager's bookkeeping need not.
             for key in ["pkts", "bytes", "invalid", "ipv4", "ipv6", "tcp", "udp"] {
                 assert_eq!(
                     multi_stats["stats"]["decoder"][key], single_stats["stats"]["decoder"][key],
-                    "{name}: decoder.{key} with {threads} workers"
+                    "{name}: decoder.{key} with {mode}, {threads} workers"
                 );
             }
             for key in ["alert", "alerts_suppressed"] {

@@ -16,9 +16,12 @@ fn listed_conformance_tests_pass() {
     assert!(summary.all_passed(), "conformance regressions:\n{}", summary.result_lines());
 }
 
-/// The alerts of every test's eve.json under `root`: (test, sid, packet, source, transaction), sorted.
-fn alerts_under(root: &Path) -> Vec<(String, Option<u64>, Option<u64>, String, Option<u64>)> {
-    fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, Option<u64>, Option<u64>, String, Option<u64>)>) {
+/// An alert as compared: (test, sid, packet, source, transaction).
+type AlertKey = (String, Option<u64>, Option<u64>, String, Option<u64>);
+
+/// The alerts of every test's eve.json under `root`, sorted.
+fn alerts_under(root: &Path) -> Vec<AlertKey> {
+    fn walk(dir: &Path, root: &Path, out: &mut Vec<AlertKey>) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         for e in entries.flatten() {
             let path = e.path();

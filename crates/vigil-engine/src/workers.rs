@@ -1,0 +1,289 @@
+//! The workers runmode for captures: every worker reads the files itself and
+//! inspects the frames whose [`dispatch_hash`] is its own (the same split as
+//! autofp: every packet of a flow, both directions, its fragments and its
+//! tunnel reach one worker). No frame is handed from one core to another, and
+//! no reader thread competes with the workers for the cores; each skips the
+//! frames of the others after hashing them, which costs a small share of
+//! what inspecting them does.
+//!
+//! The reading thread is worker 0: it keeps `run::read`'s duties (progress,
+//! stats on the interval and on request, the control socket, rule reloads)
+//! and asks the other workers, which answer between frames. Time moves as in
+//! autofp: every worker sees every frame's time, and ticks its flows at each
+//! new second of the capture, so flows end at the same packet whatever the
+//! runmode. A stats record taken mid-run adds up what each worker had
+//! inspected when it answered; the final one is exact.
+
+use crate::affinity::Affinity;
+use crate::checksum::ChecksumState;
+use crate::error::EngineError;
+use crate::lane::{Lane, LaneEnd};
+use crate::outputs::Outputs;
+use crate::rules::LoadedRules;
+use crate::run::{with_capture, worker_name, write_stats, Dispatch};
+use crate::setup::Setup;
+use crate::stats;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+use std::thread::{Scope, ScopedJoinHandle};
+use vigil_capture::{PcapFile, RawPacket, Source};
+use vigil_decode::{dispatch_hash, DecodeConfig, Decoder};
+use vigil_types::Timestamp;
+
+type Counters = Vec<(String, u64)>;
+
+/// Frames between two looks at the message channel.
+const POLL_EVERY: u64 = 256;
+
+enum Msg {
+    /// Send your counters.
+    Report(Sender<(usize, Counters)>),
+    /// Inspect from now on with these rules.
+    Rules(Arc<LoadedRules>),
+}
+
+/// Which of `n` workers owns a frame.
+fn owner(raw: &RawPacket<'_>, n: usize) -> usize {
+    ((u64::from(dispatch_hash(raw.data, raw.linktype)) * n as u64) >> 32) as usize
+}
+
+/// A worker's clock: the capture's latest time and the second last ticked.
+#[derive(Default)]
+struct Clock {
+    second: Option<u64>,
+    latest: Timestamp,
+}
+
+impl Clock {
+    /// The frame's time; true when it enters a new second (time to tick).
+    fn advance(&mut self, ts: Timestamp) -> bool {
+        let sec = ts.secs() as u64;
+        let tick = self.second.is_some_and(|s| sec > s);
+        if self.second.is_none_or(|s| sec > s) {
+            self.second = Some(sec);
+        }
+        if ts > self.latest {
+            self.latest = ts;
+        }
+        tick
+    }
+}
+
+/// The reading thread's side: its own lane, and the other workers.
+pub(crate) struct Workers<'scope> {
+    lane: Lane,
+    workers: usize,
+    clock: Clock,
+    senders: Vec<Sender<Msg>>,
+    handles: Vec<ScopedJoinHandle<'scope, Result<LaneEnd, EngineError>>>,
+    /// Each worker's counters at the last report, for `stats.threads`.
+    threads: Vec<(String, Counters)>,
+    rules: Arc<LoadedRules>,
+    setup: &'scope Setup,
+    /// Where stats records go (the lanes write theirs through shares of it).
+    outputs: Outputs,
+    /// A stop request: reading ends early, for the other workers too.
+    control: crate::control::Control,
+    stop: Arc<AtomicBool>,
+}
+
+impl<'scope> Workers<'scope> {
+    /// Starts workers 1..`workers` on `files`; the caller's thread is worker 0.
+    pub(crate) fn start<'env: 'scope>(
+        scope: &'scope Scope<'scope, 'env>,
+        setup: &'env Setup,
+        files: &'env [PathBuf],
+        workers: usize,
+        outputs: Outputs,
+        control: crate::control::Control,
+    ) -> Result<Self, EngineError> {
+        let workers = workers.max(1);
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut senders = Vec::new();
+        let mut handles = Vec::new();
+        for i in 1..workers {
+            let (tx, rx) = channel();
+            senders.push(tx);
+            let lane = Lane::new(setup, workers, outputs.share());
+            let stop = stop.clone();
+            let handle = std::thread::Builder::new()
+                .name(worker_name(i))
+                .spawn_scoped(scope, move || {
+                    if let Some(a) = &setup.affinity {
+                        Affinity::pin(a.worker(i));
+                    }
+                    read_own(setup, files, lane, i, workers, rx, &stop)
+                })
+                .map_err(|e| EngineError::Usage(format!("cannot start worker thread {}: {e}", i + 1)))?;
+            handles.push(handle);
+        }
+        Ok(Workers {
+            lane: Lane::new(setup, workers, outputs.share()),
+            workers,
+            clock: Clock::default(),
+            senders,
+            handles,
+            threads: Vec::new(),
+            rules: setup.rules.clone(),
+            setup,
+            outputs,
+            control,
+            stop,
+        })
+    }
+}
+
+/// Worker `me` of `n`: reads every file, inspects its own frames, answers
+/// messages between frames, then (input done) until the reading thread is.
+fn read_own(
+    setup: &Setup,
+    files: &[PathBuf],
+    mut lane: Lane,
+    me: usize,
+    n: usize,
+    rx: Receiver<Msg>,
+    stop: &AtomicBool,
+) -> Result<LaneEnd, EngineError> {
+    let mut clock = Clock::default();
+    // The same checksum decision as the reading thread: same frames, same order.
+    let mut checksum = ChecksumState::new(setup.checksum);
+    let mut sampler = Decoder::new(DecodeConfig { validate_checksums: true, ..setup.decode.clone() });
+    let mut pcap_cnt = 0u64;
+    let handle = |msg: Msg, lane: &mut Lane| match msg {
+        Msg::Report(to) => {
+            // The reading thread waits for every worker; it may only be gone on an error.
+            let _ = to.send((me, lane.counters(setup)));
+        }
+        Msg::Rules(rules) => lane.worker.swap_rules(rules),
+    };
+    'files: for file in files {
+        // The reading thread reports files it cannot read.
+        let Ok(mut src) = PcapFile::open(file) else { continue };
+        while let Some(Ok(raw)) = src.next_packet() {
+            if stop.load(Ordering::Relaxed) {
+                break 'files;
+            }
+            pcap_cnt += 1;
+            if checksum.deciding() {
+                let p = sampler.decode(raw.data, raw.ts, raw.linktype, pcap_cnt);
+                checksum.observe(&p);
+            }
+            if clock.advance(raw.ts) {
+                lane.worker.tick(raw.ts, &mut lane.outputs)?;
+            }
+            if owner(&raw, n) == me {
+                lane.frame(raw.data, raw.ts, raw.linktype, pcap_cnt, checksum.validating)?;
+            }
+            if pcap_cnt.is_multiple_of(POLL_EVERY) {
+                while let Ok(msg) = rx.try_recv() {
+                    handle(msg, &mut lane);
+                }
+            }
+        }
+    }
+    for msg in rx {
+        handle(msg, &mut lane);
+    }
+    lane.worker.tick(clock.latest, &mut lane.outputs)?;
+    lane.finish(setup, None)
+}
+
+impl Dispatch for Workers<'_> {
+    fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError> {
+        if self.clock.advance(raw.ts) {
+            self.lane.worker.tick(raw.ts, &mut self.lane.outputs)?;
+        }
+        if owner(raw, self.workers) == 0 {
+            self.lane.frame(raw.data, raw.ts, raw.linktype, pcap_cnt, validate)?;
+        }
+        Ok(())
+    }
+
+    fn counters(&mut self, _received: u64) -> Result<Counters, EngineError> {
+        let (to, reports) = channel();
+        for s in &self.senders {
+            // A worker that stopped (its outputs failed) says why when joined.
+            let _ = s.send(Msg::Report(to.clone()));
+        }
+        drop(to);
+        let mut by_worker: Vec<(usize, Counters)> = vec![(0, self.lane.counters(self.setup))];
+        by_worker.extend(reports.iter());
+        if by_worker.len() != self.workers {
+            return Err(EngineError::Usage("a worker stopped before reporting its counters".into()));
+        }
+        by_worker.sort_by_key(|(i, _)| *i);
+        let mut all = Counters::new();
+        for (_, c) in &by_worker {
+            stats::merge(&mut all, c);
+        }
+        self.threads = by_worker.into_iter().map(|(i, c)| (worker_name(i), c)).collect();
+        // Each worker counts the frames it inspected: what was received is
+        // what they add up to (nothing is dropped reading files).
+        let inspected = all.iter().find(|(k, _)| k == "decoder.pkts").map_or(0, |(_, v)| *v);
+        Ok(with_capture(all, inspected, 0))
+    }
+
+    fn dropped(&self) -> u64 {
+        0
+    }
+
+    fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError> {
+        let all = self.counters(received)?;
+        write_stats(&mut self.outputs, &all, &self.threads, ts, uptime, &self.rules)?;
+        self.outputs.finish().map(|_| ())
+    }
+
+    fn swap_rules(&mut self, rules: Arc<LoadedRules>) -> Result<(), EngineError> {
+        for s in &self.senders {
+            let _ = s.send(Msg::Rules(rules.clone()));
+        }
+        self.lane.worker.swap_rules(rules.clone());
+        self.rules = rules;
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>, ts: Timestamp, uptime: u64, _received: u64) -> Result<LaneEnd, EngineError> {
+        let Workers { mut lane, clock, senders, handles, rules, setup, mut outputs, control, stop, .. } = *self;
+        if control.stopping() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        drop(senders);
+        // The latest time reaches this worker's flows, as it reaches the others'.
+        let ticked = lane.worker.tick(clock.latest, &mut lane.outputs);
+        let mut first_error = ticked.err();
+        let mut end = LaneEnd::default();
+        let mut threads = Vec::new();
+        match lane.finish(setup, None) {
+            Ok(l) => {
+                threads.push((worker_name(0), l.counters.clone()));
+                end.add(l);
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+        for (i, h) in handles.into_iter().enumerate() {
+            match h.join() {
+                Ok(Ok(l)) => {
+                    threads.push((worker_name(i + 1), l.counters.clone()));
+                    end.add(l);
+                }
+                Ok(Err(e)) => {
+                    first_error.get_or_insert(e);
+                }
+                Err(_) => {
+                    first_error.get_or_insert(EngineError::Usage(format!("worker {} panicked", i + 2)));
+                }
+            }
+        }
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+        let inspected = end.counters.iter().find(|(k, _)| k == "decoder.pkts").map_or(0, |(_, v)| *v);
+        write_stats(&mut outputs, &with_capture(end.counters.clone(), inspected, 0), &threads, ts, uptime, &rules)?;
+        end.records += outputs.finish()?;
+        Ok(end)
+    }
+}
