@@ -84,9 +84,6 @@ pub(crate) struct Workers<'scope> {
     setup: &'scope Setup,
     /// Where stats records go (the lanes write theirs through shares of it).
     outputs: Outputs,
-    /// A stop request: reading ends early, for the other workers too.
-    control: crate::control::Control,
-    stop: Arc<AtomicBool>,
 }
 
 impl<'scope> Workers<'scope> {
@@ -100,7 +97,8 @@ impl<'scope> Workers<'scope> {
         control: crate::control::Control,
     ) -> Result<Self, EngineError> {
         let workers = workers.max(1);
-        let stop = Arc::new(AtomicBool::new(false));
+        // A stop request reaches every worker at once (each stops at its next frame).
+        let stop = control.stop_flag();
         let mut senders = Vec::new();
         let mut handles = Vec::new();
         for i in 1..workers {
@@ -129,8 +127,6 @@ impl<'scope> Workers<'scope> {
             rules: setup.rules.clone(),
             setup,
             outputs,
-            control,
-            stop,
         })
     }
 }
@@ -245,10 +241,7 @@ impl Dispatch for Workers<'_> {
     }
 
     fn finish(self: Box<Self>, ts: Timestamp, uptime: u64, _received: u64) -> Result<LaneEnd, EngineError> {
-        let Workers { mut lane, clock, senders, handles, rules, setup, mut outputs, control, stop, .. } = *self;
-        if control.stopping() {
-            stop.store(true, Ordering::Relaxed);
-        }
+        let Workers { mut lane, clock, senders, handles, rules, setup, mut outputs, .. } = *self;
         drop(senders);
         // The latest time reaches this worker's flows, as it reaches the others'.
         let ticked = lane.worker.tick(clock.latest, &mut lane.outputs);

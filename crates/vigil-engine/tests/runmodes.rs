@@ -173,6 +173,55 @@ fn stats_on_request_and_stop_are_exact() {
     }
 }
 
+/// The workers runmode on request: stats records come with every worker's
+/// counters (what each had inspected when it answered; received = inspected
+/// in each), a stop ends every worker's reading, and every flow is logged.
+#[test]
+fn workers_answer_stats_and_stop() {
+    let pcap = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/realistic-a.pcap");
+    let dir = tempdir("runmodes", "control-workers");
+    let opts = RunOptions {
+        inputs: vec![pcap],
+        log_dir: Some(dir.clone()),
+        checksum: Some("none".into()),
+        runmode: Some("workers".into()),
+        threads: Some(2),
+        disable_detection: true,
+        sets: vec![
+            format!("outputs.1.eve-log.types.{}.stats.threads=yes", stats_item()),
+            "stats.interval=86400".into(),
+        ],
+        ..RunOptions::default()
+    };
+    let control = opts.control.clone();
+    let summary = run_offline(&opts, &mut |p| match p.packets {
+        4096 => control.request_stats(),
+        16384 => control.request_stop(),
+        _ => {}
+    })
+    .unwrap();
+    assert!(summary.interrupted);
+    assert_eq!(summary.packets, 16384, "the reading thread stops at the request");
+    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let stats: Vec<&Value> = recs.iter().filter(|r| r["event_type"] == "stats").collect();
+    assert_eq!(stats.len(), 2, "one on request, one at the end");
+    for r in &stats {
+        let st = &r["stats"];
+        assert_eq!(st["capture"]["kernel_packets"], st["decoder"]["pkts"], "received = inspected");
+        let threads = st["threads"].as_object().expect("per-thread counters");
+        assert_eq!(threads.len(), 2);
+        let sum: u64 = threads.values().map(|t| t["decoder"]["pkts"].as_u64().unwrap_or(0)).sum();
+        assert_eq!(sum, st["decoder"]["pkts"].as_u64().unwrap(), "threads add up to the totals");
+    }
+    // The other worker stops within a few frames of the reading thread.
+    let last = stats[1]["stats"]["decoder"]["pkts"].as_u64().unwrap();
+    assert!(last > 4096 && last < 180_000, "{last}");
+    let flows = recs.iter().filter(|r| r["event_type"] == "flow").count() as u64;
+    assert_eq!(flows, summary.flows, "every flow is logged at the stop");
+}
+
 /// Rules reloaded mid-capture: packets keep flowing while the new rules
 /// build, every packet is inspected by exactly one of the two rule sets, the
 /// switch happens at one packet for all workers, and flows keep their
