@@ -324,6 +324,14 @@ impl AppFlow {
         events
     }
 
+    /// Transactions the flow has had, tunnels included (EVE flow `tx_cnt`).
+    pub fn tx_count(&self) -> u64 {
+        match &self.stage {
+            Stage::Parse(p) => p.next_tx_id(),
+            Stage::Detect(_) | Stage::Idle => self.next_id,
+        }
+    }
+
     /// Counters for stats.
     pub fn counters(&self) -> AppCounters {
         let mut c = self.counters;

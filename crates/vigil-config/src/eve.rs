@@ -169,7 +169,8 @@ pub struct EveStats {
 pub struct EveFlow {
     /// `enabled`. Default true.
     pub enabled: bool,
-    /// `exception-policy`: list the exception policies the flow met. Default false.
+    /// `exception-policy`: list the exception policies the flow met. Default
+    /// true (Suricata 8 lists them unless told not to).
     pub exception_policy: bool,
 }
 
@@ -284,7 +285,7 @@ impl Default for EveStats {
 
 impl Default for EveFlow {
     fn default() -> Self {
-        EveFlow { enabled: true, exception_policy: false }
+        EveFlow { enabled: true, exception_policy: true }
     }
 }
 
@@ -433,7 +434,7 @@ impl EveTypes {
                 "stats" if t.stats.is_none() => t.stats = Some(EveStats::read(&opts, enabled, stats_on, &mut local)),
                 "flow" if t.flow.is_none() => {
                     t.flow =
-                        Some(EveFlow { enabled, exception_policy: opts.bool("exception-policy", false, &mut local) })
+                        Some(EveFlow { enabled, exception_policy: opts.bool("exception-policy", true, &mut local) })
                 }
                 "drop" if t.drop.is_none() => t.drop = Some(EveDrop::read(&opts, enabled, &mut local)),
                 "http" if enabled => {

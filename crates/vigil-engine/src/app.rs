@@ -164,11 +164,6 @@ pub(crate) fn slot(proto: AppProto, transport: Transport) -> Option<usize> {
 impl AppStats {
     /// Counts the flow once its protocol is known (or detection failed).
     pub(crate) fn flow(&mut self, app: &mut FlowApp) {
-        // Parser anomaly events are not logged yet (no EVE `applayer`
-        // anomaly records): drained every packet so a long hostile flow
-        // cannot pile them up. `app-layer-event` rules read the
-        // transactions' own event bits, not this queue.
-        drop(app.layer.take_events());
         if app.counted {
             return;
         }

@@ -27,6 +27,8 @@ struct EveSink {
     anomaly_decode: bool,
     /// `anomaly.types.stream`: stream events as anomaly records.
     anomaly_stream: bool,
+    /// `anomaly` records of application-layer parser events.
+    anomaly_applayer: bool,
     anomaly: AnomalyOptions,
     stats: bool,
     /// `stats.totals`, `stats.threads`: merged counters, per-thread counters.
@@ -139,6 +141,7 @@ impl Outputs {
                 writer,
                 anomaly_decode: anomaly.is_some_and(|a| a.decode),
                 anomaly_stream: anomaly.is_some_and(|a| a.stream),
+                anomaly_applayer: anomaly.is_some_and(|a| a.applayer),
                 anomaly: AnomalyOptions { packethdr: anomaly.is_some_and(|a| a.packethdr), envelope },
                 stats: stats.is_some(),
                 stats_parts: stats.map_or((true, false), |s| (s.totals, s.threads)),
@@ -192,6 +195,24 @@ impl Outputs {
     /// Some alert output logs payloads (a stream match's is worth building).
     pub(crate) fn wants_payload(&self) -> bool {
         self.sinks.iter().any(|s| s.alert.is_some_and(|a| a.payload || a.payload_printable))
+    }
+
+    /// Writes the `anomaly` records of the parser events a packet brought.
+    pub(crate) fn app_anomalies(
+        &mut self,
+        p: &Packet<'_>,
+        flow_id: u64,
+        proto: AppProto,
+        events: &[vigil_applayer::AppEvent],
+    ) -> Result<(), EngineError> {
+        for sink in self.sinks.iter_mut().filter(|s| s.anomaly_applayer) {
+            for e in events {
+                let rec =
+                    vigil_output::applayer_anomaly_record(p, flow_id, proto.name(), e.name, e.tx_id, sink.envelope);
+                write(&mut sink.writer, &rec)?;
+            }
+        }
+        Ok(())
     }
 
     /// Writes the `packet` record of a packet a `tag` tagged.
@@ -440,6 +461,7 @@ impl Outputs {
         let mut fields = flow_fields(f);
         fields.action = fate.action;
         fields.exception_policy = fate.exception_policy;
+        fields.tx_cnt = fate.tx_cnt;
         if fate.bypassed {
             fields.state = "bypassed";
         }
@@ -549,6 +571,8 @@ pub(crate) struct FlowFate<'a> {
     pub exception_policy: &'a [(&'a str, &'a str)],
     /// An exception policy bypassed the flow.
     pub bypassed: bool,
+    /// Application-layer transactions the flow had.
+    pub tx_cnt: u64,
 }
 
 /// A flow as its EVE record describes it.
@@ -583,6 +607,7 @@ fn flow_fields<E>(f: &Flow<E>) -> FlowRecord<'_> {
         tcp_session: None,
         action: None,
         exception_policy: &[],
+        tx_cnt: 0,
     }
 }
 

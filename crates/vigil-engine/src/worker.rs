@@ -614,6 +614,13 @@ impl Worker {
             self.feed_udp(p, h);
             if let Some(a) = self.flows.get_mut(h).and_then(|f| f.ext.app.as_deref_mut()) {
                 self.app_stats.flow(a);
+                // Drained every packet, logged or not, so a long hostile flow
+                // cannot pile them up (`app-layer-event` rules read the
+                // transactions' own event bits, not this queue).
+                let events = a.layer.take_events();
+                if !events.is_empty() {
+                    outputs.app_anomalies(p, h.id, a.layer.proto(), &events)?;
+                }
             }
         }
         let buf = std::mem::take(&mut self.stream_buf);
@@ -822,7 +829,9 @@ impl Worker {
                     None
                 };
                 let exceptions = self.detector.exceptions.flow_list(d.exceptions);
-                let fate = crate::outputs::FlowFate { action, exception_policy: &exceptions, bypassed: d.bypassed };
+                let tx_cnt = f.ext.app.as_deref().map_or(0, |a| a.layer.tx_count());
+                let fate =
+                    crate::outputs::FlowFate { action, exception_policy: &exceptions, bypassed: d.bypassed, tx_cnt };
                 result = outputs.flow(&f, now, app, orig, f.ext.tcp_end.as_ref(), fate);
             }
         }

@@ -231,14 +231,23 @@ fn bypass_stops_tracking_and_marks_the_flow_bypassed() {
 }
 
 #[test]
-fn flow_records_list_exception_policies_only_when_asked() {
-    let dir = tempdir("exception", "not-asked");
-    write_pcap(&dir.join("in.pcap"), spaced(&short_session()));
-    std::fs::write(dir.join("test.rules"), "").unwrap();
-    let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - flow\n";
-    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
-    let sets = vec!["stream.memcap=1".into(), "stream.memcap-policy=pass-flow".into()];
-    let recs = run_eve(&dir, &RunOptions { config: Some(dir.join("vigil.yaml")), sets, ..offline_opts(&dir) });
+fn flow_records_list_exception_policies_unless_told_not_to() {
+    let run = |flow_type: &str, name: &str| {
+        let dir = tempdir("exception", name);
+        write_pcap(&dir.join("in.pcap"), spaced(&short_session()));
+        std::fs::write(dir.join("test.rules"), "").unwrap();
+        let yaml =
+            format!("outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n{flow_type}");
+        std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
+        let sets = vec!["stream.memcap=1".into(), "stream.memcap-policy=pass-flow".into()];
+        run_eve(&dir, &RunOptions { config: Some(dir.join("vigil.yaml")), sets, ..offline_opts(&dir) })
+    };
+    // Suricata 8 lists them by default.
+    let recs = run("        - flow\n", "listed");
+    let flow = of_type(&recs, "flow")[0];
+    assert_eq!(flow["flow"]["action"], "pass");
+    assert_eq!(flow["flow"]["exception_policy"][0]["target"], "stream_memcap", "{flow}");
+    let recs = run("        - flow:\n            exception-policy: false\n", "not-listed");
     let flow = of_type(&recs, "flow")[0];
     assert_eq!(flow["flow"]["action"], "pass");
     assert!(flow["flow"].get("exception_policy").is_none(), "{flow}");

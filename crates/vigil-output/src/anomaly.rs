@@ -24,6 +24,32 @@ pub fn stream_anomaly_record(p: &Packet<'_>, name: &str, opts: AnomalyOptions) -
     packet_anomaly(p, "stream", &format!("stream.{name}"), opts)
 }
 
+/// One EVE `anomaly` record for an application-layer parser event: `name`
+/// as rules spell it (`http.unable_to_match_response_to_request`), written
+/// as Suricata's parsers name it (HTTP's in capitals, the others as they are).
+pub fn applayer_anomaly_record(
+    p: &Packet<'_>,
+    flow_id: u64,
+    app_proto: &str,
+    name: &str,
+    tx_id: Option<u64>,
+    envelope_opts: EnvelopeOptions,
+) -> Value {
+    let mut m = envelope(p, "anomaly", envelope_opts);
+    if let Some(id) = tx_id {
+        m.insert("tx_id".into(), json!(id));
+    }
+    let bare = name.split_once('.').map_or(name, |(_, rest)| rest);
+    let event = if app_proto == "http" { bare.to_ascii_uppercase() } else { bare.to_string() };
+    m.insert(
+        "anomaly".into(),
+        json!({ "app_proto": app_proto, "type": "applayer", "event": event, "layer": "proto_parser" }),
+    );
+    let mut rec = Value::Object(m);
+    crate::insert_flow_id(&mut rec, flow_id);
+    rec
+}
+
 /// Decode and stream events are both events of the packet, so Suricata
 /// logs them alike and only the type tells them apart.
 fn packet_anomaly(p: &Packet<'_>, kind: &str, event: &str, opts: AnomalyOptions) -> Value {

@@ -39,6 +39,8 @@ pub struct FlowRecord<'a> {
     /// `timeout`, `forced`, `shutdown` or `tcp_reuse`.
     pub reason: &'a str,
     pub alerted: bool,
+    /// Application-layer transactions the flow had (written when any).
+    pub tx_cnt: u64,
     /// The flow ended in emergency mode.
     pub emergency: bool,
     /// TCP flags seen (to server, to client), for TCP flows.
@@ -119,6 +121,9 @@ pub fn flow_record(r: &FlowRecord<'_>, now: Timestamp) -> Value {
     f.insert("alerted".into(), Value::Bool(r.alerted));
     if let Some(a) = r.action {
         f.insert("action".into(), Value::String(a.into()));
+    }
+    if r.tx_cnt > 0 {
+        f.insert("tx_cnt".into(), json!(r.tx_cnt));
     }
     if !r.exception_policy.is_empty() {
         let list = r.exception_policy.iter().map(|(t, p)| json!({"target": t, "policy": p})).collect();
@@ -203,6 +208,7 @@ mod tests {
             state: "closed",
             reason: "shutdown",
             alerted: false,
+            tx_cnt: 0,
             emergency: false,
             tcp_flags: Some((0x1b, 0x1f)),
             tcp_session: Some(FlowTcpSession { state: "closed", gap: (false, true), max_regions: (1, 2) }),
