@@ -11,7 +11,7 @@
 
 use crate::affinity::Affinity;
 use crate::error::EngineError;
-use crate::lane::{Lane, LaneEnd};
+use crate::lane::{Ended, Lane, LaneEnd};
 use crate::outputs::Outputs;
 use crate::rules::LoadedRules;
 use crate::run::{with_capture, worker_name, write_stats, Dispatch};
@@ -272,24 +272,12 @@ impl Dispatch for Autofp<'_> {
         let sent = self.tick(latest);
         let Autofp { rings, workers, mut outputs, dropped, rules, .. } = *self;
         drop(rings);
-        let mut end = LaneEnd::default();
-        let mut threads = Vec::new();
-        let mut first_error = None;
+        let mut ended = Ended::default();
         for (i, w) in workers.into_iter().enumerate() {
-            match w.join() {
-                Ok(Ok(lane)) => {
-                    threads.push((worker_name(i), lane.counters.clone()));
-                    end.add(lane);
-                }
-                Ok(Err(e)) => {
-                    first_error.get_or_insert(e);
-                }
-                Err(_) => {
-                    first_error.get_or_insert(EngineError::Usage(format!("worker {} panicked", i + 1)));
-                }
-            }
+            ended.add(i, w.join());
         }
-        if let Some(e) = first_error {
+        let Ended { mut end, threads, error } = ended;
+        if let Some(e) = error {
             return Err(e);
         }
         sent?;

@@ -105,3 +105,31 @@ impl LaneEnd {
         self.decode_events += other.decode_events;
     }
 }
+
+/// What the lanes of a multi-threaded run ended with, gathered as they are
+/// joined: their results merged, each worker's counters (for
+/// `stats.threads`), and the first error, if any.
+#[derive(Default)]
+pub(crate) struct Ended {
+    pub end: LaneEnd,
+    pub threads: Vec<(String, Vec<(String, u64)>)>,
+    pub error: Option<EngineError>,
+}
+
+impl Ended {
+    /// Adds worker `i`'s (0-based) result, as its thread's join gave it.
+    pub(crate) fn add(&mut self, i: usize, joined: std::thread::Result<Result<LaneEnd, EngineError>>) {
+        match joined {
+            Ok(Ok(lane)) => {
+                self.threads.push((crate::run::worker_name(i), lane.counters.clone()));
+                self.end.add(lane);
+            }
+            Ok(Err(e)) => {
+                self.error.get_or_insert(e);
+            }
+            Err(_) => {
+                self.error.get_or_insert(EngineError::Usage(format!("worker {} panicked", i + 1)));
+            }
+        }
+    }
+}

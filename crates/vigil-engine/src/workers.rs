@@ -17,7 +17,7 @@
 use crate::affinity::Affinity;
 use crate::checksum::ChecksumState;
 use crate::error::EngineError;
-use crate::lane::{Lane, LaneEnd};
+use crate::lane::{Ended, Lane, LaneEnd};
 use crate::outputs::Outputs;
 use crate::rules::LoadedRules;
 use crate::run::{with_capture, worker_name, write_stats, Dispatch};
@@ -245,33 +245,13 @@ impl Dispatch for Workers<'_> {
         drop(senders);
         // The latest time reaches this worker's flows, as it reaches the others'.
         let ticked = lane.worker.tick(clock.latest, &mut lane.outputs);
-        let mut first_error = ticked.err();
-        let mut end = LaneEnd::default();
-        let mut threads = Vec::new();
-        match lane.finish(setup, None) {
-            Ok(l) => {
-                threads.push((worker_name(0), l.counters.clone()));
-                end.add(l);
-            }
-            Err(e) => {
-                first_error.get_or_insert(e);
-            }
-        }
+        let mut ended = Ended::default();
+        ended.add(0, Ok(ticked.and_then(|()| lane.finish(setup, None))));
         for (i, h) in handles.into_iter().enumerate() {
-            match h.join() {
-                Ok(Ok(l)) => {
-                    threads.push((worker_name(i + 1), l.counters.clone()));
-                    end.add(l);
-                }
-                Ok(Err(e)) => {
-                    first_error.get_or_insert(e);
-                }
-                Err(_) => {
-                    first_error.get_or_insert(EngineError::Usage(format!("worker {} panicked", i + 2)));
-                }
-            }
+            ended.add(i + 1, h.join());
         }
-        if let Some(e) = first_error {
+        let Ended { mut end, threads, error } = ended;
+        if let Some(e) = error {
             return Err(e);
         }
         let inspected = end.counters.iter().find(|(k, _)| k == "decoder.pkts").map_or(0, |(_, v)| *v);

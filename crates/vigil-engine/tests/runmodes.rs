@@ -118,6 +118,25 @@ fn stats_item() -> usize {
         .unwrap()
 }
 
+/// A run of `pcap` without rules, for stats and stop requests: per-thread
+/// counters too (the stats item of the default eve-log types), and no
+/// periodic records (a slow build could take long enough for one).
+fn control_opts(pcap: &Path, dir: &Path, runmode: &str, threads: usize) -> RunOptions {
+    RunOptions {
+        inputs: vec![pcap.to_path_buf()],
+        log_dir: Some(dir.to_path_buf()),
+        checksum: Some("none".into()),
+        runmode: Some(runmode.into()),
+        threads: Some(threads),
+        disable_detection: true,
+        sets: vec![
+            format!("outputs.1.eve-log.types.{}.stats.threads=yes", stats_item()),
+            "stats.interval=86400".into(),
+        ],
+        ..RunOptions::default()
+    }
+}
+
 /// A stats record asked for mid-run counts exactly the packets read before
 /// it, whatever is in flight between reader and workers; a stop request ends
 /// reading at once and still inspects and logs everything read.
@@ -127,21 +146,7 @@ fn stats_on_request_and_stop_are_exact() {
     for (runmode, threads) in [("single", 1), ("autofp", 2)] {
         let threads_n = threads;
         let dir = tempdir("runmodes", &format!("control-{runmode}"));
-        let opts = RunOptions {
-            inputs: vec![pcap.clone()],
-            log_dir: Some(dir.clone()),
-            checksum: Some("none".into()),
-            runmode: Some(runmode.into()),
-            threads: Some(threads),
-            disable_detection: true,
-            // Per-thread counters too (the stats item of the default eve-log types).
-            // No periodic records (a slow build could take long enough for one).
-            sets: vec![
-                format!("outputs.1.eve-log.types.{}.stats.threads=yes", stats_item()),
-                "stats.interval=86400".into(),
-            ],
-            ..RunOptions::default()
-        };
+        let opts = control_opts(&pcap, &dir, runmode, threads);
         let control = opts.control.clone();
         // Progress comes every 4096 packets, after the packet that made it.
         let summary = run_offline(&opts, &mut |p| match p.packets {
@@ -180,19 +185,7 @@ fn stats_on_request_and_stop_are_exact() {
 fn workers_answer_stats_and_stop() {
     let pcap = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/realistic-a.pcap");
     let dir = tempdir("runmodes", "control-workers");
-    let opts = RunOptions {
-        inputs: vec![pcap],
-        log_dir: Some(dir.clone()),
-        checksum: Some("none".into()),
-        runmode: Some("workers".into()),
-        threads: Some(2),
-        disable_detection: true,
-        sets: vec![
-            format!("outputs.1.eve-log.types.{}.stats.threads=yes", stats_item()),
-            "stats.interval=86400".into(),
-        ],
-        ..RunOptions::default()
-    };
+    let opts = control_opts(&pcap, &dir, "workers", 2);
     let control = opts.control.clone();
     let summary = run_offline(&opts, &mut |p| match p.packets {
         4096 => control.request_stats(),
