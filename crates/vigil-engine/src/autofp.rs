@@ -9,9 +9,8 @@
 //! frames before it), so flows time out at the same packet on every runmode
 //! and thread count, not whenever a quiet worker happens to see traffic.
 
-use crate::affinity::Affinity;
 use crate::error::EngineError;
-use crate::lane::{Ended, Lane, LaneEnd};
+use crate::lane::{spawn_worker, Ended, Lane, LaneEnd};
 use crate::outputs::Outputs;
 use crate::rules::LoadedRules;
 use crate::run::{with_capture, worker_name, write_stats, Dispatch};
@@ -98,15 +97,7 @@ impl<'scope> Autofp<'scope> {
             rings.push(tx);
             let lane = Lane::new(setup, workers, outputs.share());
             let give_back = give_back.clone();
-            let handle = std::thread::Builder::new()
-                .name(worker_name(i))
-                .spawn_scoped(scope, move || {
-                    if let Some(a) = &setup.affinity {
-                        Affinity::pin(a.worker(i));
-                    }
-                    work(setup, lane, rx, give_back, i)
-                })
-                .map_err(|e| EngineError::Usage(format!("cannot start worker thread {}: {e}", i + 1)))?;
+            let handle = spawn_worker(scope, setup, i, move || work(setup, lane, rx, give_back, i))?;
             handles.push(handle);
         }
         Ok(Autofp {

@@ -133,3 +133,22 @@ impl Ended {
         }
     }
 }
+
+/// Starts worker `i`'s (0-based) thread in `scope`, named as Suricata names
+/// its workers and pinned where `threading` says.
+pub(crate) fn spawn_worker<'scope, 'env, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    setup: &'env Setup,
+    i: usize,
+    work: impl FnOnce() -> T + Send + 'scope,
+) -> Result<std::thread::ScopedJoinHandle<'scope, T>, EngineError> {
+    std::thread::Builder::new()
+        .name(crate::run::worker_name(i))
+        .spawn_scoped(scope, move || {
+            if let Some(a) = &setup.affinity {
+                crate::affinity::Affinity::pin(a.worker(i));
+            }
+            work()
+        })
+        .map_err(|e| EngineError::Usage(format!("cannot start worker thread {}: {e}", i + 1)))
+}

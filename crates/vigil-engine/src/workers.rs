@@ -14,10 +14,9 @@
 //! runmode. A stats record taken mid-run adds up what each worker had
 //! inspected when it answered; the final one is exact.
 
-use crate::affinity::Affinity;
 use crate::checksum::ChecksumState;
 use crate::error::EngineError;
-use crate::lane::{Ended, Lane, LaneEnd};
+use crate::lane::{spawn_worker, Ended, Lane, LaneEnd};
 use crate::outputs::Outputs;
 use crate::rules::LoadedRules;
 use crate::run::{with_capture, worker_name, write_stats, Dispatch};
@@ -106,15 +105,7 @@ impl<'scope> Workers<'scope> {
             senders.push(tx);
             let lane = Lane::new(setup, workers, outputs.share());
             let stop = stop.clone();
-            let handle = std::thread::Builder::new()
-                .name(worker_name(i))
-                .spawn_scoped(scope, move || {
-                    if let Some(a) = &setup.affinity {
-                        Affinity::pin(a.worker(i));
-                    }
-                    read_own(setup, files, lane, i, workers, rx, &stop)
-                })
-                .map_err(|e| EngineError::Usage(format!("cannot start worker thread {}: {e}", i + 1)))?;
+            let handle = spawn_worker(scope, setup, i, move || read_own(setup, files, lane, i, workers, rx, &stop))?;
             handles.push(handle);
         }
         Ok(Workers {
