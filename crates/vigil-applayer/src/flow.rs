@@ -42,8 +42,11 @@ pub struct AppCounters {
     /// `app_layer.error.<proto>.parser`); a TCP direction is then no longer parsed, a UDP
     /// datagram is skipped.
     pub parser_errors: u64,
-    /// Capture gaps reported for the flow (Suricata `app_layer.error.<proto>.gap`).
+    /// Capture gaps reported for the flow.
     pub gaps: u64,
+    /// Gaps its parser could not go on after (TLS): Suricata's
+    /// `app_layer.error.<proto>.gap`, which parsers that accept gaps never raise.
+    pub gap_errors: u64,
     /// Errors `app-layer.error-policy` applies to: a parser error, or a gap in a protocol
     /// whose parser cannot resume after one (TLS). A TCP flow's parsing stops at the first.
     pub policy_errors: u64,
@@ -510,6 +513,7 @@ impl AppFlow {
                     if matches!(**parser, Parser::Tls(_)) {
                         // Records cannot be found again after a hole (Suricata's TLS does not
                         // accept gaps either): an error.
+                        self.counters.gap_errors += 1;
                         self.fail();
                     } else {
                         parser.on_gap(dir, len);

@@ -497,11 +497,12 @@ fn an_error_stops_parsing_both_ways_and_is_counted_for_the_error_policy() {
     flow.gap(ToServer, 10);
     flow.feed(ToClient, &server1.1);
     let c = flow.counters();
-    assert_eq!((c.gaps, c.parser_errors, c.policy_errors), (1, 0, 1));
+    assert_eq!((c.gaps, c.gap_errors, c.parser_errors, c.policy_errors), (1, 1, 0, 1));
     assert!(flow.txs().all(|t| t.progress(ToClient) == Progress::None), "the server side is not parsed");
     let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 40000, 80);
     flow.feed(ToServer, b"GET / HTTP/1.1\r\n\r\n");
     flow.gap(ToServer, 10);
     flow.feed(ToServer, b"GET /next HTTP/1.1\r\n\r\n");
-    assert_eq!(flow.counters().policy_errors, 0);
+    let c = flow.counters();
+    assert_eq!((c.gaps, c.gap_errors, c.policy_errors), (1, 0, 0));
 }

@@ -184,7 +184,7 @@ impl AppStats {
         if let Some(i) = slot(app.layer.proto(), app.layer.transport()).filter(|&i| i < TX_NAMES.len()) {
             let c = app.layer.counters();
             self.errors[i][0] += c.parser_errors;
-            self.errors[i][1] += c.gaps;
+            self.errors[i][1] += c.gap_errors;
         }
     }
 
