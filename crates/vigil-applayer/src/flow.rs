@@ -335,6 +335,12 @@ impl AppFlow {
         }
     }
 
+    /// Errors the error policy applies to so far ([`AppCounters::policy_errors`]), read
+    /// for every packet (without assembling the other counters).
+    pub fn policy_errors(&self) -> u64 {
+        self.counters.policy_errors
+    }
+
     /// Counters for stats.
     pub fn counters(&self) -> AppCounters {
         let mut c = self.counters;

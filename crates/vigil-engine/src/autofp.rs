@@ -13,7 +13,7 @@ use crate::error::EngineError;
 use crate::lane::{spawn_worker, Ended, Lane, LaneEnd};
 use crate::outputs::Outputs;
 use crate::rules::LoadedRules;
-use crate::run::{with_capture, worker_name, write_stats, Dispatch};
+use crate::run::{with_capture, write_stats, Dispatch};
 use crate::setup::Setup;
 use crate::stats;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender, TrySendError};
@@ -221,16 +221,8 @@ impl Dispatch for Autofp<'_> {
             self.send(i, Msg::Report(to.clone()))?;
         }
         drop(to);
-        let mut by_worker: Vec<(usize, Counters)> = reports.iter().collect();
-        if by_worker.len() != self.rings.len() {
-            return Err(EngineError::Usage("a worker stopped before reporting its counters".into()));
-        }
-        by_worker.sort_by_key(|(i, _)| *i);
-        let mut all = Counters::new();
-        for (_, c) in &by_worker {
-            stats::merge(&mut all, c);
-        }
-        self.threads = by_worker.into_iter().map(|(i, c)| (worker_name(i), c)).collect();
+        let (all, threads) = stats::gather(reports.iter().collect(), self.rings.len())?;
+        self.threads = threads;
         Ok(with_capture(all, received, self.dropped))
     }
 

@@ -460,7 +460,6 @@ impl Outputs {
         }
         let mut fields = flow_fields(f);
         fields.action = fate.action;
-        fields.exception_policy = fate.exception_policy;
         fields.tx_cnt = fate.tx_cnt;
         if fate.bypassed {
             fields.state = "bypassed";
@@ -472,33 +471,19 @@ impl Outputs {
             gap: (t.gap.to_server, t.gap.to_client),
             max_regions: (t.max_regions.to_server, t.max_regions.to_client),
         });
-        let rec = flow_record(&fields, now);
+        // Built for each output's options (`exception-policy`, `community-id`);
+        // outputs with the same options share one record.
+        let mut built: Option<((bool, Option<u16>), Value)> = None;
         for sink in self.sinks.iter_mut().filter(|s| s.flow) {
-            // Exception policies are listed only where the output asks (`exception-policy: true`).
-            let plain = !sink.flow_exception_policy && !fields.exception_policy.is_empty();
-            if !plain && sink.envelope.community_id.is_none() {
-                write(&mut sink.writer, &rec)?;
-                continue;
+            let opts = (sink.flow_exception_policy, sink.envelope.community_id);
+            if built.as_ref().is_none_or(|(o, _)| *o != opts) {
+                fields.exception_policy = if opts.0 { fate.exception_policy } else { &[] };
+                fields.community_id = opts.1;
+                built = Some((opts, flow_record(&fields, now)));
             }
-            let mut r = rec.clone();
-            if plain {
-                if let Some(f) = r.get_mut("flow").and_then(Value::as_object_mut) {
-                    f.remove("exception_policy");
-                }
+            if let Some((_, rec)) = &built {
+                write(&mut sink.writer, rec)?;
             }
-            if let (Some(seed), Some(m)) = (sink.envelope.community_id, r.as_object_mut()) {
-                let id = vigil_output::community_id(
-                    seed,
-                    fields.src_ip,
-                    fields.dest_ip,
-                    fields.proto,
-                    fields.ports,
-                    fields.icmp,
-                );
-                let at = m.keys().position(|k| k == "proto").map_or(m.len(), |i| i + 1);
-                m.shift_insert(at, "community_id".into(), Value::String(id));
-            }
-            write(&mut sink.writer, &r)?;
         }
         Ok(())
     }
@@ -607,6 +592,7 @@ fn flow_fields<E>(f: &Flow<E>) -> FlowRecord<'_> {
         tcp_session: None,
         action: None,
         exception_policy: &[],
+        community_id: None,
         tx_cnt: 0,
     }
 }

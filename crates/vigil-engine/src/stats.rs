@@ -83,6 +83,28 @@ pub(crate) fn get(all: &[(String, u64)], name: &str) -> u64 {
     all.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v)
 }
 
+/// Dotted counter names and values.
+pub(crate) type CounterList = Vec<(String, u64)>;
+
+/// The counters the workers reported, merged in worker order, with each
+/// worker's own under its thread name (for `stats.threads`); an error when
+/// fewer than `expected` answered.
+pub(crate) fn gather(
+    mut by_worker: Vec<(usize, CounterList)>,
+    expected: usize,
+) -> Result<(CounterList, Vec<(String, CounterList)>), crate::error::EngineError> {
+    if by_worker.len() != expected {
+        return Err(crate::error::EngineError::Usage("a worker stopped before reporting its counters".into()));
+    }
+    by_worker.sort_by_key(|(i, _)| *i);
+    let mut all = Vec::new();
+    for (_, c) in &by_worker {
+        merge(&mut all, c);
+    }
+    let threads = by_worker.into_iter().map(|(i, c)| (crate::run::worker_name(i), c)).collect();
+    Ok((all, threads))
+}
+
 pub(crate) fn merge(into: &mut Vec<(String, u64)>, other: &[(String, u64)]) {
     if into.is_empty() {
         into.extend_from_slice(other);

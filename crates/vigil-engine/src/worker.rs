@@ -546,9 +546,9 @@ impl Worker {
         }
         let mut encrypted_now = false;
         if let Some(app) = f.ext.app.as_deref_mut() {
-            let errors = app.layer.counters().policy_errors;
+            let errors = app.layer.policy_errors();
             app.feed_tcp(ssn, &mut self.stream, false, &mut self.app_buf);
-            if app.layer.counters().policy_errors > errors {
+            if app.layer.policy_errors() > errors {
                 self.detector.exceptions.met_app_error(app.layer.proto(), Transport::Tcp);
             }
             if app.raw_off {
@@ -733,9 +733,9 @@ impl Worker {
             .ext
             .app
             .get_or_insert_with(|| Box::new(FlowApp::new(AppFlow::new(cfg, Transport::Udp, f.key.sport, f.key.dport))));
-        let errors = app.layer.counters().policy_errors;
+        let errors = app.layer.policy_errors();
         app.layer.feed(h.dir, payload);
-        if app.layer.counters().policy_errors > errors {
+        if app.layer.policy_errors() > errors {
             self.detector.exceptions.met_app_error(app.layer.proto(), Transport::Udp);
         }
     }

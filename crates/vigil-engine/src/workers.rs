@@ -19,7 +19,7 @@ use crate::error::EngineError;
 use crate::lane::{spawn_worker, Ended, Lane, LaneEnd};
 use crate::outputs::Outputs;
 use crate::rules::LoadedRules;
-use crate::run::{with_capture, worker_name, write_stats, Dispatch};
+use crate::run::{with_capture, write_stats, Dispatch};
 use crate::setup::Setup;
 use crate::stats;
 use std::path::PathBuf;
@@ -197,18 +197,11 @@ impl Dispatch for Workers<'_> {
         drop(to);
         let mut by_worker: Vec<(usize, Counters)> = vec![(0, self.lane.counters(self.setup))];
         by_worker.extend(reports.iter());
-        if by_worker.len() != self.workers {
-            return Err(EngineError::Usage("a worker stopped before reporting its counters".into()));
-        }
-        by_worker.sort_by_key(|(i, _)| *i);
-        let mut all = Counters::new();
-        for (_, c) in &by_worker {
-            stats::merge(&mut all, c);
-        }
-        self.threads = by_worker.into_iter().map(|(i, c)| (worker_name(i), c)).collect();
+        let (all, threads) = stats::gather(by_worker, self.workers)?;
+        self.threads = threads;
         // Each worker counts the frames it inspected: what was received is
         // what they add up to (nothing is dropped reading files).
-        let inspected = all.iter().find(|(k, _)| k == "decoder.pkts").map_or(0, |(_, v)| *v);
+        let inspected = stats::get(&all, "decoder.pkts");
         Ok(with_capture(all, inspected, 0))
     }
 
@@ -245,7 +238,7 @@ impl Dispatch for Workers<'_> {
         if let Some(e) = error {
             return Err(e);
         }
-        let inspected = end.counters.iter().find(|(k, _)| k == "decoder.pkts").map_or(0, |(_, v)| *v);
+        let inspected = stats::get(&end.counters, "decoder.pkts");
         write_stats(&mut outputs, &with_capture(end.counters.clone(), inspected, 0), &threads, ts, uptime, &rules)?;
         end.records += outputs.finish()?;
         Ok(end)

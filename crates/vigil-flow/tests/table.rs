@@ -316,3 +316,27 @@ fn a_state_set_from_the_session_moves_the_timeout() {
     assert_eq!(h.ended.len(), 1);
     assert_eq!((h.ended[0].end_reason, h.ended[0].state), (Some(EndReason::Timeout), FlowState::Closed));
 }
+
+#[test]
+fn flush_in_steps_ends_at_most_so_many_flows_each_time() {
+    let mut h = H::new(FlowConfig::default());
+    for port in 0..10 {
+        h.send(&tcp(C, S, 30000 + port, 443, SYN));
+    }
+    let (mut from, mut steps) = (0, Vec::new());
+    while let Some(next) = h.flows.flush_some(from, 4) {
+        steps.push(h.flows.take_ended().len());
+        from = next;
+    }
+    steps.push(h.flows.take_ended().len());
+    assert_eq!(steps, [4, 4, 2]);
+    assert!(h.flows.is_empty());
+    // The ended flows are handed over whole, and an emptied vector comes back for reuse.
+    h.send(&tcp(C, S, 40000, 443, SYN));
+    h.flows.flush();
+    let mut ended = h.flows.take_ended();
+    assert_eq!(ended.len(), 1);
+    ended.clear();
+    h.flows.give_back_ended(ended);
+    assert_eq!(h.flows.drain_ended().count(), 0);
+}

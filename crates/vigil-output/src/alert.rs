@@ -77,8 +77,7 @@ pub fn alert_record(p: &Packet<'_>, a: &AlertInfo<'_>, opts: AlertOptions) -> Va
         m.insert("stream".into(), json!(u8::from(a.stream_payload.is_some())));
     }
     if opts.packet {
-        m.insert("packet".into(), json!(crate::base64::encode(p.data)));
-        m.insert("packet_info".into(), json!({ "linktype": p.linktype.dlt(), "linktype_name": p.linktype.name() }));
+        crate::envelope::insert_packet(&mut m, p);
     }
     Value::Object(m)
 }

@@ -55,8 +55,7 @@ pub fn applayer_anomaly_record(
 fn packet_anomaly(p: &Packet<'_>, kind: &str, event: &str, opts: AnomalyOptions) -> Value {
     let mut m = envelope(p, "anomaly", opts.envelope);
     if opts.packethdr {
-        m.insert("packet".into(), Value::String(crate::base64::encode(p.data)));
-        m.insert("packet_info".into(), json!({ "linktype": p.linktype.dlt(), "linktype_name": p.linktype.name() }));
+        crate::envelope::insert_packet(&mut m, p);
     }
     m.insert("anomaly".into(), json!({ "type": kind, "event": event }));
     Value::Object(m)
@@ -68,6 +67,23 @@ mod tests {
     use vigil_decode::{DecodeConfig, Decoder};
     use vigil_types::{LinkType, Timestamp};
     use vigil_wire::build::PacketBuilder;
+
+    #[test]
+    fn parser_events_are_named_as_each_parser_names_them() {
+        let frame = PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2]).tcp(80, 40000).payload(b"x").build_ethernet();
+        let mut dec = Decoder::new(DecodeConfig::default());
+        let p = dec.decode(&frame, Timestamp::from_micros(1_700_000_000, 0), LinkType::Ethernet, 7);
+        let opts = EnvelopeOptions::default();
+        let http = applayer_anomaly_record(&p, 5, "http", "http.unable_to_match_response_to_request", Some(2), opts);
+        assert_eq!(
+            http["anomaly"],
+            json!({ "app_proto": "http", "type": "applayer", "event": "UNABLE_TO_MATCH_RESPONSE_TO_REQUEST", "layer": "proto_parser" })
+        );
+        assert_eq!((&http["flow_id"], &http["tx_id"]), (&json!(5), &json!(2)));
+        let dns = applayer_anomaly_record(&p, 5, "dns", "dns.malformed_data", None, opts);
+        assert_eq!(dns["anomaly"]["event"], "malformed_data");
+        assert!(dns.get("tx_id").is_none());
+    }
 
     #[test]
     fn stream_events_are_typed_and_prefixed() {

@@ -29,6 +29,12 @@ pub fn ip_text(ip: std::net::IpAddr) -> String {
     }
 }
 
+/// The packet's bytes (base64) and its link type, as `packet` and `packet_info`.
+pub(crate) fn insert_packet(m: &mut Map<String, Value>, p: &Packet<'_>) {
+    m.insert("packet".into(), Value::String(crate::base64::encode(p.data)));
+    m.insert("packet_info".into(), json!({ "linktype": p.linktype.dlt(), "linktype_name": p.linktype.name() }));
+}
+
 /// The fields every packet-based record starts with, in Suricata's order.
 pub fn envelope(p: &Packet<'_>, event_type: &str, opts: EnvelopeOptions) -> Map<String, Value> {
     let mut m = Map::new();

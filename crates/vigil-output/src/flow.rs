@@ -39,6 +39,8 @@ pub struct FlowRecord<'a> {
     /// `timeout`, `forced`, `shutdown` or `tcp_reuse`.
     pub reason: &'a str,
     pub alerted: bool,
+    /// `community-id-seed` when the output writes `community_id`.
+    pub community_id: Option<u16>,
     /// Application-layer transactions the flow had (written when any).
     pub tx_cnt: u64,
     /// The flow ended in emergency mode.
@@ -84,6 +86,10 @@ pub fn flow_record(r: &FlowRecord<'_>, now: Timestamp) -> Value {
     }
     m.insert("ip_v".into(), json!(if r.src_ip.is_ipv4() { 4 } else { 6 }));
     m.insert("proto".into(), Value::String(proto_name(r.proto).into_owned()));
+    if let Some(seed) = r.community_id {
+        let id = crate::community_id(seed, r.src_ip, r.dest_ip, r.proto, r.ports, r.icmp);
+        m.insert("community_id".into(), Value::String(id));
+    }
     if let Some((t, c)) = r.icmp {
         m.insert("icmp_type".into(), json!(t));
         m.insert("icmp_code".into(), json!(c));
@@ -208,6 +214,7 @@ mod tests {
             state: "closed",
             reason: "shutdown",
             alerted: false,
+            community_id: None,
             tx_cnt: 0,
             emergency: false,
             tcp_flags: Some((0x1b, 0x1f)),

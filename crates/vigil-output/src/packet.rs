@@ -2,14 +2,13 @@
 //! its session or host (with the alert output's `tagged-packets: yes`).
 
 use crate::envelope::{envelope, EnvelopeOptions};
-use serde_json::{json, Value};
+use serde_json::Value;
 use vigil_decode::Packet;
 
 /// One `packet` record, the packet's bytes base64-encoded with its link type.
 pub fn packet_record(p: &Packet<'_>, flow_id: Option<u64>, opts: EnvelopeOptions) -> Value {
     let mut m = envelope(p, "packet", opts);
-    m.insert("packet".into(), Value::String(crate::base64::encode(p.data)));
-    m.insert("packet_info".into(), json!({ "linktype": p.linktype.dlt(), "linktype_name": p.linktype.name() }));
+    crate::envelope::insert_packet(&mut m, p);
     let mut rec = Value::Object(m);
     if let Some(id) = flow_id {
         crate::insert_flow_id(&mut rec, id);
@@ -20,6 +19,7 @@ pub fn packet_record(p: &Packet<'_>, flow_id: Option<u64>, opts: EnvelopeOptions
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use vigil_decode::{DecodeConfig, Decoder};
     use vigil_types::{LinkType, Timestamp};
     use vigil_wire::build::PacketBuilder;

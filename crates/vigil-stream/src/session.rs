@@ -458,14 +458,15 @@ impl TcpSession {
     /// sender's latest TSval on.
     fn paws_ok(&mut self, ctx: &StreamCtx, seg: &Segment<'_>) -> bool {
         let Some((ts, _)) = seg.ts.filter(|_| self.timestamps) else { return true };
-        let policy = ctx.cfg.policies.lookup(seg.dst);
+        // The receiver's OS matters only in the rare cases below: looked up there.
+        let policy = || ctx.cfg.policies.lookup(seg.dst);
         let me = self.dirs.get_mut(seg.dir);
-        if ts == 0 && !matches!(policy, Policy::OldLinux | Policy::Solaris) {
+        if ts == 0 && !matches!(policy(), Policy::OldLinux | Policy::Solaris) {
             return false;
         }
         if let Some(last) = me.last_ts {
-            let slack = i64::from(policy == Policy::Linux);
-            if i64::from(ts.wrapping_sub(last) as i32) + slack < 0 {
+            let diff = ts.wrapping_sub(last) as i32;
+            if diff < 0 && !(diff == -1 && policy() == Policy::Linux) {
                 return false;
             }
         }

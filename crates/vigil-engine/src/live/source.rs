@@ -6,6 +6,7 @@ use crate::error::EngineError;
 use crate::reject::Response;
 use std::time::Duration;
 use vigil_capture::{AfPacket, AfPacketTx, LiveFrame, NfQueue, RawIpSender, Verdict};
+use vigil_wire::ethertype;
 
 /// The kernel's view of one source, cumulative.
 #[derive(Debug, Clone, Copy, Default)]
@@ -186,8 +187,8 @@ fn ethernet_header_len(frame: &[u8]) -> Option<usize> {
     loop {
         let et = u16::from_be_bytes([*frame.get(at)?, *frame.get(at + 1)?]);
         match et {
-            0x8100 | 0x88a8 | 0x9100 => at += 4,
-            0x0800 | 0x86dd => return Some(at + 2),
+            ethertype::VLAN | ethertype::QINQ | ethertype::QINQ_OLD => at += 4,
+            ethertype::IPV4 | ethertype::IPV6 => return Some(at + 2),
             _ => return None,
         }
     }
