@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
         let ack = u32::from(u16::from_be_bytes([h[3], h[4]])).wrapping_mul(97).wrapping_sub(1 << 12);
         // Timestamps from the sequence numbers, so PAWS is exercised too.
         let ts = (h[0] & 0x40 != 0).then_some((seq.rotate_left(7), ack.rotate_left(7)));
-        let seg = Segment { dir, flags: h[0] & 0x1f, seq, ack, payload, dst, ts };
+        let seg = Segment { dir, flags: h[0] & 0x1f, seq, ack, payload, dst, ts, tfo: h[2] & 1 != 0 };
         if ssn.is_none() {
             ssn = ctx.start(&seg);
         }

@@ -1,4 +1,5 @@
-//! `detect`, `mpm-algo` and `spm-algo`: how the detection engine is built.
+//! `detect`, `mpm-algo`, `spm-algo` and `action-order`: how the detection
+//! engine is built.
 //! Values are checked here (a bad one is an error naming its key, and the
 //! default stays); the engine decides what each means for it.
 
@@ -18,7 +19,14 @@ pub struct Detect {
     /// `detect.inspection-recursion-limit`: steps one content inspection
     /// may take, backtracking included; 0: no limit. Default 3000.
     pub inspection_recursion_limit: u32,
+    /// `action-order`: which action's signatures are evaluated first; the
+    /// first match of `pass`, `drop` or `reject` decides the packet.
+    /// Actions the list leaves out follow in their default order.
+    pub action_order: Vec<String>,
 }
+
+/// Suricata's default `action-order`.
+pub const DEFAULT_ACTION_ORDER: [&str; 4] = ["pass", "drop", "reject", "alert"];
 
 impl Default for Detect {
     fn default() -> Self {
@@ -28,6 +36,7 @@ impl Default for Detect {
             profile: "medium".into(),
             sgh_mpm_context: "auto".into(),
             inspection_recursion_limit: 3000,
+            action_order: DEFAULT_ACTION_ORDER.iter().map(|a| a.to_string()).collect(),
         }
     }
 }
@@ -56,8 +65,33 @@ impl Detect {
             inspection_recursion_limit: detect
                 .int_in("inspection-recursion-limit", 0, i64::from(u32::MAX), errs)
                 .map_or(d.inspection_recursion_limit, |v| v as u32),
+            action_order: action_order(root, errs).unwrap_or(d.action_order),
         }
     }
+}
+
+/// `action-order`, completed with the actions it leaves out; `None` (and an
+/// error) for an unknown or repeated action.
+fn action_order(root: &Section<'_>, errs: &mut Errors) -> Option<Vec<String>> {
+    let listed = root.string_list("action-order", errs)?;
+    let mut order: Vec<String> = Vec::with_capacity(DEFAULT_ACTION_ORDER.len());
+    for a in listed {
+        if !DEFAULT_ACTION_ORDER.contains(&a.as_str()) {
+            root.error("action-order", errs, format!("unknown action {a:?}: expected pass, drop, reject or alert"));
+            return None;
+        }
+        if order.contains(&a) {
+            root.error("action-order", errs, format!("action {a:?} listed twice"));
+            return None;
+        }
+        order.push(a);
+    }
+    for a in DEFAULT_ACTION_ORDER {
+        if !order.iter().any(|o| o == a) {
+            order.push(a.into());
+        }
+    }
+    Some(order)
 }
 
 #[cfg(test)]
@@ -77,10 +111,23 @@ mod tests {
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!((d.mpm_algo.as_str(), d.spm_algo.as_str(), d.profile.as_str()), ("ac", "bm", "high"));
         assert_eq!((d.sgh_mpm_context.as_str(), d.inspection_recursion_limit), ("full", 0));
+        assert_eq!(d.action_order, DEFAULT_ACTION_ORDER);
         let (d, errs) = load("mpm-algo: fast\ndetect:\n  profile: huge\n");
         assert_eq!((d.mpm_algo.as_str(), d.profile.as_str()), ("auto", "medium"));
         assert_eq!(errs.len(), 2, "{errs:?}");
         assert!(errs[0].contains("t.yaml") && errs[0].contains("mpm-algo"), "{errs:?}");
         assert_eq!(load("").0, Detect::default());
+    }
+
+    #[test]
+    fn action_order_is_completed_and_checked() {
+        let (d, errs) = load("action-order:\n  - drop\n  - alert\n  - reject\n");
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(d.action_order, ["drop", "alert", "reject", "pass"]);
+        for bad in ["action-order:\n  - drop\n  - bounce\n", "action-order:\n  - drop\n  - drop\n"] {
+            let (d, errs) = load(bad);
+            assert_eq!(d.action_order, DEFAULT_ACTION_ORDER);
+            assert!(errs.len() == 1 && errs[0].contains("action-order"), "{errs:?}");
+        }
     }
 }

@@ -120,6 +120,7 @@ pub const UNDERSTOOD_KEYS: &[&str] = &[
     "detect",
     "mpm-algo",
     "spm-algo",
+    "action-order",
     "af-packet",
     "nfq",
 ];

@@ -24,6 +24,9 @@ pub struct FlowDetect {
     pub exception_passed: bool,
     /// `bypass`: the flow is not tracked, parsed or inspected any more.
     pub bypassed: bool,
+    /// IP-only signatures were inspected in this direction (to server, to
+    /// client): they are not again.
+    pub ip_only_done: [bool; 2],
 }
 
 /// A flow's bits, indexed by the ids the engine gave the names.

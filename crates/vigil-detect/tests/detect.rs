@@ -2,6 +2,7 @@
 //! engine, against packets built with vigil's own builders.
 
 use vigil_decode::{DecodeConfig, Decoder};
+use vigil_detect::compile::{ActionOrder, FlowInfo};
 use vigil_detect::prefilter::Algo;
 use vigil_detect::{compile, DetectEngine, DetectScratch};
 use vigil_rules::{Classifications, Loader};
@@ -147,6 +148,91 @@ alert tcp any any -> any any (msg:"later content"; content:"secret"; sid:31;)
     assert_eq!(run(40001, 80, b"secret", &mut other), vec![31]);
 }
 
+/// Runs `payload` from client to server (or back) through `e` with the
+/// flow state `st`; `inline`: IPS scratch.
+fn run_flow(
+    e: &DetectEngine,
+    to_server: bool,
+    payload: &[u8],
+    st: &mut vigil_detect::FlowDetect,
+    inline: bool,
+) -> Vec<u32> {
+    let (src, dst, sport, dport) = if to_server { (CLIENT, SERVER, 40000, 80) } else { (SERVER, CLIENT, 80, 40000) };
+    let f = PacketBuilder::ipv4(src, dst).tcp(sport, dport).payload(payload).build_ethernet();
+    let p = Decoder::new(DecodeConfig::default()).decode(&f, Timestamp::default(), LinkType::Ethernet, 1);
+    let flow = Some(FlowInfo { to_server, ..FlowInfo::default() });
+    let mut out = Vec::new();
+    e.inspect(&p, flow, Some(st), &mut DetectScratch::inline(inline), &mut |s| out.push(s.sid));
+    out
+}
+
+#[test]
+fn a_pass_on_payload_passes_only_the_packet() {
+    let rules = r#"
+pass tcp any any -> any any (content:"wo"; sid:40;)
+alert tcp any any -> any any (content:"Hi"; sid:41;)
+"#;
+    let e = engine(rules, Algo::best());
+    let mut st = vigil_detect::FlowDetect::default();
+    assert_eq!(run_flow(&e, true, b"Hi world", &mut st, false), vec![40]);
+    assert!(!st.passed, "a packet match of a payload signature is the packet's alone");
+    assert_eq!(run_flow(&e, true, b"Hi all", &mut st, false), vec![41]);
+}
+
+#[test]
+fn action_order_decides_which_signatures_come_first() {
+    let rules = r#"
+alert tcp any any -> any any (content:"Hi"; sid:50;)
+pass tcp any any -> any any (content:"Hi"; sid:51;)
+drop tcp any any -> any any (content:"Hi"; sid:52;)
+"#;
+    let set = Loader::new().load_str(rules, "t.rules").unwrap();
+    let sigs = || set.rules.iter().map(|r| compile(r, &Classifications::default()).unwrap()).collect::<Vec<_>>();
+    let order = ActionOrder::from_names(&["drop", "alert", "reject", "pass"]).unwrap();
+    let e = DetectEngine::build_ordered(sigs(), Algo::best(), order).unwrap();
+    let mut st = vigil_detect::FlowDetect::default();
+    assert_eq!(run_flow(&e, true, b"Hi", &mut st, true), vec![52, 50, 51]);
+    // Suricata's default: pass first, and it stops the packet's inspection.
+    let e = DetectEngine::build(sigs(), Algo::best()).unwrap();
+    assert_eq!(run_flow(&e, true, b"Hi", &mut st, true), vec![51]);
+    assert!(ActionOrder::from_names(&["drop", "alert", "pass"]).is_none());
+}
+
+#[test]
+fn inline_a_pass_after_a_drop_does_not_pass_the_flow() {
+    let rules = r#"
+pass tcp any any -> any any (sid:60;)
+drop tcp any any -> any any (content:"Hi"; sid:61;)
+"#;
+    let set = Loader::new().load_str(rules, "t.rules").unwrap();
+    let sigs: Vec<_> = set.rules.iter().map(|r| compile(r, &Classifications::default()).unwrap()).collect();
+    let order = ActionOrder::from_names(&["drop", "pass", "reject", "alert"]).unwrap();
+    let e = DetectEngine::build_ordered(sigs, Algo::best(), order).unwrap();
+    for inline in [true, false] {
+        let mut st = vigil_detect::FlowDetect::default();
+        assert_eq!(run_flow(&e, true, b"Hi", &mut st, inline), vec![61, 60]);
+        assert_eq!(st.passed, !inline, "inline: the dropped packet's pass stays the packet's");
+    }
+}
+
+#[test]
+fn ip_only_signatures_see_the_first_packet_of_each_direction() {
+    let rules = r#"
+alert tcp any any -> any any (msg:"ip-only"; sid:70;)
+alert tcp any any -> any 80 (msg:"a port: every packet"; sid:71;)
+"#;
+    let e = engine(rules, Algo::best());
+    let mut st = vigil_detect::FlowDetect::default();
+    assert_eq!(run_flow(&e, true, b"a", &mut st, false), vec![70, 71]);
+    assert_eq!(run_flow(&e, true, b"b", &mut st, false), vec![71]);
+    assert_eq!(run_flow(&e, false, b"c", &mut st, false), vec![70]);
+    assert!(run_flow(&e, false, b"d", &mut st, false).is_empty());
+    // Without a flow, every packet.
+    let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(40000, 80).payload(b"e").build_ethernet();
+    assert_eq!(sids(&e, &f), vec![70, 71]);
+    assert_eq!(sids(&e, &f), vec![70, 71]);
+}
+
 #[test]
 fn address_list_rules_without_content_are_found_by_address() {
     // Reputation-list style: no content, a source (or destination) list.
@@ -181,7 +267,6 @@ fn sids_with_flow(e: &DetectEngine, frame: &[u8], flow: Option<vigil_detect::com
 
 #[test]
 fn flow_keyword_direction_and_state() {
-    use vigil_detect::compile::FlowInfo;
     let rules = r#"
 alert tcp any any -> any any (msg:"to server, established"; flow:established,to_server; sid:50;)
 alert tcp any any -> any any (msg:"to client"; flow:to_client; sid:51;)
@@ -272,7 +357,7 @@ alert tcp any any -> any any (msg:"dsize"; dsize:>2; content:"GET"; sid:3;)
     let stream = vigil_detect::StreamInput { chunk: None, payload_in_stream: true, pseudo: false };
     let mut out = Vec::new();
     let mut scratch = DetectScratch::default();
-    e.inspect_app(&p, Some(flow), None, stream, None, &mut scratch, &mut |s, _| out.push(s.sid));
+    e.inspect_app(&p, Some(flow), None, stream, None, &mut scratch, &mut |s, _, _| out.push(s.sid));
     out.sort();
     assert_eq!(out, [2, 3]);
 }
@@ -292,7 +377,6 @@ fn alert_keyword_makes_a_pass_signature_alert_too() {
 
 #[test]
 fn stream_event_keyword_matches_the_packet_that_raised_it() {
-    use vigil_detect::compile::FlowInfo;
     use vigil_stream::{StreamEvent, StreamEventSet};
     let rules = r#"
 alert tcp any any -> any any (msg:"bad timestamp"; stream-event:pkt_invalid_timestamp; sid:70;)
@@ -317,7 +401,6 @@ alert tcp any any -> any any (msg:"depth"; stream-event:reassembly_depth_reached
 
 #[test]
 fn stream_size_compares_the_sides_of_the_session() {
-    use vigil_detect::compile::FlowInfo;
     use vigil_types::PerDir;
     let rules = r#"
 alert tcp any any -> any any (msg:"server"; stream_size:server,>,1111; sid:80;)
@@ -352,7 +435,7 @@ alert tcp any any -> any any (msg:"either"; stream_size:either,=,5; sid:83;)
 fn app_layer_event_matches_the_transaction_that_raised_it() {
     use vigil_applayer::http::{HttpConfig, HttpParser};
     use vigil_applayer::{AppParser, TxRef};
-    use vigil_detect::compile::FlowInfo;
+
     use vigil_detect::{AppInput, StreamInput, TxInput};
     use vigil_types::{AppProto, Direction, PerDir};
     let rules = r#"
@@ -383,7 +466,7 @@ alert http any any -> any any (msg:"no host"; flow:established,to_server; app-la
     };
     let stream = StreamInput { chunk: None, payload_in_stream: false, pseudo: false };
     let mut out = Vec::new();
-    e.inspect_app(&p, Some(flow), None, stream, Some(&app), &mut DetectScratch::default(), &mut |s, tx| {
+    e.inspect_app(&p, Some(flow), None, stream, Some(&app), &mut DetectScratch::default(), &mut |s, tx, _| {
         out.push((s.sid, tx))
     });
     assert_eq!(out, vec![(90, Some(0))]);

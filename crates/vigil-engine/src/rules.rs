@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use vigil_config::Config;
+use vigil_detect::compile::ActionOrder;
 use vigil_detect::prefilter::Algo;
 use vigil_detect::{compile, DetectEngine};
 use vigil_rules::{Classifications, Loader, Vars};
@@ -154,7 +155,9 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         return Err(EngineError::Config(out.messages));
     }
     if !sigs.is_empty() {
-        let engine = DetectEngine::build(sigs, algo)
+        // The config checked the names: the default covers only a config built by hand.
+        let order = ActionOrder::from_names(&config.detect.action_order).unwrap_or_default();
+        let engine = DetectEngine::build_ordered(sigs, algo, order)
             .map_err(|e| EngineError::Config(vec![e.to_string()]))?
             .with_recursion_limit(config.detect.inspection_recursion_limit);
         out.engine = Some(Arc::new(engine));

@@ -7,7 +7,7 @@
 //! the match entirely, and a `rate_filter` swaps the action once its rate is
 //! exceeded. `noalert` hides the alert and keeps the action too.
 
-use vigil_detect::compile::{ActionScope, RuleAction};
+use vigil_detect::compile::RuleAction;
 use vigil_detect::threshold::{GlobalThresholds, MatchSubject, NewAction, RateFilterTable, RateTable};
 use vigil_detect::Signature;
 
@@ -55,16 +55,6 @@ impl Fates {
             fate.alert &= new != NewAction::Pass;
         }
         Some(fate)
-    }
-}
-
-/// Whether a drop or pass by `sig` covers the rest of the flow;
-/// `in_stream`: the match was on the reassembled stream.
-pub(crate) fn covers_flow(sig: &Signature, in_stream: bool) -> bool {
-    match sig.scope {
-        ActionScope::Packet => false,
-        ActionScope::Flow => true,
-        ActionScope::FlowIfStream => in_stream,
     }
 }
 
@@ -136,13 +126,17 @@ mod tests {
         assert_eq!((passed.action, passed.alert), (RuleAction::Pass, false), "a pass raises no alert");
     }
 
+    fn sig_covers(s: &Signature, in_stream: bool) -> bool {
+        s.scope.covers_flow(in_stream)
+    }
+
     #[test]
     fn scope_follows_the_kind_of_signature() {
-        assert!(!covers_flow(&sig("drop tcp any any -> any any (dsize:0; sid:1;)"), true));
-        assert!(covers_flow(&sig("drop ip 10.0.0.1 any -> any any (sid:1;)"), false), "address only");
-        assert!(covers_flow(&sig("drop http any any -> any any (sid:1;)"), false), "app layer");
-        assert!(covers_flow(&sig("drop http any any -> any any (http.uri; content:\"/a\"; sid:1;)"), false));
+        assert!(!sig_covers(&sig("drop tcp any any -> any any (dsize:0; sid:1;)"), true));
+        assert!(sig_covers(&sig("drop ip 10.0.0.1 any -> any any (sid:1;)"), false), "address only");
+        assert!(sig_covers(&sig("drop http any any -> any any (sid:1;)"), false), "app layer");
+        assert!(sig_covers(&sig("drop http any any -> any any (http.uri; content:\"/a\"; sid:1;)"), false));
         let payload = sig("drop tcp any any -> any any (content:\"evil\"; sid:1;)");
-        assert!(covers_flow(&payload, true) && !covers_flow(&payload, false), "stream or packet match");
+        assert!(sig_covers(&payload, true) && !sig_covers(&payload, false), "stream or packet match");
     }
 }

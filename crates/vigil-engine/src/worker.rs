@@ -128,14 +128,14 @@ impl Detector {
         }
         let Some(engine) = self.rules.engine.as_deref() else { return Ok(false) };
         // Filled only when something matches: no allocation on quiet packets.
-        let mut matched: Vec<(&Signature, Option<u64>)> = Vec::new();
-        engine.inspect_app(p, info, state.as_deref_mut(), stream, app, &mut self.scratch, &mut |sig, tx| {
-            matched.push((sig, tx))
+        let mut matched: Vec<(&Signature, Option<u64>, bool)> = Vec::new();
+        engine.inspect_app(p, info, state.as_deref_mut(), stream, app, &mut self.scratch, &mut |sig, tx, in_stream| {
+            matched.push((sig, tx, in_stream))
         });
         let mut alerted = false;
         // The first signature that dropped the packet, and why.
         let mut dropped_by: Option<(&Signature, DropReason)> = None;
-        for (sig, tx_id) in matched {
+        for (sig, tx_id, in_stream) in matched {
             // Pass signatures let traffic through; they raise no alert
             // unless they say `alert`.
             if sig.action == RuleAction::Pass && !sig.also_alert {
@@ -160,7 +160,7 @@ impl Detector {
                 self.suppressed += 1;
                 continue;
             };
-            let covers_flow = crate::verdict::covers_flow(sig, stream.payload_in_stream);
+            let covers_flow = sig.scope.covers_flow(in_stream);
             if fate.filtered && fate.action == RuleAction::Pass {
                 // A rate filter's pass: the packet (or the flow) goes through, uninspected further.
                 if let Some(st) = state.as_deref_mut().filter(|_| covers_flow) {
@@ -398,7 +398,7 @@ impl Worker {
             simulate: setup.simulate,
             detector: Detector {
                 rules: setup.rules.clone(),
-                scratch: DetectScratch::default(),
+                scratch: DetectScratch::inline(setup.ips),
                 ips: setup.ips,
                 alerts: 0,
                 suppressed: 0,
@@ -426,7 +426,7 @@ impl Worker {
     pub(crate) fn swap_rules(&mut self, rules: Arc<crate::rules::LoadedRules>) {
         // Scratch space is sized for the engine it served; its counter stays.
         let over = self.detector.scratch.alerts_over_limit;
-        let mut scratch = DetectScratch::default();
+        let mut scratch = DetectScratch::inline(self.detector.ips);
         scratch.alerts_over_limit = over;
         if let (Some(old), Some(new)) = (self.detector.rules.engine.as_deref(), rules.engine.as_deref()) {
             let (bits, ints) = (new.flowbit_ids_from(old), new.flowint_ids_from(old));
@@ -823,7 +823,7 @@ impl Worker {
                 let d = &f.ext.detect;
                 let action = if d.dropped {
                     Some("drop")
-                } else if d.exception_passed && !d.bypassed {
+                } else if (d.passed || d.exception_passed) && !d.bypassed {
                     Some("pass")
                 } else {
                     None

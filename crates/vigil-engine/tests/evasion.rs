@@ -256,7 +256,7 @@ fn overlapping_fragments_follow_the_target_policy() {
 const STREAM_RULES: &str = "alert tcp-stream any any -> any any (content:\"ATTACK-STRING\"; sid:3;)\n\
 alert tcp any any -> any any (flow:only_stream; content:\"ATTACK-STRING\"; sid:4;)\n\
 alert tcp any any -> any any (flow:established,to_server; content:\"ATTACK-STRING\"; sid:5;)\n\
-alert ip any any -> any any (msg:\"every packet\"; sid:6;)\n";
+alert ip any any -> any any (msg:\"every packet\"; ttl:>0; sid:6;)\n";
 
 #[test]
 fn data_never_acknowledged_is_inspected_at_flow_end_by_a_pseudo_packet() {

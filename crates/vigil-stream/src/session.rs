@@ -29,6 +29,9 @@ pub struct Segment<'a> {
     pub dst: IpAddr,
     /// The timestamp option's (TSval, TSecr), when the segment has one.
     pub ts: Option<(u32, u32)>,
+    /// The segment carries the TCP Fast Open option: a SYN's data is
+    /// then the stream's first bytes (without it, a receiver ignores them).
+    pub tfo: bool,
 }
 
 impl<'a> Segment<'a> {
@@ -36,21 +39,32 @@ impl<'a> Segment<'a> {
     /// `None` for anything but TCP over IP.
     pub fn from_packet(p: &vigil_decode::Packet<'a>, dir: Direction) -> Option<Segment<'a>> {
         let vigil_decode::Transport::Tcp { flags, seq, ack, .. } = p.transport else { return None };
-        Some(Segment { dir, flags, seq, ack, payload: p.payload(), dst: p.ip?.dst, ts: timestamps(p) })
+        let (ts, tfo) = options(p);
+        Some(Segment { dir, flags, seq, ack, payload: p.payload(), dst: p.ip?.dst, ts, tfo })
     }
 }
 
-/// The TCP timestamp option of the packet's (innermost) TCP header.
-fn timestamps(p: &vigil_decode::Packet<'_>) -> Option<(u32, u32)> {
+/// The timestamp option of the packet's (innermost) TCP header, and whether
+/// it has the Fast Open option.
+fn options(p: &vigil_decode::Packet<'_>) -> (Option<(u32, u32)>, bool) {
     use vigil_wire::tcp::{option_kind, Tcp, TcpOption};
-    let l = p.layers().iter().rev().find(|l| l.kind == vigil_decode::LayerKind::Tcp)?;
-    let h = Tcp::new_checked(p.data.get(l.offset as usize..)?).ok()?;
-    h.options().find_map(|o| match o {
-        TcpOption::Tlv { kind: option_kind::TIMESTAMP, data: &[a, b, c, d, e, f, g, h] } => {
-            Some((u32::from_be_bytes([a, b, c, d]), u32::from_be_bytes([e, f, g, h])))
+    let Some(l) = p.layers().iter().rev().find(|l| l.kind == vigil_decode::LayerKind::Tcp) else {
+        return (None, false);
+    };
+    let Some(h) = p.data.get(l.offset as usize..).and_then(|d| Tcp::new_checked(d).ok()) else { return (None, false) };
+    let (mut ts, mut tfo) = (None, false);
+    for o in h.options() {
+        match o {
+            TcpOption::Tlv { kind: option_kind::TIMESTAMP, data: &[a, b, c, d, e, f, g, h] } => {
+                ts = Some((u32::from_be_bytes([a, b, c, d]), u32::from_be_bytes([e, f, g, h])));
+            }
+            TcpOption::Tlv { kind: option_kind::TFO, .. } => tfo = true,
+            // The experimental form used before kind 34 was assigned (RFC 7413, section 4.1.1).
+            TcpOption::Tlv { kind: 253 | 254, data: [0xf9, 0x89, ..] } => tfo = true,
+            _ => {}
         }
-        _ => None,
-    })
+    }
+    (ts, tfo)
 }
 
 /// Session states, as EVE `tcp.state` names them.
@@ -253,7 +267,7 @@ impl StreamCtx {
             me.start(seg.seq);
             ssn.client_ts = seg.ts.map(|(val, _)| val);
             me.last_ts = ssn.client_ts;
-            if !seg.payload.is_empty() {
+            if seg.tfo && !seg.payload.is_empty() {
                 // TCP Fast Open: the SYN's data is the stream's first bytes.
                 let policy = self.cfg.policies.lookup(seg.dst);
                 let i = me.reassembly.insert(0, seg.payload, policy, self.cfg.depth, budget(self));
@@ -326,7 +340,7 @@ impl TcpSession {
         if starting_syn {
             // Counted by `start`, which also put its data (TCP Fast Open)
             // into the stream.
-            out.stream_added = !seg.payload.is_empty();
+            out.stream_added = seg.tfo && !seg.payload.is_empty();
         } else {
             ctx.count_flags(seg.flags);
         }

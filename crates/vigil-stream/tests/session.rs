@@ -11,7 +11,7 @@ const CISN: u32 = 1000;
 const SISN: u32 = 3000;
 
 fn seg(dir: Direction, flags: u8, seq: u32, ack: u32, payload: &'static [u8]) -> Segment<'static> {
-    Segment { dir, flags, seq, ack, payload, dst: "198.18.0.2".parse().unwrap(), ts: None }
+    Segment { dir, flags, seq, ack, payload, dst: "198.18.0.2".parse().unwrap(), ts: None, tfo: false }
 }
 
 /// Runs `segs` through a new session; returns it with the events raised.
@@ -115,7 +115,7 @@ fn teardown_states_are_named_from_the_server_side() {
 #[test]
 fn fast_open_data_waits_for_its_acknowledgement() {
     let mut ctx = StreamCtx::new(StreamConfig::default());
-    let syn = seg(ToServer, SYN, CISN, 0, b"GET /d1d2");
+    let syn = Segment { tfo: true, ..seg(ToServer, SYN, CISN, 0, b"GET /d1d2") };
     let mut ssn = ctx.start(&syn).unwrap();
     ssn.handle(&mut ctx, &syn, &mut |_| {});
     // The SYN's data is not inspected on its own, before anyone acknowledged it.
@@ -133,6 +133,22 @@ fn fast_open_data_waits_for_its_acknowledgement() {
     let mut buf = Vec::new();
     ssn.read(ToServer, start, end, &mut buf);
     assert_eq!(buf, b"GET /d1d2d3 HTTP/1.1\r\n\r\n");
+}
+
+#[test]
+fn syn_data_without_the_fast_open_option_is_not_stream_data() {
+    // A receiver that did not negotiate Fast Open throws the SYN's data away.
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    let mut segs = vec![seg(ToServer, SYN, CISN, 0, b"GET /syn")];
+    segs.extend(handshake().into_iter().skip(1));
+    segs.push(seg(ToServer, ACK, CISN + 1, SISN + 1, b"data"));
+    segs.push(seg(ToClient, ACK, SISN + 1, CISN + 5, b""));
+    segs.push(seg(ToServer, FIN | ACK, CISN + 5, SISN + 1, b""));
+    let (mut ssn, _) = run(&mut ctx, &segs);
+    let (start, end) = ssn.raw_ready(&mut ctx, ToServer, false).unwrap();
+    let mut buf = Vec::new();
+    ssn.read(ToServer, start, end, &mut buf);
+    assert_eq!(buf, b"data");
 }
 
 #[test]

@@ -14,6 +14,44 @@ pub enum RuleAction {
     Config,
 }
 
+/// `action-order`: the rank each action's signatures are evaluated in.
+/// The default is Suricata's: pass, drop, reject, alert. `config`
+/// signatures never decide a packet and come last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActionOrder([RuleAction; 4]);
+
+impl Default for ActionOrder {
+    fn default() -> Self {
+        ActionOrder([RuleAction::Pass, RuleAction::Drop, RuleAction::Reject, RuleAction::Alert])
+    }
+}
+
+impl ActionOrder {
+    /// From the config's names, every action once; `None` for any other list.
+    pub fn from_names<S: AsRef<str>>(names: &[S]) -> Option<ActionOrder> {
+        let mut order = [RuleAction::Config; 4];
+        if names.len() != order.len() {
+            return None;
+        }
+        for (slot, name) in order.iter_mut().zip(names) {
+            *slot = match name.as_ref() {
+                "pass" => RuleAction::Pass,
+                "drop" => RuleAction::Drop,
+                "reject" => RuleAction::Reject,
+                "alert" => RuleAction::Alert,
+                _ => return None,
+            };
+        }
+        let all = [RuleAction::Pass, RuleAction::Drop, RuleAction::Reject, RuleAction::Alert];
+        all.iter().all(|a| order.contains(a)).then_some(ActionOrder(order))
+    }
+
+    /// Where `action`'s signatures come: lower first.
+    pub fn rank(&self, action: RuleAction) -> usize {
+        self.0.iter().position(|&a| a == action).unwrap_or(self.0.len())
+    }
+}
+
 /// Where a `reject` signature sends its refusal (a TCP reset, else an ICMP
 /// unreachable): `reject` and `rejectsrc` to the packet's source,
 /// `rejectdst` to its destination, `rejectboth` to both.

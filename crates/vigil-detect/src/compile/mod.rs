@@ -16,7 +16,7 @@ mod tx;
 pub use app::{AppCheck, HttpEvent};
 pub use file::FileSize;
 pub use hdr::HeaderMatch;
-pub use header::{Proto, RejectTo, RuleAction};
+pub use header::{ActionOrder, Proto, RejectTo, RuleAction};
 pub use packet::{Csum, FlowInfo, PacketCheck, SizeSide, VlanLayer};
 pub use tx::{BufferMatch, TxSig};
 
@@ -96,6 +96,9 @@ pub struct Signature {
     pub tags: Vec<vigil_rules::keywords::post::Tag>,
     /// Whether a drop or pass by this signature covers the packet or its whole flow.
     pub scope: ActionScope,
+    /// IP-only (addresses and protocol, any port, no other keyword): as in
+    /// Suricata, inspected on the first packet of each direction of a flow.
+    pub ip_only: bool,
     /// The same, numbered: filled in by the engine.
     pub(crate) bit_tests: Vec<crate::flowbits::BitTest>,
     pub(crate) bit_actions: Vec<crate::flowbits::BitAction>,
@@ -112,30 +115,52 @@ pub struct Signature {
 pub enum ActionScope {
     /// Packet keywords (`dsize`, `flags`, ...): the packet alone.
     Packet,
-    /// Address-only, application-layer and stream signatures: the flow.
+    /// Header-only (addresses, ports, protocol), application-layer and
+    /// stream signatures: the flow.
     Flow,
     /// Payload keywords of a TCP rule: the flow when the match was in the
     /// reassembled stream, else the packet.
     FlowIfStream,
 }
 
-/// The scope of a compiled signature's action.
-fn action_scope(s: &Signature) -> ActionScope {
-    let address_only = s.checks.is_empty()
+impl ActionScope {
+    /// Whether a drop or pass covers the rest of the flow; `in_stream`: the
+    /// match was on the reassembled stream.
+    pub fn covers_flow(self, in_stream: bool) -> bool {
+        match self {
+            ActionScope::Packet => false,
+            ActionScope::Flow => true,
+            ActionScope::FlowIfStream => in_stream,
+        }
+    }
+}
+
+/// Only the header decides: addresses, ports and protocol.
+fn header_only(s: &Signature) -> bool {
+    s.checks.is_empty()
+        && s.headers.is_empty()
         && s.payload.is_empty()
         && s.flowbits.tests.is_empty()
         && s.flowbits.actions.is_empty()
         && s.flowints.is_empty()
         && s.hostbits.is_empty()
-        && s.sport.is_full()
-        && s.dport.is_full();
-    if s.tx.is_some() || s.app_proto.is_some() || s.stream_only || (address_only && s.proto != Proto::PktHdr) {
+        && s.proto != Proto::PktHdr
+}
+
+/// The scope of a compiled signature's action.
+fn action_scope(s: &Signature) -> ActionScope {
+    if s.tx.is_some() || s.app_proto.is_some() || s.stream_only || header_only(s) {
         ActionScope::Flow
     } else if s.require_stream {
         ActionScope::FlowIfStream
     } else {
         ActionScope::Packet
     }
+}
+
+/// Suricata's IP-only signature: the header with any port, nothing else.
+fn ip_only(s: &Signature) -> bool {
+    header_only(s) && s.tx.is_none() && s.app_proto.is_none() && s.sport.is_full() && s.dport.is_full()
 }
 
 /// Why a rule was not compiled: the keywords the engine does not run yet.
@@ -295,6 +320,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         references,
         reference_urls: Vec::new(),
         scope: ActionScope::Packet,
+        ip_only: false,
         bit_tests: Vec::new(),
         bit_actions: Vec::new(),
         int_steps: Vec::new(),
@@ -302,5 +328,6 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         host_actions: Vec::new(),
     };
     sig.scope = action_scope(&sig);
+    sig.ip_only = ip_only(&sig);
     Ok(sig)
 }

@@ -13,7 +13,7 @@ mod tx;
 pub use tx::{AppInput, TxInput};
 
 use crate::addrindex::AddrIndex;
-use crate::compile::{FlowInfo, Proto, RuleAction, Signature};
+use crate::compile::{ActionOrder, FlowInfo, Proto, RuleAction, Signature};
 use crate::flowbits::{BitAction, BitTest, FlowDetect};
 use crate::flowint::FlowintStep;
 use crate::hostbits::{HostBitOp, HostBits};
@@ -138,9 +138,17 @@ pub struct DetectScratch {
     pub alerts_over_limit: u64,
     /// The worker's `xbits` / `hostbits`.
     pub hosts: HostBits,
+    /// Inline (IPS): once a `drop` or `reject` matched a packet, a `pass`
+    /// after it ends the packet's inspection without passing its flow.
+    pub inline: bool,
 }
 
 impl DetectScratch {
+    /// Scratch space for a worker; `ips`: it decides packets inline.
+    pub fn inline(ips: bool) -> DetectScratch {
+        DetectScratch { inline: ips, ..DetectScratch::default() }
+    }
+
     /// Inspections stopped by the backtracking budget or PCRE limits.
     pub fn limits_hit(&self) -> (u64, u64) {
         (self.inspect.budget_exhausted, self.inspect.pcre_limit_hits)
@@ -153,17 +161,29 @@ impl DetectScratch {
         DetectScratch {
             alerts_over_limit: self.alerts_over_limit,
             hosts: hosts.remapped(&ids_from(&old.hostbit_names, &new.hostbit_names)),
+            inline: self.inline,
             ..DetectScratch::default()
         }
     }
 }
 
 impl DetectEngine {
-    /// Orders the signatures and builds one prefilter per group.
-    pub fn build(mut sigs: Vec<Signature>, algo: Algo) -> Result<DetectEngine, PrefilterError> {
+    /// Orders the signatures (in Suricata's default action order) and builds
+    /// one prefilter per group.
+    pub fn build(sigs: Vec<Signature>, algo: Algo) -> Result<DetectEngine, PrefilterError> {
+        Self::build_ordered(sigs, algo, ActionOrder::default())
+    }
+
+    /// [`DetectEngine::build`] with the config's `action-order`.
+    pub fn build_ordered(
+        mut sigs: Vec<Signature>,
+        algo: Algo,
+        order: ActionOrder,
+    ) -> Result<DetectEngine, PrefilterError> {
         // Stable: within an action and flowbits rank, rule load order decides.
         sigs.sort_by_key(|s| {
-            (s.action, s.flowbits.rank(), crate::flowint::rank(&s.flowints), crate::hostbits::rank(&s.hostbits))
+            let bits = (s.flowbits.rank(), crate::flowint::rank(&s.flowints), crate::hostbits::rank(&s.hostbits));
+            (order.rank(s.action), bits)
         });
         let flowbit_names = number_flowbits(&mut sigs);
         let flowint_names = number_flowints(&mut sigs);
@@ -252,12 +272,13 @@ impl DetectEngine {
         s: &mut DetectScratch,
         on_match: &mut dyn FnMut(&'e Signature),
     ) {
-        self.inspect_app(p, flow, state, stream, None, s, &mut |sig, _| on_match(sig))
+        self.inspect_app(p, flow, state, stream, None, s, &mut |sig, _, _| on_match(sig))
     }
 
     /// Everything a packet brings: its own payload, its stream chunk, and
     /// the transactions of its flow that progressed. `on_match` gets the
-    /// signature and, for a transaction signature, the transaction's id.
+    /// signature, for a transaction signature the transaction's id, and
+    /// whether it matched in the reassembled stream.
     #[allow(clippy::too_many_arguments)]
     pub fn inspect_app<'e>(
         &'e self,
@@ -267,7 +288,7 @@ impl DetectEngine {
         stream: StreamInput<'_>,
         app: Option<&AppInput<'_>>,
         s: &mut DetectScratch,
-        on_match: &mut dyn FnMut(&'e Signature, Option<u64>),
+        on_match: &mut dyn FnMut(&'e Signature, Option<u64>, bool),
     ) {
         if state.as_ref().is_some_and(|st| st.passed) {
             return;
@@ -304,13 +325,23 @@ impl DetectEngine {
         }
         s.candidates.sort_unstable();
         s.candidates.dedup();
+        // As in Suricata, IP-only signatures see a flow's first packet in
+        // each direction, and no other.
+        let ip_only_done = match (state.as_deref_mut(), flow) {
+            (Some(st), Some(f)) if !stream.pseudo => {
+                std::mem::replace(&mut st.ip_only_done[usize::from(!f.to_server)], true)
+            }
+            _ => false,
+        };
         let mut alerts = 0;
+        let mut dropped = false;
         for &(i, slot) in &s.candidates {
             let sig = &self.sigs[i as usize];
             let tx = app.and_then(|a| a.txs.get(slot as usize));
-            if stream.pseudo && !sig.require_stream && tx.is_none() {
+            if stream.pseudo && !sig.require_stream && tx.is_none() || sig.ip_only && ip_only_done {
                 continue;
             }
+            s.inspect.matched_in_stream = false;
             if !sig.bit_tests.iter().all(|t| t.matches(state.as_deref().map(|st| &st.bits))) {
                 continue;
             }
@@ -358,10 +389,15 @@ impl DetectEngine {
                 }
                 alerts += 1;
             }
-            on_match(sig, tx.map(|t| t.tx.id()));
+            let in_stream = s.inspect.matched_in_stream;
+            on_match(sig, tx.map(|t| t.tx.id()), in_stream);
+            dropped |= s.inline && matches!(sig.action, RuleAction::Drop | RuleAction::Reject);
             if sig.action == RuleAction::Pass {
-                // A pass on a flow passes the whole flow (Suricata's documented behaviour).
-                if let Some(st) = state.as_deref_mut() {
+                // A pass ends the packet's inspection; a signature of flow
+                // scope passes the rest of the flow too, unless the packet
+                // is already dropped.
+                let covers_flow = sig.scope.covers_flow(in_stream) && !dropped;
+                if let Some(st) = state.as_deref_mut().filter(|_| covers_flow) {
                     st.passed = true;
                 }
                 return;
@@ -597,6 +633,7 @@ fn payload_matches(sig: &Signature, payload: &[u8], stream: StreamInput<'_>, ict
     if sig.require_stream {
         if let Some((chunk, base)) = stream.chunk {
             if !chunk.is_empty() && inspect_at(&sig.payload, chunk, base, ictx) {
+                ictx.matched_in_stream = true;
                 return true;
             }
         }

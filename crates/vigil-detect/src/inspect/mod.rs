@@ -74,6 +74,9 @@ pub struct InspectCtx {
     pub pcre_limit_hits: u64,
     /// `base64_decode` output, reused between inspections.
     decoded: Vec<u8>,
+    /// The signature just evaluated matched in the reassembled stream (not
+    /// the packet alone): a drop or pass of it then covers the flow.
+    pub(crate) matched_in_stream: bool,
 }
 
 /// Steps one inspection may take, backtracking included (Suricata's
@@ -97,6 +100,7 @@ impl Default for InspectCtx {
             budget_exhausted: 0,
             pcre_limit_hits: 0,
             decoded: Vec::new(),
+            matched_in_stream: false,
         }
     }
 }
