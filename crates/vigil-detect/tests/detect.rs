@@ -234,6 +234,31 @@ alert tcp any any -> any 80 (msg:"a port: every packet"; sid:71;)
 }
 
 #[test]
+fn anchored_stream_contents_inspect_the_packet_too() {
+    // An absolute content or stream_size: the packet is inspected even when
+    // its payload went into the stream; a floating content waits for the stream.
+    let rules = r#"
+alert tcp any any -> any any (content:"GNUTELLA"; depth:8; sid:80;)
+alert tcp any any -> any any (content:"GNUTELLA"; sid:81;)
+alert tcp any any -> any any (content:"GNU"; startswith; sid:82;)
+alert tcp any any -> any any (stream_size:server,<,1000; content:"TELLA"; sid:83;)
+alert tcp any any -> any any (flow:only_stream; content:"GNU"; depth:3; sid:84;)
+"#;
+    for algo in [Algo::best(), Algo::AhoCorasick] {
+        let e = engine(rules, algo);
+        assert!(e.signatures().iter().filter(|s| s.require_packet).map(|s| s.sid).eq([80, 82, 83]));
+        let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(40000, 80).payload(b"GNUTELLA CONNECT/0.6").build_ethernet();
+        let p = Decoder::new(DecodeConfig::default()).decode(&f, Timestamp::default(), LinkType::Ethernet, 1);
+        let flow = Some(FlowInfo { to_server: true, tracked: true, ..FlowInfo::default() });
+        let in_stream = vigil_detect::StreamInput { chunk: None, payload_in_stream: true, pseudo: false };
+        let mut out = Vec::new();
+        e.inspect_stream(&p, flow, None, in_stream, &mut DetectScratch::default(), &mut |s| out.push(s.sid));
+        out.sort_unstable();
+        assert_eq!(out, [80, 82, 83], "the floating and the stream-only contents wait for the stream");
+    }
+}
+
+#[test]
 fn address_list_rules_without_content_are_found_by_address() {
     // Reputation-list style: no content, a source (or destination) list.
     let rules = r#"

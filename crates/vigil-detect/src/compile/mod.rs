@@ -66,6 +66,12 @@ pub struct Signature {
     /// `tcp-stream` or `flow:only_stream`: payload keywords look at the
     /// reassembled stream only, never at a packet.
     pub stream_only: bool,
+    /// A stream signature that inspects each packet's payload too, even one
+    /// that went into the stream: an absolute content (`depth`, `offset`,
+    /// `startswith`) or `stream_size` (Suricata adds `SIG_FLAG_REQUIRE_PACKET`
+    /// to such a signature's `SIG_FLAG_REQUIRE_STREAM`). The same bytes can
+    /// then match twice, on their packet and later in the stream, as in Suricata.
+    pub require_packet: bool,
     /// The literal the prefilter looks for; `None`: inspected on every packet of its group.
     /// For a transaction signature it is in `tx.buffers[tx.fast]`.
     pub fast_pattern: Option<Pattern>,
@@ -321,6 +327,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         reference_urls: Vec::new(),
         scope: ActionScope::Packet,
         ip_only: false,
+        require_packet: false,
         bit_tests: Vec::new(),
         bit_actions: Vec::new(),
         int_steps: Vec::new(),
@@ -329,5 +336,9 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
     };
     sig.scope = action_scope(&sig);
     sig.ip_only = ip_only(&sig);
+    sig.require_packet = sig.require_stream
+        && !sig.stream_only
+        && (sig.payload.iter().any(|st| matches!(st, Step::Content(c) if c.is_absolute()))
+            || sig.checks.iter().any(|c| matches!(c, PacketCheck::StreamSize { .. })));
     Ok(sig)
 }

@@ -100,7 +100,8 @@ pub struct StreamInput<'a> {
     /// stream offset of their first byte.
     pub chunk: Option<(&'a [u8], u64)>,
     /// The packet's payload went into the stream: stream rules do not look
-    /// at the packet itself (they see its bytes in the stream).
+    /// at the packet itself (they see its bytes in the stream), except
+    /// those that require the packet too (`Signature::require_packet`).
     pub payload_in_stream: bool,
     /// The packet is a pseudo packet carrying the rest of a stream at flow
     /// end: only stream rules are run on it.
@@ -196,7 +197,13 @@ impl DetectEngine {
                     continue;
                 }
                 match (&s.fast_pattern, s.require_stream) {
-                    (Some(_), true) => stream.push(i as u32),
+                    (Some(_), true) => {
+                        stream.push(i as u32);
+                        // Found in every packet's payload as well as in the stream.
+                        if s.require_packet {
+                            packet.push(i as u32);
+                        }
+                    }
                     (Some(_), false) => packet.push(i as u32),
                     (None, _) => always.push(i as u32),
                 }
@@ -637,7 +644,7 @@ fn payload_matches(sig: &Signature, payload: &[u8], stream: StreamInput<'_>, ict
                 return true;
             }
         }
-        if stream.payload_in_stream {
+        if stream.payload_in_stream && !sig.require_packet {
             return false;
         }
     }

@@ -28,6 +28,12 @@ pub struct ContentStep {
 }
 
 impl ContentStep {
+    /// `depth` or `offset` (so `startswith` too): the match is anchored to
+    /// the buffer's start.
+    pub fn is_absolute(&self) -> bool {
+        self.depth.is_some() || self.offset > 0 || self.var_slots[0].is_some() || self.var_slots[1].is_some()
+    }
+
     /// `startswith` is `offset 0, depth len`; pass it that way.
     pub fn new(pattern: Vec<u8>, nocase: bool) -> Self {
         let needle = if nocase { pattern.to_ascii_lowercase() } else { pattern.clone() };
