@@ -13,6 +13,7 @@
 //! ```
 
 mod addrindex;
+pub mod analysis;
 pub mod compile;
 pub mod engine;
 pub mod flowbits;

@@ -28,6 +28,7 @@
 //! ```
 
 mod affinity;
+mod analysis;
 mod app;
 mod autofp;
 mod checksum;
@@ -57,6 +58,7 @@ mod worker;
 mod workers;
 
 pub use affinity::Affinity;
+pub use analysis::write_rules_json;
 pub use control::Control;
 pub use error::EngineError;
 #[cfg(target_os = "linux")]

@@ -38,6 +38,8 @@ pub struct RunOptions {
     pub extra_rules: Vec<PathBuf>,
     /// `--disable-detection`.
     pub disable_detection: bool,
+    /// `--engine-analysis`: keep, for each signature, what `rules.json` says of it.
+    pub engine_analysis: bool,
     /// `--simulate-ips`: act as if inline (no effect until detection can drop).
     pub simulate_ips: bool,
     /// `--simulate-packet-*`: limits pretended reached at chosen packets.

@@ -33,6 +33,8 @@ pub struct LoadedRules {
     pub messages: Vec<String>,
     /// `threshold-file`: suppressions and rate rules.
     pub thresholds: vigil_detect::threshold::GlobalThresholds,
+    /// `--engine-analysis`: what `rules.json` says of each signature (empty otherwise).
+    pub analysis: crate::analysis::Analysis,
 }
 
 /// The rule files a run reads, in Suricata's order: `-S` replaces the
@@ -72,6 +74,7 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         disabled: 0,
         messages: Vec::new(),
         thresholds: Default::default(),
+        analysis: Default::default(),
     };
     if files.is_empty() {
         return Ok(out);
@@ -135,6 +138,9 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
     for rule in &set.rules {
         match compile(rule, &classes) {
             Ok(mut sig) => {
+                if opts.engine_analysis {
+                    out.analysis.add(rule, &sig);
+                }
                 sig.reference_urls = sig
                     .references
                     .iter()

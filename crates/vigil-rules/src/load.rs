@@ -294,7 +294,8 @@ impl Loader {
                 return Err(fail(spans[i], ErrorKind::Variable, None, msg));
             }
             if let (Ok(src), Ok(src_port), Ok(dst), Ok(dst_port)) = (src, sp, dst, dp) {
-                rule.resolved = Some(Resolved { src, src_port, dst, dst_port });
+                let negated = vars.address_negated(&e.src) || vars.address_negated(&e.dst);
+                rule.resolved = Some(Resolved { src, src_port, dst, dst_port, negated });
             }
         }
         for o in &rule.options {

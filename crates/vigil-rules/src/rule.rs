@@ -29,6 +29,8 @@ pub struct Resolved {
     pub src_port: Arc<PortSet>,
     pub dst: Arc<AddressSet>,
     pub dst_port: Arc<PortSet>,
+    /// An address negates something (`!x`, directly or in a variable).
+    pub negated: bool,
 }
 
 /// One rule.

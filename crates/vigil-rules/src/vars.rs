@@ -143,6 +143,24 @@ impl Vars {
     }
 
     /// Resolves an address expression; an empty result is an error.
+    /// Whether `expr` negates anything (`!x`), through its variables too:
+    /// Suricata then treats an otherwise IP-only signature as a packet one.
+    pub fn address_negated(&self, expr: &AddrExpr) -> bool {
+        self.negated_in(expr, 0)
+    }
+
+    fn negated_in(&self, expr: &AddrExpr, depth: usize) -> bool {
+        match expr {
+            AddrExpr::Not(_) => true,
+            AddrExpr::List(items) => items.iter().any(|i| self.negated_in(i, depth)),
+            // A cycle was reported when the variable was resolved; stop there.
+            AddrExpr::Var(name) if depth < MAX_VAR_DEPTH => Self::raw(&self.address_raw, name)
+                .and_then(|raw| parse_address(raw).ok())
+                .is_some_and(|e| self.negated_in(&e, depth + 1)),
+            _ => false,
+        }
+    }
+
     pub fn resolve_address(&self, expr: &AddrExpr) -> Result<AddressSet, VarError> {
         if let AddrExpr::Var(v) = expr {
             return self.address(v).map(|s| (*s).clone()).and_then(non_empty_addr);

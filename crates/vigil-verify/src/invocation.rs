@@ -51,6 +51,7 @@ pub const HONOURED: &[Honoured] = &[
     Honoured { flag: "-c", takes: Takes::Value },
     Honoured { flag: "--disable-detection", takes: Takes::Nothing },
     Honoured { flag: "-T", takes: Takes::Nothing },
+    Honoured { flag: "--engine-analysis", takes: Takes::Nothing },
     Honoured { flag: "--strict-rule-keywords", takes: Takes::Attached },
 ];
 
@@ -377,7 +378,7 @@ mod tests {
     #[test]
     fn everything_else_is_unsupported() {
         let err = |v: &[&str]| translate_args(&strs(v)).unwrap_err();
-        assert_eq!(err(&["--engine-analysis"]), "unsupported argument: --engine-analysis");
+        assert_eq!(err(&["--dump-config"]), "unsupported argument: --dump-config");
         assert_eq!(err(&["--data-dir=/x"]), "unsupported argument: --data-dir");
         assert_eq!(err(&["port", "22"]), "unsupported argument: port");
         assert_eq!(err(&["-k", "bogus"]), "unsupported argument: -k bogus");
@@ -484,10 +485,7 @@ mod tests {
         );
         let args = build(&d, "{}", Some(Path::new("/cfg.yaml"))).unwrap();
         assert!(args.windows(2).any(|w| w == ["-c", "/cfg.yaml"]), "{args:?}");
-        assert_eq!(
-            build(&d, "args: ['--engine-analysis']", None),
-            Err("unsupported argument: --engine-analysis".into())
-        );
+        assert_eq!(build(&d, "args: ['--dump-config']", None), Err("unsupported argument: --dump-config".into()));
         assert_eq!(build(&d, "pcap: nope.pcap", None), Err("PCAP filename does not exist: nope.pcap".into()));
     }
 

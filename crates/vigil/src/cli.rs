@@ -156,6 +156,10 @@ pub struct RunArgs {
     /// Print vigil's default configuration (Suricata format) and exit.
     #[arg(long)]
     pub dump_default_config: bool,
+    /// Load the configuration and the rules, write what kind of signature each
+    /// rule is to `rules.json` in the log directory, and exit without reading packets.
+    #[arg(long)]
+    pub engine_analysis: bool,
     /// Test the configuration and the rules, then exit: status 1 on a
     /// configuration error or a rule that does not parse.
     #[arg(short = 'T')]
@@ -187,6 +191,7 @@ impl RunArgs {
             exclusive_rules: self.rules_exclusive.clone(),
             extra_rules: self.rules.clone(),
             disable_detection: self.disable_detection,
+            engine_analysis: self.engine_analysis,
             simulate_ips: self.simulate_ips,
             simulate: vigil_engine::Simulation {
                 flow_memcap: self.simulate_packet_flow_memcap,

@@ -33,6 +33,9 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     if args.test_config {
         return test_config::run(args);
     }
+    if args.engine_analysis {
+        return engine_analysis(args);
+    }
     let mut opts = args.to_options();
     if let Some(iface) = &args.af_packet {
         // Empty: every interface of the `af-packet` section.
@@ -65,6 +68,23 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     run_options(&opts, args.quiet)
+}
+
+/// `--engine-analysis`: `rules.json`, then exit; status 1 when the setup fails.
+fn engine_analysis(args: &cli::RunArgs) -> ExitCode {
+    let Some(setup) = setup_or_report(&args.to_options()) else { return ExitCode::FAILURE };
+    match vigil_engine::write_rules_json(&setup) {
+        Ok(path) => {
+            if !args.quiet {
+                eprintln!("vigil: {} ({})", path.display(), setup.rules.summary_line());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("vigil: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// The run's setup, its warnings printed; `None` (error printed) when it fails.

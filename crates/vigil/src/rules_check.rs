@@ -180,7 +180,7 @@ fn to_text(r: &Report) -> String {
     }
     s.push('\n');
     if r.unsupported > 0 && r.loaded == 0 {
-        s.push_str("  (this version of vigil has no detection engine yet: no rule runs)\n");
+        s.push_str("  (no rule of these files runs on this engine: see the keywords below)\n");
     }
     if r.set.files.len() > 1 {
         s.push_str("\nPer file:                                             rules  enabled disabled   failed\n");

@@ -335,7 +335,8 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         host_actions: Vec::new(),
     };
     sig.scope = action_scope(&sig);
-    sig.ip_only = ip_only(&sig);
+    // A negated address makes Suricata's `like_ip_only`: inspected on every packet.
+    sig.ip_only = ip_only(&sig) && !resolved.negated;
     sig.require_packet = sig.require_stream
         && !sig.stream_only
         && (sig.payload.iter().any(|st| matches!(st, Step::Content(c) if c.is_absolute()))

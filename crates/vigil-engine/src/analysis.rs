@@ -1,0 +1,62 @@
+//! `--engine-analysis`: `rules.json` in the log directory, one line per
+//! signature that loaded (Suricata's file of the same name and fields for
+//! what vigil reports: the rule's text, ids, message, application protocol
+//! and signature type). Rules that failed or that the engine cannot run are
+//! not in it; their errors are in the run's messages, as for any run.
+
+use crate::error::EngineError;
+use crate::setup::Setup;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use vigil_detect::Signature;
+use vigil_rules::Rule;
+
+/// The records, gathered while the rules compile.
+#[derive(Debug, Default, Clone)]
+pub struct Analysis {
+    pub records: Vec<Value>,
+    /// Rule files' text, read once, for each rule's `raw`.
+    texts: HashMap<Arc<str>, Option<Arc<str>>>,
+}
+
+impl Analysis {
+    pub(crate) fn add(&mut self, rule: &Rule, sig: &Signature) {
+        let text = self
+            .texts
+            .entry(rule.file.clone())
+            .or_insert_with(|| std::fs::read_to_string(&*rule.file).ok().map(Arc::from))
+            .clone();
+        let raw = text
+            .as_deref()
+            .and_then(|t| t.get(rule.span.start as usize..rule.span.end as usize))
+            .map(|r| r.trim().trim_start_matches('#').trim().to_string());
+        let mut rec = json!({
+            "raw": raw,
+            "id": sig.sid,
+            "gid": sig.gid,
+            "rev": sig.rev,
+            "msg": sig.msg,
+        });
+        if let Some(app) = sig.app_proto {
+            rec["app_proto"] = json!(app.name());
+        }
+        rec["type"] = json!(vigil_detect::analysis::rule_type(rule, sig).name());
+        self.records.push(rec);
+    }
+}
+
+/// Writes `rules.json` under the run's log directory; returns its path.
+pub fn write_rules_json(setup: &Setup) -> Result<PathBuf, EngineError> {
+    let path = setup.log_dir.join("rules.json");
+    let io = |e: std::io::Error| EngineError::Config(vec![format!("{}: {e}", path.display())]);
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
+    for rec in &setup.rules.analysis.records {
+        serde_json::to_writer(&mut out, rec).map_err(|e| io(e.into()))?;
+        out.write_all(b"\n").map_err(io)?;
+    }
+    out.flush().map_err(io)?;
+    Ok(path)
+}

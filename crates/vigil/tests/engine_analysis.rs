@@ -1,0 +1,40 @@
+//! `vigil --engine-analysis`: `rules.json` in the log directory, one line
+//! per signature that loaded, and no packet read.
+
+use std::process::Command;
+
+#[test]
+fn rules_json_lists_each_loaded_signature_with_its_type() {
+    let dir = std::env::temp_dir().join(format!("vigil-engine-analysis-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = dir.join("test.rules");
+    std::fs::write(
+        &rules,
+        "alert ip any any -> any any (msg:\"any\"; sid:1; rev:2;)\n\
+         # a comment\n\
+         alert http any any -> any any (msg:\"uri\"; http.uri; content:\"/x\"; sid:2;)\n\
+         alert smtp any any -> any any (smtp.helo; content:\"a\"; sid:3;)\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_vigil"))
+        .arg("--engine-analysis")
+        .arg("-l")
+        .arg(&dir)
+        .arg("-S")
+        .arg(&rules)
+        .output()
+        .expect("vigil runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(dir.join("rules.json")).unwrap();
+    let recs: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(recs.len(), 2, "the smtp rule does not run on this engine: {text}");
+    assert_eq!(recs[0]["raw"], "alert ip any any -> any any (msg:\"any\"; sid:1; rev:2;)");
+    assert_eq!((&recs[0]["id"], &recs[0]["rev"], &recs[0]["type"]), (&1.into(), &2.into(), &"ip_only".into()));
+    assert_eq!(
+        (&recs[1]["app_proto"], &recs[1]["type"], &recs[1]["msg"]),
+        (&"http".into(), &"app_tx".into(), &"uri".into())
+    );
+    assert!(!dir.join("eve.json").exists(), "no packet is read, no record written");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
