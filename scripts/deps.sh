@@ -2,6 +2,7 @@
 # Installs the system packages vigil needs when they are missing (Debian/Ubuntu):
 #   libhyperscan-dev, pkg-config  the default prefilter links the system Hyperscan
 #                                 (build with --no-default-features on machines without it);
+#   make, gcc                     jemalloc, vigil's allocator, is built from its bundled source;
 #   tshark                        the decode agreement test compares vigil's counters with it
 #                                 (only with --tests; it brings libpcap, which BPF filters use);
 #   iproute2, iptables, ethtool   the live capture and inline tests build network namespaces,
@@ -10,6 +11,8 @@ set -euo pipefail
 missing=()
 [ -f /usr/include/hs/hs.h ] || missing+=(libhyperscan-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+command -v make >/dev/null 2>&1 || missing+=(make)
+command -v cc >/dev/null 2>&1 || missing+=(gcc)
 if [ "${1:-}" = "--tests" ]; then
     command -v tshark >/dev/null 2>&1 || missing+=(tshark)
     command -v ip >/dev/null 2>&1 || missing+=(iproute2)

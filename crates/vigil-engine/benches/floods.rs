@@ -5,6 +5,10 @@
 //! within them (plus allocator slack), however many flows or datagrams it
 //! starts. `cargo bench -p vigil-engine --bench floods`.
 
+// The vigil binary's allocator, so the bench measures what it runs.
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;

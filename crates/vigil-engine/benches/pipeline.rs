@@ -12,6 +12,10 @@
 //! payload, next to the time the rules add to the run.
 //! `cargo bench -p vigil-engine --bench pipeline`.
 
+// The vigil binary's allocator, so the bench measures what it runs.
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use vigil_capture::{PcapFile, Source};

@@ -8,6 +8,10 @@
 //! and reassembly memuse gauges, over the flows open at that moment).
 //! `cargo bench -p vigil-engine --bench scaling`.
 
+// The vigil binary's allocator, so the bench measures what it runs.
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use vigil_capture::PcapWriter;

@@ -13,6 +13,12 @@ mod test_config;
 use clap::Parser;
 use std::process::ExitCode;
 
+// jemalloc: with several workers glibc's malloc takes a lock per call that
+// a single thread skips, and the workers' extra CPU went there (README, "Allocator").
+#[cfg(feature = "jemalloc")]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match cli.command {

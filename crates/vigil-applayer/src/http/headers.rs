@@ -95,22 +95,29 @@ impl HeaderTable {
     /// cookie header of the direction, which Suricata leaves out.
     pub(crate) fn normalized(&self, skip: Option<&[u8]>) -> Vec<u8> {
         let mut out = Vec::new();
-        for h in &self.list {
-            if skip.is_some_and(|s| h.name.eq_ignore_ascii_case(s)) {
-                continue;
-            }
+        self.normalized_into(skip, &mut out);
+        out
+    }
+
+    /// [`normalized`](Self::normalized), appended to `out` (sized once: these
+    /// buffers are built for every transaction).
+    pub(crate) fn normalized_into(&self, skip: Option<&[u8]>, out: &mut Vec<u8>) {
+        let kept = || self.list.iter().filter(|h| !skip.is_some_and(|s| h.name.eq_ignore_ascii_case(s)));
+        out.reserve(kept().map(|h| h.name.len() + h.value.len() + 4).sum());
+        for h in kept() {
             out.extend_from_slice(&h.name);
             out.extend_from_slice(b": ");
             out.extend_from_slice(&h.value);
             out.extend_from_slice(b"\r\n");
         }
-        out
     }
 
     /// `Name: value` per header, one after the other, with where each ends:
     /// the items of `http.request_header` / `http.response_header`.
     pub(crate) fn items(&self) -> HeaderItems {
         let mut out = HeaderItems::default();
+        out.bytes.reserve(self.list.iter().map(|h| h.name.len() + h.value.len() + 2).sum());
+        out.ends.reserve(self.list.len());
         for h in &self.list {
             out.bytes.extend_from_slice(&h.name);
             out.bytes.extend_from_slice(b": ");
@@ -126,7 +133,8 @@ impl HeaderTable {
         if self.list.is_empty() {
             return Vec::new();
         }
-        let mut out = b"\r\n".to_vec();
+        let mut out = Vec::with_capacity(4 + self.list.iter().map(|h| h.name.len() + 2).sum::<usize>());
+        out.extend_from_slice(b"\r\n");
         for h in &self.list {
             out.extend_from_slice(&h.name);
             out.extend_from_slice(b"\r\n");

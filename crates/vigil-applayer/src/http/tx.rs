@@ -125,9 +125,10 @@ pub(crate) struct Response {
 /// there are headers: Suricata's `http.start`.
 fn start_buffer(line: Option<&[u8]>, headers: &HeaderTable) -> Vec<u8> {
     let Some(line) = line else { return Vec::new() };
-    let mut out = line.to_vec();
+    let mut out = Vec::with_capacity(line.len() + 4);
+    out.extend_from_slice(line);
     out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(&headers.normalized(None));
+    headers.normalized_into(None, &mut out);
     if headers.len() > 0 {
         out.extend_from_slice(b"\r\n");
     }
