@@ -21,10 +21,13 @@ pub enum StreamEvent {
     /// A reply during the handshake whose timestamp echo does not match
     /// what the client sent (or echoes one the client never offered).
     PktInvalidTimestamp,
+    /// The sender of a reset went on sending: the reset was not its own
+    /// (injected on the path), and the session is tracked on.
+    SuspectedRstInject,
 }
 
 impl StreamEvent {
-    pub const ALL: [StreamEvent; 15] = [
+    pub const ALL: [StreamEvent; 16] = [
         StreamEvent::SynAckWithWrongAck,
         StreamEvent::SynAckInWrongDirection,
         StreamEvent::FourWhsSynAckWithWrongAck,
@@ -40,6 +43,7 @@ impl StreamEvent {
         StreamEvent::SegmentBeforeBaseSeq,
         StreamEvent::MemcapDrop,
         StreamEvent::PktInvalidTimestamp,
+        StreamEvent::SuspectedRstInject,
     ];
 
     /// Suricata's name, as in `stream-event:<name>` and EVE anomaly `event`.
@@ -60,6 +64,7 @@ impl StreamEvent {
             StreamEvent::SegmentBeforeBaseSeq => "reassembly_segment_before_base_seq",
             StreamEvent::MemcapDrop => "reassembly_memcap",
             StreamEvent::PktInvalidTimestamp => "pkt_invalid_timestamp",
+            StreamEvent::SuspectedRstInject => "suspected_rst_inject",
         }
     }
 

@@ -176,6 +176,9 @@ pub struct TcpSession {
     pub async_oneside: bool,
     /// A valid RST was seen.
     pub reset: bool,
+    /// Who sent that RST, the state before it, and its offset in the
+    /// sender's stream: if the sender goes on, the RST was not its own.
+    reset_by: Option<(Direction, TcpState, i64)>,
     /// The application layer reads this session's stream: data is kept
     /// until it has consumed it.
     pub app_enabled: bool,
@@ -253,6 +256,7 @@ impl StreamCtx {
             midstream,
             async_oneside: false,
             reset: false,
+            reset_by: None,
             app_enabled: false,
             four_whs: false,
             client_ts: None,
@@ -345,10 +349,25 @@ impl TcpSession {
             ctx.count_flags(seg.flags);
         }
         if self.reset {
-            if !seg.payload.is_empty() {
-                event(StreamEvent::DataAfterRst);
+            match self.reset_by {
+                // The reset's sender goes on from where the reset was: the
+                // reset came from the path (Suricata's suspected injection),
+                // and the receiver, which took the data, is followed on.
+                Some((by, before, at))
+                    if by == seg.dir && seg.flags & RST == 0 && self.dirs.get(seg.dir).offset(seg.seq) >= at =>
+                {
+                    event(StreamEvent::SuspectedRstInject);
+                    self.reset = false;
+                    self.reset_by = None;
+                    self.state = before;
+                }
+                _ => {
+                    if !seg.payload.is_empty() {
+                        event(StreamEvent::DataAfterRst);
+                    }
+                    return out;
+                }
             }
-            return out;
         }
         match self.state {
             TcpState::SynSent if starting_syn => {}
@@ -533,6 +552,7 @@ impl TcpSession {
             return Handled::default();
         }
         self.reset = true;
+        self.reset_by = Some((seg.dir, self.state, off));
         self.state = TcpState::Closed;
         out
     }

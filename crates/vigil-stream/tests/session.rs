@@ -329,3 +329,28 @@ fn paws_discards_segments_with_old_timestamps() {
     plain.handle(&mut ctx, &ts(ToServer, ACK | PSH, CISN + 1, SISN + 1, b"X", 0), &mut |e| none.push(e));
     assert!(none.is_empty() && !plain.timestamps);
 }
+
+#[test]
+fn a_reset_whose_sender_goes_on_is_suspected_injected() {
+    // The client's "reset" is followed by the client's request from the same
+    // sequence number: the server took it, so the session is followed on.
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    let mut segs = handshake();
+    segs.push(seg(ToServer, RST | ACK, CISN + 1, SISN + 1, b""));
+    segs.push(seg(ToServer, PSH | ACK, CISN + 1, SISN + 1, b"GET /x"));
+    segs.push(seg(ToClient, ACK, SISN + 1, CISN + 7, b""));
+    let (mut ssn, events) = run(&mut ctx, &segs);
+    assert_eq!(events, [StreamEvent::SuspectedRstInject]);
+    assert_eq!(ssn.state, TcpState::Established);
+    let (start, end) = ssn.raw_ready(&mut ctx, ToServer, true).expect("the request is there");
+    let mut buf = Vec::new();
+    ssn.read(ToServer, start, end, &mut buf);
+    assert_eq!(buf, b"GET /x");
+    // The other side answering a reset it received is no sign of injection.
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    let mut segs = handshake();
+    segs.push(seg(ToServer, RST | ACK, CISN + 1, SISN + 1, b""));
+    segs.push(seg(ToClient, PSH | ACK, SISN + 1, CISN + 1, b"late"));
+    let (ssn, events) = run(&mut ctx, &segs);
+    assert_eq!((ssn.state, events), (TcpState::Closed, vec![StreamEvent::DataAfterRst]));
+}
