@@ -155,6 +155,7 @@ impl Outputs {
                     packet: a.packet,
                     rule_metadata: a.metadata.rule_metadata,
                     rule_reference: a.metadata.rule_reference,
+                    verdict: a.verdict,
                     envelope,
                 }),
                 alert_app: eve.types.alert.as_ref().is_some_and(|a| a.metadata.app_layer),
@@ -254,10 +255,10 @@ impl Outputs {
     /// Writes an `alert` record for a signature that matched `p`, in the
     /// circumstances `at` describes.
     pub(crate) fn alert(&mut self, p: &Packet<'_>, sig: &Signature, at: AlertAt<'_>) -> Result<(), EngineError> {
-        let AlertAt { flow, blocked, flow_dir, app, stream_payload } = at;
+        let AlertAt { flow, blocked, flow_dir, app, stream_payload, verdict } = at;
         // Suricata's `direction`: the flow direction the alert is written in.
         let direction = flow_dir.map(|to_server| if to_server { "to_server" } else { "to_client" });
-        let info = AlertInfo { stream_payload, ..alert_info(sig, blocked) };
+        let info = AlertInfo { stream_payload, verdict, ..alert_info(sig, blocked) };
         if !self.fast.is_empty() {
             let action = match (blocked, sig.action) {
                 (true, _) => FastAction::Drop,
@@ -527,6 +528,7 @@ fn alert_info(sig: &Signature, blocked: bool) -> AlertInfo<'_> {
         metadata: &sig.metadata,
         references: &sig.reference_urls,
         stream_payload: None,
+        verdict: vigil_output::Verdict::Alert,
     }
 }
 
@@ -545,6 +547,8 @@ pub(crate) struct AlertAt<'a> {
     pub app: Option<AlertApp<'a>>,
     /// The stream bytes logged as payload for a match on the stream.
     pub stream_payload: Option<&'a [u8]>,
+    /// What became of the packet, all its matches considered.
+    pub verdict: vigil_output::Verdict,
 }
 
 /// What the IPS and the exception policies did to a flow, for its record.

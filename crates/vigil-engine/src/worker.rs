@@ -132,6 +132,9 @@ impl Detector {
         engine.inspect_app(p, info, state.as_deref_mut(), stream, app, &mut self.scratch, &mut |sig, tx, in_stream| {
             matched.push((sig, tx, in_stream))
         });
+        let tcp = matches!(p.transport, vigil_decode::Transport::Tcp { .. });
+        let flow_passed = state.as_deref().is_some_and(|st| st.passed);
+        let verdict = crate::verdict::packet_verdict(matched.iter().map(|m| m.0), self.ips, flow_passed, tcp);
         let mut alerted = false;
         // The first signature that dropped the packet, and why.
         let mut dropped_by: Option<(&Signature, DropReason)> = None;
@@ -211,8 +214,14 @@ impl Detector {
                 ssn.read_logged(dir, &mut logged);
             }
             let stream_payload = (!logged.is_empty()).then_some(&logged[..]);
-            let at =
-                crate::outputs::AlertAt { flow: at_alert.as_ref(), blocked, flow_dir, app: alert_app, stream_payload };
+            let at = crate::outputs::AlertAt {
+                flow: at_alert.as_ref(),
+                blocked,
+                flow_dir,
+                app: alert_app,
+                stream_payload,
+                verdict,
+            };
             outputs.alert(p, sig, at)?;
         }
         if let Some((sig, reason)) = dropped_by {

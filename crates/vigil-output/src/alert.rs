@@ -25,6 +25,40 @@ pub struct AlertInfo<'a> {
     /// The signature matched the reassembled stream: these stream bytes are
     /// the payload (`stream: 1`) instead of the packet's.
     pub stream_payload: Option<&'a [u8]>,
+    /// What became of the packet, for `verdict: yes`.
+    pub verdict: Verdict,
+}
+
+/// The packet's final verdict, as EVE's `verdict` object says it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Verdict {
+    /// Inspected and let through with its alerts.
+    #[default]
+    Alert,
+    /// A `pass` signature let it (or its flow) through.
+    Pass,
+    /// Dropped inline.
+    Drop,
+    /// A `reject` signature answered it: `inline` says whether the packet was
+    /// also dropped; `target` is Suricata's `reject-target` (`to_client`,
+    /// `to_server`, `both`); `tcp`: a TCP reset, else an ICMP unreachable.
+    Reject { inline: bool, target: &'static str, tcp: bool },
+}
+
+impl Verdict {
+    /// The `verdict` object: `action`, and for a reject its target and kind.
+    pub fn to_json(self) -> Value {
+        match self {
+            Verdict::Alert => json!({"action": "alert"}),
+            Verdict::Pass => json!({"action": "pass"}),
+            Verdict::Drop => json!({"action": "drop"}),
+            Verdict::Reject { inline, target, tcp } => json!({
+                "action": if inline { "drop" } else { "alert" },
+                "reject-target": target,
+                "reject": [if tcp { "tcp-reset" } else { "icmp-prohib" }],
+            }),
+        }
+    }
 }
 
 /// The `alert` record options of the eve-log configuration.
@@ -37,6 +71,8 @@ pub struct AlertOptions {
     pub rule_metadata: bool,
     /// `metadata: rule: reference: yes`: the rule's references as URLs.
     pub rule_reference: bool,
+    /// `verdict: yes`: the packet's final verdict.
+    pub verdict: bool,
     pub envelope: EnvelopeOptions,
 }
 
@@ -78,6 +114,9 @@ pub fn alert_record(p: &Packet<'_>, a: &AlertInfo<'_>, opts: AlertOptions) -> Va
     }
     if opts.packet {
         crate::envelope::insert_packet(&mut m, p);
+    }
+    if opts.verdict {
+        m.insert("verdict".into(), a.verdict.to_json());
     }
     Value::Object(m)
 }
@@ -142,6 +181,7 @@ mod tests {
         metadata: &[],
         references: &[],
         stream_payload: None,
+        verdict: Verdict::Alert,
     };
 
     /// An alert on a server-to-client packet of a flow whose client is 10.0.0.1:40000.

@@ -34,7 +34,7 @@ mod stats;
 mod time;
 mod writer;
 
-pub use alert::{alert_record, insert_alert_flow, AlertFlow, AlertInfo, AlertOptions};
+pub use alert::{alert_record, insert_alert_flow, AlertFlow, AlertInfo, AlertOptions, Verdict};
 pub use anomaly::{anomaly_record, applayer_anomaly_record, stream_anomaly_record, AnomalyOptions};
 pub use app::{app_record, fileinfo_record, swap_endpoints, FileInfo};
 pub use community::community_id;
