@@ -250,7 +250,8 @@ alert tcp any any -> any any (flow:only_stream; content:"GNU"; depth:3; sid:84;)
         let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(40000, 80).payload(b"GNUTELLA CONNECT/0.6").build_ethernet();
         let p = Decoder::new(DecodeConfig::default()).decode(&f, Timestamp::default(), LinkType::Ethernet, 1);
         let flow = Some(FlowInfo { to_server: true, tracked: true, ..FlowInfo::default() });
-        let in_stream = vigil_detect::StreamInput { chunk: None, payload_in_stream: true, pseudo: false };
+        let in_stream =
+            vigil_detect::StreamInput { chunk: None, payload_in_stream: true, pseudo: false, fresh_from: 0 };
         let mut out = Vec::new();
         e.inspect_stream(&p, flow, None, in_stream, &mut DetectScratch::default(), &mut |s| out.push(s.sid));
         out.sort_unstable();
@@ -379,7 +380,7 @@ alert tcp any any -> any any (msg:"dsize"; dsize:>2; content:"GET"; sid:3;)
         stream_events: Default::default(),
         stream_size: Default::default(),
     };
-    let stream = vigil_detect::StreamInput { chunk: None, payload_in_stream: true, pseudo: false };
+    let stream = vigil_detect::StreamInput { chunk: None, payload_in_stream: true, pseudo: false, fresh_from: 0 };
     let mut out = Vec::new();
     let mut scratch = DetectScratch::default();
     e.inspect_app(&p, Some(flow), None, stream, None, &mut scratch, &mut |s, _, _| out.push(s.sid));
@@ -489,7 +490,7 @@ alert http any any -> any any (msg:"no host"; flow:established,to_server; app-la
         app_proto: AppProto::Http,
         ..FlowInfo::default()
     };
-    let stream = StreamInput { chunk: None, payload_in_stream: false, pseudo: false };
+    let stream = StreamInput { chunk: None, payload_in_stream: false, pseudo: false, fresh_from: 0 };
     let mut out = Vec::new();
     e.inspect_app(&p, Some(flow), None, stream, Some(&app), &mut DetectScratch::default(), &mut |s, tx, _| {
         out.push((s.sid, tx))

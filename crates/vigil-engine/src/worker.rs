@@ -318,6 +318,9 @@ struct Tracked {
     in_stream: bool,
     /// The range of the packet's direction ready for raw inspection (its bytes in `stream_buf`).
     ready: Option<(u64, u64)>,
+    /// Where the bytes of `ready` not inspected before begin (inline, `ready`
+    /// starts a window earlier).
+    fresh_from: u64,
     /// Whether the session was established before the packet.
     established: Option<bool>,
     /// Encryption started with this packet: what came before is inspected now, nothing after.
@@ -571,11 +574,21 @@ impl Worker {
         // A reset ends the session: what was sent is inspected, acknowledged
         // or not; so is what came before encryption started.
         let ready = ssn.raw_ready(&mut self.stream, h.dir, ssn.reset || encrypted_now);
-        if let Some((start, end)) = ready {
+        let fresh_from = ready.map_or(0, |(start, _)| start);
+        let ready = ready.map(|(start, end)| (ssn.raw_window(&self.stream, h.dir, start, end), end));
+        if let Some((from, end)) = ready {
             self.stream_buf.clear();
-            ssn.read(h.dir, start, end, &mut self.stream_buf);
+            ssn.read(h.dir, from, end, &mut self.stream_buf);
         }
-        Tracked { in_stream: handled.stream_added, ready, established, encrypted_now, events: raised, flow_state }
+        Tracked {
+            in_stream: handled.stream_added,
+            ready,
+            fresh_from,
+            established,
+            encrypted_now,
+            events: raised,
+            flow_state,
+        }
     }
 
     fn inspect(&mut self, p: &mut Packet<'_>, depth: usize, outputs: &mut Outputs) -> Result<(), EngineError> {
@@ -612,10 +625,11 @@ impl Worker {
         if flow.is_none() && self.flows.counters().memcap > flow_memcap {
             self.detector.exceptions.met(ExceptionTarget::FlowMemcap);
         }
-        let Tracked { in_stream, ready, established, encrypted_now, events, flow_state } = match flow.as_mut() {
-            Some(h) => self.track(p, h),
-            None => Tracked::default(),
-        };
+        let Tracked { in_stream, ready, fresh_from, established, encrypted_now, events, flow_state } =
+            match flow.as_mut() {
+                Some(h) => self.track(p, h),
+                None => Tracked::default(),
+            };
         if let (Some(h), Some(state)) = (flow, flow_state) {
             self.flows.set_state(h, state);
         }
@@ -637,6 +651,7 @@ impl Worker {
             chunk: ready.map(|(start, end)| (&buf[..(end - start) as usize], start)),
             payload_in_stream: in_stream,
             pseudo: false,
+            fresh_from,
         };
         let f = flow.and_then(|h| self.flows.get_mut(h).map(|f| (h, f)));
         let result = match f {
@@ -797,7 +812,7 @@ impl Worker {
         if !txs.is_empty() {
             let seen: Vec<(u64, PerDir<Progress>)> = txs.iter().map(|t| (t.tx.id(), t.to)).collect();
             let app = app_input(f, &txs, self.now);
-            let stream = StreamInput { chunk: None, payload_in_stream: true, pseudo: true };
+            let stream = StreamInput { chunk: None, payload_in_stream: true, pseudo: true, fresh_from: 0 };
             let at = FlowAtAlert::of(f);
             match self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, Some(&app), None, outputs) {
                 Ok(true) => f.alerted = true,
@@ -929,7 +944,8 @@ impl Flusher<'_> {
             let frame = pseudo_packet(f, dir);
             let mut p = self.decoder.decode(&frame, self.now, LinkType::Raw, 0);
             p.src = PacketSource::FlowTimeout;
-            let stream = StreamInput { chunk: Some((self.buf, start)), payload_in_stream: true, pseudo: true };
+            let stream =
+                StreamInput { chunk: Some((self.buf, start)), payload_in_stream: true, pseudo: true, fresh_from: 0 };
             let info = FlowInfo { tracked: true, stream_size: stream_sizes(&ssn), ..flow_info(f, dir, None) };
             let at = FlowAtAlert::of(f);
             match self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, None, Some((&ssn, dir)), outputs) {

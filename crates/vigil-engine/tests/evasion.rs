@@ -21,6 +21,11 @@ alert tcp-pkt any any -> any any (msg:\"attack in one packet\"; content:\"ATTACK
 /// Runs the frames under `rules` with the receiving host's OS set to `os`;
 /// returns the EVE records.
 fn run(name: &str, frames: &[Vec<u8>], os: &str, rules: &str) -> Vec<Value> {
+    run_mode(name, frames, os, rules, false)
+}
+
+/// [`run`], inline (`--simulate-ips`) when `ips`.
+fn run_mode(name: &str, frames: &[Vec<u8>], os: &str, rules: &str, ips: bool) -> Vec<Value> {
     let dir = tempdir("evasion", name);
     let pcap = dir.join("in.pcap");
     write_pcap(&pcap, spaced(frames));
@@ -36,6 +41,7 @@ fn run(name: &str, frames: &[Vec<u8>], os: &str, rules: &str) -> Vec<Value> {
         checksum: Some("none".into()),
         exclusive_rules: vec![dir.join("test.rules")],
         includes: vec![dir.join("os.yaml")],
+        simulate_ips: ips,
         ..Default::default()
     };
     run_eve(&dir, &opts)
@@ -122,6 +128,22 @@ fn one_byte_segments_match_once_in_the_stream() {
         // Only the reassembled stream holds the string: the packet rule sees nothing.
         assert_eq!(alerts("tiny", &c.session(middle, ATTACK.len()), "bsd"), (1, 0), "v6 {v6}");
     }
+}
+
+#[test]
+fn inline_a_pattern_split_over_packets_matches_once_on_the_packet_completing_it() {
+    // Inline, each packet's stream bytes are inspected as they come, with the
+    // bytes before them: the string is whole in the last byte's packet, and
+    // the packet after it does not raise it again.
+    let c = Conn { v6: false };
+    let mut middle: Vec<_> = ATTACK.iter().enumerate().map(|(i, b)| c.data(i, &[*b])).collect();
+    middle.push(c.data(ATTACK.len(), b"tail"));
+    let frames = c.session(middle, ATTACK.len() + 4);
+    let recs = run_mode("inline-tiny", &frames, "bsd", RULES, true);
+    let hits = alerts_of(&recs, 1);
+    assert_eq!(hits.len(), 1, "{recs:#?}");
+    assert_eq!(hits[0]["pcap_cnt"], 3 + ATTACK.len() as u64, "the packet carrying the last byte");
+    assert!(alerts_of(&recs, 2).is_empty());
 }
 
 #[test]

@@ -719,9 +719,10 @@ impl TcpSession {
 
     /// The application layer consumed `dir` up to `to`.
     pub fn app_done(&mut self, ctx: &mut StreamCtx, dir: Direction, to: u64) {
+        let raw_keep = raw_keep(ctx, dir, self.dirs.get(dir));
         let s = self.dirs.get_mut(dir);
         s.app_progress = s.app_progress.max(to);
-        let keep = s.raw_progress.min(s.app_progress);
+        let keep = raw_keep.min(s.app_progress);
         ctx.reassembly_memuse -= s.reassembly.release(keep) as u64;
     }
 
@@ -729,8 +730,8 @@ impl TcpSession {
     pub fn app_disable(&mut self, ctx: &mut StreamCtx) {
         self.app_enabled = false;
         for dir in [Direction::ToServer, Direction::ToClient] {
-            let s = self.dirs.get_mut(dir);
-            ctx.reassembly_memuse -= s.reassembly.release(s.raw_progress) as u64;
+            let keep = raw_keep(ctx, dir, self.dirs.get(dir));
+            ctx.reassembly_memuse -= self.dirs.get_mut(dir).reassembly.release(keep) as u64;
         }
     }
 
@@ -766,14 +767,48 @@ impl TcpSession {
         s.raw_progress = s.raw_progress.max(to);
     }
 
-    /// Raw inspection covered `dir` up to `to`; data no consumer needs is freed.
+    /// Inline, where the inspection of `[start, end)` (from
+    /// [`raw_ready`](Self::raw_ready)) begins: up to a chunk of the bytes
+    /// before `start` that are still held come along, so a pattern split
+    /// over packets is found in the packet that completes it. Otherwise `start`.
+    pub fn raw_window(&self, ctx: &StreamCtx, dir: Direction, start: u64, end: u64) -> u64 {
+        if !ctx.cfg.inline {
+            return start;
+        }
+        let s = self.dirs.get(dir);
+        let from = end.saturating_sub(raw_lookback(ctx, dir)).min(start).max(s.reassembly.base());
+        // Only bytes contiguous with `start`.
+        s.reassembly.contiguous_start(start).max(from)
+    }
+
+    /// Raw inspection covered `dir` up to `to`; data no consumer needs is
+    /// freed (inline, a chunk before `to` is kept for the next window).
     pub fn raw_done(&mut self, ctx: &mut StreamCtx, dir: Direction, to: u64) {
         let app = self.app_enabled;
         let s = self.dirs.get_mut(dir);
         s.raw_progress = s.raw_progress.max(to);
-        let keep = if app { s.raw_progress.min(s.app_progress) } else { s.raw_progress };
+        let raw_keep = raw_keep(ctx, dir, s);
+        let keep = if app { raw_keep.min(s.app_progress) } else { raw_keep };
         ctx.reassembly_memuse -= s.reassembly.release(keep) as u64;
     }
+}
+
+/// What raw inspection still needs of `s`, the stream of `dir`: what it has
+/// not inspected, and inline the window before that.
+fn raw_keep(ctx: &StreamCtx, dir: Direction, s: &TcpStream) -> u64 {
+    if ctx.cfg.inline {
+        s.raw_progress.saturating_sub(raw_lookback(ctx, dir))
+    } else {
+        s.raw_progress
+    }
+}
+
+/// The inline inspection window of `dir`: its chunk size.
+fn raw_lookback(ctx: &StreamCtx, dir: Direction) -> u64 {
+    u64::from(match dir {
+        Direction::ToServer => ctx.cfg.toserver_chunk,
+        Direction::ToClient => ctx.cfg.toclient_chunk,
+    })
 }
 
 fn budget(ctx: &StreamCtx) -> usize {

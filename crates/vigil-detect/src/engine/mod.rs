@@ -106,6 +106,10 @@ pub struct StreamInput<'a> {
     /// The packet is a pseudo packet carrying the rest of a stream at flow
     /// end: only stream rules are run on it.
     pub pseudo: bool,
+    /// Stream offset where the chunk's bytes not inspected before begin
+    /// (inline, the chunk starts earlier so a pattern split over packets is
+    /// whole in it): a match found in the older bytes alone was raised then.
+    pub fresh_from: u64,
 }
 
 /// An immutable, shareable detection engine.
@@ -640,6 +644,11 @@ fn payload_matches(sig: &Signature, payload: &[u8], stream: StreamInput<'_>, ict
     if sig.require_stream {
         if let Some((chunk, base)) = stream.chunk {
             if !chunk.is_empty() && inspect_at(&sig.payload, chunk, base, ictx) {
+                let old = chunk.get(..stream.fresh_from.saturating_sub(base) as usize).unwrap_or(chunk);
+                if old.len() < chunk.len() && !old.is_empty() && inspect_at(&sig.payload, old, base, ictx) {
+                    // Already raised on the packet that brought those bytes.
+                    return false;
+                }
                 ictx.matched_in_stream = true;
                 return true;
             }
