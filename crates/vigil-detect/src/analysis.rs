@@ -2,9 +2,10 @@
 //! Suricata's terms (`ip_only`, `pkt`, `stream`, `app_tx`, ...), for the
 //! `rules.json` report. The kind says when Suricata inspects a signature,
 //! and vigil's engine follows it: an IP-only signature sees the first packet
-//! of each direction of a flow (vigil counts one that sets bits as a packet
-//! signature, inspected on every packet), a `pkt_stream` one packets and the
-//! stream, a `stream` one the stream alone.
+//! of each direction of a flow, a `pkt_stream` one packets and the stream, a
+//! `stream` one the stream alone. One difference: an IP-only signature with
+//! a keyword (setting bits, `iprep`, `threshold`, `tag`, ...) is inspected by
+//! vigil on every packet, as a packet signature.
 
 use crate::compile::{Proto, Signature};
 use vigil_rules::keywords::flow::BitCmd;

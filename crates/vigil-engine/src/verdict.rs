@@ -7,7 +7,7 @@
 //! the match entirely, and a `rate_filter` swaps the action once its rate is
 //! exceeded. `noalert` hides the alert and keeps the action too.
 
-use vigil_detect::compile::RuleAction;
+use vigil_detect::compile::{RejectTo, RuleAction};
 use vigil_detect::threshold::{GlobalThresholds, MatchSubject, NewAction, RateFilterTable, RateTable};
 use vigil_detect::Signature;
 
@@ -58,27 +58,27 @@ impl Fates {
     }
 }
 
-/// What becomes of a packet whose matches, in evaluation order, are
-/// `matched` (a `pass` ends them), as the alerts' `verdict` says it: a
-/// reject, else a drop (inline), else a pass of the packet or of its flow
-/// (`flow_passed`), else an alert. Suricata decides it the same way.
-pub(crate) fn packet_verdict<'s>(
-    matched: impl Iterator<Item = &'s Signature> + Clone,
+/// What becomes of a packet whose matches, in evaluation order, came to
+/// `actions` (each with its signature's reject target), as the alerts'
+/// `verdict` says it: a reject, else a drop (inline), else a pass of the
+/// packet or of its flow (`flow_passed`), else an alert. Suricata decides it
+/// the same way.
+pub(crate) fn packet_verdict(
+    actions: impl Iterator<Item = (RuleAction, RejectTo)> + Clone,
     ips: bool,
     flow_passed: bool,
     tcp: bool,
 ) -> vigil_output::Verdict {
-    use vigil_detect::compile::RejectTo;
     use vigil_output::Verdict;
-    if let Some(sig) = matched.clone().find(|s| s.action == RuleAction::Reject) {
-        let target = match sig.reject {
+    if let Some((_, to)) = actions.clone().find(|(a, _)| *a == RuleAction::Reject) {
+        let target = match to {
             RejectTo::Src => "to_client",
             RejectTo::Dst => "to_server",
             RejectTo::Both => "both",
         };
         return Verdict::Reject { inline: ips, target, tcp };
     }
-    let mut actions = matched.map(|s| s.action);
+    let mut actions = actions.map(|(a, _)| a);
     if ips && actions.clone().any(|a| a == RuleAction::Drop) {
         Verdict::Drop
     } else if flow_passed || actions.any(|a| a == RuleAction::Pass) {
@@ -166,13 +166,14 @@ mod tests {
         let (alert, pass) = (sig("alert tcp any any -> any any (sid:1;)"), sig("pass tcp any any -> any any (sid:2;)"));
         let (drop, reject) =
             (sig("drop tcp any any -> any any (sid:3;)"), sig("rejectboth tcp any any -> any any (sid:4;)"));
-        let v = |m: &[&Signature], ips| packet_verdict(m.iter().copied(), ips, false, true);
+        let v = |m: &[&Signature], ips| packet_verdict(m.iter().map(|s| (s.action, s.reject)), ips, false, true);
         assert_eq!(v(&[&alert], false), Verdict::Alert);
         assert_eq!(v(&[&alert, &pass], false), Verdict::Pass);
         assert_eq!(v(&[&drop, &alert], true), Verdict::Drop);
         assert_eq!(v(&[&drop, &alert], false), Verdict::Alert, "IDS: a drop rule alerts");
         assert_eq!(v(&[&alert, &reject], true), Verdict::Reject { inline: true, target: "both", tcp: true });
-        assert_eq!(packet_verdict([&alert].into_iter(), false, true, true), Verdict::Pass, "the flow is passed");
+        let alone = [(alert.action, alert.reject)];
+        assert_eq!(packet_verdict(alone.into_iter(), false, true, true), Verdict::Pass, "the flow is passed");
         assert_eq!(
             Verdict::Reject { inline: false, target: "to_client", tcp: false }.to_json()["reject"][0],
             "icmp-prohib"

@@ -132,34 +132,54 @@ impl Detector {
         engine.inspect_app(p, info, state.as_deref_mut(), stream, app, &mut self.scratch, &mut |sig, tx, in_stream| {
             matched.push((sig, tx, in_stream))
         });
-        let tcp = matches!(p.transport, vigil_decode::Transport::Tcp { .. });
-        let flow_passed = state.as_deref().is_some_and(|st| st.passed);
-        let verdict = crate::verdict::packet_verdict(matched.iter().map(|m| m.0), self.ips, flow_passed, tcp);
-        let mut alerted = false;
-        // The first signature that dropped the packet, and why.
-        let mut dropped_by: Option<(&Signature, DropReason)> = None;
+        // Every match's fate first: the packet's verdict, which each of its
+        // alerts carries, weighs them all (thresholds and rate filters included).
+        let mut decided: Vec<Decided<'_>> = Vec::with_capacity(matched.len());
         for (sig, tx_id, in_stream) in matched {
             // Pass signatures let traffic through; they raise no alert
             // unless they say `alert`.
-            if sig.action == RuleAction::Pass && !sig.also_alert {
-                continue;
-            }
-            if sig.no_log_tx {
-                self.no_log.extend(tx_id);
-                continue;
-            }
+            let quiet = (sig.action == RuleAction::Pass && !sig.also_alert) || sig.no_log_tx;
             // A transaction rule's source is the side it inspects, whatever
             // packet completed the transaction (thresholds track by it).
             let swap = match (&sig.tx, info) {
                 (Some(t), Some(i)) => (t.side == Direction::ToServer) != i.to_server,
                 _ => false,
             };
-            let (mut src, mut dst) = (p.ip.map(|ip| ip.src), p.ip.map(|ip| ip.dst));
-            if swap {
-                std::mem::swap(&mut src, &mut dst);
+            let fate = if quiet {
+                None
+            } else {
+                let (mut src, mut dst) = (p.ip.map(|ip| ip.src), p.ip.map(|ip| ip.dst));
+                if swap {
+                    std::mem::swap(&mut src, &mut dst);
+                }
+                let subject = vigil_detect::threshold::MatchSubject { src, dst, flow: flow_id.unwrap_or(0), ts: p.ts };
+                self.fates.decide(&self.rules.thresholds, sig, subject)
+            };
+            // A rate filter's pass ends the packet's inspection.
+            let rate_pass = fate.is_some_and(|f| f.filtered && f.action == RuleAction::Pass);
+            decided.push(Decided { sig, tx_id, in_stream, swap, quiet, fate });
+            if rate_pass {
+                break;
             }
-            let subject = vigil_detect::threshold::MatchSubject { src, dst, flow: flow_id.unwrap_or(0), ts: p.ts };
-            let Some(fate) = self.fates.decide(&self.rules.thresholds, sig, subject) else {
+        }
+        let tcp = matches!(p.transport, vigil_decode::Transport::Tcp { .. });
+        let flow_passed = state.as_deref().is_some_and(|st| st.passed);
+        let actions = decided.iter().filter_map(|d| match (d.quiet, d.fate) {
+            (true, _) => Some((d.sig.action, d.sig.reject)),
+            (false, f) => f.map(|f| (f.action, d.sig.reject)),
+        });
+        let verdict = crate::verdict::packet_verdict(actions, self.ips, flow_passed, tcp);
+        let mut alerted = false;
+        // The first signature that dropped the packet, and why.
+        let mut dropped_by: Option<(&Signature, DropReason)> = None;
+        for Decided { sig, tx_id, in_stream, swap, quiet, fate } in decided {
+            if quiet {
+                if sig.no_log_tx && !(sig.action == RuleAction::Pass && !sig.also_alert) {
+                    self.no_log.extend(tx_id);
+                }
+                continue;
+            }
+            let Some(fate) = fate else {
                 self.suppressed += 1;
                 continue;
             };
@@ -204,11 +224,7 @@ impl Detector {
             });
             let flow_dir = info.map(|i| i.to_server != swap);
             // A match on the reassembled stream logs the stream as its payload, as Suricata does.
-            let on_stream = sig.tx.is_none()
-                && !sig.payload.is_empty()
-                && (sig.require_stream || sig.stream_only)
-                && stream.chunk.is_some_and(|(c, _)| !c.is_empty())
-                && (stream.payload_in_stream || stream.pseudo || p.payload().is_empty());
+            let on_stream = sig.tx.is_none() && in_stream;
             let mut logged = Vec::new();
             if let (true, Some((ssn, dir)), true) = (on_stream, log_stream, outputs.wants_payload()) {
                 ssn.read_logged(dir, &mut logged);
@@ -309,6 +325,21 @@ fn log_drop(
         *logged = true;
     }
     outputs.drop(p, flow_id, reason, sig, first_in_dir)
+}
+
+/// One match of a packet, with what `threshold.config` and rate filters
+/// made of it.
+struct Decided<'s> {
+    sig: &'s Signature,
+    tx_id: Option<u64>,
+    /// The match was in the reassembled stream.
+    in_stream: bool,
+    /// A transaction rule's sides are the other way round from the packet's.
+    swap: bool,
+    /// A `pass` without `alert`, or a `config` rule: no fate, no alert.
+    quiet: bool,
+    /// `None` for a quiet match, or one a threshold removed.
+    fate: Option<crate::verdict::Fate>,
 }
 
 /// What tracking a TCP packet's session found.
@@ -564,7 +595,8 @@ impl Worker {
                 self.detector.exceptions.met_app_error(app.layer.proto(), Transport::Tcp);
             }
             if app.raw_off {
-                // Encrypted: nothing more is inspected, so nothing is kept for it.
+                // Encrypted: nothing more is inspected, so nothing (beyond the
+                // inline window, bounded by a chunk) is kept for it.
                 let end = ssn.dirs.get(h.dir).seen_end;
                 ssn.raw_done(&mut self.stream, h.dir, end);
                 return Tracked { in_stream: handled.stream_added, established, events: raised, flow_state, ..none };
@@ -575,7 +607,7 @@ impl Worker {
         // or not; so is what came before encryption started.
         let ready = ssn.raw_ready(&mut self.stream, h.dir, ssn.reset || encrypted_now);
         let fresh_from = ready.map_or(0, |(start, _)| start);
-        let ready = ready.map(|(start, end)| (ssn.raw_window(&self.stream, h.dir, start, end), end));
+        let ready = ready.map(|(start, end)| (ssn.raw_window(&self.stream, h.dir, start), end));
         if let Some((from, end)) = ready {
             self.stream_buf.clear();
             ssn.read(h.dir, from, end, &mut self.stream_buf);

@@ -144,6 +144,10 @@ fn inline_a_pattern_split_over_packets_matches_once_on_the_packet_completing_it(
     assert_eq!(hits.len(), 1, "{recs:#?}");
     assert_eq!(hits[0]["pcap_cnt"], 3 + ATTACK.len() as u64, "the packet carrying the last byte");
     assert!(alerts_of(&recs, 2).is_empty());
+    // The string again in the next packet is a match of its own.
+    let twice = vec![c.data(0, ATTACK), c.data(ATTACK.len(), ATTACK)];
+    let recs = run_mode("inline-twice", &c.session(twice, 2 * ATTACK.len()), "bsd", RULES, true);
+    assert_eq!(alerts_of(&recs, 1).len(), 2, "{recs:#?}");
 }
 
 #[test]

@@ -142,25 +142,32 @@ impl Vars {
         }
     }
 
-    /// Resolves an address expression; an empty result is an error.
     /// Whether `expr` negates anything (`!x`), through its variables too:
     /// Suricata then treats an otherwise IP-only signature as a packet one.
     pub fn address_negated(&self, expr: &AddrExpr) -> bool {
-        self.negated_in(expr, 0)
+        self.negated_in(expr, &mut Vec::new())
     }
 
-    fn negated_in(&self, expr: &AddrExpr, depth: usize) -> bool {
+    /// `seen`: the variables already looked into. Each is looked into once,
+    /// so variables that name each other many times cost no more than their
+    /// number (and a cycle, reported when they were resolved, ends here).
+    fn negated_in<'e>(&'e self, expr: &AddrExpr, seen: &mut Vec<&'e str>) -> bool {
         match expr {
             AddrExpr::Not(_) => true,
-            AddrExpr::List(items) => items.iter().any(|i| self.negated_in(i, depth)),
-            // A cycle was reported when the variable was resolved; stop there.
-            AddrExpr::Var(name) if depth < MAX_VAR_DEPTH => Self::raw(&self.address_raw, name)
-                .and_then(|raw| parse_address(raw).ok())
-                .is_some_and(|e| self.negated_in(&e, depth + 1)),
+            AddrExpr::List(items) => items.iter().any(|i| self.negated_in(i, seen)),
+            AddrExpr::Var(name) => {
+                let Some(raw) = Self::raw(&self.address_raw, name) else { return false };
+                if seen.contains(&raw) {
+                    return false;
+                }
+                seen.push(raw);
+                parse_address(raw).is_ok_and(|e| self.negated_in(&e, seen))
+            }
             _ => false,
         }
     }
 
+    /// Resolves an address expression; an empty result is an error.
     pub fn resolve_address(&self, expr: &AddrExpr) -> Result<AddressSet, VarError> {
         if let AddrExpr::Var(v) = expr {
             return self.address(v).map(|s| (*s).clone()).and_then(non_empty_addr);
@@ -207,6 +214,20 @@ mod tests {
 
     fn pairs(l: &[(&str, &str)]) -> Vec<(String, String)> {
         l.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn negation_is_found_through_variables_once_each() {
+        let v = Vars::suricata_default();
+        assert!(v.address_negated(&parse_address("$EXTERNAL_NET").unwrap()), "!$HOME_NET");
+        assert!(!v.address_negated(&parse_address("$HOME_NET").unwrap()));
+        assert!(v.address_negated(&parse_address("[10.0.0.0/8,!10.1.0.0/16]").unwrap()));
+        // Each variable names the next twice: 2^40 paths, 40 variables to look into.
+        let mut chain: Vec<(String, String)> =
+            (0..40).map(|i| (format!("V{i}"), format!("[$V{0},$V{0}]", i + 1))).collect();
+        chain.push(("V40".into(), "!10.0.0.1".into()));
+        let v = Vars::new(&chain, &[]);
+        assert!(v.address_negated(&parse_address("$V0").unwrap()));
     }
 
     #[test]

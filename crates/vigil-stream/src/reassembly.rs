@@ -231,7 +231,6 @@ impl Reassembly {
         at
     }
 
-    /// The start of the first data held at or after `from`, if any.
     /// Where the held bytes running without a hole up to `to` begin (`to`
     /// when the byte before it is not held).
     pub fn contiguous_start(&self, to: u64) -> u64 {
@@ -245,6 +244,7 @@ impl Reassembly {
         at
     }
 
+    /// The start of the first data held at or after `from`, if any.
     pub fn next_data(&self, from: u64) -> Option<u64> {
         if let Some((&s, d)) = self.data.range(..=from).next_back() {
             if s + d.len() as u64 > from {

@@ -350,11 +350,16 @@ impl TcpSession {
         }
         if self.reset {
             match self.reset_by {
-                // The reset's sender goes on from where the reset was: the
-                // reset came from the path (Suricata's suspected injection),
-                // and the receiver, which took the data, is followed on.
+                // The reset's sender goes on sending data from where the
+                // reset was: the reset came from the path (Suricata's
+                // suspected injection), and the receiver, which took the
+                // data, is followed on. (An ACK alone may be one reordered
+                // behind the reset.)
                 Some((by, before, at))
-                    if by == seg.dir && seg.flags & RST == 0 && self.dirs.get(seg.dir).offset(seg.seq) >= at =>
+                    if by == seg.dir
+                        && seg.flags & RST == 0
+                        && !seg.payload.is_empty()
+                        && self.dirs.get(seg.dir).offset(seg.seq) >= at =>
                 {
                     event(StreamEvent::SuspectedRstInject);
                     self.reset = false;
@@ -767,16 +772,16 @@ impl TcpSession {
         s.raw_progress = s.raw_progress.max(to);
     }
 
-    /// Inline, where the inspection of `[start, end)` (from
-    /// [`raw_ready`](Self::raw_ready)) begins: up to a chunk of the bytes
+    /// Inline, where the inspection of what [`raw_ready`](Self::raw_ready)
+    /// gave from `start` begins: up to a chunk of the bytes
     /// before `start` that are still held come along, so a pattern split
     /// over packets is found in the packet that completes it. Otherwise `start`.
-    pub fn raw_window(&self, ctx: &StreamCtx, dir: Direction, start: u64, end: u64) -> u64 {
+    pub fn raw_window(&self, ctx: &StreamCtx, dir: Direction, start: u64) -> u64 {
         if !ctx.cfg.inline {
             return start;
         }
         let s = self.dirs.get(dir);
-        let from = end.saturating_sub(raw_lookback(ctx, dir)).min(start).max(s.reassembly.base());
+        let from = start.saturating_sub(raw_lookback(ctx, dir)).max(s.reassembly.base());
         // Only bytes contiguous with `start`.
         s.reassembly.contiguous_start(start).max(from)
     }

@@ -141,7 +141,9 @@ impl ActionScope {
     }
 }
 
-/// Only the header decides: addresses, ports and protocol.
+/// Only the header decides: addresses, ports and protocol. Such a rule's
+/// action covers the flow even when it names ports (Suricata's own tests:
+/// `pass tcp any any -> any 22` passes the SSH flow, server's packets too).
 fn header_only(s: &Signature) -> bool {
     s.checks.is_empty()
         && s.headers.is_empty()

@@ -640,15 +640,27 @@ fn matches(
 }
 
 /// The signature's payload keywords against the stream chunk or the packet payload.
+/// A match in a chunk that starts before `fresh_from` (inline, bytes already
+/// inspected come along): whether it is a new one. One the older bytes hold
+/// alone was raised on the packet that brought them, unless the new bytes
+/// hold one of their own; a new match across both is found only when the
+/// older bytes hold none.
+fn fresh_match(sig: &Signature, chunk: &[u8], base: u64, fresh_from: u64, ictx: &mut InspectCtx) -> bool {
+    let split = fresh_from.saturating_sub(base).min(chunk.len() as u64) as usize;
+    if split == 0 || split == chunk.len() {
+        return true;
+    }
+    let (old, new) = chunk.split_at(split);
+    !inspect_at(&sig.payload, old, base, ictx) || inspect_at(&sig.payload, new, fresh_from, ictx)
+}
+
 fn payload_matches(sig: &Signature, payload: &[u8], stream: StreamInput<'_>, ictx: &mut InspectCtx) -> bool {
     if sig.require_stream {
         if let Some((chunk, base)) = stream.chunk {
-            if !chunk.is_empty() && inspect_at(&sig.payload, chunk, base, ictx) {
-                let old = chunk.get(..stream.fresh_from.saturating_sub(base) as usize).unwrap_or(chunk);
-                if old.len() < chunk.len() && !old.is_empty() && inspect_at(&sig.payload, old, base, ictx) {
-                    // Already raised on the packet that brought those bytes.
-                    return false;
-                }
+            if !chunk.is_empty()
+                && inspect_at(&sig.payload, chunk, base, ictx)
+                && fresh_match(sig, chunk, base, stream.fresh_from, ictx)
+            {
                 ictx.matched_in_stream = true;
                 return true;
             }
