@@ -773,9 +773,9 @@ impl TcpSession {
     }
 
     /// Inline, where the inspection of what [`raw_ready`](Self::raw_ready)
-    /// gave from `start` begins: up to a chunk of the bytes
-    /// before `start` that are still held come along, so a pattern split
-    /// over packets is found in the packet that completes it. Otherwise `start`.
+    /// gave from `start` begins: up to a chunk of the bytes before `start`
+    /// that are still held come along, so a pattern split over packets is
+    /// found in the packet that completes it. Otherwise `start`.
     pub fn raw_window(&self, ctx: &StreamCtx, dir: Direction, start: u64) -> u64 {
         if !ctx.cfg.inline {
             return start;

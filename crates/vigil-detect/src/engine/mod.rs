@@ -639,7 +639,6 @@ fn matches(
     sig.payload.is_empty() || payload_matches(sig, payload, stream, ictx)
 }
 
-/// The signature's payload keywords against the stream chunk or the packet payload.
 /// A match in a chunk that starts before `fresh_from` (inline, bytes already
 /// inspected come along): whether it is a new one. One the older bytes hold
 /// alone was raised on the packet that brought them, unless the new bytes
@@ -654,6 +653,7 @@ fn fresh_match(sig: &Signature, chunk: &[u8], base: u64, fresh_from: u64, ictx: 
     !inspect_at(&sig.payload, old, base, ictx) || inspect_at(&sig.payload, new, fresh_from, ictx)
 }
 
+/// The signature's payload keywords against the stream chunk or the packet payload.
 fn payload_matches(sig: &Signature, payload: &[u8], stream: StreamInput<'_>, ictx: &mut InspectCtx) -> bool {
     if sig.require_stream {
         if let Some((chunk, base)) = stream.chunk {
