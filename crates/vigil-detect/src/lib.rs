@@ -25,5 +25,5 @@ pub mod threshold;
 pub mod transform;
 
 pub use compile::{compile, DetectExecutor, Signature, Unsupported};
-pub use engine::{AppInput, DetectEngine, DetectScratch, StreamInput, TxInput};
+pub use engine::{AppInput, DetectEngine, DetectScratch, StreamInput, Traffic, TxInput};
 pub use flowbits::{FlowBits, FlowDetect};

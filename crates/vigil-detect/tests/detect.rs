@@ -546,3 +546,17 @@ alert ip any any -> any any (msg:"no vlan"; vlan.layers:0; sid:35;)
     assert!(sids(&e, &vlan_tag(&plain, 0x8100, &[40])).is_empty(), "one layer, 40: none of them");
     assert_eq!(sids(&e, &plain), vec![35], "without a VLAN, vlan.id matches nothing");
 }
+
+#[test]
+fn traffic_flowbits_tag_the_flow() {
+    let rules = r#"
+alert tcp any any -> any any (content:"curl"; flowbits:set,traffic/id/curl; flowbits:set,traffic/label/cli; flowbits:set,other; sid:90;)
+alert tcp any any -> any any (content:"none"; flowbits:set,traffic/kind/x; sid:91;)
+"#;
+    let e = engine(rules, Algo::best());
+    let mut st = vigil_detect::FlowDetect::default();
+    assert!(e.traffic(&st.bits).is_empty());
+    assert_eq!(run_flow(&e, true, b"curl/8.0 none", &mut st, false), vec![90, 91]);
+    let t = e.traffic(&st.bits);
+    assert_eq!((t.ids, t.labels), (vec!["curl"], vec!["cli"]), "only traffic/id and traffic/label tag");
+}

@@ -255,7 +255,7 @@ impl Outputs {
     /// Writes an `alert` record for a signature that matched `p`, in the
     /// circumstances `at` describes.
     pub(crate) fn alert(&mut self, p: &Packet<'_>, sig: &Signature, at: AlertAt<'_>) -> Result<(), EngineError> {
-        let AlertAt { flow, blocked, flow_dir, app, stream_payload, verdict } = at;
+        let AlertAt { flow, blocked, flow_dir, app, stream_payload, verdict, traffic } = at;
         // Suricata's `direction`: the flow direction the alert is written in.
         let direction = flow_dir.map(|to_server| if to_server { "to_server" } else { "to_client" });
         let info = AlertInfo { stream_payload, verdict, ..alert_info(sig, blocked) };
@@ -319,6 +319,7 @@ impl Outputs {
             if let Some(f) = flow.filter(|_| sink.alert_flow) {
                 insert_alert_flow(&mut rec, &f.eve);
             }
+            vigil_output::insert_traffic(&mut rec, &traffic.ids, &traffic.labels);
             write(&mut sink.writer, &rec)?;
         }
         Ok(())
@@ -480,7 +481,9 @@ impl Outputs {
             if built.as_ref().is_none_or(|(o, _)| *o != opts) {
                 fields.exception_policy = if opts.0 { fate.exception_policy } else { &[] };
                 fields.community_id = opts.1;
-                built = Some((opts, flow_record(&fields, now)));
+                let mut rec = flow_record(&fields, now);
+                vigil_output::insert_traffic(&mut rec, &fate.traffic.ids, &fate.traffic.labels);
+                built = Some((opts, rec));
             }
             if let Some((_, rec)) = &built {
                 write(&mut sink.writer, rec)?;
@@ -549,10 +552,12 @@ pub(crate) struct AlertAt<'a> {
     pub stream_payload: Option<&'a [u8]>,
     /// What became of the packet, all its matches considered.
     pub verdict: vigil_output::Verdict,
+    /// The flow's traffic tags.
+    pub traffic: &'a vigil_detect::Traffic<'a>,
 }
 
 /// What the IPS and the exception policies did to a flow, for its record.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct FlowFate<'a> {
     /// `drop` or `pass` when the whole flow was.
     pub action: Option<&'a str>,
@@ -562,6 +567,8 @@ pub(crate) struct FlowFate<'a> {
     pub bypassed: bool,
     /// Application-layer transactions the flow had.
     pub tx_cnt: u64,
+    /// The flow's traffic tags.
+    pub traffic: &'a vigil_detect::Traffic<'a>,
 }
 
 /// A flow as its EVE record describes it.

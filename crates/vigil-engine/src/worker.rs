@@ -169,6 +169,7 @@ impl Detector {
             (false, f) => f.map(|f| (f.action, d.sig.reject)),
         });
         let verdict = crate::verdict::packet_verdict(actions, self.ips, flow_passed, tcp);
+        let traffic = state.as_deref().map(|st| engine.traffic(&st.bits)).unwrap_or_default();
         let mut alerted = false;
         // The first signature that dropped the packet, and why.
         let mut dropped_by: Option<(&Signature, DropReason)> = None;
@@ -237,6 +238,7 @@ impl Detector {
                 app: alert_app,
                 stream_payload,
                 verdict,
+                traffic: &traffic,
             };
             outputs.alert(p, sig, at)?;
         }
@@ -886,8 +888,14 @@ impl Worker {
                 };
                 let exceptions = self.detector.exceptions.flow_list(d.exceptions);
                 let tx_cnt = f.ext.app.as_deref().map_or(0, |a| a.layer.tx_count());
-                let fate =
-                    crate::outputs::FlowFate { action, exception_policy: &exceptions, bypassed: d.bypassed, tx_cnt };
+                let traffic = self.detector.rules.engine.as_deref().map(|e| e.traffic(&d.bits)).unwrap_or_default();
+                let fate = crate::outputs::FlowFate {
+                    action,
+                    exception_policy: &exceptions,
+                    bypassed: d.bypassed,
+                    tx_cnt,
+                    traffic: &traffic,
+                };
                 result = outputs.flow(&f, now, app, orig, f.ext.tcp_end.as_ref(), fate);
             }
         }

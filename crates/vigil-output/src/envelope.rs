@@ -100,3 +100,20 @@ pub fn envelope(p: &Packet<'_>, event_type: &str, opts: EnvelopeOptions) -> Map<
     }
     m
 }
+
+/// A flow's traffic tags (flowbits `traffic/id/<name>`, `traffic/label/<name>`)
+/// as the `traffic` object of its records; nothing when it has none.
+pub fn insert_traffic(rec: &mut Value, ids: &[&str], labels: &[&str]) {
+    let Value::Object(m) = rec else { return };
+    if ids.is_empty() && labels.is_empty() {
+        return;
+    }
+    let mut t = Map::new();
+    if !ids.is_empty() {
+        t.insert("id".into(), ids.into());
+    }
+    if !labels.is_empty() {
+        t.insert("label".into(), labels.into());
+    }
+    m.insert("traffic".into(), Value::Object(t));
+}

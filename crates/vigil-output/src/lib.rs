@@ -39,7 +39,7 @@ pub use anomaly::{anomaly_record, applayer_anomaly_record, stream_anomaly_record
 pub use app::{app_record, fileinfo_record, swap_endpoints, FileInfo};
 pub use community::community_id;
 pub use drop::{drop_record, DropReason};
-pub use envelope::{envelope, ip_text, EnvelopeOptions};
+pub use envelope::{envelope, insert_traffic, ip_text, EnvelopeOptions};
 pub use fast::{fast_line, FastAction, FastAlert, FastWriter};
 pub use flow::{flow_record, insert_flow_id, FlowRecord, FlowTcpSession};
 pub use packet::packet_record;

@@ -126,6 +126,22 @@ pub struct DetectEngine {
     /// Steps one content inspection may take (0: no limit).
     recursion_limit: u32,
     txs: tx::TxEngine,
+    /// The flowbits that tag traffic (`traffic/id/<name>`, `traffic/label/<name>`):
+    /// (id, a label rather than an id, name).
+    traffic_bits: Vec<(u16, bool, String)>,
+}
+
+/// A flow's traffic tags, as EVE records' `traffic` object lists them.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Traffic<'e> {
+    pub ids: Vec<&'e str>,
+    pub labels: Vec<&'e str>,
+}
+
+impl Traffic<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty() && self.labels.is_empty()
+    }
 }
 
 /// No transaction: a packet candidate.
@@ -225,6 +241,7 @@ impl DetectEngine {
         let txs = tx::TxEngine::build(&sigs, algo)?;
         Ok(DetectEngine {
             sigs,
+            traffic_bits: traffic_bits(&flowbit_names),
             flowbit_names,
             flowint_names,
             hostbit_names,
@@ -233,6 +250,16 @@ impl DetectEngine {
             txs,
             recursion_limit: crate::inspect::DEFAULT_BUDGET,
         })
+    }
+
+    /// The traffic tags set in a flow's `bits`: Suricata's convention of
+    /// flowbits named `traffic/id/<name>` and `traffic/label/<name>`.
+    pub fn traffic(&self, bits: &crate::flowbits::FlowBits) -> Traffic<'_> {
+        let mut t = Traffic::default();
+        for (_, label, name) in self.traffic_bits.iter().filter(|(id, _, _)| bits.get(*id)) {
+            if *label { &mut t.labels } else { &mut t.ids }.push(name);
+        }
+        t
     }
 
     /// `detect.inspection-recursion-limit`: steps one content inspection
@@ -525,6 +552,19 @@ fn number_hostbits(sigs: &mut [Signature]) -> Vec<String> {
 }
 
 /// Gives every flowbit name an id, shared by all signatures; the names by id.
+/// The flowbits among `names` (by id) that tag traffic.
+fn traffic_bits(names: &[String]) -> Vec<(u16, bool, String)> {
+    let tag = |n: &str| {
+        let rest = n.strip_prefix("traffic/")?;
+        match rest.split_once('/')? {
+            ("id", name) => Some((false, name.to_string())),
+            ("label", name) => Some((true, name.to_string())),
+            _ => None,
+        }
+    };
+    names.iter().enumerate().filter_map(|(i, n)| tag(n).map(|(label, name)| (i as u16, label, name))).collect()
+}
+
 fn number_flowbits(sigs: &mut [Signature]) -> Vec<String> {
     let mut ids = std::collections::HashMap::<String, u16>::new();
     let mut id = |name: &str| {
