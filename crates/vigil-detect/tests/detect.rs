@@ -230,7 +230,11 @@ alert tcp any any -> any 80 (msg:"a port: every packet"; sid:71;)
     // Without a flow, every packet.
     let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(40000, 80).payload(b"e").build_ethernet();
     assert_eq!(sids(&e, &f), vec![70, 71]);
-    assert_eq!(sids(&e, &f), vec![70, 71]);
+    assert_eq!(sids(&e, &f), vec![70, 71]); // A negated address (Suricata's like_ip_only): every packet.
+    let e = engine("alert tcp !198.18.9.9 any -> any any (sid:72;)\n", Algo::best());
+    let mut st = vigil_detect::FlowDetect::default();
+    assert_eq!(run_flow(&e, true, b"a", &mut st, false), vec![72]);
+    assert_eq!(run_flow(&e, true, b"b", &mut st, false), vec![72]);
 }
 
 #[test]

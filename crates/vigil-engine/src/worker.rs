@@ -132,13 +132,20 @@ impl Detector {
         engine.inspect_app(p, info, state.as_deref_mut(), stream, app, &mut self.scratch, &mut |sig, tx, in_stream| {
             matched.push((sig, tx, in_stream))
         });
+        if matched.is_empty() {
+            return Ok(false);
+        }
         // Every match's fate first: the packet's verdict, which each of its
         // alerts carries, weighs them all (thresholds and rate filters included).
         let mut decided: Vec<Decided<'_>> = Vec::with_capacity(matched.len());
         for (sig, tx_id, in_stream) in matched {
             // Pass signatures let traffic through; they raise no alert
             // unless they say `alert`.
-            let quiet = (sig.action == RuleAction::Pass && !sig.also_alert) || sig.no_log_tx;
+            let silent_pass = sig.action == RuleAction::Pass && !sig.also_alert;
+            if sig.no_log_tx && !silent_pass {
+                self.no_log.extend(tx_id);
+            }
+            let quiet = silent_pass || sig.no_log_tx;
             // A transaction rule's source is the side it inspects, whatever
             // packet completed the transaction (thresholds track by it).
             let swap = match (&sig.tx, info) {
@@ -175,9 +182,6 @@ impl Detector {
         let mut dropped_by: Option<(&Signature, DropReason)> = None;
         for Decided { sig, tx_id, in_stream, swap, quiet, fate } in decided {
             if quiet {
-                if sig.no_log_tx && !(sig.action == RuleAction::Pass && !sig.also_alert) {
-                    self.no_log.extend(tx_id);
-                }
                 continue;
             }
             let Some(fate) = fate else {
