@@ -48,6 +48,7 @@ mod exception;
 mod flow;
 mod live;
 mod load;
+mod logging;
 mod outputs;
 mod pcap_file;
 mod read;
@@ -72,6 +73,7 @@ pub use eve::{
 pub use exception::{Exceptions, Policy as ExceptionPolicy, Target as ExceptionTarget};
 pub use flow::{Flow, FlowTimeouts, ProtoTimeouts};
 pub use live::{AfPacket, AfPacketIface, Nfq};
+pub use logging::{LogFile, LogLevel, Logging};
 pub use load::{MAX_DEPTH, MAX_FILE_SIZE, MAX_INCLUDE_DEPTH, MAX_NODES};
 pub use outputs::{FastLog, Outputs, StatsLog};
 pub use pcap_file::{ChecksumChecks, PcapFile};
@@ -123,6 +125,7 @@ pub const UNDERSTOOD_KEYS: &[&str] = &[
     "action-order",
     "af-packet",
     "nfq",
+    "logging",
 ];
 
 /// The validated configuration.
@@ -166,6 +169,8 @@ pub struct Config {
     pub exceptions: Exceptions,
     /// `detect`, `mpm-algo`, `spm-algo`.
     pub detect: Detect,
+    /// `logging`: where vigil's own messages go besides the console.
+    pub logging: Logging,
     /// Sections accepted as they are until they get typed.
     pub raw: RawSections,
 }
@@ -209,6 +214,7 @@ impl Default for Config {
             nfq: Nfq::default(),
             exceptions: Exceptions { master: Some(ExceptionPolicy::Auto), ..Exceptions::default() },
             detect: Detect::default(),
+            logging: Logging::default(),
             raw: RawSections::default(),
         }
     }
@@ -241,6 +247,7 @@ impl Config {
             nfq: Nfq::read(&root.child("nfq"), &mut errs),
             exceptions: Exceptions::read(&root, &mut errs),
             detect: Detect::read(&root, &mut errs),
+            logging: Logging::read(&root.child("logging"), &mut errs),
             stats,
             raw: RawSections {
                 stream: raw("stream"),

@@ -29,9 +29,13 @@ fn stock_config_loads_and_types_cleanly() {
         return;
     }
     let tree = ConfigTree::load_file(STOCK).expect("stock suricata.yaml loads");
-    let (_, errors, ignored) = Config::from_tree(&tree);
+    let (config, errors, ignored) = Config::from_tree(&tree);
     assert!(errors.is_empty(), "{errors:#?}");
-    assert!(ignored.contains(&"logging".to_string()));
+    assert!(!ignored.contains(&"logging".to_string()));
+    // The stock file logs to suricata.log, as plain lines, at info.
+    assert_eq!(config.logging.files.len(), 1);
+    assert_eq!(config.logging.files[0].filename, "suricata.log");
+    assert!(!config.logging.files[0].json);
     assert!(!ignored.contains(&"outputs".to_string()));
 }
 

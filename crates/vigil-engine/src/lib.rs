@@ -39,6 +39,7 @@ mod inputs;
 mod lane;
 #[cfg(target_os = "linux")]
 mod live;
+mod log;
 mod memory;
 mod options;
 mod outputs;
@@ -63,6 +64,7 @@ pub use control::Control;
 pub use error::EngineError;
 #[cfg(target_os = "linux")]
 pub use live::{run_live, LiveStatus};
+pub use log::LogRecord;
 pub use memory::{run_frames, MemFrame, MemRun};
 pub use options::{LiveInput, RunOptions};
 pub use rules::{rule_files, LoadedRules};

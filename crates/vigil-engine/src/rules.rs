@@ -31,6 +31,9 @@ pub struct LoadedRules {
     pub disabled: usize,
     /// Errors and warnings to show the user.
     pub messages: Vec<String>,
+    /// The same for the `logging` outputs, in Suricata's form: each failed
+    /// rule's reason and text, and the load summary.
+    pub log: Vec<crate::log::LogRecord>,
     /// `threshold-file`: suppressions and rate rules.
     pub thresholds: vigil_detect::threshold::GlobalThresholds,
     /// `--engine-analysis`: what `rules.json` says of each signature (empty otherwise).
@@ -59,7 +62,8 @@ pub fn rule_files(opts: &RunOptions, config: &Config) -> Vec<PathBuf> {
 }
 
 /// Loads, compiles and builds. Unreadable classification files and bad
-/// rules are messages (errors with `--init-errors-fatal`); the rest loads.
+/// rules are messages (the caller makes them fatal with
+/// `--init-errors-fatal`, once they are logged); the rest loads.
 pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Result<LoadedRules, EngineError> {
     let files = if opts.disable_detection { Vec::new() } else { rule_files(opts, config) };
     let mut out = LoadedRules {
@@ -73,6 +77,7 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         unsupported_keywords: BTreeMap::new(),
         disabled: 0,
         messages: Vec::new(),
+        log: Vec::new(),
         thresholds: Default::default(),
         analysis: Default::default(),
     };
@@ -134,6 +139,7 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
     out.failed = set.errors.len();
     out.skipped = totals.skipped;
     out.messages.extend(set.errors.iter().map(|e| e.to_string()));
+    out.log = crate::log::rule_error_records(&set.errors);
     let mut sigs = Vec::with_capacity(set.rules.len());
     for rule in &set.rules {
         match compile(rule, &classes) {
@@ -157,9 +163,7 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         }
     }
     out.loaded = sigs.len();
-    if opts.init_errors_fatal && out.failed > 0 {
-        return Err(EngineError::Config(out.messages));
-    }
+    out.log.extend(crate::log::load_summary_records(files.len(), out.loaded, out.failed, out.skipped, out.unsupported));
     if !sigs.is_empty() {
         // The config checked the names: the default covers only a config built by hand.
         let order = ActionOrder::from_names(&config.detect.action_order).unwrap_or_default();

@@ -225,7 +225,14 @@ fn read(
     summary.rules = (!setup.rules.files.is_empty()).then(|| setup.rules.summary_line());
     summary.runmode = setup.runmode;
     summary.wall = start.elapsed();
-    if summary.packets == 0 && !summary.capture_errors.is_empty() && summary.capture_errors.len() == files.len() {
+    // A directory may hold other files: Suricata skips what is not a
+    // capture there. Only captures named one by one fail the run when none opens.
+    let named_only = opts.inputs.iter().all(|i| !i.is_dir());
+    if named_only
+        && summary.packets == 0
+        && !summary.capture_errors.is_empty()
+        && summary.capture_errors.len() == files.len()
+    {
         return Err(EngineError::Input(summary.capture_errors.join("; ")));
     }
     Ok(summary)

@@ -4,11 +4,12 @@
 
 use crate::checksum::checksum_override;
 use crate::error::EngineError;
+use crate::log::LogRecord;
 use crate::options::RunOptions;
 use crate::rules::LoadedRules;
 use std::path::PathBuf;
 use std::sync::Arc;
-use vigil_config::{ChecksumMode, Config, ConfigTree, DEFAULT_YAML};
+use vigil_config::{ChecksumMode, Config, ConfigTree, LogLevel, DEFAULT_YAML};
 use vigil_decode::{DecodeConfig, UdpTunnel};
 use vigil_defrag::{DefragConfig, Policy};
 use vigil_detect::prefilter::Algo;
@@ -96,6 +97,24 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     let ips = opts.simulate_ips || crate::live::is_inline(&config, &opts.live);
     let stream = stream_config(&config, ips);
     let rules = crate::rules::load(opts, &config, vars, mpm_algo(&config, &mut warnings))?;
+    let mut log: Vec<LogRecord> =
+        warnings.iter().map(|w| LogRecord::new(LogLevel::Warning, "config", w.clone())).collect();
+    if let Some(master) = config.exceptions.master {
+        let name = master.name().replace('_', "-");
+        log.push(LogRecord::new(LogLevel::Info, "exception-policy", format!("master exception-policy set to: {name}")));
+    }
+    let fatal = opts.init_errors_fatal && rules.failed > 0;
+    if fatal {
+        // The run stops here: the failures, then why, in place of a load summary.
+        log.extend(rules.log.iter().filter(|r| r.level == LogLevel::Error).cloned());
+        log.push(LogRecord::new(LogLevel::Error, "detect", "Loading signatures failed."));
+    } else {
+        log.extend(rules.log.iter().cloned());
+    }
+    warnings.extend(crate::log::write(&config.logging, &log_dir, &log));
+    if fatal {
+        return Err(EngineError::Config(rules.messages));
+    }
     warnings.extend(rules.messages.iter().cloned());
     let app = app_config(config.raw.app_layer.as_ref(), &mut warnings)
         .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a });

@@ -23,6 +23,7 @@ mod app;
 mod base64;
 mod community;
 mod drop;
+mod engine;
 mod envelope;
 mod fast;
 mod flow;
@@ -39,6 +40,7 @@ pub use anomaly::{anomaly_record, applayer_anomaly_record, stream_anomaly_record
 pub use app::{app_record, fileinfo_record, swap_endpoints, FileInfo};
 pub use community::community_id;
 pub use drop::{drop_record, DropReason};
+pub use engine::engine_record;
 pub use envelope::{envelope, insert_traffic, ip_text, EnvelopeOptions};
 pub use fast::{fast_line, FastAction, FastAlert, FastWriter};
 pub use flow::{flow_record, insert_flow_id, FlowRecord, FlowTcpSession};

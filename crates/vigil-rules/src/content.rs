@@ -102,6 +102,9 @@ impl ContentModifier {
 
     /// Parses the value of standalone modifier `name` (`None` for no value).
     pub(crate) fn parse_value(name: &str, v: Option<&str>) -> VResult<ContentModifier> {
+        fn invalid(e: crate::error::ValueError, name: &str, v: Option<&str>, end: &str) -> crate::error::ValueError {
+            crate::error::ValueError { reason: format!("invalid value for {name}: {}{end}", v.unwrap_or("").trim()), ..e }
+        }
         fn need(v: Option<&str>) -> VResult<&str> {
             v.ok_or_else(|| crate::error::ValueError::new(0, "needs a value"))
         }
@@ -110,10 +113,15 @@ impl ContentModifier {
             "rawbytes" => ContentModifier::Rawbytes,
             "startswith" => ContentModifier::Startswith,
             "endswith" => ContentModifier::Endswith,
-            "depth" => ContentModifier::Depth(parse_numvar(need(v)?, 0, 65535)?),
-            "offset" => ContentModifier::Offset(parse_numvar(need(v)?, 0, 65535)?),
-            "distance" => ContentModifier::Distance(parse_numvar(need(v)?, -MAX_RELATIVE, MAX_RELATIVE)?),
-            "within" => ContentModifier::Within(parse_numvar(need(v)?, -MAX_RELATIVE, MAX_RELATIVE)?),
+            // A bad number is reported in Suricata's words (the period too).
+            "depth" => ContentModifier::Depth(parse_numvar(need(v)?, 0, 65535).map_err(|e| invalid(e, name, v, "."))?),
+            "offset" => ContentModifier::Offset(parse_numvar(need(v)?, 0, 65535).map_err(|e| invalid(e, name, v, "."))?),
+            "distance" => ContentModifier::Distance(
+                parse_numvar(need(v)?, -MAX_RELATIVE, MAX_RELATIVE).map_err(|e| invalid(e, name, v, ""))?,
+            ),
+            "within" => ContentModifier::Within(
+                parse_numvar(need(v)?, -MAX_RELATIVE, MAX_RELATIVE).map_err(|e| invalid(e, name, v, ""))?,
+            ),
             "fast_pattern" => ContentModifier::FastPattern(parse_fast_pattern(v)?),
             _ => return verr(0, format!("'{name}' is not a content modifier")),
         })
@@ -184,6 +192,9 @@ impl Content {
         let (roff, r) = trim(rest);
         if !r.is_empty() {
             let Some(mods) = r.strip_prefix(',') else {
+                if r.starts_with('"') {
+                    return verr(rest_at + roff, "Invalid unescaped double quote within content section.");
+                }
                 return verr(rest_at + roff, format!("unexpected '{r}' after the closing quote (missing ';'?)"));
             };
             for (p, item) in split_commas(mods) {
@@ -226,6 +237,12 @@ fn parse_inline(item: &str) -> VResult<ContentModifier> {
 /// quote included.
 fn parse_content_string(s: &str) -> VResult<(Vec<u8>, usize)> {
     let b = s.as_bytes();
+    // Hex errors quote the content as written, in Suricata's words (which
+    // operators grep their logs for).
+    let written = || {
+        let end = b.iter().enumerate().position(|(i, &c)| c == b'"' && (i == 0 || b[i - 1] != b'\\'));
+        &s[..end.unwrap_or(s.len())]
+    };
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     let mut hex_start: Option<usize> = None;
@@ -236,19 +253,22 @@ fn parse_content_string(s: &str) -> VResult<(Vec<u8>, usize)> {
             match c {
                 b'|' => {
                     if let Some((_, at)) = nibble {
-                        return verr(at, "odd number of hex digits in content");
+                        return verr(at, format!("Incomplete hex code in content - {}. Invalidating signature.", written()));
                     }
                     hex_start = None;
                 }
                 b' ' | b'\t' => {
                     if let Some((_, at)) = nibble {
-                        return verr(at, "hex byte split by a blank in content");
+                        return verr(at, format!("Incomplete hex code in content - {}. Invalidating signature.", written()));
                     }
                 }
-                b'"' => return verr(hs, "unterminated hex ('|' without closing '|') in content"),
+                b'"' => return verr(hs, unterminated_hex(written())),
                 _ => {
                     let Some(v) = (c as char).to_digit(16) else {
-                        return verr(i, format!("invalid hex character '{}' in content", c as char));
+                        return verr(
+                            i,
+                            format!("Invalid hex code in content - {}, hex {}. Invalidating signature.", written(), c as char),
+                        );
                     };
                     match nibble.take() {
                         None => nibble = Some((v as u8, i)),
@@ -275,9 +295,14 @@ fn parse_content_string(s: &str) -> VResult<(Vec<u8>, usize)> {
         i += 1;
     }
     if let Some(hs) = hex_start {
-        return verr(hs, "unterminated hex ('|' without closing '|') in content");
+        return verr(hs, unterminated_hex(written()));
     }
     verr(0, "unterminated content string (no closing quote)")
+}
+
+/// A `|` with no closing `|`.
+fn unterminated_hex(written: &str) -> String {
+    format!("Invalid hex code assembly in content - {written}.  Invalidating signature.")
 }
 
 /// Writes `bytes` as a quoted content string: printable text as is, other
@@ -355,9 +380,11 @@ mod tests {
     fn errors() {
         let r = |s| Content::parse(s).unwrap_err().reason;
         assert_eq!(r(r#""abc"#), "unterminated content string (no closing quote)");
-        assert_eq!(r(r#""|41 4""#), "unterminated hex ('|' without closing '|') in content");
-        assert_eq!(r(r#""|41 4|""#), "odd number of hex digits in content");
-        assert_eq!(r(r#""|4g|""#), "invalid hex character 'g' in content");
+        assert_eq!(r(r#""|41 4""#), "Invalid hex code assembly in content - |41 4.  Invalidating signature.");
+        assert_eq!(r(r#""|41 4|""#), "Incomplete hex code in content - |41 4|. Invalidating signature.");
+        assert_eq!(r(r#""|4 1|""#), "Incomplete hex code in content - |4 1|. Invalidating signature.");
+        assert_eq!(r(r#""|4g|""#), "Invalid hex code in content - |4g|, hex g. Invalidating signature.");
+        assert_eq!(r(r#""a"""#), "Invalid unescaped double quote within content section.");
         assert_eq!(r(r#""a\qb""#), "invalid escape '\\q' in content");
         assert_eq!(r(r#"abc"#), "content must be in double quotes");
         assert_eq!(r(r#""""#), "content is empty");

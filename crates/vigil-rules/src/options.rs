@@ -112,7 +112,8 @@ pub(crate) fn scan_options(body: &str, base: usize) -> Result<Vec<RawOption<'_>>
         }
         let name = &body[start..i];
         if name.is_empty() {
-            let what = if b[i] == b';' { "empty option (stray ';')" } else { "option has no name before ':'" };
+            // A stray ';' is an option with an empty name, as Suricata words it.
+            let what = if b[i] == b';' { "unknown rule keyword ''." } else { "option has no name before ':'" };
             return Err((base + start, ValueError::new(0, what).kind(ErrorKind::Syntax)));
         }
         if let Some(c) = name.bytes().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))) {

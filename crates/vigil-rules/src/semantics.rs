@@ -9,6 +9,7 @@
 use crate::content::{ContentModifier, FastPattern, NumVar};
 use crate::error::ErrorKind;
 use crate::header::ProtoClass;
+use crate::intcmp::IntCmp;
 use crate::keywords::Kind;
 use crate::options::Value;
 use crate::rule::{Dialect, Rule};
@@ -216,7 +217,96 @@ pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
         return err(None, ErrorKind::Semantic, "", "rule has no sid");
     }
     check_protocols(rule)?;
+    check_dsize(rule, &w.contents)?;
+    check_host_nocase(rule, &w.contents)?;
     rule.contents = w.contents;
+    Ok(())
+}
+
+/// The host buffer is lowercased; `nocase` on it says the writer expected
+/// otherwise, and Suricata refuses the rule rather than guess.
+fn check_host_nocase(rule: &Rule, contents: &[ContentInfo]) -> Result<(), SemError> {
+    let Some(c) = contents.iter().find(|c| c.buffer == Some("http.host") && c.mods.nocase) else { return Ok(()) };
+    let sid = rule.sid();
+    err(
+        Some(c.option),
+        ErrorKind::Semantic,
+        "nocase",
+        format!(
+            "rule {sid}: http.host keyword specified along with \"nocase\". The hostname buffer is normalized to lowercase, specifying nocase is redundant."
+        ),
+    )
+}
+
+/// A negated content placed by position, or a `fast_pattern:only` content
+/// placed by position, cannot be the fast pattern: Suricata refuses both,
+/// whichever of the two keywords comes first.
+fn fast_pattern_conflict(mods: &ContentMods, negated: bool, name: &str, at: Option<usize>) -> Result<(), SemError> {
+    let positional = mods.depth.is_some() || mods.offset.is_some() || mods.distance.is_some() || mods.within.is_some();
+    if !positional {
+        return Ok(());
+    }
+    match mods.fast_pattern {
+        Some(FastPattern::Only) => {
+            err(at, ErrorKind::Semantic, name, "can't have a relative keyword set along with 'fast_pattern:only;'.")
+        }
+        Some(_) if negated => {
+            err(at, ErrorKind::Semantic, name, "can't have a relative negated keyword set along with 'fast_pattern'.")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A `dsize` that caps the payload below what the payload contents need
+/// can never match: Suricata refuses the rule, and so does vigil. The need
+/// is counted along each chain of relative contents: where the chain
+/// starts (its first content's offset and length), then each relative
+/// content's distance and length, or the whole window of a negated one
+/// with `within`, as Suricata counts it.
+fn check_dsize(rule: &Rule, contents: &[ContentInfo]) -> Result<(), SemError> {
+    let Some((i, cmp)) = rule.options.iter().enumerate().find_map(|(i, o)| match (&o.value, o.keyword.canonical) {
+        (Value::Int(c), "dsize") => Some((i, c)),
+        _ => None,
+    }) else {
+        return Ok(());
+    };
+    let max = match *cmp {
+        IntCmp::Eq(n) | IntCmp::Le(n) | IntCmp::Range(_, n) => n as i64,
+        IntCmp::Lt(n) => n as i64 - 1,
+        _ => return Ok(()),
+    };
+    let num = |v: &Option<NumVar>| match v {
+        None => Some(0),
+        Some(NumVar::Num(n)) => Some(*n),
+        Some(NumVar::Var(_)) => None,
+    };
+    // Each content that is not relative starts a chain at its offset; a
+    // relative one extends the chain before it.
+    let (mut need, mut chain) = (0i64, 0i64);
+    for c in contents.iter().filter(|c| c.buffer.is_none()) {
+        let Value::Content(content) = &rule.options[c.option].value else { continue };
+        let len = content.bytes.len() as i64;
+        let (Some(distance), Some(within), Some(offset)) = (num(&c.mods.distance), num(&c.mods.within), num(&c.mods.offset))
+        else {
+            return Ok(());
+        };
+        let relative = c.mods.distance.is_some() || c.mods.within.is_some();
+        chain = match (relative, content.negated && c.mods.within.is_some()) {
+            (false, _) => offset + len,
+            (true, true) if within == len => chain,
+            (true, true) => chain + within,
+            (true, false) => chain + distance + len,
+        };
+        need = need.max(chain);
+    }
+    if need > max {
+        return err(
+            Some(i),
+            ErrorKind::Semantic,
+            "dsize",
+            format!("signature can't match as required content length {need} exceeds dsize value {max}"),
+        );
+    }
     Ok(())
 }
 
@@ -349,14 +439,24 @@ fn apply_modifier(w: &mut Walk, rule: &Rule, i: usize, m: &ContentModifier, name
     if w.ctx[last].0 != w.buffer {
         return err(at, ErrorKind::Semantic, name, "needs a preceding content in the same buffer");
     }
-    let content_len = match &rule.options[w.contents[last].option].value {
-        Value::Content(c) => c.bytes.len() as i64,
-        _ => 0,
+    let (content_len, negated) = match &rule.options[w.contents[last].option].value {
+        Value::Content(c) => (c.bytes.len() as i64, c.negated),
+        _ => (0, false),
     };
     let mods = &mut w.contents[last].mods;
     let twice = || err(at, ErrorKind::Semantic, name, "given twice for the same content");
     let conflict = |other: &str| {
         err(at, ErrorKind::Semantic, name, format!("cannot be combined with '{other}' on the same content"))
+    };
+    // Suricata's words for these two mistakes, which operators know.
+    let twice_positional = || err(at, ErrorKind::Semantic, name, format!("can't use multiple {name}s for the same content."));
+    let abs_and_rel = || {
+        err(
+            at,
+            ErrorKind::Semantic,
+            name,
+            "can't use a relative keyword like within/distance with a absolute relative keyword like depth/offset for the same content.",
+        )
     };
     let abs_rel = |mods: &ContentMods| -> Option<&'static str> {
         match m {
@@ -369,8 +469,8 @@ fn apply_modifier(w: &mut Walk, rule: &Rule, i: usize, m: &ContentModifier, name
             _ => None,
         }
     };
-    if let Some(other) = abs_rel(mods) {
-        return conflict(other);
+    if abs_rel(mods).is_some() {
+        return abs_and_rel();
     }
     let positional = matches!(
         m,
@@ -408,7 +508,11 @@ fn apply_modifier(w: &mut Walk, rule: &Rule, i: usize, m: &ContentModifier, name
         | ContentModifier::Offset(v)
         | ContentModifier::Distance(v)
         | ContentModifier::Within(v) => {
-            check_var(&w.vars, v, at, name)?;
+            if let NumVar::Var(var) = v {
+                if !w.vars.contains(var) {
+                    return err(at, ErrorKind::Semantic, name, format!("unknown byte_ keyword var seen in {name} - {var}."));
+                }
+            }
             let mods = &mut w.contents[last].mods;
             let slot = match m {
                 ContentModifier::Depth(_) => &mut mods.depth,
@@ -417,7 +521,7 @@ fn apply_modifier(w: &mut Walk, rule: &Rule, i: usize, m: &ContentModifier, name
                 _ => &mut mods.within,
             };
             if slot.is_some() {
-                return twice();
+                return twice_positional();
             }
             if let NumVar::Num(n) = v {
                 let n = *n;
@@ -437,6 +541,7 @@ fn apply_modifier(w: &mut Walk, rule: &Rule, i: usize, m: &ContentModifier, name
                 }
             }
             *slot = Some(v.clone());
+            fast_pattern_conflict(&w.contents[last].mods, negated, name, at)?;
         }
         ContentModifier::FastPattern(fp) => {
             if mods.fast_pattern.is_some() {
@@ -453,6 +558,7 @@ fn apply_modifier(w: &mut Walk, rule: &Rule, i: usize, m: &ContentModifier, name
                 }
             }
             mods.fast_pattern = Some(*fp);
+            fast_pattern_conflict(mods, negated, name, at)?;
             w.fast_patterns += 1;
             if w.fast_patterns > 1 {
                 return err(at, ErrorKind::Semantic, name, "used on more than one content");

@@ -52,7 +52,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         r#"alert tcp any any -> any any (msg:"bad hex"; content:"|4g|"; sid:15;)"#,
-        "test.rules:15:57: content: invalid hex character 'g' in content",
+        "test.rules:15:57: content: Invalid hex code in content - |4g|, hex g. Invalidating signature.",
     ),
     (
         r#"alert tcp any any <- any any (msg:"reverse direction"; sid:16;)"#,
@@ -72,7 +72,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         r#"alert tcp any any -> any any (msg:"relative and absolute"; content:"a"; depth:4; distance:1; sid:20;)"#,
-        "test.rules:20:82: distance: cannot be combined with 'depth' on the same content",
+        "test.rules:20:82: distance: can't use a relative keyword like within/distance with a absolute relative keyword like depth/offset for the same content.",
     ),
     (
         r#"alert http any any -> any any (msg:"no content"; http_uri; content:"/x"; sid:21;)"#,

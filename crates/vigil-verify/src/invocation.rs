@@ -53,6 +53,7 @@ pub const HONOURED: &[Honoured] = &[
     Honoured { flag: "-T", takes: Takes::Nothing },
     Honoured { flag: "--engine-analysis", takes: Takes::Nothing },
     Honoured { flag: "--strict-rule-keywords", takes: Takes::Attached },
+    Honoured { flag: "--no-random", takes: Takes::Nothing },
 ];
 
 fn lookup(flag: &str) -> Option<&'static Honoured> {

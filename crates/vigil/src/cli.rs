@@ -168,6 +168,11 @@ pub struct RunArgs {
     /// does, for every keyword, so the list is accepted and not needed).
     #[arg(long, value_name = "KEYWORDS", num_args = 0..=1, require_equals = true, default_missing_value = "all")]
     pub strict_rule_keywords: Option<String>,
+    /// Suricata's switch to stop randomizing (hash seeds, stream chunk
+    /// sizes). vigil never randomizes, so its output is the same run to
+    /// run anyway; the switch is accepted for scripts that pass it.
+    #[arg(long)]
+    pub no_random: bool,
 }
 
 impl RunArgs {
