@@ -43,6 +43,15 @@ pub fn probe(
     }
 }
 
+/// Whether a TCP flow's first bytes to the server are a server's answer
+/// (an HTTP status line), so a session picked up mid-stream had its ends
+/// the wrong way round: Suricata's probing turns such a flow round.
+pub fn answers_first(cfg: &AppConfig, data: &[u8]) -> bool {
+    cfg.http_enabled
+        && http::probe(data, Direction::ToClient) == http::Probe::Match
+        && http::probe(data, Direction::ToServer) == http::Probe::NoMatch
+}
+
 /// The protocols a flow may be found to speak.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Probes {

@@ -29,6 +29,14 @@ pub struct FlowDetect {
     pub ip_only_done: [bool; 2],
 }
 
+impl FlowDetect {
+    /// The flow was turned round: what was kept per direction changes sides.
+    pub fn reverse(&mut self) {
+        self.drop_logged.swap(0, 1);
+        self.ip_only_done.swap(0, 1);
+    }
+}
+
 /// A flow's bits, indexed by the ids the engine gave the names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FlowBits(Vec<u64>);

@@ -24,6 +24,6 @@ pub mod prefilter;
 pub mod threshold;
 pub mod transform;
 
-pub use compile::{compile, DetectExecutor, Signature, Unsupported};
+pub use compile::{compile, compile_all, DetectExecutor, Signature, Unsupported};
 pub use engine::{AppInput, DetectEngine, DetectScratch, StreamInput, Traffic, TxInput};
 pub use flowbits::{FlowBits, FlowDetect};

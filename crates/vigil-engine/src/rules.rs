@@ -11,7 +11,7 @@ use std::sync::Arc;
 use vigil_config::Config;
 use vigil_detect::compile::ActionOrder;
 use vigil_detect::prefilter::Algo;
-use vigil_detect::{compile, DetectEngine};
+use vigil_detect::{compile_all, DetectEngine};
 use vigil_rules::{Classifications, Loader, Vars};
 
 /// What loading the rules gave.
@@ -142,17 +142,20 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
     out.log = crate::log::rule_error_records(&set.errors);
     let mut sigs = Vec::with_capacity(set.rules.len());
     for rule in &set.rules {
-        match compile(rule, &classes) {
-            Ok(mut sig) => {
+        match compile_all(rule, &classes) {
+            Ok(compiled) => {
                 if opts.engine_analysis {
-                    out.analysis.add(rule, &sig);
+                    out.analysis.add(rule, &compiled[0]);
                 }
-                sig.reference_urls = sig
-                    .references
-                    .iter()
-                    .filter_map(|(system, id)| references.url(system).map(|prefix| format!("{prefix}{id}")))
-                    .collect();
-                sigs.push(sig);
+                out.loaded += 1;
+                for mut sig in compiled {
+                    sig.reference_urls = sig
+                        .references
+                        .iter()
+                        .filter_map(|(system, id)| references.url(system).map(|prefix| format!("{prefix}{id}")))
+                        .collect();
+                    sigs.push(sig);
+                }
             }
             Err(u) => {
                 out.unsupported += 1;
@@ -162,7 +165,6 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
             }
         }
     }
-    out.loaded = sigs.len();
     out.log.extend(crate::log::load_summary_records(files.len(), out.loaded, out.failed, out.skipped, out.unsupported));
     if !sigs.is_empty() {
         // The config checked the names: the default covers only a config built by hand.

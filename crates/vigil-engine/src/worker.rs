@@ -561,6 +561,24 @@ impl Worker {
                 ssn.app_enabled = true;
             }
         }
+        // A session picked up mid-stream whose first data the "client"
+        // sends is a server's answer had its ends the wrong way round: it
+        // is turned round before that data goes into a stream, so the data
+        // lands in the server's and the parser sees a response.
+        let answers = h.dir == Direction::ToServer
+            && !seg.payload.is_empty()
+            && f.ext.app.is_none()
+            && f.ext.tcp.as_deref().is_some_and(|s| s.midstream && s.no_data_yet())
+            && self.app_cfg.as_ref().is_some_and(|c| vigil_applayer::detect::answers_first(c, seg.payload));
+        if answers {
+            f.reverse();
+            f.ext.detect.reverse();
+            if let Some(ssn) = f.ext.tcp.as_deref_mut() {
+                ssn.reverse();
+            }
+            h.dir = Direction::ToClient;
+            seg.dir = Direction::ToClient;
+        }
         let Some(ssn) = f.ext.tcp.as_deref_mut() else { return none };
         let before = ssn.state;
         let mut events = Vec::new();

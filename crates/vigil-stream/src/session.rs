@@ -333,6 +333,22 @@ fn split(dirs: &mut PerDir<TcpStream>, dir: Direction) -> (&mut TcpStream, &mut 
 const MAX_AHEAD: u64 = 1 << 30;
 
 impl TcpSession {
+    /// Turns the session round before its first data: it was picked up
+    /// mid-stream and that data shows the side taken for the client is the
+    /// server (it answers first). Each direction's stream keeps its sender
+    /// and receiver, so its state simply changes sides.
+    pub fn reverse(&mut self) {
+        std::mem::swap(&mut self.dirs.to_server, &mut self.dirs.to_client);
+        if let Some((dir, _, _)) = self.reset_by.as_mut() {
+            *dir = dir.flip();
+        }
+    }
+
+    /// No data was seen either way yet.
+    pub fn no_data_yet(&self) -> bool {
+        self.dirs.to_server.seen_end == 0 && self.dirs.to_client.seen_end == 0
+    }
+
     /// Handles one segment of the session (the one that started it included:
     /// call this for every segment). Anomalies go to `event`.
     pub fn handle(&mut self, ctx: &mut StreamCtx, seg: &Segment<'_>, event: &mut dyn FnMut(StreamEvent)) -> Handled {

@@ -186,6 +186,29 @@ impl vigil_rules::Executor for DetectExecutor {
 
 /// Compiles one parsed, loaded rule.
 pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsupported> {
+    compile_side(rule, classes, None)
+}
+
+/// The signatures a rule runs as: one, or two for a transaction rule that
+/// names no direction and whose buffers exist on both sides (it is then
+/// inspected on requests and on responses, as in Suricata).
+pub fn compile_all(rule: &Rule, classes: &Classifications) -> Result<Vec<Signature>, Unsupported> {
+    let sig = compile_side(rule, classes, None)?;
+    let mut out = Vec::with_capacity(2);
+    // A rule written both ways (`<>`, or `=>` naming each buffer's side)
+    // already says which side each part inspects.
+    let one_way = rule.header.endpoints.as_ref().is_some_and(|e| e.direction == vigil_rules::Direction::ToDst);
+    let either = sig.tx.as_ref().is_some_and(|t| t.either_side) && one_way;
+    out.push(sig);
+    if either {
+        out.push(compile_side(rule, classes, Some(false))?);
+    }
+    Ok(out)
+}
+
+/// `to_server`: the side a rule without a flow direction is taken to
+/// inspect (`None`: the buffers decide).
+fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> Result<Signature, Unsupported> {
     let mut missing = Vec::new();
     let (action, proto, header_app) = header::compile(rule, &mut missing);
     let checks = packet::compile(rule, &mut missing);
@@ -267,10 +290,13 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
         missing.push("<unresolved addresses>".into());
         return Err(Unsupported { keywords: missing });
     };
-    let to_server = checks.iter().find_map(|c| match c {
-        PacketCheck::Flow { to_server, .. } => *to_server,
-        _ => None,
-    });
+    let to_server = checks
+        .iter()
+        .find_map(|c| match c {
+            PacketCheck::Flow { to_server, .. } => *to_server,
+            _ => None,
+        })
+        .or(side);
     let (payload, fast_pattern, app_proto, tx) =
         tx::split(compiled, app_checks, header_app, layer_proto, to_server, action == RuleAction::Config, &mut missing);
     if action == RuleAction::Config && (!no_log_tx || tx.is_none()) {

@@ -26,6 +26,11 @@ pub struct TxSig {
     pub checks: Vec<AppCheck>,
     /// The buffer holding the fast pattern.
     pub fast: Option<usize>,
+    /// The rule names no direction and each of its buffers exists on both
+    /// sides (`http.header`, `http.cookie`, ...): Suricata inspects it both
+    /// ways. This signature is its to-server side; [`super::compile_all`]
+    /// adds the to-client one.
+    pub either_side: bool,
 }
 
 /// One sticky buffer of a transaction signature.
@@ -134,6 +139,10 @@ pub(super) fn split(
         }
         None => Direction::ToServer,
     };
+    let either_side = to_server.is_none()
+        && side == Direction::ToServer
+        && defs.iter().all(|d| d.one_sided().is_none())
+        && checks.iter().all(|c| c.side().is_none());
     let mut need = PerDir::<Progress>::default();
     let raise = |need: &mut PerDir<Progress>, dir: Direction, p: Progress| {
         let n = need.get_mut(dir);
@@ -156,6 +165,6 @@ pub(super) fn split(
         Some((Some(at), p)) => (Some(at), Some(p)),
         _ => (None, None),
     };
-    let tx = TxSig { proto, side, need, buffers: out, checks, fast: fast_at };
+    let tx = TxSig { proto, side, need, buffers: out, checks, fast: fast_at, either_side };
     (steps, pattern, required, Some(tx))
 }
