@@ -2,7 +2,8 @@
 //! state and regions of flow records, the `flow` object and `pkt_src` of
 //! alerts, the handshake's last ACK counting as established when it carries
 //! data, pass signatures that also alert, flows turned round when a
-//! session is picked up from the server's SYN/ACK, and stream events as
+//! session is picked up from the server's SYN/ACK or its first data is the
+//! server's answer, and stream events as
 //! `stream-event` alerts and `anomaly` records.
 
 mod common;
@@ -114,6 +115,36 @@ fn a_session_picked_up_from_the_synack_turns_the_flow_round() {
     }
     // Without either, nothing is picked up and the flow keeps its first packet's orientation.
     let recs = run("synack-ignored", &frames, rules);
+    assert_eq!(of_type(&recs, "flow")[0]["src_port"], 80);
+}
+
+#[test]
+fn a_session_picked_up_at_the_servers_answer_turns_the_flow_round() {
+    // The capture starts with the server's ACK and its HTTP response; the
+    // client's next request follows. Taken as the client at first, the
+    // server is found out by its status line.
+    let response = b"HTTP/1.1 200 OK\r\nServer: Apache\r\nContent-Length: 2\r\n\r\nok";
+    let frames = [
+        seg(false, ACK, SISN + 1, CISN + 1, b""),
+        seg(false, ACK | PSH, SISN + 1, CISN + 1, response),
+        seg(true, ACK | PSH, CISN + 1, SISN + 1 + response.len() as u32, b"GET /b HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ];
+    let rules = "alert http any any -> any any (content:\"Server: \"; http_header; sid:1;)\n\
+                 alert http any any -> any any (http.uri; content:\"/b\"; sid:2;)\n";
+    let recs = run_with("answer-first", &frames, rules, &["stream.midstream=true"]);
+    let f = of_type(&recs, "flow")[0];
+    assert_eq!((&f["src_port"], &f["dest_port"], &f["app_proto"]), (&json!(40000), &json!(80), &json!("http")), "{recs:?}");
+    assert_eq!((&f["flow"]["pkts_toserver"], &f["flow"]["pkts_toclient"]), (&json!(1), &json!(2)));
+    // The response was parsed as one, with no request before it.
+    let anomalies = of_type(&recs, "anomaly");
+    assert!(anomalies.iter().any(|a| a["anomaly"]["event"] == "UNABLE_TO_MATCH_RESPONSE_TO_REQUEST"), "{anomalies:?}");
+    // A rule naming no direction on a two-sided buffer sees the response's headers.
+    let a = alerts(&recs, 1);
+    assert_eq!(a.len(), 1, "{recs:?}");
+    assert_eq!(a[0]["direction"], "to_client");
+    assert_eq!(alerts(&recs, 2).len(), 1);
+    // Without midstream pickup nothing is tracked, and the flow keeps its first packet's orientation.
+    let recs = run("answer-first-ignored", &frames, rules);
     assert_eq!(of_type(&recs, "flow")[0]["src_port"], 80);
 }
 

@@ -654,4 +654,67 @@ mod tests {
             .unwrap_err();
         assert_eq!(r.keyword.as_deref(), Some("service"));
     }
+
+    fn tcp(opts: &str) -> Result<Rule, String> {
+        Rule::parse(&format!("alert tcp any any -> any any ({opts} sid:1;)")).map_err(|e| e.reason)
+    }
+
+    #[test]
+    fn contents_a_dsize_leaves_no_room_for_are_refused() {
+        let need = |opts: &str| tcp(opts).err();
+        assert_eq!(
+            need(r#"dsize:10; content:"thisstringisgreaterthan10bytes";"#).unwrap(),
+            "signature can't match as required content length 30 exceeds dsize value 10"
+        );
+        // A chain of relative contents adds up; each unanchored content starts a new chain.
+        assert!(need(r#"dsize:10; content:"boom"; content:"loom"; distance:10;"#).is_some());
+        assert!(need(r#"dsize:10; content:"boom"; content:"loom"; distance:-10;"#).is_none());
+        assert!(need(r#"dsize:300; content:"AAAAAAAAAAAAAAAAAAAA"; content:"BBBBBBBBBB";"#).is_none());
+        // The furthest offset counts with its own content only.
+        assert!(need(r#"dsize:10; content:"|05 01 00 01|"; depth:4; content:"|00 19|"; offset:8; depth:2;"#).is_none());
+        assert!(need(r#"dsize:5<>10; content:"AAAA"; offset:8;"#).unwrap().ends_with("length 12 exceeds dsize value 10"));
+        // A negated content with a window takes the whole window.
+        assert!(need(r#"dsize:16; content:"abcdef"; startswith; content:!"a"; distance:0; content:"789"; distance:0; content:!"c"; distance:1; within:10;"#)
+            .unwrap()
+            .ends_with("length 20 exceeds dsize value 16"));
+        // Lower bounds and variables leave the rule alone.
+        assert!(need(r#"dsize:>10; content:"thisstringisgreaterthan10bytes";"#).is_none());
+    }
+
+    #[test]
+    fn fast_pattern_on_a_positioned_negation_or_only_is_refused() {
+        assert_eq!(
+            tcp(r#"content:"a"; content:!"b"; fast_pattern; offset:6;"#).unwrap_err(),
+            "can't have a relative negated keyword set along with 'fast_pattern'."
+        );
+        assert_eq!(
+            tcp(r#"content:"a"; content:!"b"; within:6; fast_pattern;"#).unwrap_err(),
+            "can't have a relative negated keyword set along with 'fast_pattern'."
+        );
+        assert_eq!(
+            tcp(r#"content:"a"; content:"b"; fast_pattern:only; offset:6;"#).unwrap_err(),
+            "can't have a relative keyword set along with 'fast_pattern:only;'."
+        );
+        assert!(tcp(r#"content:"a"; content:"b"; fast_pattern; offset:6;"#).is_ok());
+        assert!(tcp(r#"content:"a"; content:!"b"; fast_pattern;"#).is_ok());
+    }
+
+    #[test]
+    fn nocase_on_the_host_buffer_is_refused() {
+        let e = rule(r#"http.host; content:"example.com"; nocase;"#).unwrap_err();
+        assert!(e.starts_with("rule 1: http.host keyword specified along with \"nocase\"."), "{e}");
+        assert!(rule(r#"http.uri; content:"x"; nocase;"#).is_ok());
+    }
+
+    #[test]
+    fn positional_mistakes_are_told_in_suricata_words() {
+        assert_eq!(tcp(r#"content:"AA"; content:"BB"; within:3; within:3;"#).unwrap_err(), "can't use multiple withins for the same content.");
+        assert_eq!(
+            tcp(r#"content:"Alice"; depth:d; byte_extract:2,1,size;"#).unwrap_err(),
+            "unknown byte_ keyword var seen in depth - d."
+        );
+        assert_eq!(tcp(r#"content:"first"; depth:-5;"#).unwrap_err(), "invalid value for depth: -5.");
+        assert_eq!(tcp(r#"content:" "; within:1048577;"#).unwrap_err(), "invalid value for within: 1048577");
+        assert_eq!(tcp(r#"content:"AA"; content:"BB";; within:5;"#).unwrap_err(), "unknown rule keyword ''.");
+    }
 }
