@@ -14,6 +14,10 @@ pub struct AppConfig {
     pub dns_enabled: bool,
     /// Whether detection may pick TLS.
     pub tls_enabled: bool,
+    /// Whether detection may pick DCE/RPC (TCP), which is not parsed.
+    pub dcerpc_enabled: bool,
+    /// Whether detection may pick SMB, which is not parsed.
+    pub smb_enabled: bool,
     /// Bytes of one direction kept for an unfinished unit (a header line, a record) when a
     /// parser says `Incomplete`; past it those bytes are dropped and the parser told of a gap
     /// (counted in [`AppCounters::pending_overflows`](crate::AppCounters)). The default,
@@ -39,6 +43,8 @@ impl Default for AppConfig {
             http_enabled: true,
             dns_enabled: true,
             tls_enabled: true,
+            dcerpc_enabled: true,
+            smb_enabled: true,
             max_pending: 256 * 1024,
             detect_limit: 4096,
             simulate_error_at: PerDir::default(),

@@ -13,7 +13,7 @@
 use vigil_types::{AppProto, Direction, PerDir};
 
 use crate::config::{AppConfig, Transport};
-use crate::{dns, http, tls};
+use crate::{dcerpc, dns, http, smb, tls};
 
 /// What the first bytes of one direction say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +59,8 @@ pub(crate) struct Probes {
     tls: bool,
     /// DNS is enabled and a port is 53.
     dns: bool,
+    dcerpc: bool,
+    smb: bool,
 }
 
 impl Probes {
@@ -67,6 +69,8 @@ impl Probes {
             http: cfg.http_enabled,
             tls: cfg.tls_enabled,
             dns: cfg.dns_enabled && (client_port == 53 || server_port == 53),
+            dcerpc: cfg.dcerpc_enabled,
+            smb: cfg.smb_enabled,
         }
     }
 
@@ -85,6 +89,20 @@ impl Probes {
                 tls::TlsProbe::Tls => return Detect::Match(AppProto::Tls),
                 tls::TlsProbe::NeedMore => need_more = true,
                 tls::TlsProbe::NotTls => {}
+            }
+        }
+        if self.dcerpc {
+            match dcerpc::probe_tcp(data) {
+                dcerpc::DcerpcProbe::Match => return Detect::Match(AppProto::Dcerpc),
+                dcerpc::DcerpcProbe::NeedMore => need_more = true,
+                dcerpc::DcerpcProbe::No => {}
+            }
+        }
+        if self.smb {
+            match smb::probe_tcp(data) {
+                smb::SmbProbe::Match => return Detect::Match(AppProto::Smb),
+                smb::SmbProbe::NeedMore => need_more = true,
+                smb::SmbProbe::No => {}
             }
         }
         if self.dns {

@@ -18,6 +18,7 @@ use vigil_types::{AppProto, Direction, PerDir};
 use crate::config::{AppConfig, Transport};
 use crate::detect::{Detect, Detector, Probes, Replay, Step, Verdict};
 use crate::dns::{DnsParser, DnsTx};
+use crate::frames::{Framer, Framing};
 use crate::http::{HttpParser, HttpTx};
 use crate::parser::{AppEvent, AppParser, ParseResult};
 use crate::tls::{TlsParser, TlsTx};
@@ -150,6 +151,8 @@ impl Parser {
 enum Stage {
     Detect(Detector),
     Parse(Box<Parser>),
+    /// A protocol vigil does not parse: only its record boundaries are followed.
+    Frame(Framer),
     /// Nothing more is parsed: detection failed, or a tunnel was not followed.
     Idle,
 }
@@ -267,6 +270,7 @@ impl AppFlow {
         }
         let verdict = match &mut self.stage {
             Stage::Idle => return,
+            Stage::Frame(f) => return f.feed(dir, data),
             Stage::Parse(_) => return self.parse(dir, data),
             Stage::Detect(_) if self.transport == Transport::Udp => match self.probes.udp(data) {
                 Detect::Match(proto) => Verdict::Found(proto),
@@ -275,6 +279,16 @@ impl AppFlow {
             Stage::Detect(det) => det.feed(dir, data),
         };
         self.decide(verdict, Some((dir, data)));
+    }
+
+    /// Whether a record of `dir` was completed since the last call: raw
+    /// stream inspection of `dir` need not wait for a chunk of bytes (a
+    /// protocol followed only by its record boundaries).
+    pub fn take_raw_trigger(&mut self, dir: Direction) -> bool {
+        match &mut self.stage {
+            Stage::Frame(f) => f.take_ended(dir),
+            _ => false,
+        }
     }
 
     /// `len` bytes of `dir` were lost (TCP gap).
@@ -331,7 +345,7 @@ impl AppFlow {
     pub fn tx_count(&self) -> u64 {
         match &self.stage {
             Stage::Parse(p) => p.next_tx_id(),
-            Stage::Detect(_) | Stage::Idle => self.next_id,
+            Stage::Detect(_) | Stage::Frame(_) | Stage::Idle => self.next_id,
         }
     }
 
@@ -357,7 +371,7 @@ impl AppFlow {
     fn parser(&self) -> Option<&Parser> {
         match &self.stage {
             Stage::Parse(p) => Some(p),
-            Stage::Detect(_) | Stage::Idle => None,
+            Stage::Detect(_) | Stage::Frame(_) | Stage::Idle => None,
         }
     }
 
@@ -401,6 +415,21 @@ impl AppFlow {
                 }
                 .with_first_tx_id(first),
             ),
+            // Detected, not parsed: only where its records end is followed. SMB's
+            // are not used as triggers: Suricata's SMB parser inspects the stream
+            // at a few commands, not at each message, and chunks serve it better.
+            AppProto::Dcerpc | AppProto::Smb => {
+                self.proto = proto;
+                self.stage = match proto {
+                    AppProto::Dcerpc => Stage::Frame(Framer::new(Framing::Dcerpc)),
+                    _ => Stage::Idle,
+                };
+                for side in [&mut self.sides.to_server, &mut self.sides.to_client] {
+                    side.held = Vec::new();
+                    side.want = 0;
+                }
+                return;
+            }
             AppProto::Unknown | AppProto::Failed => return self.give_up(),
         };
         self.proto = proto;
@@ -508,6 +537,7 @@ impl AppFlow {
         }
         let verdict = match &mut self.stage {
             Stage::Idle => return,
+            Stage::Frame(f) => return f.gap(dir),
             Stage::Detect(det) => det.gap(dir, len),
             Stage::Parse(parser) => {
                 *self.parsed.get_mut(dir) += len;
@@ -537,7 +567,7 @@ impl AppFlow {
             return;
         }
         let verdict = match &mut self.stage {
-            Stage::Idle => return,
+            Stage::Idle | Stage::Frame(_) => return,
             Stage::Detect(det) => det.close(dir),
             Stage::Parse(parser) => {
                 let side = self.sides.get_mut(dir);

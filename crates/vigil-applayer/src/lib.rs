@@ -33,13 +33,16 @@
 //! ```
 
 mod config;
+pub mod dcerpc;
 pub mod detect;
 pub mod dns;
 mod flow;
+mod frames;
 #[cfg(test)]
 mod flow_tests;
 pub mod http;
 mod parser;
+pub mod smb;
 mod progress;
 pub mod tls;
 mod txref;

@@ -71,6 +71,11 @@ impl FlowApp {
                 self.layer.close(dir);
             }
         }
+        for dir in DIRS {
+            if self.layer.take_raw_trigger(dir) {
+                ssn.dirs.get_mut(dir).raw_trigger = true;
+            }
+        }
         // Nothing more to parse: the stream keeps data for raw inspection only.
         if ssn.app_enabled && (self.layer.proto() == AppProto::Failed || self.layer.no_inspection()) {
             ssn.app_disable(ctx);
@@ -146,7 +151,8 @@ pub(crate) struct AppStats {
     errors: [[u64; 2]; TX_NAMES.len()],
 }
 
-const FLOW_NAMES: [&str; 6] = ["http", "tls", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp"];
+const FLOW_NAMES: [&str; 8] =
+    ["http", "tls", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp", "dcerpc_tcp", "smb"];
 pub(crate) const TX_NAMES: [&str; 4] = ["http", "tls", "dns_udp", "dns_tcp"];
 
 pub(crate) fn slot(proto: AppProto, transport: Transport) -> Option<usize> {
@@ -157,7 +163,10 @@ pub(crate) fn slot(proto: AppProto, transport: Transport) -> Option<usize> {
         (AppProto::Dns, Transport::Tcp) => 3,
         (AppProto::Failed, Transport::Tcp) => 4,
         (AppProto::Failed, Transport::Udp) => 5,
-        (AppProto::Unknown, _) => return None,
+        // Detected only: flows are counted, there are no transactions.
+        (AppProto::Dcerpc, Transport::Tcp) => 6,
+        (AppProto::Smb, Transport::Tcp) => 7,
+        (AppProto::Unknown | AppProto::Dcerpc | AppProto::Smb, _) => return None,
     })
 }
 

@@ -258,6 +258,8 @@ fn app_config(sec: Option<&vigil_config::ConfigNode>, warnings: &mut Vec<String>
     cfg.http_enabled = enabled("http.enabled");
     cfg.tls_enabled = enabled("tls.enabled");
     cfg.dns_enabled = enabled("dns.tcp.enabled") || enabled("dns.udp.enabled");
+    cfg.dcerpc_enabled = enabled("dcerpc.enabled");
+    cfg.smb_enabled = enabled("smb.enabled");
     for (key, slot) in [
         ("request-body-limit", &mut cfg.http.request_body_limit),
         ("response-body-limit", &mut cfg.http.response_body_limit),
@@ -272,7 +274,7 @@ fn app_config(sec: Option<&vigil_config::ConfigNode>, warnings: &mut Vec<String>
             Err(e) => warnings.push(format!("app-layer.protocols.http.libhtp.default-config.{key}: {e}")),
         }
     }
-    (cfg.http_enabled || cfg.tls_enabled || cfg.dns_enabled).then_some(cfg)
+    (cfg.http_enabled || cfg.tls_enabled || cfg.dns_enabled || cfg.dcerpc_enabled || cfg.smb_enabled).then_some(cfg)
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! vigil's packet builders, run offline, and the alerts and records they
 //! give: protocol detection on any port, sticky buffers and legacy
 //! modifiers, one alert per transaction, `http`/`dns`/`fileinfo` records,
-//! `app_proto` in alerts and flows, and `app_layer.*` counters.
+//! `app_proto` in alerts and flows, and `app_layer.*` counters; DCE/RPC
+//! and SMB, detected but not parsed, for rules with payload keywords.
 
 mod common;
 
@@ -163,4 +164,53 @@ fn a_port_53_flow_that_is_not_dns_fails_detection() {
     let recs = run("junk", &[junk], rules);
     assert!(sids(&recs).is_empty());
     assert_eq!(of_type(&recs, "flow")[0]["app_proto"], "failed");
+}
+
+/// A connection-oriented DCE/RPC PDU of `ptype` carrying `stub`.
+fn dce_pdu(ptype: u8, stub: &[u8]) -> Vec<u8> {
+    let len = 24 + stub.len() as u16;
+    let mut p = vec![5, 0, ptype, 3, 0x10, 0, 0, 0];
+    p.extend_from_slice(&len.to_le_bytes());
+    p.extend_from_slice(&[0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    p.extend_from_slice(stub);
+    p
+}
+
+#[test]
+fn dcerpc_is_detected_and_each_request_inspected_on_its_own() {
+    // Two small requests, far below a chunk: each ends a PDU, so the
+    // stream is inspected after each, and the rule alerts twice.
+    let bind = dce_pdu(11, b"");
+    let frames = tcp_session(
+        49444,
+        &[
+            (&bind, &dce_pdu(12, b"")),
+            (&dce_pdu(0, b"cmd.exe /Q /c whoami"), &dce_pdu(2, b"ok")),
+            (&dce_pdu(0, b"cmd.exe /Q /c hostname"), &dce_pdu(2, b"ok")),
+        ],
+    );
+    let rules = "alert dcerpc any any -> any any (flow:established,to_server; content:\"cmd.exe /Q /c\"; sid:1;)\n\
+                 alert smb any any -> any any (content:\"cmd.exe\"; sid:2;)\n";
+    let recs = run("dcerpc", &frames, rules);
+    assert_eq!(sids(&recs), [1, 1], "{recs:?}");
+    let flow = &of_type(&recs, "flow")[0];
+    assert_eq!(flow["app_proto"], "dcerpc");
+}
+
+#[test]
+fn smb_is_detected_and_dcerpc_rules_apply_to_it() {
+    let mut negotiate = vec![0, 0, 0, 0x2f];
+    negotiate.extend_from_slice(b"\xffSMBr");
+    negotiate.resize(0x2f + 4, 0);
+    let mut write = vec![0, 0, 0, 0x40];
+    write.extend_from_slice(b"\xffSMB/");
+    write.extend_from_slice(b"\\PIPE\\svcctl cmd.exe");
+    write.resize(0x40 + 4, 0);
+    let frames = tcp_session(445, &[(&negotiate, &negotiate), (&write, &negotiate)]);
+    let rules = "alert smb any any -> any any (flow:to_server; content:\"|ff|SMB/\"; sid:1;)\n\
+                 alert dcerpc any any -> any any (flow:to_server; content:\"svcctl\"; sid:2;)\n\
+                 alert tls any any -> any any (content:\"svcctl\"; sid:3;)\n";
+    let recs = run("smb", &frames, rules);
+    assert_eq!(sids(&recs), [1, 2], "{recs:?}");
+    assert_eq!(of_type(&recs, "flow")[0]["app_proto"], "smb");
 }

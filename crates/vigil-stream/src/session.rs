@@ -124,6 +124,10 @@ pub struct TcpStream {
     pub app_progress: u64,
     /// `stream.reassembly.depth` was reached.
     pub depth_reached: bool,
+    /// The application layer saw a record of this direction end: its next
+    /// raw inspection does not wait for a chunk of bytes (Suricata's
+    /// trigger for raw reassembly). Cleared once that inspection is handed out.
+    pub raw_trigger: bool,
     /// A hole the receiver acknowledged was skipped (EVE flow `ts_gap`/`tc_gap`).
     pub gap: bool,
     /// The sender's latest timestamp (TSval) accepted, for PAWS.
@@ -707,10 +711,11 @@ impl TcpSession {
             start = next;
             end = s.reassembly.contiguous_end(start).min(limit);
         }
-        let wait_for_more = !flush && !inline && !closing && !s.depth_reached && paced;
+        let wait_for_more = !flush && !inline && !closing && !s.depth_reached && paced && !s.raw_trigger;
         if end <= start || (wait_for_more && end - start < chunk) {
             return None;
         }
+        s.raw_trigger = false;
         Some((start, end))
     }
 

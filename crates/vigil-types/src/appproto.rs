@@ -7,6 +7,10 @@ pub enum AppProto {
     Http,
     Dns,
     Tls,
+    /// DCE/RPC over TCP: detected, not parsed.
+    Dcerpc,
+    /// SMB over TCP: detected, not parsed.
+    Smb,
     /// Detection gave up: neither side looked like a known protocol.
     Failed,
 }
@@ -19,6 +23,8 @@ impl AppProto {
             AppProto::Http => "http",
             AppProto::Dns => "dns",
             AppProto::Tls => "tls",
+            AppProto::Dcerpc => "dcerpc",
+            AppProto::Smb => "smb",
             AppProto::Failed => "failed",
         }
     }

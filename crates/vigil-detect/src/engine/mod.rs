@@ -452,10 +452,13 @@ fn tx_header_matches(sig: &Signature, src: (IpAddr, u16), dst: (IpAddr, u16)) ->
 }
 
 /// The flow speaks (or, negated, does not speak) the signature's application protocol.
+/// DCE/RPC rules also apply to SMB flows, which carry DCE/RPC, as in Suricata.
 fn app_proto_ok(sig: &Signature, flow: Option<FlowInfo>) -> bool {
+    use vigil_types::AppProto;
+    let speaks = |have: AppProto, want: AppProto| have == want || (want == AppProto::Dcerpc && have == AppProto::Smb);
     match sig.app_proto {
         None => true,
-        Some(want) => flow.is_some_and(|f| (f.app_proto == want) != sig.app_proto_negated),
+        Some(want) => flow.is_some_and(|f| speaks(f.app_proto, want) != sig.app_proto_negated),
     }
 }
 

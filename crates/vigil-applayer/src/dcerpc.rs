@@ -1,0 +1,94 @@
+//! DCE/RPC over TCP, detected but not parsed: a flow whose first bytes are
+//! a connection-oriented DCE/RPC PDU header (version 5.0 or 5.1, a known
+//! PDU type, a data representation and a fragment length that make sense)
+//! speaks `dcerpc`. Rules written `alert dcerpc ...` with payload keywords
+//! then apply to it, and its flow record says so; the `dce_*` keywords,
+//! which need the parsed PDUs, are not run yet.
+//!
+//! ```
+//! use vigil_applayer::dcerpc::{probe_tcp, DcerpcProbe};
+//! // A bind: version 5.0, type 11, first and last fragment, little-endian, 72 bytes.
+//! let bind = [5, 0, 11, 3, 0x10, 0, 0, 0, 72, 0, 0, 0, 1, 0, 0, 0];
+//! assert_eq!(probe_tcp(&bind), DcerpcProbe::Match);
+//! assert_eq!(probe_tcp(&bind[..3]), DcerpcProbe::NeedMore);
+//! assert_eq!(probe_tcp(b"GET / HTTP/1.1\r\n"), DcerpcProbe::No);
+//! ```
+
+/// What the first bytes of a direction say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DcerpcProbe {
+    Match,
+    NeedMore,
+    No,
+}
+
+/// The fixed part of a connection-oriented PDU header.
+const HEADER_LEN: usize = 16;
+
+/// PDU types of the connection-oriented protocol (request, response,
+/// fault, bind, bind_ack, bind_nak, alter_context, alter_context_resp,
+/// auth3, shutdown, co_cancel, orphaned).
+fn known_type(t: u8) -> bool {
+    matches!(t, 0 | 2 | 3 | 11..=20)
+}
+
+/// Probes the first bytes of one direction of a TCP flow.
+pub fn probe_tcp(data: &[u8]) -> DcerpcProbe {
+    let get = |i: usize| data.get(i).copied();
+    // Each byte seen so far must fit; a short prefix that fits wants more.
+    let fits = [
+        get(0).map(|v| v == 5),
+        get(1).map(|m| m <= 1),
+        get(2).map(known_type),
+        // Data representation: integer and character formats are one bit each.
+        get(4).map(|d| d & 0xee == 0),
+    ];
+    if fits.iter().any(|f| *f == Some(false)) {
+        return DcerpcProbe::No;
+    }
+    if data.len() < HEADER_LEN {
+        return DcerpcProbe::NeedMore;
+    }
+    let little = data[4] & 0x10 != 0;
+    let pair = [data[8], data[9]];
+    let frag_len = if little { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) };
+    if (frag_len as usize) < HEADER_LEN {
+        return DcerpcProbe::No;
+    }
+    DcerpcProbe::Match
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(vers: u8, minor: u8, ptype: u8, drep: u8, frag: u16) -> Vec<u8> {
+        let mut h = vec![vers, minor, ptype, 3, drep, 0, 0, 0];
+        if drep & 0x10 != 0 {
+            h.extend_from_slice(&frag.to_le_bytes());
+        } else {
+            h.extend_from_slice(&frag.to_be_bytes());
+        }
+        h.extend_from_slice(&[0, 0, 1, 0, 0, 0]);
+        h
+    }
+
+    #[test]
+    fn headers_of_either_byte_order_match() {
+        assert_eq!(probe_tcp(&header(5, 0, 11, 0x10, 72)), DcerpcProbe::Match);
+        assert_eq!(probe_tcp(&header(5, 1, 0, 0x00, 100)), DcerpcProbe::Match);
+        assert_eq!(probe_tcp(&header(5, 0, 12, 0x10, 16)), DcerpcProbe::Match);
+    }
+
+    #[test]
+    fn anything_out_of_place_does_not() {
+        assert_eq!(probe_tcp(&header(4, 0, 11, 0x10, 72)), DcerpcProbe::No);
+        assert_eq!(probe_tcp(&header(5, 2, 11, 0x10, 72)), DcerpcProbe::No);
+        assert_eq!(probe_tcp(&header(5, 0, 7, 0x10, 72)), DcerpcProbe::No);
+        assert_eq!(probe_tcp(&header(5, 0, 11, 0x12, 72)), DcerpcProbe::No);
+        assert_eq!(probe_tcp(&header(5, 0, 11, 0x10, 15)), DcerpcProbe::No);
+        assert_eq!(probe_tcp(&[5, 0, 11, 3, 0x10]), DcerpcProbe::NeedMore);
+        assert_eq!(probe_tcp(&[5, 9]), DcerpcProbe::No);
+        assert_eq!(probe_tcp(&[]), DcerpcProbe::NeedMore);
+    }
+}
