@@ -312,6 +312,21 @@ alert tcp any any -> any any (msg:"not established"; flow:not_established; sid:5
 }
 
 #[test]
+fn flow_age_compares_whole_seconds_since_the_first_packet() {
+    let rules = r#"
+alert tcp any any -> any any (flow.age:>=20; sid:53;)
+alert tcp any any -> any any (flow.age:!19-22; sid:54;)
+"#;
+    let e = engine(rules, Algo::best());
+    let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(b"x").build_ethernet();
+    let fi = |age_secs| Some(FlowInfo { to_server: true, age_secs, ..FlowInfo::default() });
+    assert_eq!(sids_with_flow(&e, &f, fi(0)), vec![54]);
+    assert_eq!(sids_with_flow(&e, &f, fi(20)), vec![53]);
+    assert_eq!(sids_with_flow(&e, &f, fi(22)), vec![53, 54]);
+    assert!(sids_with_flow(&e, &f, None).is_empty(), "no flow: no age");
+}
+
+#[test]
 fn checksum_keywords_and_decode_events() {
     let rules = r#"
 alert ip any any -> any any (msg:"bad ipv4 checksum"; ipv4-csum:invalid; sid:60;)
@@ -383,6 +398,7 @@ alert tcp any any -> any any (msg:"dsize"; dsize:>2; content:"GET"; sid:3;)
         no_payload: false,
         stream_events: Default::default(),
         stream_size: Default::default(),
+        age_secs: 0,
     };
     let stream = vigil_detect::StreamInput { chunk: None, payload_in_stream: true, pseudo: false, fresh_from: 0 };
     let mut out = Vec::new();

@@ -392,6 +392,7 @@ fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> Fl
         no_payload: app.is_some_and(|a| a.raw_off),
         stream_events: StreamEventSet::default(),
         stream_size: f.ext.tcp.as_deref().map(stream_sizes).unwrap_or_default(),
+        age_secs: f.last.secs().saturating_sub(f.start.secs()).max(0) as u64,
     }
 }
 

@@ -52,6 +52,8 @@ pub enum PacketCheck {
     },
     /// `vlan.layers`: how many VLAN headers the packet has.
     VlanLayers(IntCmp),
+    /// `flow.age`: whole seconds since the flow's first packet.
+    FlowAge(IntCmp),
     /// `flow`: direction and state of the packet's flow.
     Flow {
         to_server: Option<bool>,
@@ -109,6 +111,8 @@ pub struct FlowInfo {
     /// Per sender, what `stream_size` compares (see
     /// `TcpSession::stream_size`); meaningful only when `tracked`.
     pub stream_size: PerDir<u32>,
+    /// Whole seconds between the flow's first packet and this one.
+    pub age_secs: u64,
 }
 
 pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck> {
@@ -132,6 +136,10 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
                     Some(e) => checks.push(PacketCheck::StreamEvent(e)),
                     None => missing.push(format!("stream-event:{wanted}")),
                 }
+                continue;
+            }
+            ("flow.age", Value::Int(c)) => {
+                checks.push(PacketCheck::FlowAge(*c));
                 continue;
             }
             ("stream_size", Value::StreamSize(s)) => {
@@ -301,6 +309,7 @@ impl PacketCheck {
                 }
             }
             PacketCheck::VlanLayers(c) => c.matches(p.vlans().len() as u64),
+            PacketCheck::FlowAge(c) => flow.is_some_and(|f| c.matches(f.age_secs)),
             PacketCheck::Checksum { which, valid } => checksum_ok(p, *which) == Some(*valid),
             PacketCheck::DecodeEvent(e) => p.events.contains(*e),
             PacketCheck::StreamEvent(e) => flow.is_some_and(|f| f.stream_events.contains(*e)),

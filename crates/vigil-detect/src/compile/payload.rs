@@ -74,6 +74,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                         | "hostbits"
                         | "app-layer-protocol"
                         | "stream_size"
+                        | "flow.age"
                         | "app-layer-event"
                 ) =>
             {

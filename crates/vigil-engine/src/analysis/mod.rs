@@ -1,8 +1,11 @@
 //! `--engine-analysis`: `rules.json` in the log directory, one line per
 //! signature that loaded (Suricata's file of the same name and fields for
-//! what vigil reports: the rule's text, ids, message, application protocol
-//! and signature type). Rules that failed or that the engine cannot run are
+//! what vigil reports: the rule's text, ids, message, application protocol,
+//! signature type, and its packet-level keywords with their values, see
+//! [`lists`]). Rules that failed or that the engine cannot run are
 //! not in it; their errors are in the run's messages, as for any run.
+
+mod lists;
 
 use crate::error::EngineError;
 use crate::setup::Setup;
@@ -40,11 +43,24 @@ impl Analysis {
             "rev": sig.rev,
             "msg": sig.msg,
         });
-        if let Some(app) = sig.app_proto {
-            rec["app_proto"] = json!(app.name());
-        }
+        rec["app_proto"] = json!(app_proto_name(rule, sig));
         rec["type"] = json!(vigil_detect::analysis::rule_type(rule, sig).name());
+        if let Value::Object(map) = &mut rec {
+            lists::describe(rule, sig, map);
+        }
         self.records.push(rec);
+    }
+}
+
+/// The application protocol as Suricata names it here: `http` in a rule's
+/// header is either HTTP version (`http_any`); a rule for no protocol says `unknown`.
+/// `app-layer-protocol` does not make a rule one of its protocol's.
+fn app_proto_name(rule: &Rule, sig: &Signature) -> &'static str {
+    let header_app = rule.header.protocol.class == vigil_rules::ProtoClass::App;
+    match (sig.app_proto.filter(|_| header_app), rule.header.protocol.name) {
+        (None, _) => "unknown",
+        (Some(_), "http") => "http_any",
+        (Some(p), _) => p.name(),
     }
 }
 
