@@ -2,9 +2,10 @@
 //! signature that loaded (Suricata's file of the same name and fields for
 //! what vigil reports: the rule's text, ids, message, application protocol,
 //! signature type, and its packet-level keywords with their values, see
-//! [`lists`]). Rules that failed or that the engine cannot run are
+//! [`lists`]), and `rule_group.json`, the rules split by port ([`groups`]). Rules that failed or that the engine cannot run are
 //! not in it; their errors are in the run's messages, as for any run.
 
+mod groups;
 mod lists;
 
 use crate::error::EngineError;
@@ -21,6 +22,8 @@ use vigil_rules::Rule;
 #[derive(Debug, Default, Clone)]
 pub struct Analysis {
     pub records: Vec<Value>,
+    /// What `rule_group.json` needs of each signature.
+    groups: Vec<groups::GroupSig>,
     /// Rule files' text, read once, for each rule's `raw`.
     texts: HashMap<Arc<str>, Option<Arc<str>>>,
 }
@@ -49,6 +52,7 @@ impl Analysis {
             lists::describe(rule, sig, map);
         }
         self.records.push(rec);
+        self.groups.extend(groups::GroupSig::of(sig));
     }
 }
 
@@ -64,15 +68,20 @@ fn app_proto_name(rule: &Rule, sig: &Signature) -> &'static str {
     }
 }
 
-/// Writes `rules.json` under the run's log directory; returns its path.
+/// Writes `rules.json` and `rule_group.json` under the run's log
+/// directory; returns the path of `rules.json`.
 pub fn write_rules_json(setup: &Setup) -> Result<PathBuf, EngineError> {
     let path = setup.log_dir.join("rules.json");
-    let io = |e: std::io::Error| EngineError::Config(vec![format!("{}: {e}", path.display())]);
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
+    let io = |p: &PathBuf, e: std::io::Error| EngineError::Config(vec![format!("{}: {e}", p.display())]);
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).map_err(|e| io(&path, e))?);
     for rec in &setup.rules.analysis.records {
-        serde_json::to_writer(&mut out, rec).map_err(|e| io(e.into()))?;
-        out.write_all(b"\n").map_err(io)?;
+        serde_json::to_writer(&mut out, rec).map_err(|e| io(&path, e.into()))?;
+        out.write_all(b"\n").map_err(|e| io(&path, e))?;
     }
-    out.flush().map_err(io)?;
+    out.flush().map_err(|e| io(&path, e))?;
+    let limits = groups::Limits::from_config(&setup.config.detect.profile, setup.config.raw.detect.as_ref());
+    let doc = groups::document(&setup.rules.analysis.groups, &limits);
+    let group_path = setup.log_dir.join("rule_group.json");
+    std::fs::write(&group_path, format!("{doc}\n")).map_err(|e| io(&group_path, e))?;
     Ok(path)
 }
