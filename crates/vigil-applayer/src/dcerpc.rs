@@ -27,7 +27,7 @@ const HEADER_LEN: usize = 16;
 
 /// PDU types of the connection-oriented protocol (request, response,
 /// fault, bind, bind_ack, bind_nak, alter_context, alter_context_resp,
-/// auth3, shutdown, co_cancel, orphaned).
+/// auth3, shutdown, co_cancel, orphaned, rts).
 fn known_type(t: u8) -> bool {
     matches!(t, 0 | 2 | 3 | 11..=20)
 }
@@ -49,13 +49,17 @@ pub fn probe_tcp(data: &[u8]) -> DcerpcProbe {
     if data.len() < HEADER_LEN {
         return DcerpcProbe::NeedMore;
     }
-    let little = data[4] & 0x10 != 0;
-    let pair = [data[8], data[9]];
-    let frag_len = if little { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) };
-    if (frag_len as usize) < HEADER_LEN {
-        return DcerpcProbe::No;
+    match frag_len(data) {
+        Some(len) if len as usize >= HEADER_LEN => DcerpcProbe::Match,
+        _ => DcerpcProbe::No,
     }
-    DcerpcProbe::Match
+}
+
+/// The fragment length of the PDU whose header starts `h`, in the byte
+/// order its data representation names; `None` if `h` is too short.
+pub(crate) fn frag_len(h: &[u8]) -> Option<u16> {
+    let pair = [*h.get(8)?, *h.get(9)?];
+    Some(if h[4] & 0x10 != 0 { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) })
 }
 
 #[cfg(test)]

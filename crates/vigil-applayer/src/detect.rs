@@ -61,6 +61,8 @@ pub(crate) struct Probes {
     dns: bool,
     dcerpc: bool,
     smb: bool,
+    /// A port is 139: SMB may follow NetBIOS session-service messages.
+    netbios: bool,
 }
 
 impl Probes {
@@ -71,6 +73,7 @@ impl Probes {
             dns: cfg.dns_enabled && (client_port == 53 || server_port == 53),
             dcerpc: cfg.dcerpc_enabled,
             smb: cfg.smb_enabled,
+            netbios: client_port == 139 || server_port == 139,
         }
     }
 
@@ -91,6 +94,14 @@ impl Probes {
                 tls::TlsProbe::NotTls => {}
             }
         }
+        // A port of 53 says DNS before the protocols found by content alone.
+        if self.dns {
+            match dns::probe_tcp(data) {
+                dns::DnsProbe::Request | dns::DnsProbe::Response => return Detect::Match(AppProto::Dns),
+                dns::DnsProbe::NeedMore => need_more = true,
+                dns::DnsProbe::NotDns => {}
+            }
+        }
         if self.dcerpc {
             match dcerpc::probe_tcp(data) {
                 dcerpc::DcerpcProbe::Match => return Detect::Match(AppProto::Dcerpc),
@@ -99,17 +110,11 @@ impl Probes {
             }
         }
         if self.smb {
-            match smb::probe_tcp(data) {
+            let probe = if self.netbios { smb::probe_tcp_netbios(data) } else { smb::probe_tcp(data) };
+            match probe {
                 smb::SmbProbe::Match => return Detect::Match(AppProto::Smb),
                 smb::SmbProbe::NeedMore => need_more = true,
                 smb::SmbProbe::No => {}
-            }
-        }
-        if self.dns {
-            match dns::probe_tcp(data) {
-                dns::DnsProbe::Request | dns::DnsProbe::Response => return Detect::Match(AppProto::Dns),
-                dns::DnsProbe::NeedMore => need_more = true,
-                dns::DnsProbe::NotDns => {}
             }
         }
         if need_more {

@@ -153,7 +153,8 @@ enum Stage {
     Parse(Box<Parser>),
     /// A protocol vigil does not parse: only its record boundaries are followed.
     Frame(Framer),
-    /// Nothing more is parsed: detection failed, or a tunnel was not followed.
+    /// Nothing more is read: detection failed, a tunnel was not followed, or
+    /// the protocol found is neither parsed nor framed (SMB).
     Idle,
 }
 
@@ -244,7 +245,8 @@ impl AppFlow {
         }
     }
 
-    /// Unknown while detecting; Http/Dns/Tls once detected; Failed when detection gave up.
+    /// Unknown while detecting; Http/Dns/Tls once detected (Dcerpc/Smb: detected, not parsed);
+    /// Failed when detection gave up.
     /// After a tunnel it stays Http until what runs inside is recognized, and becomes Failed
     /// if it is not (see [`orig_proto`](Self::orig_proto)).
     pub fn proto(&self) -> AppProto {
@@ -304,6 +306,16 @@ impl AppFlow {
         if !side.closed {
             side.closed = true;
             self.end(dir);
+        }
+    }
+
+    /// Nothing more of the flow's bytes is of use here: detection is over and no parser,
+    /// nor a record framer that still knows where it is, reads them.
+    pub fn wants_data(&self) -> bool {
+        match &self.stage {
+            Stage::Idle => false,
+            Stage::Frame(f) => f.following(),
+            Stage::Detect(_) | Stage::Parse(_) => true,
         }
     }
 
@@ -397,6 +409,11 @@ impl AppFlow {
         self.counters.detect_failed += 1;
         // Inside a tunnel too, as Suricata does: the original protocol is remembered apart.
         self.proto = AppProto::Failed;
+        self.drop_held();
+    }
+
+    /// Nothing will parse what the sides held.
+    fn drop_held(&mut self) {
         for side in [&mut self.sides.to_server, &mut self.sides.to_client] {
             side.held = Vec::new();
             side.want = 0;
@@ -424,10 +441,7 @@ impl AppFlow {
                     AppProto::Dcerpc => Stage::Frame(Framer::new(Framing::Dcerpc)),
                     _ => Stage::Idle,
                 };
-                for side in [&mut self.sides.to_server, &mut self.sides.to_client] {
-                    side.held = Vec::new();
-                    side.want = 0;
-                }
+                self.drop_held();
                 return;
             }
             AppProto::Unknown | AppProto::Failed => return self.give_up(),

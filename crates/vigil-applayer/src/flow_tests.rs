@@ -281,7 +281,7 @@ fn other_protocols_fail_detection() {
     let flow = check(
         &AppConfig::default(),
         (40000, 80),
-        &[Seg::Gap(ToServer, 100), c2s("GET / HTTP/1.1\r\n\r\n"), s2c("\x00\x00")],
+        &[Seg::Gap(ToServer, 100), c2s("GET / HTTP/1.1\r\n\r\n"), s2c("\x01\x02")],
     );
     assert_eq!(flow.proto(), AppProto::Failed);
 }
@@ -290,7 +290,7 @@ fn other_protocols_fail_detection() {
 fn waiting_for_more_ends_at_the_detection_limit() {
     let cfg = AppConfig { detect_limit: 4, ..AppConfig::default() };
     // "OPTI" could still become "OPTIONS ", but the limit is reached.
-    let flow = check(&cfg, (40000, 80), &[c2s("OPTIONS * HTTP/1.1\r\n\r\n"), s2c("\x00")]);
+    let flow = check(&cfg, (40000, 80), &[c2s("OPTIONS * HTTP/1.1\r\n\r\n"), s2c("\x01")]);
     assert_eq!(flow.proto(), AppProto::Failed);
 }
 

@@ -30,8 +30,7 @@ impl Framing {
                 if h[0] != 5 {
                     return None;
                 }
-                let pair = [h[8], h[9]];
-                let len = if h[4] & 0x10 != 0 { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) };
+                let len = crate::dcerpc::frag_len(h)?;
                 (len as usize >= self.header_len()).then_some(len as u64)
             }
         }
@@ -93,6 +92,11 @@ impl Framer {
     /// Bytes of `dir` were lost: where the next record starts is unknown.
     pub(crate) fn gap(&mut self, dir: Direction) {
         self.sides.get_mut(dir).lost = true;
+    }
+
+    /// Whether either direction's records are still followed.
+    pub(crate) fn following(&self) -> bool {
+        !self.sides.to_server.lost || !self.sides.to_client.lost
     }
 
     /// Whether a record of `dir` ended since the last call.

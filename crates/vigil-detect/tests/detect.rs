@@ -580,3 +580,21 @@ alert tcp any any -> any any (content:"none"; flowbits:set,traffic/kind/x; sid:9
     let t = e.traffic(&st.bits);
     assert_eq!((t.ids, t.labels), (vec!["curl"], vec!["cli"]), "only traffic/id and traffic/label tag");
 }
+
+#[test]
+fn rules_without_a_direction_on_two_sided_buffers_run_both_ways() {
+    let count = |rule: &str| {
+        let set = Loader::new().load_str(rule, "t.rules").unwrap();
+        let sigs = vigil_detect::compile_all(&set.rules[0], &Classifications::default()).unwrap();
+        sigs.iter().map(|s| s.tx.as_ref().map(|t| t.side)).collect::<Vec<_>>()
+    };
+    use vigil_types::Direction::{ToClient, ToServer};
+    assert_eq!(count(r#"alert http any any -> any any (http.header; content:"a"; sid:1;)"#), [Some(ToServer), Some(ToClient)]);
+    // A direction, a one-sided buffer, a two-way header or a value check: one signature.
+    assert_eq!(count(r#"alert http any any -> any any (flow:to_server; http.header; content:"a"; sid:1;)"#).len(), 1);
+    assert_eq!(count(r#"alert http any any -> any any (http.uri; content:"a"; sid:1;)"#).len(), 1);
+    assert_eq!(count(r#"alert http any any <> any any (http.header; content:"a"; sid:1;)"#).len(), 1);
+    assert_eq!(count(r#"alert dns any any -> any any (dns.queries.rrname; content:"a"; sid:1;)"#).len(), 2);
+    assert_eq!(count(r#"alert tls any any -> any any (tls.version:1.2; sid:1;)"#).len(), 1);
+    assert_eq!(count(r#"alert tcp any any -> any any (content:"a"; sid:1;)"#), [None]);
+}

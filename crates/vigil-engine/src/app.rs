@@ -73,11 +73,14 @@ impl FlowApp {
         }
         for dir in DIRS {
             if self.layer.take_raw_trigger(dir) {
-                ssn.dirs.get_mut(dir).raw_trigger = true;
+                let s = ssn.dirs.get_mut(dir);
+                s.raw_trigger = Some(s.app_progress);
             }
         }
         // Nothing more to parse: the stream keeps data for raw inspection only.
-        if ssn.app_enabled && (self.layer.proto() == AppProto::Failed || self.layer.no_inspection()) {
+        if ssn.app_enabled
+            && (self.layer.proto() == AppProto::Failed || self.layer.no_inspection() || !self.layer.wants_data())
+        {
             ssn.app_disable(ctx);
         }
     }

@@ -8,7 +8,7 @@ use crate::options::RunOptions;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use vigil_config::Config;
+use vigil_config::{Config, LogLevel};
 use vigil_detect::compile::ActionOrder;
 use vigil_detect::prefilter::Algo;
 use vigil_detect::{compile_all, DetectEngine};
@@ -138,8 +138,10 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
     out.disabled = totals.disabled;
     out.failed = set.errors.len();
     out.skipped = totals.skipped;
+    // Problems of the support files so far, then each failed rule.
+    out.log = out.messages.iter().map(|m| crate::log::LogRecord::new(LogLevel::Warning, "config", m.clone())).collect();
     out.messages.extend(set.errors.iter().map(|e| e.to_string()));
-    out.log = crate::log::rule_error_records(&set.errors);
+    out.log.extend(crate::log::rule_error_records(&set.errors));
     let mut sigs = Vec::with_capacity(set.rules.len());
     for rule in &set.rules {
         match compile_all(rule, &classes) {
@@ -166,6 +168,10 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         }
     }
     out.log.extend(crate::log::load_summary_records(files.len(), out.loaded, out.failed, out.skipped, out.unsupported));
+    // The run will stop on these errors: building the engine would be wasted.
+    if opts.init_errors_fatal && out.failed > 0 {
+        return Ok(out);
+    }
     if !sigs.is_empty() {
         // The config checked the names: the default covers only a config built by hand.
         let order = ActionOrder::from_names(&config.detect.action_order).unwrap_or_default();

@@ -97,6 +97,8 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     let ips = opts.simulate_ips || crate::live::is_inline(&config, &opts.live);
     let stream = stream_config(&config, ips);
     let rules = crate::rules::load(opts, &config, vars, mpm_algo(&config, &mut warnings))?;
+    let app = app_config(config.raw.app_layer.as_ref(), &mut warnings)
+        .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a });
     let mut log: Vec<LogRecord> =
         warnings.iter().map(|w| LogRecord::new(LogLevel::Warning, "config", w.clone())).collect();
     if let Some(master) = config.exceptions.master {
@@ -116,8 +118,6 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         return Err(EngineError::Config(rules.messages));
     }
     warnings.extend(rules.messages.iter().cloned());
-    let app = app_config(config.raw.app_layer.as_ref(), &mut warnings)
-        .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a });
     Ok(Setup {
         config,
         decode,

@@ -569,7 +569,7 @@ impl Worker {
         let answers = h.dir == Direction::ToServer
             && !seg.payload.is_empty()
             && f.ext.app.is_none()
-            && f.ext.tcp.as_deref().is_some_and(|s| s.midstream && s.no_data_yet())
+            && f.ext.tcp.as_deref().is_some_and(|s| s.midstream && s.untouched())
             && self.app_cfg.as_ref().is_some_and(|c| vigil_applayer::detect::answers_first(c, seg.payload));
         if answers {
             f.reverse();

@@ -270,9 +270,9 @@ fn check_dsize(rule: &Rule, contents: &[ContentInfo]) -> Result<(), SemError> {
     }) else {
         return Ok(());
     };
+    // The right edge as Suricata takes it (`<` by its value too).
     let max = match *cmp {
-        IntCmp::Eq(n) | IntCmp::Le(n) | IntCmp::Range(_, n) => n as i64,
-        IntCmp::Lt(n) => n as i64 - 1,
+        IntCmp::Eq(n) | IntCmp::Lt(n) | IntCmp::Range(_, n) => n as i64,
         _ => return Ok(()),
     };
     let num = |v: &Option<NumVar>| match v {
@@ -677,6 +677,10 @@ mod tests {
         assert!(need(r#"dsize:16; content:"abcdef"; startswith; content:!"a"; distance:0; content:"789"; distance:0; content:!"c"; distance:1; within:10;"#)
             .unwrap()
             .ends_with("length 20 exceeds dsize value 16"));
+        // `<` is taken by its value, as Suricata does; `<=` is not checked.
+        assert!(need(r#"dsize:<10; content:"0123456789";"#).is_none());
+        assert!(need(r#"dsize:<10; content:"0123456789A";"#).is_some());
+        assert!(need(r#"dsize:<=10; content:"thisstringisgreaterthan10bytes";"#).is_none());
         // Lower bounds and variables leave the rule alone.
         assert!(need(r#"dsize:>10; content:"thisstringisgreaterthan10bytes";"#).is_none());
     }

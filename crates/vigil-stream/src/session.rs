@@ -124,10 +124,11 @@ pub struct TcpStream {
     pub app_progress: u64,
     /// `stream.reassembly.depth` was reached.
     pub depth_reached: bool,
-    /// The application layer saw a record of this direction end: its next
-    /// raw inspection does not wait for a chunk of bytes (Suricata's
-    /// trigger for raw reassembly). Cleared once that inspection is handed out.
-    pub raw_trigger: bool,
+    /// The application layer saw a record of this direction end by this
+    /// offset: raw inspection reaching it does not wait for a chunk of bytes
+    /// (Suricata's trigger for raw reassembly). Cleared once inspection
+    /// covers it.
+    pub raw_trigger: Option<u64>,
     /// A hole the receiver acknowledged was skipped (EVE flow `ts_gap`/`tc_gap`).
     pub gap: bool,
     /// The sender's latest timestamp (TSval) accepted, for PAWS.
@@ -348,9 +349,11 @@ impl TcpSession {
         }
     }
 
-    /// No data was seen either way yet.
-    pub fn no_data_yet(&self) -> bool {
-        self.dirs.to_server.seen_end == 0 && self.dirs.to_client.seen_end == 0
+    /// Established, and neither data nor a FIN seen either way yet: the
+    /// session can still be turned round without its state changing sides.
+    pub fn untouched(&self) -> bool {
+        let (c, s) = (&self.dirs.to_server, &self.dirs.to_client);
+        self.state == TcpState::Established && c.seen_end == 0 && s.seen_end == 0 && c.fin.is_none() && s.fin.is_none()
     }
 
     /// Handles one segment of the session (the one that started it included:
@@ -691,6 +694,9 @@ impl TcpSession {
         let inline = ctx.cfg.inline;
         let async_oneside = self.async_oneside;
         let s = self.dirs.get_mut(dir);
+        if s.raw_trigger.is_some_and(|t| s.raw_progress >= t) {
+            s.raw_trigger = None;
+        }
         // A one-sided session's stream counts as acknowledged as it arrives
         // (`add_data`), and waits for a chunk like any other.
         let paced = s.acks_seen || async_oneside;
@@ -711,11 +717,14 @@ impl TcpSession {
             start = next;
             end = s.reassembly.contiguous_end(start).min(limit);
         }
-        let wait_for_more = !flush && !inline && !closing && !s.depth_reached && paced && !s.raw_trigger;
+        let triggered = s.raw_trigger.is_some_and(|t| end >= t);
+        let wait_for_more = !flush && !inline && !closing && !s.depth_reached && paced && !triggered;
         if end <= start || (wait_for_more && end - start < chunk) {
             return None;
         }
-        s.raw_trigger = false;
+        if triggered {
+            s.raw_trigger = None;
+        }
         Some((start, end))
     }
 

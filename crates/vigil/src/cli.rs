@@ -169,8 +169,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "KEYWORDS", num_args = 0..=1, require_equals = true, default_missing_value = "all")]
     pub strict_rule_keywords: Option<String>,
     /// Suricata's switch to stop randomizing (hash seeds, stream chunk
-    /// sizes). vigil never randomizes, so its output is the same run to
-    /// run anyway; the switch is accepted for scripts that pass it.
+    /// sizes). Nothing random reaches vigil's output (its hash tables'
+    /// seeds decide no record), so runs repeat anyway; the switch is
+    /// accepted for scripts that pass it.
     #[arg(long)]
     pub no_random: bool,
 }

@@ -1,5 +1,5 @@
 //! `vigil --engine-analysis`: `rules.json` in the log directory, one line
-//! per signature that loaded, and no packet read.
+//! per signature that loaded, `rule_group.json` beside it, and no packet read.
 
 use std::process::Command;
 
@@ -31,10 +31,19 @@ fn rules_json_lists_each_loaded_signature_with_its_type() {
     assert_eq!(recs.len(), 2, "the smtp rule does not run on this engine: {text}");
     assert_eq!(recs[0]["raw"], "alert ip any any -> any any (msg:\"any\"; sid:1; rev:2;)");
     assert_eq!((&recs[0]["id"], &recs[0]["rev"], &recs[0]["type"]), (&1.into(), &2.into(), &"ip_only".into()));
+    // `http` in a header is either HTTP version: Suricata's `http_any`.
     assert_eq!(
         (&recs[1]["app_proto"], &recs[1]["type"], &recs[1]["msg"]),
-        (&"http".into(), &"app_tx".into(), &"uri".into())
+        (&"http_any".into(), &"app_tx".into(), &"uri".into())
     );
+    assert_eq!(recs[0]["app_proto"], "unknown");
+    assert_eq!((&recs[1]["mpm"]["buffer"], &recs[1]["mpm"]["pattern"]), (&"http_uri".into(), &"|2F|x".into()));
+    // The port groups: both rules cover every TCP port to the server.
+    let groups: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("rule_group.json")).unwrap()).unwrap();
+    let toserver = &groups["tcp"]["toserver"];
+    assert_eq!((&toserver[0]["port"], &toserver[0]["port2"]), (&0.into(), &65535.into()), "{groups}");
+    assert_eq!(toserver[0]["rulegroup"]["rules"].as_array().map(Vec::len), Some(1), "the IP-only rule is not grouped");
     assert!(!dir.join("eve.json").exists(), "no packet is read, no record written");
     std::fs::remove_dir_all(&dir).unwrap();
 }

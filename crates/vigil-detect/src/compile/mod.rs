@@ -189,7 +189,7 @@ pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsu
     compile_side(rule, classes, None)
 }
 
-/// The signatures a rule runs as: one, or two for a transaction rule that
+/// The signatures a rule runs as: one, or two for an HTTP or DNS rule that
 /// names no direction and whose buffers exist on both sides (it is then
 /// inspected on requests and on responses, as in Suricata).
 pub fn compile_all(rule: &Rule, classes: &Classifications) -> Result<Vec<Signature>, Unsupported> {

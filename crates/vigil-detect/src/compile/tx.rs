@@ -26,10 +26,10 @@ pub struct TxSig {
     pub checks: Vec<AppCheck>,
     /// The buffer holding the fast pattern.
     pub fast: Option<usize>,
-    /// The rule names no direction and each of its buffers exists on both
-    /// sides (`http.header`, `http.cookie`, ...): Suricata inspects it both
-    /// ways. This signature is its to-server side; [`super::compile_all`]
-    /// adds the to-client one.
+    /// An HTTP or DNS rule that names no direction, has no value checks, and
+    /// whose buffers all exist on both sides (`http.header`, `dns.queries.rrname`, ...):
+    /// Suricata inspects it both ways. This signature is its to-server
+    /// side; [`super::compile_all`] adds the to-client one.
     pub either_side: bool,
 }
 
@@ -141,10 +141,14 @@ pub(super) fn split(
         }
         None => Direction::ToServer,
     };
+    // HTTP and DNS buffers only, without value checks: TLS versions and
+    // states look at both sides already, and would alert twice.
     let either_side = to_server.is_none()
         && side == Direction::ToServer
+        && matches!(proto, AppProto::Http | AppProto::Dns)
+        && !defs.is_empty()
         && defs.iter().all(|d| d.one_sided().is_none())
-        && checks.iter().all(|c| c.side().is_none());
+        && checks.is_empty();
     let mut need = PerDir::<Progress>::default();
     let raise = |need: &mut PerDir<Progress>, dir: Direction, p: Progress| {
         let n = need.get_mut(dir);

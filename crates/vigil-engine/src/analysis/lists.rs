@@ -227,7 +227,7 @@ fn bit_cmd(c: BitCmd) -> &'static str {
 
 /// pcre's buffer flags (`U`, `H`, `P`, ...) move it off the payload.
 fn pcre_in_buffer(flags: &str) -> bool {
-    flags.chars().any(|f| "UIPQHDMCSYVWBJ".contains(f) && f != 'B')
+    flags.chars().any(|f| "UIPQHDMCSYVWJ".contains(f))
 }
 
 /// The fast pattern: its list (the payload, or a buffer under Suricata's
