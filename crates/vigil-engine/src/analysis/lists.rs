@@ -85,7 +85,7 @@ pub(super) fn describe(rule: &Rule, sig: &Signature, rec: &mut Map<String, Value
                 payload.push((json!({ "name": name, name: { "relative": i.relative, "negated": i.negated } }), i.relative));
             }
             (_, RuleValue::Bits(b)) if name == "flowbits" => {
-                let mut d = json!({ "cmd": bit_cmd(b.cmd), "names": b.names });
+                let mut d = json!({ "cmd": b.cmd.as_str(), "names": b.names });
                 if b.names.len() > 1 {
                     d["operator"] = json!(if b.any { "or" } else { "and" });
                 }
@@ -212,17 +212,6 @@ fn byte_detail(nbytes: &NumVar, offset: &NumVar, opts: &[ByteOpt]) -> Value {
         d["flags"] = json!(flags);
     }
     d
-}
-
-fn bit_cmd(c: BitCmd) -> &'static str {
-    match c {
-        BitCmd::Set => "set",
-        BitCmd::Unset => "unset",
-        BitCmd::Toggle => "toggle",
-        BitCmd::IsSet => "isset",
-        BitCmd::IsNotSet => "isnotset",
-        BitCmd::NoAlert => "noalert",
-    }
 }
 
 /// pcre's buffer flags (`U`, `H`, `P`, ...) move it off the payload.
