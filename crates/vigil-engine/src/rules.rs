@@ -31,8 +31,8 @@ pub struct LoadedRules {
     pub disabled: usize,
     /// Errors and warnings to show the user.
     pub messages: Vec<String>,
-    /// The same for the `logging` outputs, in Suricata's form: each failed
-    /// rule's reason and text, and the load summary.
+    /// The same for the `logging` outputs, in Suricata's form: support-file
+    /// problems, each failed rule's reason and text, and the load summary.
     pub log: Vec<crate::log::LogRecord>,
     /// `threshold-file`: suppressions and rate rules.
     pub thresholds: vigil_detect::threshold::GlobalThresholds,
