@@ -23,7 +23,7 @@ pub enum DcerpcProbe {
 }
 
 /// The fixed part of a connection-oriented PDU header.
-const HEADER_LEN: usize = 16;
+pub(crate) const HEADER_LEN: usize = 16;
 
 /// PDU types of the connection-oriented protocol (request, response,
 /// fault, bind, bind_ack, bind_nak, alter_context, alter_context_resp,
@@ -49,17 +49,19 @@ pub fn probe_tcp(data: &[u8]) -> DcerpcProbe {
     if data.len() < HEADER_LEN {
         return DcerpcProbe::NeedMore;
     }
-    match frag_len(data) {
-        Some(len) if len as usize >= HEADER_LEN => DcerpcProbe::Match,
-        _ => DcerpcProbe::No,
+    match pdu_len(data) {
+        Some(_) => DcerpcProbe::Match,
+        None => DcerpcProbe::No,
     }
 }
 
-/// The fragment length of the PDU whose header starts `h`, in the byte
-/// order its data representation names; `None` if `h` is too short.
-pub(crate) fn frag_len(h: &[u8]) -> Option<u16> {
+/// The length of the PDU whose header starts `h` (its fragment length, in
+/// the byte order its data representation names); `None` if `h` is too
+/// short, not version 5, or the length cannot even hold the header.
+pub(crate) fn pdu_len(h: &[u8]) -> Option<u16> {
     let pair = [*h.get(8)?, *h.get(9)?];
-    Some(if h[4] & 0x10 != 0 { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) })
+    let len = if h[4] & 0x10 != 0 { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) };
+    (h[0] == 5 && len as usize >= HEADER_LEN).then_some(len)
 }
 
 #[cfg(test)]

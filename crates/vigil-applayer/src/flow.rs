@@ -18,7 +18,7 @@ use vigil_types::{AppProto, Direction, PerDir};
 use crate::config::{AppConfig, Transport};
 use crate::detect::{Detect, Detector, Probes, Replay, Step, Verdict};
 use crate::dns::{DnsParser, DnsTx};
-use crate::frames::{Framer, Framing};
+use crate::frames::Framer;
 use crate::http::{HttpParser, HttpTx};
 use crate::parser::{AppEvent, AppParser, ParseResult};
 use crate::tls::{TlsParser, TlsTx};
@@ -309,8 +309,8 @@ impl AppFlow {
         }
     }
 
-    /// Nothing more of the flow's bytes is of use here: detection is over and no parser,
-    /// nor a record framer that still knows where it is, reads them.
+    /// Whether the flow's bytes are still of use here: false once detection is over and
+    /// neither a parser nor a framer that still knows where the PDUs are reads them.
     pub fn wants_data(&self) -> bool {
         match &self.stage {
             Stage::Idle => false,
@@ -432,15 +432,13 @@ impl AppFlow {
                 }
                 .with_first_tx_id(first),
             ),
-            // Detected, not parsed: only where its records end is followed. SMB's
-            // are not used as triggers: Suricata's SMB parser inspects the stream
-            // at a few commands, not at each message, and chunks serve it better.
+            // Detected, not parsed: only where DCE/RPC's PDUs end is followed.
+            // SMB's messages are not used as triggers: Suricata's SMB parser
+            // inspects the stream at a few commands, not at each message, and
+            // chunks serve it better.
             AppProto::Dcerpc | AppProto::Smb => {
                 self.proto = proto;
-                self.stage = match proto {
-                    AppProto::Dcerpc => Stage::Frame(Framer::new(Framing::Dcerpc)),
-                    _ => Stage::Idle,
-                };
+                self.stage = if proto == AppProto::Dcerpc { Stage::Frame(Framer::new()) } else { Stage::Idle };
                 self.drop_held();
                 return;
             }

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use vigil_config::{LogLevel, Logging};
 use vigil_rules::{ErrorKind, RuleError};
 use vigil_types::Timestamp;
@@ -92,8 +92,7 @@ pub(crate) fn write(logging: &Logging, log_dir: &Path, records: &[LogRecord]) ->
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(Timestamp::default(), |d| Timestamp::from_micros(d.as_secs() as i64, d.subsec_micros()));
     for out in &logging.files {
-        let path =
-            if Path::new(&out.filename).is_absolute() { PathBuf::from(&out.filename) } else { log_dir.join(&out.filename) };
+        let path = crate::outputs::log_path(log_dir, &out.filename);
         let mut text = String::new();
         for r in records.iter().filter(|r| r.level <= out.level) {
             if out.json {

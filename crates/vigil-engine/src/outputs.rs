@@ -115,11 +115,11 @@ pub(crate) struct Outputs {
 }
 
 /// A configured file name, relative to the log directory unless absolute.
-fn log_path(setup: &Setup, filename: &str) -> std::path::PathBuf {
+pub(crate) fn log_path(log_dir: &Path, filename: &str) -> std::path::PathBuf {
     if Path::new(filename).is_absolute() {
         Path::new(filename).to_path_buf()
     } else {
-        setup.log_dir.join(filename)
+        log_dir.join(filename)
     }
 }
 
@@ -128,7 +128,7 @@ impl Outputs {
         let stats_on = setup.config.stats.enabled;
         let mut sinks = Vec::new();
         for eve in setup.config.outputs.enabled_eve_logs() {
-            let path = log_path(setup, &eve.filename);
+            let path = log_path(&setup.log_dir, &eve.filename);
             let writer = EveWriter::create(&path, false)
                 .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?;
             let envelope = EnvelopeOptions {
@@ -178,7 +178,7 @@ impl Outputs {
         }
         let mut fast = Vec::new();
         for log in setup.config.outputs.fast.iter().filter(|f| f.enabled) {
-            let path = log_path(setup, &log.filename);
+            let path = log_path(&setup.log_dir, &log.filename);
             let writer = FastWriter::create(&path, log.append)
                 .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?;
             fast.push(writer);

@@ -13,7 +13,7 @@ use crate::setup::{setup, Setup};
 use crate::socket::ControlSocket;
 use crate::stats;
 use crate::summary::Summary;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -114,7 +114,7 @@ pub(crate) fn control_socket(
         return Ok(None);
     }
     let name = cfg.filename.as_deref().unwrap_or("vigil-command.socket");
-    let path = if Path::new(name).is_absolute() { PathBuf::from(name) } else { setup.log_dir.join(name) };
+    let path = crate::outputs::log_path(&setup.log_dir, name);
     ControlSocket::start(&path, control.clone())
         .map(Some)
         .map_err(|error| EngineError::Output { path: path.display().to_string(), error })

@@ -458,18 +458,12 @@ fn apply_modifier(w: &mut Walk, rule: &Rule, i: usize, m: &ContentModifier, name
             "can't use a relative keyword like within/distance with a absolute relative keyword like depth/offset for the same content.",
         )
     };
-    let abs_rel = |mods: &ContentMods| -> Option<&'static str> {
-        match m {
-            ContentModifier::Depth(_) | ContentModifier::Offset(_) => {
-                mods.distance.as_ref().map(|_| "distance").or(mods.within.as_ref().map(|_| "within"))
-            }
-            ContentModifier::Distance(_) | ContentModifier::Within(_) => {
-                mods.depth.as_ref().map(|_| "depth").or(mods.offset.as_ref().map(|_| "offset"))
-            }
-            _ => None,
-        }
+    let mixes_abs_and_rel = match m {
+        ContentModifier::Depth(_) | ContentModifier::Offset(_) => mods.distance.is_some() || mods.within.is_some(),
+        ContentModifier::Distance(_) | ContentModifier::Within(_) => mods.depth.is_some() || mods.offset.is_some(),
+        _ => false,
     };
-    if abs_rel(mods).is_some() {
+    if mixes_abs_and_rel {
         return abs_and_rel();
     }
     let positional = matches!(

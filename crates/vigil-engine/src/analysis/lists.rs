@@ -73,14 +73,8 @@ pub(super) fn describe(rule: &Rule, sig: &Signature, rec: &mut Map<String, Value
                 let relative = p.flags.contains('R');
                 payload.push((json!({ "name": "pcre", "pcre": { "relative": relative } }), relative));
             }
-            (_, RuleValue::ByteJump(b)) if !sticky => {
-                let relative = b.opts.contains(&ByteOpt::Relative);
-                payload.push((json!({ "name": name, name: byte_detail(&b.nbytes, &b.offset, &b.opts) }), relative));
-            }
-            (_, RuleValue::ByteTest(b)) if !sticky => {
-                let relative = b.opts.contains(&ByteOpt::Relative);
-                payload.push((json!({ "name": name, name: byte_detail(&b.nbytes, &b.offset, &b.opts) }), relative));
-            }
+            (_, RuleValue::ByteJump(b)) if !sticky => payload.push(byte_match(name, &b.nbytes, &b.offset, &b.opts)),
+            (_, RuleValue::ByteTest(b)) if !sticky => payload.push(byte_match(name, &b.nbytes, &b.offset, &b.opts)),
             (_, RuleValue::Isdataat(i)) if !sticky => {
                 payload.push((json!({ "name": name, name: { "relative": i.relative, "negated": i.negated } }), i.relative));
             }
@@ -109,16 +103,15 @@ pub(super) fn describe(rule: &Rule, sig: &Signature, rec: &mut Map<String, Value
         previous = Some(o.keyword.name);
     }
     // A keyword's `relative_next`: the one after it in its list is relative to it.
-    let mut payload_list = Vec::with_capacity(payload.len());
     for i in 0..payload.len() {
         let next_relative = payload.get(i + 1).is_some_and(|(_, r)| *r);
-        let mut m = payload[i].0.clone();
+        let m = &mut payload[i].0;
         let name = m["name"].as_str().unwrap_or_default().to_string();
         if let Some(d) = m.get_mut(&name).and_then(Value::as_object_mut) {
             d.insert("relative_next".into(), json!(next_relative));
         }
-        payload_list.push(m);
     }
+    let payload_list: Vec<Value> = payload.into_iter().map(|(m, _)| m).collect();
     let mpm = mpm(rule, sig);
     if let Some(m) = &mpm {
         rec.insert("mpm".into(), m.clone());
@@ -188,6 +181,11 @@ fn int_detail(name: &str, cmp: &IntCmp) -> Value {
     }
 }
 
+/// A `byte_jump` or `byte_test` in the payload list, and whether it is relative.
+fn byte_match(name: &str, nbytes: &NumVar, offset: &NumVar, opts: &[ByteOpt]) -> (Value, bool) {
+    (json!({ "name": name, name: byte_detail(nbytes, offset, opts) }), opts.contains(&ByteOpt::Relative))
+}
+
 fn byte_detail(nbytes: &NumVar, offset: &NumVar, opts: &[ByteOpt]) -> Value {
     let num = |v: &NumVar| match v {
         NumVar::Num(n) => json!(n),
@@ -223,16 +221,16 @@ fn pcre_in_buffer(flags: &str) -> bool {
 /// list name) and its bytes as Suricata prints them.
 fn mpm(rule: &Rule, sig: &Signature) -> Option<Value> {
     let fp = sig.fast_pattern.as_ref()?;
-    let content = |c: &vigil_rules::ContentInfo| match &rule.options[c.option].value {
-        RuleValue::Content(content) => Some(content.bytes.clone()),
+    let bytes = |c: &vigil_rules::ContentInfo| match &rule.options[c.option].value {
+        RuleValue::Content(content) => Some(&content.bytes[..]),
         _ => None,
     };
     // The content it came from: the one marked, else the one with its bytes.
     let info = rule
         .contents
         .iter()
-        .find(|c| c.mods.fast_pattern.is_some_and(|f| f != FastPattern::Plain || content(c).is_some_and(|b| b == fp.bytes)))
-        .or_else(|| rule.contents.iter().find(|c| content(c).is_some_and(|b| b == fp.bytes)))?;
+        .find(|c| c.mods.fast_pattern.is_some_and(|f| f != FastPattern::Plain || bytes(c) == Some(&fp.bytes[..])))
+        .or_else(|| rule.contents.iter().find(|c| bytes(c) == Some(&fp.bytes[..])))?;
     let buffer = match info.buffer {
         None => "payload".to_string(),
         Some(b) => list_name(b),

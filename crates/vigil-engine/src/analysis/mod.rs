@@ -2,8 +2,9 @@
 //! signature that loaded (Suricata's file of the same name and fields for
 //! what vigil reports: the rule's text, ids, message, application protocol,
 //! signature type, and its packet-level keywords with their values, see
-//! [`lists`]), and `rule_group.json`, the rules split by port ([`groups`]). Rules that failed or that the engine cannot run are
-//! not in it; their errors are in the run's messages, as for any run.
+//! [`lists`]), and `rule_group.json`, the rules split by port ([`groups`]).
+//! Rules that failed or that the engine cannot run are not in it; their
+//! errors are in the run's messages, as for any run.
 
 mod groups;
 mod lists;
