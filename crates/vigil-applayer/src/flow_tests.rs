@@ -506,3 +506,26 @@ fn an_error_stops_parsing_both_ways_and_is_counted_for_the_error_policy() {
     let c = flow.counters();
     assert_eq!((c.gaps, c.gap_errors, c.policy_errors), (1, 0, 0));
 }
+
+#[test]
+fn detected_but_unparsed_protocols_want_data_only_while_framed() {
+    let mut pdu = vec![5, 0, 11, 3, 0x10, 0, 0, 0, 20, 0, 0, 0, 1, 0, 0, 0];
+    pdu.extend_from_slice(&[0; 4]);
+    // DCE/RPC: its PDUs are followed, and a finished one asks for inspection.
+    let flow = check(&AppConfig::default(), (40000, 135), &[c2s(&pdu)]);
+    assert_eq!(flow.proto(), AppProto::Dcerpc);
+    assert!(flow.wants_data());
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 40000, 135);
+    flow.feed(ToServer, &pdu);
+    assert!(flow.take_raw_trigger(ToServer) && !flow.take_raw_trigger(ToServer));
+    // Lost both ways: nothing more is of use.
+    flow.gap(ToServer, 10);
+    flow.gap(ToClient, 10);
+    assert!(!flow.wants_data());
+    // SMB: detected, nothing follows it.
+    let flow = check(&AppConfig::default(), (40000, 445), &[c2s(b"\x00\x00\x00\x08\xffSMBrest")]);
+    assert_eq!(flow.proto(), AppProto::Smb);
+    assert!(!flow.wants_data());
+    // HTTP is parsed: it wants the rest.
+    assert!(check(&AppConfig::default(), (40000, 80), &http_exchange()).wants_data());
+}

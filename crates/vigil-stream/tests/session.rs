@@ -354,3 +354,44 @@ fn a_reset_whose_sender_goes_on_is_suspected_injected() {
     let (ssn, events) = run(&mut ctx, &segs);
     assert_eq!((ssn.state, events), (TcpState::Closed, vec![StreamEvent::DataAfterRst]));
 }
+
+#[test]
+fn a_record_trigger_skips_the_chunk_wait_once_and_only_up_to_its_offset() {
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    let mut segs = handshake();
+    segs.push(seg(ToServer, ACK | PSH, CISN + 1, SISN + 1, b"ab"));
+    segs.push(seg(ToClient, ACK, SISN + 1, CISN + 3, b""));
+    let (mut ssn, _) = run(&mut ctx, &segs);
+    // Less than a chunk, acknowledged: it waits.
+    assert_eq!(ssn.raw_ready(&mut ctx, ToServer, false), None);
+    // A record ends at 2: the two bytes go now, and the trigger is spent.
+    ssn.dirs.get_mut(ToServer).raw_trigger = Some(2);
+    assert_eq!(ssn.raw_ready(&mut ctx, ToServer, false), Some((0, 2)));
+    assert_eq!(ssn.dirs.get(ToServer).raw_trigger, None);
+    ssn.raw_done(&mut ctx, ToServer, 2);
+    // A trigger inspection already covered is dropped without effect.
+    ssn.dirs.get_mut(ToServer).raw_trigger = Some(1);
+    assert_eq!(ssn.raw_ready(&mut ctx, ToServer, false), None);
+    assert_eq!(ssn.dirs.get(ToServer).raw_trigger, None);
+    // A trigger past the acknowledged data waits for it.
+    for s in [seg(ToServer, ACK | PSH, CISN + 3, SISN + 1, b"cdef"), seg(ToClient, ACK, SISN + 1, CISN + 5, b"")] {
+        ssn.handle(&mut ctx, &s, &mut |_| {});
+    }
+    ssn.dirs.get_mut(ToServer).raw_trigger = Some(6);
+    assert_eq!(ssn.raw_ready(&mut ctx, ToServer, false), None, "only 2..4 is acknowledged");
+    assert_eq!(ssn.dirs.get(ToServer).raw_trigger, Some(6));
+}
+
+#[test]
+fn a_session_is_untouched_until_data_or_a_fin() {
+    let mut ctx = StreamCtx { cfg: StreamConfig { midstream: true, ..StreamConfig::default() }, ..StreamCtx::default() };
+    let ack = seg(ToServer, ACK, CISN, SISN, b"");
+    let mut ssn = ctx.start(&ack).unwrap();
+    ssn.handle(&mut ctx, &ack, &mut |_| {});
+    assert!(ssn.midstream && ssn.untouched());
+    let mut fin = ssn.clone();
+    fin.handle(&mut ctx, &seg(ToClient, FIN | ACK, SISN, CISN, b""), &mut |_| {});
+    assert!(!fin.untouched(), "a FIN decided the state's sides");
+    ssn.handle(&mut ctx, &seg(ToServer, ACK | PSH, CISN, SISN, b"x"), &mut |_| {});
+    assert!(!ssn.untouched());
+}
