@@ -37,13 +37,13 @@ pub mod dcerpc;
 pub mod detect;
 pub mod dns;
 mod flow;
-mod frames;
 #[cfg(test)]
 mod flow_tests;
+mod frames;
 pub mod http;
 mod parser;
-pub mod smb;
 mod progress;
+pub mod smb;
 pub mod tls;
 mod txref;
 

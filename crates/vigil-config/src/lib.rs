@@ -73,8 +73,8 @@ pub use eve::{
 pub use exception::{Exceptions, Policy as ExceptionPolicy, Target as ExceptionTarget};
 pub use flow::{Flow, FlowTimeouts, ProtoTimeouts};
 pub use live::{AfPacket, AfPacketIface, Nfq};
-pub use logging::{LogFile, LogLevel, Logging};
 pub use load::{MAX_DEPTH, MAX_FILE_SIZE, MAX_INCLUDE_DEPTH, MAX_NODES};
+pub use logging::{LogFile, LogLevel, Logging};
 pub use outputs::{FastLog, Outputs, StatsLog};
 pub use pcap_file::{ChecksumChecks, PcapFile};
 pub use rules::RuleFiles;

@@ -589,7 +589,10 @@ fn rules_without_a_direction_on_two_sided_buffers_run_both_ways() {
         sigs.iter().map(|s| s.tx.as_ref().map(|t| t.side)).collect::<Vec<_>>()
     };
     use vigil_types::Direction::{ToClient, ToServer};
-    assert_eq!(count(r#"alert http any any -> any any (http.header; content:"a"; sid:1;)"#), [Some(ToServer), Some(ToClient)]);
+    assert_eq!(
+        count(r#"alert http any any -> any any (http.header; content:"a"; sid:1;)"#),
+        [Some(ToServer), Some(ToClient)]
+    );
     // A direction, a one-sided buffer, a two-way header or a value check: one signature.
     assert_eq!(count(r#"alert http any any -> any any (flow:to_server; http.header; content:"a"; sid:1;)"#).len(), 1);
     assert_eq!(count(r#"alert http any any -> any any (http.uri; content:"a"; sid:1;)"#).len(), 1);

@@ -154,8 +154,7 @@ pub(crate) struct AppStats {
     errors: [[u64; 2]; TX_NAMES.len()],
 }
 
-const FLOW_NAMES: [&str; 8] =
-    ["http", "tls", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp", "dcerpc_tcp", "smb"];
+const FLOW_NAMES: [&str; 8] = ["http", "tls", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp", "dcerpc_tcp", "smb"];
 pub(crate) const TX_NAMES: [&str; 4] = ["http", "tls", "dns_udp", "dns_tcp"];
 
 pub(crate) fn slot(proto: AppProto, transport: Transport) -> Option<usize> {

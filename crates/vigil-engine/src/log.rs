@@ -44,9 +44,9 @@ pub(crate) fn rule_error_records(errors: &[RuleError]) -> Vec<LogRecord> {
             continue;
         }
         // The rule as written: its file is read again only when a rule of it failed.
-        let file = lines.entry(&e.file).or_insert_with(|| {
-            std::fs::read_to_string(&*e.file).ok().map(|t| t.lines().map(str::to_string).collect())
-        });
+        let file = lines
+            .entry(&e.file)
+            .or_insert_with(|| std::fs::read_to_string(&*e.file).ok().map(|t| t.lines().map(str::to_string).collect()));
         let text = file.as_ref().and_then(|l| l.get(e.line as usize - 1)).map_or("", |l| l.trim());
         out.push(LogRecord::new(
             LogLevel::Error,
@@ -163,7 +163,10 @@ mod tests {
     fn nothing_loaded_is_warned_about() {
         let recs = load_summary_records(1, 0, 2, 0, 0);
         assert_eq!(recs.len(), 2);
-        assert_eq!(recs[0].message, "1 rule files processed. 0 rules successfully loaded, 2 rules failed, 0 rules skipped");
+        assert_eq!(
+            recs[0].message,
+            "1 rule files processed. 0 rules successfully loaded, 2 rules failed, 0 rules skipped"
+        );
         assert_eq!(recs[1].level, LogLevel::Warning);
         assert_eq!(load_summary_records(1, 3, 0, 0, 1).len(), 1);
     }
@@ -172,7 +175,11 @@ mod tests {
     fn an_unwritable_file_is_a_warning() {
         let logging = Logging {
             default_level: LogLevel::Info,
-            files: vec![vigil_config::LogFile { filename: "/nonexistent/dir/s.log".into(), json: false, level: LogLevel::Info }],
+            files: vec![vigil_config::LogFile {
+                filename: "/nonexistent/dir/s.log".into(),
+                json: false,
+                level: LogLevel::Info,
+            }],
         };
         let problems = write(&logging, Path::new("."), &[LogRecord::new(LogLevel::Error, "detect", "bad")]);
         assert_eq!(problems.len(), 1);

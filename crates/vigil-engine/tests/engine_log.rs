@@ -59,17 +59,28 @@ fn failed_rules_and_the_summary_are_engine_records() {
     let engine = records(&dir.join("engine.json"));
     let detect: Vec<(&str, &str)> = engine
         .iter()
-        .filter(|r| r["event_type"] == "engine" && r["engine"]["module"].as_str().is_some_and(|m| m.starts_with("detect")))
+        .filter(|r| {
+            r["event_type"] == "engine" && r["engine"]["module"].as_str().is_some_and(|m| m.starts_with("detect"))
+        })
         .map(|r| (r["engine"]["module"].as_str().unwrap(), r["engine"]["message"].as_str().unwrap()))
         .collect();
     assert_eq!(detect.len(), 5, "{detect:#?}");
     assert_eq!(detect[0], ("detect-content", "Invalid hex code in content - |l0 01|, hex l. Invalidating signature."));
     assert_eq!(detect[1].0, "detect");
-    assert!(detect[1].1.starts_with("error parsing signature \"alert tcp any any -> any any (content:\"|l0 01|\"; sid:1;)\" from file"), "{}", detect[1].1);
+    assert!(
+        detect[1].1.starts_with(
+            "error parsing signature \"alert tcp any any -> any any (content:\"|l0 01|\"; sid:1;)\" from file"
+        ),
+        "{}",
+        detect[1].1
+    );
     assert!(detect[1].1.ends_with("at line 1"));
     assert_eq!(detect[2], ("detect-within", "can't use multiple withins for the same content."));
     assert!(detect[3].1.ends_with("at line 2"));
-    assert_eq!(detect[4], ("detect", "1 rule files processed. 1 rules successfully loaded, 2 rules failed, 0 rules skipped"));
+    assert_eq!(
+        detect[4],
+        ("detect", "1 rule files processed. 1 rules successfully loaded, 2 rules failed, 0 rules skipped")
+    );
     for r in &engine {
         assert!(r["timestamp"].is_string() && r["log_level"].is_string(), "{r}");
     }
@@ -83,7 +94,12 @@ fn a_fatal_rule_error_is_logged_before_the_run_stops() {
     assert!(vigil_engine::setup(&opts).is_err());
     let engine = records(&dir.join("engine.json"));
     let last = engine.last().unwrap();
-    assert_eq!((&last["engine"]["module"], &last["engine"]["message"]), (&"detect".into(), &"Loading signatures failed.".into()));
-    assert!(!engine.iter().any(|r| r["engine"]["message"].as_str().is_some_and(|m| m.contains("rule files processed"))));
+    assert_eq!(
+        (&last["engine"]["module"], &last["engine"]["message"]),
+        (&"detect".into(), &"Loading signatures failed.".into())
+    );
+    assert!(!engine
+        .iter()
+        .any(|r| r["engine"]["message"].as_str().is_some_and(|m| m.contains("rule files processed"))));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -133,7 +133,11 @@ fn a_session_picked_up_at_the_servers_answer_turns_the_flow_round() {
                  alert http any any -> any any (http.uri; content:\"/b\"; sid:2;)\n";
     let recs = run_with("answer-first", &frames, rules, &["stream.midstream=true"]);
     let f = of_type(&recs, "flow")[0];
-    assert_eq!((&f["src_port"], &f["dest_port"], &f["app_proto"]), (&json!(40000), &json!(80), &json!("http")), "{recs:?}");
+    assert_eq!(
+        (&f["src_port"], &f["dest_port"], &f["app_proto"]),
+        (&json!(40000), &json!(80), &json!("http")),
+        "{recs:?}"
+    );
     assert_eq!((&f["flow"]["pkts_toserver"], &f["flow"]["pkts_toclient"]), (&json!(1), &json!(2)));
     // The response was parsed as one, with no request before it.
     let anomalies = of_type(&recs, "anomaly");

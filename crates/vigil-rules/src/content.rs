@@ -103,7 +103,10 @@ impl ContentModifier {
     /// Parses the value of standalone modifier `name` (`None` for no value).
     pub(crate) fn parse_value(name: &str, v: Option<&str>) -> VResult<ContentModifier> {
         fn invalid(e: crate::error::ValueError, name: &str, v: Option<&str>, end: &str) -> crate::error::ValueError {
-            crate::error::ValueError { reason: format!("invalid value for {name}: {}{end}", v.unwrap_or("").trim()), ..e }
+            crate::error::ValueError {
+                reason: format!("invalid value for {name}: {}{end}", v.unwrap_or("").trim()),
+                ..e
+            }
         }
         fn need(v: Option<&str>) -> VResult<&str> {
             v.ok_or_else(|| crate::error::ValueError::new(0, "needs a value"))
@@ -115,7 +118,9 @@ impl ContentModifier {
             "endswith" => ContentModifier::Endswith,
             // A bad number is reported in Suricata's words (the period too).
             "depth" => ContentModifier::Depth(parse_numvar(need(v)?, 0, 65535).map_err(|e| invalid(e, name, v, "."))?),
-            "offset" => ContentModifier::Offset(parse_numvar(need(v)?, 0, 65535).map_err(|e| invalid(e, name, v, "."))?),
+            "offset" => {
+                ContentModifier::Offset(parse_numvar(need(v)?, 0, 65535).map_err(|e| invalid(e, name, v, "."))?)
+            }
             "distance" => ContentModifier::Distance(
                 parse_numvar(need(v)?, -MAX_RELATIVE, MAX_RELATIVE).map_err(|e| invalid(e, name, v, ""))?,
             ),
@@ -253,13 +258,19 @@ fn parse_content_string(s: &str) -> VResult<(Vec<u8>, usize)> {
             match c {
                 b'|' => {
                     if let Some((_, at)) = nibble {
-                        return verr(at, format!("Incomplete hex code in content - {}. Invalidating signature.", written()));
+                        return verr(
+                            at,
+                            format!("Incomplete hex code in content - {}. Invalidating signature.", written()),
+                        );
                     }
                     hex_start = None;
                 }
                 b' ' | b'\t' => {
                     if let Some((_, at)) = nibble {
-                        return verr(at, format!("Incomplete hex code in content - {}. Invalidating signature.", written()));
+                        return verr(
+                            at,
+                            format!("Incomplete hex code in content - {}. Invalidating signature.", written()),
+                        );
                     }
                 }
                 b'"' => return verr(hs, unterminated_hex(written())),
@@ -267,7 +278,11 @@ fn parse_content_string(s: &str) -> VResult<(Vec<u8>, usize)> {
                     let Some(v) = (c as char).to_digit(16) else {
                         return verr(
                             i,
-                            format!("Invalid hex code in content - {}, hex {}. Invalidating signature.", written(), c as char),
+                            format!(
+                                "Invalid hex code in content - {}, hex {}. Invalidating signature.",
+                                written(),
+                                c as char
+                            ),
                         );
                     };
                     match nibble.take() {

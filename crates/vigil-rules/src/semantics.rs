@@ -286,7 +286,8 @@ fn check_dsize(rule: &Rule, contents: &[ContentInfo]) -> Result<(), SemError> {
     for c in contents.iter().filter(|c| c.buffer.is_none()) {
         let Value::Content(content) = &rule.options[c.option].value else { continue };
         let len = content.bytes.len() as i64;
-        let (Some(distance), Some(within), Some(offset)) = (num(&c.mods.distance), num(&c.mods.within), num(&c.mods.offset))
+        let (Some(distance), Some(within), Some(offset)) =
+            (num(&c.mods.distance), num(&c.mods.within), num(&c.mods.offset))
         else {
             return Ok(());
         };
@@ -449,7 +450,8 @@ fn apply_modifier(w: &mut Walk, rule: &Rule, i: usize, m: &ContentModifier, name
         err(at, ErrorKind::Semantic, name, format!("cannot be combined with '{other}' on the same content"))
     };
     // Suricata's words for these two mistakes, which operators know.
-    let twice_positional = || err(at, ErrorKind::Semantic, name, format!("can't use multiple {name}s for the same content."));
+    let twice_positional =
+        || err(at, ErrorKind::Semantic, name, format!("can't use multiple {name}s for the same content."));
     let abs_and_rel = || {
         err(
             at,
@@ -504,7 +506,12 @@ fn apply_modifier(w: &mut Walk, rule: &Rule, i: usize, m: &ContentModifier, name
         | ContentModifier::Within(v) => {
             if let NumVar::Var(var) = v {
                 if !w.vars.contains(var) {
-                    return err(at, ErrorKind::Semantic, name, format!("unknown byte_ keyword var seen in {name} - {var}."));
+                    return err(
+                        at,
+                        ErrorKind::Semantic,
+                        name,
+                        format!("unknown byte_ keyword var seen in {name} - {var}."),
+                    );
                 }
             }
             let mods = &mut w.contents[last].mods;
@@ -666,7 +673,9 @@ mod tests {
         assert!(need(r#"dsize:300; content:"AAAAAAAAAAAAAAAAAAAA"; content:"BBBBBBBBBB";"#).is_none());
         // The furthest offset counts with its own content only.
         assert!(need(r#"dsize:10; content:"|05 01 00 01|"; depth:4; content:"|00 19|"; offset:8; depth:2;"#).is_none());
-        assert!(need(r#"dsize:5<>10; content:"AAAA"; offset:8;"#).unwrap().ends_with("length 12 exceeds dsize value 10"));
+        assert!(need(r#"dsize:5<>10; content:"AAAA"; offset:8;"#)
+            .unwrap()
+            .ends_with("length 12 exceeds dsize value 10"));
         // A negated content with a window takes the whole window.
         assert!(need(r#"dsize:16; content:"abcdef"; startswith; content:!"a"; distance:0; content:"789"; distance:0; content:!"c"; distance:1; within:10;"#)
             .unwrap()
@@ -706,7 +715,10 @@ mod tests {
 
     #[test]
     fn positional_mistakes_are_told_in_suricata_words() {
-        assert_eq!(tcp(r#"content:"AA"; content:"BB"; within:3; within:3;"#).unwrap_err(), "can't use multiple withins for the same content.");
+        assert_eq!(
+            tcp(r#"content:"AA"; content:"BB"; within:3; within:3;"#).unwrap_err(),
+            "can't use multiple withins for the same content."
+        );
         assert_eq!(
             tcp(r#"content:"Alice"; depth:d; byte_extract:2,1,size;"#).unwrap_err(),
             "unknown byte_ keyword var seen in depth - d."

@@ -384,7 +384,8 @@ fn a_record_trigger_skips_the_chunk_wait_once_and_only_up_to_its_offset() {
 
 #[test]
 fn a_session_is_untouched_until_data_or_a_fin() {
-    let mut ctx = StreamCtx { cfg: StreamConfig { midstream: true, ..StreamConfig::default() }, ..StreamCtx::default() };
+    let mut ctx =
+        StreamCtx { cfg: StreamConfig { midstream: true, ..StreamConfig::default() }, ..StreamCtx::default() };
     let ack = seg(ToServer, ACK, CISN, SISN, b"");
     let mut ssn = ctx.start(&ack).unwrap();
     ssn.handle(&mut ctx, &ack, &mut |_| {});

@@ -214,15 +214,19 @@ mod tests {
             .iter()
             .map(|g| {
                 let rules = g["rulegroup"]["rules"].as_array().unwrap().iter().map(|r| r["sig_id"].as_u64().unwrap());
-                (g["port"].as_u64().unwrap(), g["port2"].as_u64().unwrap(), g["rulegroup"]["id"].as_u64().unwrap(), rules.collect())
+                (
+                    g["port"].as_u64().unwrap(),
+                    g["port2"].as_u64().unwrap(),
+                    g["rulegroup"]["id"].as_u64().unwrap(),
+                    rules.collect(),
+                )
             })
             .collect()
     }
 
     #[test]
     fn priority_ports_then_most_rules_then_lowest_port() {
-        let sigs =
-            [sig(1, &[(0, 65535)]), sig(2, &[(80, 80)]), sig(3, &[(80, 81)]), sig(4, &[(445, 445)])];
+        let sigs = [sig(1, &[(0, 65535)]), sig(2, &[(80, 80)]), sig(3, &[(80, 81)]), sig(4, &[(445, 445)])];
         let g = groups(&document(&sigs, &limits(25)));
         assert_eq!(
             g,

@@ -76,7 +76,10 @@ pub(super) fn describe(rule: &Rule, sig: &Signature, rec: &mut Map<String, Value
             (_, RuleValue::ByteJump(b)) if !sticky => payload.push(byte_match(name, &b.nbytes, &b.offset, &b.opts)),
             (_, RuleValue::ByteTest(b)) if !sticky => payload.push(byte_match(name, &b.nbytes, &b.offset, &b.opts)),
             (_, RuleValue::Isdataat(i)) if !sticky => {
-                payload.push((json!({ "name": name, name: { "relative": i.relative, "negated": i.negated } }), i.relative));
+                payload.push((
+                    json!({ "name": name, name: { "relative": i.relative, "negated": i.negated } }),
+                    i.relative,
+                ));
             }
             (_, RuleValue::Bits(b)) if name == "flowbits" => {
                 let mut d = json!({ "cmd": b.cmd.as_str(), "names": b.names });
