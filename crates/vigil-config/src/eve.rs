@@ -22,6 +22,11 @@ pub struct EveLog {
     pub filename: String,
     /// `threaded`: one file per thread. Default false.
     pub threaded: bool,
+    /// `buffer-size`: bytes of records gathered before they are written.
+    /// `None` when absent (vigil gathers 64 KiB, bounded in time by
+    /// `heartbeat.output-flush-interval`); `Some(0)`: every record is
+    /// written as it is made, as Suricata's default is.
+    pub buffer_size: Option<u64>,
     /// `community-id`: add `community_id` to records. Default false.
     pub community_id: bool,
     /// `community-id-seed` (0-65535). Default 0.
@@ -297,6 +302,7 @@ impl Default for EveLog {
             filetype: EveFiletype::Regular,
             filename: "eve.json".to_string(),
             threaded: false,
+            buffer_size: None,
             community_id: false,
             community_id_seed: 0,
             pcap_file: false,
@@ -395,6 +401,7 @@ impl EveLog {
             filetype,
             filename: sec.string("filename", e).unwrap_or(d.filename),
             threaded: sec.bool("threaded", d.threaded, e),
+            buffer_size: sec.size_max("buffer-size", u32::MAX.into(), e),
             community_id: sec.bool("community-id", d.community_id, e),
             community_id_seed: sec.int_in("community-id-seed", 0, 65535, e).map_or(d.community_id_seed, |v| v as u16),
             pcap_file: sec.bool("pcap-file", d.pcap_file, e),

@@ -46,6 +46,7 @@ mod error;
 mod eve;
 mod exception;
 mod flow;
+mod heartbeat;
 mod live;
 mod load;
 mod logging;
@@ -72,6 +73,7 @@ pub use eve::{
 };
 pub use exception::{Exceptions, Policy as ExceptionPolicy, Target as ExceptionTarget};
 pub use flow::{Flow, FlowTimeouts, ProtoTimeouts};
+pub use heartbeat::Heartbeat;
 pub use live::{AfPacket, AfPacketIface, Nfq};
 pub use load::{MAX_DEPTH, MAX_FILE_SIZE, MAX_INCLUDE_DEPTH, MAX_NODES};
 pub use logging::{LogFile, LogLevel, Logging};
@@ -96,6 +98,7 @@ pub const DEFAULT_YAML: &str = include_str!("default.yaml");
 /// [`Config::from_tree`] as ignored.
 pub const UNDERSTOOD_KEYS: &[&str] = &[
     "vars",
+    "heartbeat",
     "exception-policy",
     "default-log-dir",
     "outputs",
@@ -171,6 +174,8 @@ pub struct Config {
     pub detect: Detect,
     /// `logging`: where vigil's own messages go besides the console.
     pub logging: Logging,
+    /// `heartbeat`: the output flush interval.
+    pub heartbeat: Heartbeat,
     /// Sections accepted as they are until they get typed.
     pub raw: RawSections,
 }
@@ -215,6 +220,7 @@ impl Default for Config {
             exceptions: Exceptions { master: Some(ExceptionPolicy::Auto), ..Exceptions::default() },
             detect: Detect::default(),
             logging: Logging::default(),
+            heartbeat: Heartbeat::default(),
             raw: RawSections::default(),
         }
     }
@@ -248,6 +254,7 @@ impl Config {
             exceptions: Exceptions::read(&root, &mut errs),
             detect: Detect::read(&root, &mut errs),
             logging: Logging::read(&root.child("logging"), &mut errs),
+            heartbeat: Heartbeat::read(&root.child("heartbeat"), &mut errs),
             stats,
             raw: RawSections {
                 stream: raw("stream"),

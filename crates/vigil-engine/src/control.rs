@@ -1,7 +1,7 @@
 //! What an operator can ask of a running engine from outside its threads:
-//! a stats record now, new rules, or a clean stop. The CLI sets these from
-//! signals (SIGUSR1; SIGUSR2; SIGINT and SIGTERM); the engine looks at them
-//! between packets.
+//! a stats record now, new rules, log files opened again, or a clean stop.
+//! The CLI sets these from signals (SIGUSR1; SIGUSR2; SIGHUP; SIGINT and
+//! SIGTERM); the engine looks at them between packets.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -16,6 +16,7 @@ pub struct Control {
     stats: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
     reload: Arc<AtomicBool>,
+    reopen: Arc<AtomicBool>,
     /// Who waits for the counters (the control socket's `dump-counters`).
     counters: Arc<Mutex<Vec<Sender<Counters>>>>,
     counters_wanted: Arc<AtomicBool>,
@@ -35,6 +36,22 @@ impl Control {
     /// The flag that asks for the rules to be loaded again.
     pub fn reload_flag(&self) -> Arc<AtomicBool> {
         self.reload.clone()
+    }
+
+    /// The flag that asks for the log files to be opened again (SIGHUP).
+    pub fn reopen_flag(&self) -> Arc<AtomicBool> {
+        self.reopen.clone()
+    }
+
+    /// Asks for every output file to be opened again by name, as after a
+    /// log rotation moved them (Suricata's `reopen-log-files`).
+    pub fn request_reopen(&self) {
+        self.reopen.store(true, Ordering::Relaxed);
+    }
+
+    /// Takes a pending reopen request.
+    pub(crate) fn take_reopen(&self) -> bool {
+        self.reopen.load(Ordering::Relaxed) && self.reopen.swap(false, Ordering::Relaxed)
     }
 
     /// Asks for the rule files to be read again and the new rules swapped

@@ -5,7 +5,7 @@
 use crate::checksum::ChecksumState;
 use crate::error::EngineError;
 use crate::lane::Lane;
-use crate::outputs::Outputs;
+use crate::outputs::{OutputMode, Outputs};
 use crate::setup::Setup;
 use vigil_decode::{DecodeConfig, Decoder};
 use vigil_types::{LinkType, Timestamp};
@@ -53,7 +53,7 @@ pub fn run_frames(setup: &Setup, frames: &[MemFrame], decode_only: bool) -> Resu
             .collect();
         return Ok(MemRun { packets, bytes, counters, ..MemRun::default() });
     }
-    let mut lane = Lane::new(setup, 1, Outputs::open(setup)?);
+    let mut lane = Lane::new(setup, 1, Outputs::open(setup, OutputMode::Offline)?);
     let mut checksum = ChecksumState::new(setup.checksum);
     let mut sampler = Decoder::new(DecodeConfig { validate_checksums: true, ..setup.decode.clone() });
     let mut last_ts = Timestamp::default();

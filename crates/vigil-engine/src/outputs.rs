@@ -5,6 +5,7 @@ use crate::error::EngineError;
 use crate::setup::Setup;
 use serde_json::Value;
 use std::path::Path;
+use std::time::Duration;
 use vigil_applayer::http::HttpTx;
 use vigil_applayer::{Transaction, TxRef};
 use vigil_decode::Packet;
@@ -14,7 +15,7 @@ use vigil_flow::Flow;
 use vigil_output::{
     alert_record, anomaly_record, drop_record, flow_record, insert_alert_flow, insert_flow_id, stream_anomaly_record,
     AlertFlow, AlertInfo, AlertOptions, AnomalyOptions, DropReason, EnvelopeOptions, EveWriter, FastAction, FastAlert,
-    FastWriter, FlowRecord, FlowTcpSession,
+    FastWriter, FlowRecord, FlowTcpSession, FlushPolicy,
 };
 use vigil_stream::{SessionSummary, StreamEventSet};
 use vigil_types::Direction;
@@ -112,6 +113,33 @@ pub(crate) struct Outputs {
     sinks: Vec<EveSink>,
     /// `- fast:` outputs: one line per alert.
     fast: Vec<FastWriter>,
+    /// Every alert goes to its files at once (live IPS: an operator watching
+    /// a drop must see why without waiting for the flush interval).
+    urgent_alerts: bool,
+}
+
+/// Whether the run reads a capture file or captures live: live output must
+/// reach its files within a bounded time, offline output may fill buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OutputMode {
+    Offline,
+    Live,
+}
+
+/// Without `heartbeat.output-flush-interval`, how long a live record may
+/// wait in a buffer.
+const LIVE_FLUSH: Duration = Duration::from_secs(1);
+
+/// When `buffer_size` bytes (Suricata's `buffer-size`) or, with an interval,
+/// a record's age sends gathered records to the file.
+fn flush_policy(setup: &Setup, mode: OutputMode, buffer_size: Option<u64>) -> FlushPolicy {
+    let age = match (setup.config.heartbeat.output_flush_interval, mode) {
+        (Some(0), _) | (None, OutputMode::Offline) => None,
+        (Some(secs), _) => Some(Duration::from_secs(secs.into())),
+        (None, OutputMode::Live) => Some(LIVE_FLUSH),
+    };
+    let bytes = buffer_size.map_or(FlushPolicy::default().bytes, |b| usize::try_from(b).unwrap_or(usize::MAX));
+    FlushPolicy { bytes, age }
 }
 
 /// A configured file name, relative to the log directory unless absolute.
@@ -124,13 +152,14 @@ pub(crate) fn log_path(log_dir: &Path, filename: &str) -> std::path::PathBuf {
 }
 
 impl Outputs {
-    pub(crate) fn open(setup: &Setup) -> Result<Outputs, EngineError> {
+    pub(crate) fn open(setup: &Setup, mode: OutputMode) -> Result<Outputs, EngineError> {
         let stats_on = setup.config.stats.enabled;
         let mut sinks = Vec::new();
         for eve in setup.config.outputs.enabled_eve_logs() {
             let path = log_path(&setup.log_dir, &eve.filename);
-            let writer = EveWriter::create(&path, false)
+            let mut writer = EveWriter::create(&path, false)
                 .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?;
+            writer.set_flush(flush_policy(setup, mode, eve.buffer_size));
             let envelope = EnvelopeOptions {
                 ethernet: eve.ethernet,
                 community_id: eve.community_id.then_some(eve.community_id_seed),
@@ -179,18 +208,43 @@ impl Outputs {
         let mut fast = Vec::new();
         for log in setup.config.outputs.fast.iter().filter(|f| f.enabled) {
             let path = log_path(&setup.log_dir, &log.filename);
-            let writer = FastWriter::create(&path, log.append)
+            let mut writer = FastWriter::create(&path, log.append)
                 .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?;
+            writer.set_flush(flush_policy(setup, mode, None));
             fast.push(writer);
         }
-        Ok(Outputs { sinks, fast })
+        Ok(Outputs { sinks, fast, urgent_alerts: mode == OutputMode::Live && setup.ips })
     }
 
     /// The same outputs for another worker: records go to the same files,
     /// gathered in buffers of its own.
     pub(crate) fn share(&self) -> Outputs {
         let sinks = self.sinks.iter().map(|s| EveSink { writer: s.writer.share(), xff: s.xff.clone(), ..*s }).collect();
-        Outputs { sinks, fast: self.fast.iter().map(FastWriter::share).collect() }
+        Outputs { sinks, fast: self.fast.iter().map(FastWriter::share).collect(), urgent_alerts: self.urgent_alerts }
+    }
+
+    /// Sends records that waited their time to their files (live workers call
+    /// this as time passes, with traffic or without).
+    pub(crate) fn poll(&mut self) -> Result<(), EngineError> {
+        for sink in &mut self.sinks {
+            sink.writer.poll().map_err(|error| output_error(sink.writer.path(), error))?;
+        }
+        for w in &mut self.fast {
+            w.poll().map_err(|error| output_error(w.path(), error))?;
+        }
+        Ok(())
+    }
+
+    /// Opens every output file again by name (SIGHUP, `reopen-log-files`):
+    /// writers of all workers share the files, so one call serves them all.
+    pub(crate) fn reopen(&mut self) -> Result<(), EngineError> {
+        for sink in &mut self.sinks {
+            sink.writer.reopen().map_err(|error| output_error(sink.writer.path(), error))?;
+        }
+        for w in &mut self.fast {
+            w.reopen().map_err(|error| output_error(w.path(), error))?;
+        }
+        Ok(())
     }
 
     /// Some alert output logs payloads (a stream match's is worth building).
@@ -321,6 +375,14 @@ impl Outputs {
             }
             vigil_output::insert_traffic(&mut rec, &traffic.ids, &traffic.labels);
             write(&mut sink.writer, &rec)?;
+            if self.urgent_alerts {
+                sink.writer.flush().map_err(|error| output_error(sink.writer.path(), error))?;
+            }
+        }
+        if self.urgent_alerts {
+            for w in &mut self.fast {
+                w.flush().map_err(|error| output_error(w.path(), error))?;
+            }
         }
         Ok(())
     }
@@ -533,6 +595,10 @@ fn alert_info(sig: &Signature, blocked: bool) -> AlertInfo<'_> {
         stream_payload: None,
         verdict: vigil_output::Verdict::Alert,
     }
+}
+
+fn output_error(path: &Path, error: std::io::Error) -> EngineError {
+    EngineError::Output { path: path.display().to_string(), error }
 }
 
 fn write(w: &mut EveWriter, rec: &Value) -> Result<(), EngineError> {

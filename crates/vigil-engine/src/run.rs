@@ -6,7 +6,7 @@ use crate::error::EngineError;
 use crate::inputs;
 use crate::lane::{Lane, LaneEnd};
 use crate::options::RunOptions;
-use crate::outputs::Outputs;
+use crate::outputs::{OutputMode, Outputs};
 use crate::rules::LoadedRules;
 use crate::runmode::Runmode;
 use crate::setup::{setup, Setup};
@@ -66,7 +66,7 @@ pub fn run_offline(opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Res
 /// callers that show its warnings first.
 pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
     let files = inputs::expand(&opts.inputs).map_err(EngineError::Input)?;
-    let outputs = Outputs::open(setup)?;
+    let outputs = Outputs::open(setup, OutputMode::Offline)?;
     let _socket = control_socket(setup, &opts.control, false)?;
     if let Some(a) = &setup.affinity {
         // One thread does everything in `single`: it goes where workers go.

@@ -29,8 +29,16 @@ const MAX_CLIENTS: usize = 8;
 /// How long a command waits for the pipeline (it answers between packets;
 /// after the last one nobody does).
 const PIPELINE_WAIT: Duration = Duration::from_secs(5);
-const COMMANDS: &[&str] =
-    &["command-list", "uptime", "dump-counters", "reload-rules", "shutdown", "iface-stat", "version"];
+const COMMANDS: &[&str] = &[
+    "command-list",
+    "uptime",
+    "dump-counters",
+    "reload-rules",
+    "reopen-log-files",
+    "shutdown",
+    "iface-stat",
+    "version",
+];
 
 /// A running control socket; dropping it closes the socket and removes its file.
 pub(crate) struct ControlSocket {
@@ -158,6 +166,10 @@ pub(crate) fn command(msg: &Value, control: &Control, started: Instant) -> Value
         Some("reload-rules") => {
             control.request_reload();
             ok(json!("reload started: the new rules are swapped in once built, or refused with their errors"))
+        }
+        Some("reopen-log-files") => {
+            control.request_reopen();
+            ok(json!("done"))
         }
         Some("shutdown") => {
             control.request_stop();

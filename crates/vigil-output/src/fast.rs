@@ -123,6 +123,21 @@ impl FastWriter {
         self.lines.flush()
     }
 
+    /// See [`EveWriter::set_flush`].
+    pub fn set_flush(&mut self, policy: crate::FlushPolicy) {
+        self.lines.set_flush(policy)
+    }
+
+    /// See [`EveWriter::poll`].
+    pub fn poll(&mut self) -> io::Result<()> {
+        self.lines.poll()
+    }
+
+    /// See [`EveWriter::reopen`].
+    pub fn reopen(&mut self) -> io::Result<()> {
+        self.lines.reopen()
+    }
+
     pub fn path(&self) -> &Path {
         self.lines.path()
     }

@@ -48,4 +48,4 @@ pub use packet::packet_record;
 pub use protocol::proto_name;
 pub use stats::stats_record;
 pub use time::format_timestamp;
-pub use writer::EveWriter;
+pub use writer::{EveWriter, FlushPolicy};

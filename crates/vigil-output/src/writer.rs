@@ -3,9 +3,28 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-/// Bytes of whole records a writer gathers before it takes the file.
+/// Bytes of whole records a writer gathers before it takes the file, unless
+/// told otherwise ([`EveWriter::set_flush`]).
 const BUFFER: usize = 1 << 16;
+
+/// When a writer's gathered records go to the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlushPolicy {
+    /// Once this many bytes are gathered (0: every record as it is made).
+    pub bytes: usize,
+    /// Once the oldest gathered record has waited this long, checked on
+    /// every record and on [`EveWriter::poll`]. `None`: only by size (offline
+    /// runs, where nothing reads the file before the end and speed matters).
+    pub age: Option<Duration>,
+}
+
+impl Default for FlushPolicy {
+    fn default() -> Self {
+        FlushPolicy { bytes: BUFFER, age: None }
+    }
+}
 
 /// Appends EVE records, one JSON object per line, to a file.
 ///
@@ -17,6 +36,9 @@ pub struct EveWriter {
     file: Arc<Mutex<File>>,
     buf: Vec<u8>,
     records: u64,
+    policy: FlushPolicy,
+    /// When the oldest record in `buf` was gathered (only kept with an age bound).
+    since: Option<Instant>,
 }
 
 impl EveWriter {
@@ -24,12 +46,54 @@ impl EveWriter {
     pub fn create(path: impl AsRef<Path>, append: bool) -> io::Result<Self> {
         let path = path.as_ref().to_path_buf();
         let file = OpenOptions::new().create(true).write(true).append(append).truncate(!append).open(&path)?;
-        Ok(EveWriter { path, file: Arc::new(Mutex::new(file)), buf: Vec::with_capacity(BUFFER), records: 0 })
+        Ok(EveWriter {
+            path,
+            file: Arc::new(Mutex::new(file)),
+            buf: Vec::with_capacity(BUFFER),
+            records: 0,
+            policy: FlushPolicy::default(),
+            since: None,
+        })
     }
 
-    /// Another writer on the same file, with its own buffer and record count.
+    /// Another writer on the same file, with its own buffer and record count
+    /// and the same flush policy.
     pub fn share(&self) -> EveWriter {
-        EveWriter { path: self.path.clone(), file: self.file.clone(), buf: Vec::with_capacity(BUFFER), records: 0 }
+        EveWriter {
+            path: self.path.clone(),
+            file: self.file.clone(),
+            buf: Vec::with_capacity(self.policy.bytes.min(BUFFER)),
+            records: 0,
+            policy: self.policy,
+            since: None,
+        }
+    }
+
+    /// When gathered records are written from now on.
+    pub fn set_flush(&mut self, policy: FlushPolicy) {
+        self.policy = policy;
+    }
+
+    pub fn flush_policy(&self) -> FlushPolicy {
+        self.policy
+    }
+
+    /// Writes the gathered records if the oldest has waited its time: for a
+    /// live worker to call now and then, traffic or not.
+    pub fn poll(&mut self) -> io::Result<()> {
+        match (self.since, self.policy.age) {
+            (Some(since), Some(age)) if since.elapsed() >= age => self.write_out(),
+            _ => Ok(()),
+        }
+    }
+
+    /// Opens the file again by its name, appending (after a log rotation
+    /// moved it away): every writer sharing it writes to the new file.
+    pub fn reopen(&mut self) -> io::Result<()> {
+        self.write_out()?;
+        let file = OpenOptions::new().create(true).append(true).open(&self.path)?;
+        *self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = file;
+        Ok(())
     }
 
     pub fn write(&mut self, record: &Value) -> io::Result<()> {
@@ -41,10 +105,7 @@ impl EveWriter {
         }
         self.buf.push(b'\n');
         self.records += 1;
-        if self.buf.len() >= BUFFER {
-            self.write_out()?;
-        }
-        Ok(())
+        self.gathered()
     }
 
     /// Appends one line of text (a newline is added), under the same
@@ -53,8 +114,21 @@ impl EveWriter {
         self.buf.extend_from_slice(line.as_bytes());
         self.buf.push(b'\n');
         self.records += 1;
-        if self.buf.len() >= BUFFER {
-            self.write_out()?;
+        self.gathered()
+    }
+
+    /// A record was added to `buf`: write it out if the policy says so.
+    fn gathered(&mut self) -> io::Result<()> {
+        if self.buf.len() >= self.policy.bytes {
+            return self.write_out();
+        }
+        if let Some(age) = self.policy.age {
+            // One clock read per first record of a batch and per record while one waits.
+            match self.since {
+                None => self.since = Some(Instant::now()),
+                Some(since) if since.elapsed() >= age => return self.write_out(),
+                Some(_) => {}
+            }
         }
         Ok(())
     }
@@ -65,6 +139,7 @@ impl EveWriter {
     }
 
     fn write_out(&mut self) -> io::Result<()> {
+        self.since = None;
         if self.buf.is_empty() {
             return Ok(());
         }
@@ -97,6 +172,36 @@ impl Drop for EveWriter {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn records_go_out_by_size_or_by_age() {
+        let dir = std::env::temp_dir().join(format!("vigil-eve-flush-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+        let lines = |p: &Path| std::fs::read_to_string(p).unwrap().lines().count();
+        // Unbuffered, as Suricata's default `buffer-size: 0`.
+        let mut now = EveWriter::create(&a, false).unwrap();
+        now.set_flush(FlushPolicy { bytes: 0, age: None });
+        now.write(&json!({"n": 1})).unwrap();
+        assert_eq!(lines(&a), 1);
+        // Buffered, with an age bound: nothing until the record has waited.
+        let mut aged = EveWriter::create(&b, false).unwrap();
+        aged.set_flush(FlushPolicy { bytes: 1 << 16, age: Some(Duration::from_millis(30)) });
+        aged.write(&json!({"n": 1})).unwrap();
+        aged.poll().unwrap();
+        assert_eq!(lines(&b), 0);
+        std::thread::sleep(Duration::from_millis(40));
+        aged.poll().unwrap();
+        assert_eq!(lines(&b), 1, "poll wrote the record that waited");
+        // A rotation: the old name moved away, reopen writes to a new file.
+        std::fs::rename(&b, dir.join("b.json.1")).unwrap();
+        let mut shared = aged.share();
+        aged.reopen().unwrap();
+        shared.write(&json!({"n": 2})).unwrap();
+        shared.flush().unwrap();
+        assert_eq!(lines(&b), 1, "writers sharing the file follow the reopen");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn shared_writers_keep_lines_whole() {

@@ -131,7 +131,8 @@ pub(crate) fn run_options(opts: &vigil_engine::RunOptions, quiet: bool) -> ExitC
 }
 
 /// SIGUSR1: a stats record now. SIGUSR2: read the rules again and swap them
-/// in (packets keep flowing; rules with errors are refused). SIGINT/SIGTERM:
+/// in (packets keep flowing; rules with errors are refused). SIGHUP: open the
+/// log files again (after a rotation), as Suricata does. SIGINT/SIGTERM:
 /// stop reading, inspect what was read, log every flow and the final stats
 /// (a second one kills, as the default action would have). Set before the
 /// rules load, which takes a while.
@@ -139,6 +140,7 @@ pub(crate) fn register_signals(control: &vigil_engine::Control) {
     for (sig, flag) in [
         (signal_hook::consts::SIGUSR1, control.stats_flag()),
         (signal_hook::consts::SIGUSR2, control.reload_flag()),
+        (signal_hook::consts::SIGHUP, control.reopen_flag()),
         (signal_hook::consts::SIGINT, control.stop_flag()),
         (signal_hook::consts::SIGTERM, control.stop_flag()),
     ] {

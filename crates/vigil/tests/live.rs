@@ -318,3 +318,71 @@ fn nfqueue_fail_open_keeps_traffic_flowing_when_the_queue_is_full() {
     stop(&mut vigil.0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Lines of a log file that mention `needle` (the file may not exist yet).
+fn lines_with(path: &Path, needle: &str) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().filter(|l| l.contains(needle)).count())
+}
+
+/// Waits until `path` has `n` lines with `needle`; how long that took, or None after `limit`.
+fn wait_lines(path: &Path, needle: &str, n: usize, limit: Duration) -> Option<Duration> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if lines_with(path, needle) >= n {
+            return Some(start.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+#[test]
+fn live_records_reach_disk_within_the_flush_interval_and_survive_kill_9() {
+    let Some(mut lab) = Lab::new("flush") else { return };
+    let client = lab.ns("c");
+    let server = lab.ns("s");
+    let (vc, vs) = (format!("fc{}", std::process::id()), format!("fs{}", std::process::id()));
+    lab.veth(&client, &vc, &server, &vs);
+    lab.run(&client, &format!("ip addr add 198.18.6.1/24 dev {vc}"));
+    lab.run(&server, &format!("ip addr add 198.18.6.2/24 dev {vs}"));
+    neighbours(&lab, (&client, &vc, "198.18.6.1"), (&server, &vs, "198.18.6.2"));
+    http_server(&server, "198.18.6.2:80");
+
+    let dir = out_dir("flush");
+    let mut vigil = start_vigil(&lab, &server, &dir, &["-i", &vs, "--set", "heartbeat.output-flush-interval=1"]);
+    let (eve_path, fast_path) = (dir.join("eve.json"), dir.join("fast.log"));
+    let alert = "\"signature_id\":1000001";
+
+    // vigil keeps running: the alert must be on disk within the interval and a margin.
+    http_get(&client, "198.18.6.2:80", "/cgi-bin/run?cmd=/bin/sh").expect("http");
+    let took = wait_lines(&eve_path, alert, 1, Duration::from_secs(2));
+    assert!(took.is_some(), "no alert in eve.json 2 s after the exchange");
+    assert!(wait_lines(&fast_path, "[1:1000001:1]", 1, Duration::from_secs(2)).is_some(), "fast.log");
+
+    // A rotation: the files are moved away, SIGHUP opens them again by name.
+    std::fs::rename(&eve_path, dir.join("eve.json.1")).unwrap();
+    std::fs::rename(&fast_path, dir.join("fast.log.1")).unwrap();
+    // SAFETY: a signal to our own child process.
+    unsafe { libc::kill(vigil.0.id() as i32, libc::SIGHUP) };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !eve_path.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(eve_path.exists() && fast_path.exists(), "SIGHUP opened the files again");
+    http_get(&client, "198.18.6.2:80", "/two/bin/sh").expect("http");
+    http_get(&client, "198.18.6.2:80", "/three/bin/sh").expect("http");
+    assert!(wait_lines(&eve_path, alert, 2, Duration::from_secs(2)).is_some(), "alerts after the rotation");
+    // Older than the flush window: a kill -9 must not lose them.
+    std::thread::sleep(Duration::from_millis(1200));
+    // SAFETY: as above.
+    unsafe { libc::kill(vigil.0.id() as i32, libc::SIGKILL) };
+    let _ = vigil.0.wait();
+    assert_eq!(lines_with(&dir.join("eve.json.1"), alert), 1, "the first alert stayed in the rotated file");
+    assert_eq!(lines_with(&eve_path, alert), 2, "both later alerts survived kill -9");
+    assert_eq!(lines_with(&fast_path, "[1:1000001:1]"), 2, "fast.log too");
+    // Every line on disk is whole.
+    for line in std::fs::read_to_string(&eve_path).unwrap().lines() {
+        serde_json::from_str::<Value>(line).expect("whole JSON lines");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

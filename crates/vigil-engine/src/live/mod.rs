@@ -16,7 +16,7 @@ mod worker;
 use crate::error::EngineError;
 use crate::lane::{Lane, LaneEnd};
 use crate::options::{LiveInput, RunOptions};
-use crate::outputs::Outputs;
+use crate::outputs::{OutputMode, Outputs};
 use crate::run::{with_capture, worker_name, write_stats, Reload};
 use crate::setup::Setup;
 use crate::stats;
@@ -45,7 +45,7 @@ pub struct LiveStatus {
 /// Runs live until stopped (SIGINT/SIGTERM, or `opts.control`).
 pub fn run_live(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveStatus)) -> Result<Summary, EngineError> {
     vigil_capture::check_log_dir(&setup.log_dir).map_err(EngineError::Usage)?;
-    let outputs = Outputs::open(setup)?;
+    let outputs = Outputs::open(setup, OutputMode::Live)?;
     let sources = open_sources(setup, opts)?;
     // The socket appears once capture is open: its existence says vigil is listening.
     let _socket = crate::run::control_socket(setup, &opts.control, true)?;
@@ -169,6 +169,11 @@ impl Coordinator {
             if control.take_reload() {
                 reload.start(setup, opts);
             }
+            if control.take_reopen() {
+                // The files are shared with the workers: they write to the new ones too.
+                self.outputs.reopen()?;
+            }
+            self.outputs.poll()?;
             let stats_due = last_stats.elapsed() >= interval || control.take_stats();
             let status_due = last_status.elapsed() >= Duration::from_secs(1);
             if stats_due || status_due || control.counters_wanted() {

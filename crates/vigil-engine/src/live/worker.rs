@@ -47,7 +47,7 @@ pub(crate) struct WorkerEnd {
 
 impl LiveWorker {
     pub(crate) fn run(mut self, setup: &Setup, ctl: Receiver<Ctl>) -> Result<WorkerEnd, EngineError> {
-        let mut second = 0i64;
+        let mut tenth = 0i64;
         // The bridge sends on what it inspected: the frame is kept for that.
         let mut copy = Vec::new();
         loop {
@@ -63,14 +63,15 @@ impl LiveWorker {
                 Ok(Ctl::Stop) | Err(TryRecvError::Disconnected) => break,
                 Err(TryRecvError::Empty) => {}
             }
-            if !self.step(POLL, &mut second, &mut copy)? {
-                // Quiet: the clock moves on anyway.
+            if !self.step(POLL, &mut tenth, &mut copy)? {
+                // Quiet: the clock moves on anyway, and waiting records go out.
                 self.src.flush()?;
                 self.lane.worker.tick(wall_clock(), &mut self.lane.outputs)?;
+                self.lane.outputs.poll()?;
             }
         }
         // Drain what the kernel already queued: inline, every packet gets a verdict.
-        while self.step(Duration::ZERO, &mut second, &mut copy)? {}
+        while self.step(Duration::ZERO, &mut tenth, &mut copy)? {}
         self.src.flush()?;
         let kernel = self.src.counters();
         let lane = self.lane.finish(setup, None)?;
@@ -78,13 +79,20 @@ impl LiveWorker {
     }
 
     /// Reads and inspects one frame; false when none came within `wait`.
-    fn step(&mut self, wait: Duration, second: &mut i64, copy: &mut Vec<u8>) -> Result<bool, EngineError> {
+    /// `tenth`: the last tenth of a second (packet time) seen.
+    fn step(&mut self, wait: Duration, tenth: &mut i64, copy: &mut Vec<u8>) -> Result<bool, EngineError> {
         let inline = self.src.inline();
         let Some(f) = self.src.next(wait)? else { return Ok(false) };
         let raw = f.raw;
-        if raw.ts.secs() > *second {
-            *second = raw.ts.secs();
-            self.lane.worker.tick(raw.ts, &mut self.lane.outputs)?;
+        // Live packet time is the kernel's clock: it paces the flow clock and
+        // the outputs' flush checks without reading a clock per packet.
+        let now = raw.ts.secs() * 10 + i64::from(raw.ts.subsec_micros() / 100_000);
+        if now > *tenth {
+            if now / 10 > *tenth / 10 {
+                self.lane.worker.tick(raw.ts, &mut self.lane.outputs)?;
+            }
+            *tenth = now;
+            self.lane.outputs.poll()?;
         }
         // The bridge sends the frame on (and answers a refusal in its link header).
         if inline {
