@@ -18,6 +18,9 @@ pub struct AppConfig {
     pub dcerpc_enabled: bool,
     /// Whether detection may pick SMB, which is not parsed.
     pub smb_enabled: bool,
+    /// Which protocols of the table ([`crate::protocols::ALL`]) detection may pick, by
+    /// their place in it (see [`AppConfig::set_enabled`]).
+    pub table_enabled: u64,
     /// Bytes of one direction kept for an unfinished unit (a header line, a record) when a
     /// parser says `Incomplete`; past it those bytes are dropped and the parser told of a gap
     /// (counted in [`AppCounters::pending_overflows`](crate::AppCounters)). The default,
@@ -45,10 +48,33 @@ impl Default for AppConfig {
             tls_enabled: true,
             dcerpc_enabled: true,
             smb_enabled: true,
+            table_enabled: u64::MAX,
             max_pending: 256 * 1024,
             detect_limit: 4096,
             simulate_error_at: PerDir::default(),
         }
+    }
+}
+
+impl AppConfig {
+    /// Lets detection pick the table's protocol `name`, or not. False when
+    /// no protocol of the table has that name.
+    pub fn set_enabled(&mut self, name: &str, on: bool) -> bool {
+        let Some(i) = crate::protocols::ALL.iter().position(|d| d.name == name) else { return false };
+        let bit = 1u64 << i;
+        if on {
+            self.table_enabled |= bit;
+        } else {
+            self.table_enabled &= !bit;
+        }
+        true
+    }
+
+    /// Whether any protocol may be detected at all.
+    pub fn any_enabled(&self) -> bool {
+        let table = crate::protocols::ALL.len();
+        let table_on = table > 0 && self.table_enabled & (u64::MAX >> (64 - table.min(64))) != 0;
+        self.http_enabled || self.tls_enabled || self.dns_enabled || self.dcerpc_enabled || self.smb_enabled || table_on
     }
 }
 

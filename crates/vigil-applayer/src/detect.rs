@@ -13,7 +13,26 @@
 use vigil_types::{AppProto, Direction, PerDir};
 
 use crate::config::{AppConfig, Transport};
+use crate::proto::Probe;
+use crate::protocols::ALL;
 use crate::{dcerpc, dns, http, smb, tls};
+
+/// The table's protocols that may run on a flow over `transport` between these ports.
+fn table_probes(cfg: &AppConfig, transport: Transport, client_port: u16, server_port: u16) -> u64 {
+    let mut mask = 0;
+    for (i, def) in ALL.iter().enumerate().take(64) {
+        let d = &def.detection;
+        let carried = match transport {
+            Transport::Tcp => d.tcp,
+            Transport::Udp => d.udp,
+        };
+        let port_ok = !d.ports_only || d.ports.contains(&client_port) || d.ports.contains(&server_port);
+        if carried && port_ok && cfg.table_enabled & (1u64 << i) != 0 {
+            mask |= 1u64 << i;
+        }
+    }
+    mask
+}
 
 /// What the first bytes of one direction say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,10 +55,10 @@ pub fn probe(
     dir: Direction,
     data: &[u8],
 ) -> Detect {
-    let probes = Probes::new(cfg, client_port, server_port);
+    let probes = Probes::new(cfg, transport, client_port, server_port);
     match transport {
         Transport::Tcp => probes.tcp(dir, data),
-        Transport::Udp => probes.udp(data),
+        Transport::Udp => probes.udp(dir, data),
     }
 }
 
@@ -63,10 +82,14 @@ pub(crate) struct Probes {
     smb: bool,
     /// A port is 139: SMB may follow NetBIOS session-service messages.
     netbios: bool,
+    /// Protocols of the table probed on this flow, by place (enabled, and
+    /// on one of their ports where they ask for it).
+    table: u64,
+    transport: Transport,
 }
 
 impl Probes {
-    pub(crate) fn new(cfg: &AppConfig, client_port: u16, server_port: u16) -> Self {
+    pub(crate) fn new(cfg: &AppConfig, transport: Transport, client_port: u16, server_port: u16) -> Self {
         Probes {
             http: cfg.http_enabled,
             tls: cfg.tls_enabled,
@@ -74,7 +97,27 @@ impl Probes {
             dcerpc: cfg.dcerpc_enabled,
             smb: cfg.smb_enabled,
             netbios: client_port == 139 || server_port == 139,
+            table: table_probes(cfg, transport, client_port, server_port),
+            transport,
         }
+    }
+
+    /// Probes the table's protocols; `None` when none decided.
+    fn table(self, dir: Direction, data: &[u8], need_more: &mut bool) -> Option<AppProto> {
+        if self.table == 0 {
+            return None;
+        }
+        for (i, def) in ALL.iter().enumerate() {
+            if self.table & (1u64 << i) == 0 {
+                continue;
+            }
+            match (def.detection.probe)(dir, data) {
+                Probe::Match => return Some(def.app_proto()),
+                Probe::NeedMore if self.transport == Transport::Tcp => *need_more = true,
+                Probe::NeedMore | Probe::NoMatch => {}
+            }
+        }
+        None
     }
 
     /// A match by any probe wins over another probe wanting more bytes.
@@ -109,6 +152,9 @@ impl Probes {
                 dcerpc::DcerpcProbe::No => {}
             }
         }
+        if let Some(proto) = self.table(dir, data, &mut need_more) {
+            return Detect::Match(proto);
+        }
         if self.smb {
             let probe = if self.netbios { smb::probe_tcp_netbios(data) } else { smb::probe_tcp(data) };
             match probe {
@@ -125,10 +171,13 @@ impl Probes {
     }
 
     /// A datagram is all there is to judge by: what is not DNS now never will be.
-    pub(crate) fn udp(self, data: &[u8]) -> Detect {
+    pub(crate) fn udp(self, dir: Direction, data: &[u8]) -> Detect {
         match dns::probe_udp(data) {
             dns::DnsProbe::Request | dns::DnsProbe::Response if self.dns => Detect::Match(AppProto::Dns),
-            _ => Detect::NoMatch,
+            _ => match self.table(dir, data, &mut false) {
+                Some(proto) => Detect::Match(proto),
+                None => Detect::NoMatch,
+            },
         }
     }
 }
@@ -327,7 +376,7 @@ mod tests {
     use vigil_types::Direction::{ToClient, ToServer};
 
     fn detector(limit: usize) -> Detector {
-        Detector::new(Probes::new(&AppConfig::default(), 40000, 80), limit)
+        Detector::new(Probes::new(&AppConfig::default(), Transport::Tcp, 40000, 80), limit)
     }
 
     #[test]

@@ -21,6 +21,7 @@ use crate::dns::{DnsParser, DnsTx};
 use crate::frames::Framer;
 use crate::http::{HttpParser, HttpTx};
 use crate::parser::{AppEvent, AppParser, ParseResult};
+use crate::proto::{ParserInit, ProtoDef, ProtoParser};
 use crate::tls::{TlsParser, TlsTx};
 use crate::txref::TxRef;
 
@@ -73,6 +74,8 @@ enum Parser {
     Http(HttpParser),
     Dns(DnsParser),
     Tls(TlsParser),
+    /// A protocol of the table ([`crate::protocols::ALL`]).
+    Dyn(&'static ProtoDef, Box<dyn ProtoParser>),
 }
 
 impl Parser {
@@ -81,6 +84,7 @@ impl Parser {
             Parser::Http(p) => p.parse(dir, data),
             Parser::Dns(p) => p.parse(dir, data),
             Parser::Tls(p) => p.parse(dir, data),
+            Parser::Dyn(_, p) => p.parse(dir, data),
         }
     }
 
@@ -89,17 +93,28 @@ impl Parser {
             Parser::Http(p) => p.on_gap(dir, len),
             Parser::Dns(p) => p.on_gap(dir, len),
             Parser::Tls(p) => p.on_gap(dir, len),
+            Parser::Dyn(_, p) => {
+                p.on_gap(dir, len);
+            }
         }
     }
 
-    /// Two of the three slices are empty: one iterator type serves every protocol.
+    /// All but one of the sources are empty: one iterator type serves every protocol.
     fn txs(&self) -> impl Iterator<Item = TxRef<'_>> {
         let (http, dns, tls): (&[HttpTx], &[DnsTx], &[TlsTx]) = match self {
             Parser::Http(p) => (p.txs(), &[], &[]),
             Parser::Dns(p) => (&[], p.txs(), &[]),
             Parser::Tls(p) => (&[], &[], p.txs()),
+            Parser::Dyn(..) => (&[], &[], &[]),
         };
-        http.iter().map(TxRef::Http).chain(dns.iter().map(TxRef::Dns)).chain(tls.iter().map(TxRef::Tls))
+        let dynamic = match self {
+            Parser::Dyn(def, p) => Some((*def, &**p)),
+            _ => None,
+        };
+        let dyn_txs = dynamic
+            .into_iter()
+            .flat_map(|(def, p)| (0..p.tx_count()).filter_map(move |i| p.tx(i).map(|tx| TxRef::Dyn(def, tx))));
+        http.iter().map(TxRef::Http).chain(dns.iter().map(TxRef::Dns)).chain(tls.iter().map(TxRef::Tls)).chain(dyn_txs)
     }
 
     fn has_txs(&self) -> bool {
@@ -107,6 +122,7 @@ impl Parser {
             Parser::Http(p) => !p.txs().is_empty(),
             Parser::Dns(p) => !p.txs().is_empty(),
             Parser::Tls(p) => !p.txs().is_empty(),
+            Parser::Dyn(_, p) => p.tx_count() > 0,
         }
     }
 
@@ -115,6 +131,7 @@ impl Parser {
             Parser::Http(p) => p.prune(id),
             Parser::Dns(p) => p.prune(id),
             Parser::Tls(p) => p.prune(id),
+            Parser::Dyn(_, p) => p.prune(id),
         }
     }
 
@@ -123,6 +140,11 @@ impl Parser {
             Parser::Http(p) => p.take_events(),
             Parser::Dns(p) => p.take_events(),
             Parser::Tls(p) => p.take_events(),
+            Parser::Dyn(_, p) => {
+                let mut out = Vec::new();
+                p.drain_events(&mut out);
+                out
+            }
         }
     }
 
@@ -131,6 +153,7 @@ impl Parser {
             Parser::Http(p) => p.next_tx_id(),
             Parser::Dns(p) => p.next_tx_id(),
             Parser::Tls(p) => p.next_tx_id(),
+            Parser::Dyn(_, p) => p.next_tx_id(),
         }
     }
 
@@ -139,6 +162,7 @@ impl Parser {
             Parser::Http(p) => p.stats().txs_evicted,
             Parser::Dns(p) => p.dropped_txs(),
             Parser::Tls(_) => 0,
+            Parser::Dyn(_, p) => p.txs_evicted(),
         }
     }
 
@@ -227,7 +251,7 @@ impl AppFlow {
     /// `client_port`/`server_port` are the flow's ports as seen to-server (source,
     /// destination): ports are only a hint.
     pub fn new(cfg: &AppConfig, transport: Transport, client_port: u16, server_port: u16) -> AppFlow {
-        let probes = Probes::new(cfg, client_port, server_port);
+        let probes = Probes::new(cfg, transport, client_port, server_port);
         AppFlow {
             cfg: cfg.clone(),
             transport,
@@ -274,7 +298,7 @@ impl AppFlow {
             Stage::Idle => return,
             Stage::Frame(f) => return f.feed(dir, data),
             Stage::Parse(_) => return self.parse(dir, data),
-            Stage::Detect(_) if self.transport == Transport::Udp => match self.probes.udp(data) {
+            Stage::Detect(_) if self.transport == Transport::Udp => match self.probes.udp(dir, data) {
                 Detect::Match(proto) => Verdict::Found(proto),
                 Detect::NeedMore | Detect::NoMatch => Verdict::Failed,
             },
@@ -322,7 +346,11 @@ impl AppFlow {
     /// Payload inspection should stop for this flow: TLS went encrypted both ways (Suricata's
     /// default encryption handling).
     pub fn no_inspection(&self) -> bool {
-        matches!(self.parser(), Some(Parser::Tls(p)) if p.encrypted())
+        match self.parser() {
+            Some(Parser::Tls(p)) => p.encrypted(),
+            Some(Parser::Dyn(_, p)) => p.inspection_done(),
+            _ => false,
+        }
     }
 
     /// Transactions held, oldest first (ids growing).
@@ -442,6 +470,12 @@ impl AppFlow {
                 self.drop_held();
                 return;
             }
+            AppProto::Plugin(name) => match crate::proto::find(name) {
+                Some(def) => {
+                    Parser::Dyn(def, (def.new_parser)(&ParserInit { transport: self.transport, first_tx_id: first }))
+                }
+                None => return self.give_up(),
+            },
             AppProto::Unknown | AppProto::Failed => return self.give_up(),
         };
         self.proto = proto;
@@ -558,13 +592,19 @@ impl AppFlow {
                     // An unfinished unit cut by the gap can never be finished.
                     self.counters.bytes_dropped += side.held.len() as u64;
                     side.clear();
-                    if matches!(**parser, Parser::Tls(_)) {
+                    let goes_on = match &mut **parser {
                         // Records cannot be found again after a hole (Suricata's TLS does not
                         // accept gaps either): an error.
+                        Parser::Tls(_) => false,
+                        Parser::Dyn(_, p) => p.on_gap(dir, len),
+                        other => {
+                            other.on_gap(dir, len);
+                            true
+                        }
+                    };
+                    if !goes_on {
                         self.counters.gap_errors += 1;
                         self.fail();
-                    } else {
-                        parser.on_gap(dir, len);
                     }
                 }
                 return;
@@ -588,6 +628,7 @@ impl AppFlow {
                 match &mut **parser {
                     // What HTTP held is final now (a last header line, a body up to the close).
                     Parser::Http(p) if !side.stopped => p.close(dir, &held),
+                    Parser::Dyn(_, p) if !side.stopped => p.close(dir, &held),
                     _ => self.counters.bytes_dropped += held.len() as u64,
                 }
                 if parser.tunnel() {

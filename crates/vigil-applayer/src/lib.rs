@@ -43,6 +43,8 @@ mod frames;
 pub mod http;
 mod parser;
 mod progress;
+pub mod proto;
+pub mod protocols;
 pub mod smb;
 pub mod tls;
 mod txref;

@@ -189,4 +189,7 @@ pub enum BufferId {
     TlsRandomTime,
     /// `tls.random_bytes`: its last 28 bytes.
     TlsRandomBytes,
+    /// A buffer of a protocol of the table, by that protocol's own number
+    /// ([`crate::proto::BufferDef::id`]); which protocol is the transaction's.
+    Proto(u8),
 }

@@ -7,14 +7,28 @@ use crate::dns::DnsTx;
 use crate::http::HttpTx;
 use crate::parser::{BufferId, Transaction};
 use crate::progress::Progress;
+use crate::proto::{ProtoDef, ProtoTx};
 use crate::tls::TlsTx;
 
 /// A transaction of whichever protocol the flow speaks.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub enum TxRef<'a> {
     Http(&'a HttpTx),
     Dns(&'a DnsTx),
     Tls(&'a TlsTx),
+    /// A transaction of a protocol of the table.
+    Dyn(&'static ProtoDef, &'a dyn ProtoTx),
+}
+
+impl std::fmt::Debug for TxRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TxRef::Http(tx) => f.debug_tuple("Http").field(tx).finish(),
+            TxRef::Dns(tx) => f.debug_tuple("Dns").field(tx).finish(),
+            TxRef::Tls(tx) => f.debug_tuple("Tls").field(tx).finish(),
+            TxRef::Dyn(def, tx) => f.debug_tuple(def.name).field(&tx.id()).finish(),
+        }
+    }
 }
 
 impl<'a> TxRef<'a> {
@@ -25,6 +39,7 @@ impl<'a> TxRef<'a> {
             TxRef::Http(tx) => tx.id(),
             TxRef::Dns(tx) => tx.id(),
             TxRef::Tls(tx) => tx.id(),
+            TxRef::Dyn(_, tx) => tx.id(),
         }
     }
 
@@ -33,6 +48,7 @@ impl<'a> TxRef<'a> {
             TxRef::Http(_) => AppProto::Http,
             TxRef::Dns(_) => AppProto::Dns,
             TxRef::Tls(_) => AppProto::Tls,
+            TxRef::Dyn(def, _) => def.app_proto(),
         }
     }
 
@@ -42,6 +58,18 @@ impl<'a> TxRef<'a> {
             TxRef::Http(tx) => tx.complete(dir),
             TxRef::Dns(tx) => tx.complete(dir),
             TxRef::Tls(tx) => tx.complete(dir),
+            TxRef::Dyn(_, tx) => tx.progress(dir) == Progress::Complete,
+        }
+    }
+
+    /// Whether it will not change any more, so it can be logged.
+    pub fn finished(&self) -> bool {
+        let complete = |d| self.progress(d) == Progress::Complete;
+        match self {
+            // One message each.
+            TxRef::Dns(_) => complete(Direction::ToServer) || complete(Direction::ToClient),
+            TxRef::Http(_) | TxRef::Tls(_) => complete(Direction::ToServer) && complete(Direction::ToClient),
+            TxRef::Dyn(_, tx) => tx.finished(),
         }
     }
 
@@ -52,6 +80,7 @@ impl<'a> TxRef<'a> {
     /// never carries anything). TLS: `Headers` once that side's hello was seen.
     pub fn progress(&self, dir: Direction) -> Progress {
         let (complete, headers) = match *self {
+            TxRef::Dyn(_, tx) => return tx.progress(dir),
             TxRef::Http(tx) => (tx.complete(dir), tx.headers_done(dir)),
             TxRef::Dns(tx) => (tx.direction() == dir, false),
             TxRef::Tls(tx) => (
@@ -79,6 +108,10 @@ impl<'a> TxRef<'a> {
             TxRef::Http(tx) => tx.buffer(id, index),
             TxRef::Dns(tx) => tx.buffer(id, index),
             TxRef::Tls(tx) => tx.buffer_dir(dir, id, index),
+            TxRef::Dyn(_, tx) => match id {
+                BufferId::Proto(n) => tx.buffer(dir, n, index),
+                _ => None,
+            },
         }
     }
 }

@@ -3,6 +3,7 @@
 //! logged), feeding a TCP session's ordered bytes to the parser, and the
 //! transactions that progressed since a flow's last packet.
 
+use vigil_applayer::protocols::ALL;
 use vigil_applayer::{AppFlow, Progress, Transport, TxRef};
 use vigil_detect::TxInput;
 use vigil_stream::{StreamCtx, TcpSession};
@@ -137,12 +138,7 @@ pub(crate) fn progress(tx: TxRef<'_>) -> PerDir<Progress> {
 
 /// Whether a transaction will not change any more, so it can be logged.
 fn finished(tx: TxRef<'_>) -> bool {
-    let p = progress(tx);
-    match tx {
-        // One message each.
-        TxRef::Dns(_) => p.to_server == Progress::Complete || p.to_client == Progress::Complete,
-        TxRef::Http(_) | TxRef::Tls(_) => p.to_server == Progress::Complete && p.to_client == Progress::Complete,
-    }
+    tx.finished()
 }
 
 /// `app_layer.flow.*` and `app_layer.tx.*`, under Suricata's names.
@@ -152,6 +148,17 @@ pub(crate) struct AppStats {
     txs: [u64; TX_NAMES.len()],
     /// `app_layer.error.<proto>.parser` and `.gap`, by [`TX_NAMES`] slot.
     errors: [[u64; 2]; TX_NAMES.len()],
+    /// The same three for the application layer's table, by place in it:
+    /// flows, transactions, parser errors, gap errors.
+    table: Vec<[u64; 4]>,
+}
+
+/// The place of a table protocol's flow in [`AppStats::table`].
+fn table_slot(proto: AppProto) -> Option<usize> {
+    match proto {
+        AppProto::Plugin(name) => ALL.iter().position(|d| d.name == name),
+        _ => None,
+    }
 }
 
 const FLOW_NAMES: [&str; 8] = ["http", "tls", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp", "dcerpc_tcp", "smb"];
@@ -168,7 +175,7 @@ pub(crate) fn slot(proto: AppProto, transport: Transport) -> Option<usize> {
         // Detected only: flows are counted, there are no transactions.
         (AppProto::Dcerpc, Transport::Tcp) => 6,
         (AppProto::Smb, Transport::Tcp) => 7,
-        (AppProto::Unknown | AppProto::Dcerpc | AppProto::Smb, _) => return None,
+        (AppProto::Unknown | AppProto::Dcerpc | AppProto::Smb | AppProto::Plugin(_), _) => return None,
     })
 }
 
@@ -181,12 +188,24 @@ impl AppStats {
         if let Some(i) = slot(app.layer.proto(), app.layer.transport()) {
             self.flows[i] += 1;
             app.counted = true;
+        } else if let Some(i) = table_slot(app.layer.proto()) {
+            self.table_row(i)[0] += 1;
+            app.counted = true;
         }
+    }
+
+    fn table_row(&mut self, i: usize) -> &mut [u64; 4] {
+        if self.table.len() <= i {
+            self.table.resize(ALL.len().max(i + 1), [0; 4]);
+        }
+        &mut self.table[i]
     }
 
     pub(crate) fn tx(&mut self, tx: TxRef<'_>, transport: Transport) {
         if let Some(i) = slot(tx.proto(), transport).filter(|&i| i < TX_NAMES.len()) {
             self.txs[i] += 1;
+        } else if let Some(i) = table_slot(tx.proto()) {
+            self.table_row(i)[1] += 1;
         }
     }
 
@@ -196,6 +215,11 @@ impl AppStats {
             let c = app.layer.counters();
             self.errors[i][0] += c.parser_errors;
             self.errors[i][1] += c.gap_errors;
+        } else if let Some(i) = table_slot(app.layer.proto()) {
+            let c = app.layer.counters();
+            let row = self.table_row(i);
+            row[2] += c.parser_errors;
+            row[3] += c.gap_errors;
         }
     }
 
@@ -205,6 +229,16 @@ impl AppStats {
         let errors = TX_NAMES.iter().zip(self.errors).flat_map(|(n, [parser, gap])| {
             [(format!("app_layer.error.{n}.parser"), parser), (format!("app_layer.error.{n}.gap"), gap)]
         });
-        flows.chain(txs).chain(errors)
+        // Every protocol of the table is named, counted or not, as Suricata lists its counters.
+        let table = ALL.iter().enumerate().flat_map(|(i, d)| {
+            let [flows, txs, parser, gap] = self.table.get(i).copied().unwrap_or_default();
+            [
+                (format!("app_layer.flow.{}", d.name), flows),
+                (format!("app_layer.tx.{}", d.name), txs),
+                (format!("app_layer.error.{}.parser", d.name), parser),
+                (format!("app_layer.error.{}.gap", d.name), gap),
+            ]
+        });
+        flows.chain(txs).chain(errors).chain(table)
     }
 }

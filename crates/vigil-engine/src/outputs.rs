@@ -7,6 +7,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 use vigil_applayer::http::HttpTx;
+use vigil_applayer::protocols::ALL;
 use vigil_applayer::{Transaction, TxRef};
 use vigil_decode::Packet;
 use vigil_detect::compile::RuleAction;
@@ -55,6 +56,8 @@ struct EveSink {
     tls: bool,
     /// `files`: a `fileinfo` record per HTTP body.
     files: bool,
+    /// Protocols of the application layer's table whose records are written, by place.
+    table: u64,
     /// `dns: version: 2`: Suricata's older per-record DNS format.
     dns_v2: bool,
     /// `http: dump-all-headers`: (request, response) headers in `http` records.
@@ -104,6 +107,7 @@ pub(crate) fn tx_body(tx: TxRef<'_>) -> (&'static str, Value) {
         TxRef::Http(h) => serde_json::to_value(h.eve()),
         TxRef::Dns(d) => serde_json::to_value(d.eve()),
         TxRef::Tls(t) => serde_json::to_value(t.eve()),
+        TxRef::Dyn(_, t) => Ok(t.eve()),
     };
     (tx.proto().name(), v.unwrap_or(Value::Null))
 }
@@ -194,6 +198,12 @@ impl Outputs {
                 dns: eve.logs("dns"),
                 tls: eve.logs("tls"),
                 files: eve.logs("files"),
+                table: ALL
+                    .iter()
+                    .enumerate()
+                    .take(64)
+                    .filter(|(_, d)| eve.logs(d.name))
+                    .fold(0, |m, (i, _)| m | 1 << i),
                 dns_v2: setup.eve_dns_version.or(eve.types.dns_version) == Some(2),
                 http_headers: eve.types.http_dump_headers,
                 drop: eve
@@ -437,6 +447,9 @@ impl Outputs {
                 TxRef::Http(_) => sink.http,
                 TxRef::Dns(_) => sink.dns,
                 TxRef::Tls(_) => sink.tls,
+                TxRef::Dyn(def, _) => {
+                    ALL.iter().position(|d| d.name == def.name).is_some_and(|i| sink.table & (1 << i) != 0)
+                }
             };
             if !wanted {
                 continue;

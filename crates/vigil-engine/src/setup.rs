@@ -260,6 +260,9 @@ fn app_config(sec: Option<&vigil_config::ConfigNode>, warnings: &mut Vec<String>
     cfg.dns_enabled = enabled("dns.tcp.enabled") || enabled("dns.udp.enabled");
     cfg.dcerpc_enabled = enabled("dcerpc.enabled");
     cfg.smb_enabled = enabled("smb.enabled");
+    for def in vigil_applayer::protocols::ALL {
+        cfg.set_enabled(def.name, enabled(&format!("{}.enabled", def.name)));
+    }
     for (key, slot) in [
         ("request-body-limit", &mut cfg.http.request_body_limit),
         ("response-body-limit", &mut cfg.http.response_body_limit),
@@ -274,7 +277,7 @@ fn app_config(sec: Option<&vigil_config::ConfigNode>, warnings: &mut Vec<String>
             Err(e) => warnings.push(format!("app-layer.protocols.http.libhtp.default-config.{key}: {e}")),
         }
     }
-    (cfg.http_enabled || cfg.tls_enabled || cfg.dns_enabled || cfg.dcerpc_enabled || cfg.smb_enabled).then_some(cfg)
+    cfg.any_enabled().then_some(cfg)
 }
 
 #[cfg(test)]

@@ -11,6 +11,9 @@ pub enum AppProto {
     Dcerpc,
     /// SMB over TCP: detected, not parsed.
     Smb,
+    /// A protocol of the application layer's protocol table, by its name
+    /// (the table is static: the name is its identity).
+    Plugin(&'static str),
     /// Detection gave up: neither side looked like a known protocol.
     Failed,
 }
@@ -26,6 +29,7 @@ impl AppProto {
             AppProto::Dcerpc => "dcerpc",
             AppProto::Smb => "smb",
             AppProto::Failed => "failed",
+            AppProto::Plugin(name) => name,
         }
     }
 }

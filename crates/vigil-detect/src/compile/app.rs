@@ -15,8 +15,10 @@
 //! the same alerts. Certificate checks see the server's chain once that side's handshake is done.
 
 use super::file::FileSize;
+use std::sync::Arc;
 use vigil_applayer::dns::{rcode_name, rrtype_name, DnsTx};
 use vigil_applayer::http::HttpTx;
+use vigil_applayer::proto::{CheckDef, ProtoTx, TxCheck};
 use vigil_applayer::tls::TlsTx;
 use vigil_applayer::Transaction;
 use vigil_rules::{IntCmp, Value};
@@ -53,6 +55,8 @@ pub enum AppCheck {
     /// `app-layer-event:http.<name>`: the parser raised the event on the
     /// transaction (`mask` from [`vigil_applayer::http::event_bit`]).
     HttpEvent(HttpEvent),
+    /// A value check of a protocol of the application layer's table.
+    Table { proto: AppProto, def: &'static CheckDef, check: Arc<dyn TxCheck> },
 }
 
 /// An HTTP parser event a rule waits for: where it is raised decides
@@ -151,7 +155,12 @@ impl AppCheck {
                 _ => return Err("expects an integer comparison".into()),
             },
             "filesize" => AppCheck::FileSize(FileSize::compile(value)?),
-            _ => return Ok(None),
+            _ => match vigil_applayer::proto::check(name) {
+                Some((owner, def)) => {
+                    AppCheck::Table { proto: owner.app_proto(), def, check: Arc::from((def.compile)(value)?) }
+                }
+                None => return Ok(None),
+            },
         };
         Ok(Some(check))
     }
@@ -161,6 +170,7 @@ impl AppCheck {
         match self {
             AppCheck::DnsOpcode(_) | AppCheck::DnsRcode(_) | AppCheck::DnsRrtype(_) => AppProto::Dns,
             AppCheck::FileSize(_) | AppCheck::HttpEvent(_) => AppProto::Http,
+            AppCheck::Table { proto, .. } => *proto,
             _ => AppProto::Tls,
         }
     }
@@ -176,13 +186,25 @@ impl AppCheck {
             | AppCheck::CertChainLen(_) => Some(Direction::ToClient),
             AppCheck::FileSize(f) => f.side,
             AppCheck::HttpEvent(e) => e.side,
+            AppCheck::Table { def, .. } => def.side,
             _ => None,
         }
     }
 
     /// The side the check reads must be parsed whole first (a file's size is known at its end).
     pub fn needs_complete(&self) -> bool {
-        matches!(self, AppCheck::FileSize(_) | AppCheck::HttpEvent(HttpEvent { in_body: true, .. }))
+        match self {
+            AppCheck::Table { def, .. } => def.need == vigil_applayer::Progress::Complete,
+            _ => matches!(self, AppCheck::FileSize(_) | AppCheck::HttpEvent(HttpEvent { in_body: true, .. })),
+        }
+    }
+
+    /// A table protocol's transaction, inspected from `side`.
+    pub fn matches_table(&self, tx: &dyn ProtoTx, side: Direction) -> bool {
+        match self {
+            AppCheck::Table { def, check, .. } => check.matches(tx, def.side.unwrap_or(side)),
+            _ => false,
+        }
     }
 
     /// `side`: the side the rule inspects, for checks that do not name one.
@@ -244,7 +266,8 @@ impl AppCheck {
             | AppCheck::DnsRcode(_)
             | AppCheck::DnsRrtype(_)
             | AppCheck::FileSize(_)
-            | AppCheck::HttpEvent(_) => false,
+            | AppCheck::HttpEvent(_)
+            | AppCheck::Table { .. } => false,
         }
     }
 }

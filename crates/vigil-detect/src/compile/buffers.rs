@@ -2,6 +2,7 @@
 //! the transaction it lives, and how far that side must be parsed before the
 //! buffer is final enough to inspect.
 
+use vigil_applayer::proto::Sides;
 use vigil_applayer::{BufferId, Progress};
 use vigil_types::{AppProto, Direction};
 
@@ -19,11 +20,37 @@ pub(crate) struct BufferDef {
     pub need: Progress,
     /// It holds several values (each question name, each certificate), any of which may match.
     pub multi: bool,
+    /// A rule that names no direction inspects it on both sides (Suricata
+    /// registers HTTP and DNS buffers that exist both ways, and the table's
+    /// protocols say so per buffer).
+    pub both_ways: bool,
 }
 
 const fn def(proto: AppProto, request: Option<BufferId>, response: Option<BufferId>, need: Progress) -> BufferDef {
     let default = if request.is_some() { Direction::ToServer } else { Direction::ToClient };
-    BufferDef { proto, request, response, default, need, multi: false }
+    // TLS versions and certificates are looked at per side already, and would alert twice.
+    let both_ways = request.is_some() && response.is_some() && matches!(proto, AppProto::Http | AppProto::Dns);
+    BufferDef { proto, request, response, default, need, multi: false, both_ways }
+}
+
+/// A buffer of a protocol of the application layer's table.
+fn table_buffer(name: &str) -> Option<BufferDef> {
+    let (owner, b) = vigil_applayer::proto::buffer(name)?;
+    let id = Some(BufferId::Proto(b.id));
+    let (request, response) = match b.sides {
+        Sides::ToServer => (id, None),
+        Sides::ToClient => (None, id),
+        Sides::Both => (id, id),
+    };
+    Some(BufferDef {
+        proto: owner.app_proto(),
+        request,
+        response,
+        default: b.default,
+        need: b.need,
+        multi: b.multi,
+        both_ways: b.both_ways && b.sides == Sides::Both,
+    })
 }
 
 const fn req(id: BufferId) -> BufferDef {
@@ -132,7 +159,7 @@ pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
         "tls.random" => tls_both(B::TlsRandom, Direction::ToServer, Progress::Headers),
         "tls.random_time" => tls_both(B::TlsRandomTime, Direction::ToServer, Progress::Headers),
         "tls.random_bytes" => tls_both(B::TlsRandomBytes, Direction::ToServer, Progress::Headers),
-        _ => None,
+        _ => table_buffer(name),
     }
 }
 

@@ -120,6 +120,16 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Pr
     if h.actions.len() > 1 || h.is_firewall() {
         missing.push("firewall rule".into());
     }
+    if let Some(def) = vigil_applayer::proto::find(h.protocol.name) {
+        // A protocol of the table: its flows travel over what it says.
+        let d = def.detection;
+        let transport = match (d.tcp, d.udp) {
+            (true, false) => Proto::Tcp,
+            (false, true) => Proto::Udp,
+            _ => Proto::Ip,
+        };
+        return (action, transport, Some(def.app_proto()));
+    }
     let proto = match (h.protocol.class, h.protocol.name) {
         (ProtoClass::Packet, "ip") => Proto::Ip,
         (ProtoClass::Packet, "ipv4") => Proto::Ipv4,

@@ -65,7 +65,7 @@ pub(super) fn layer_protocol(value: &str) -> Option<(AppProto, bool)> {
         "smb" => AppProto::Smb,
         "failed" => AppProto::Failed,
         "unknown" => AppProto::Unknown,
-        _ => return None,
+        other => vigil_applayer::proto::find(other)?.app_proto(),
     };
     Some((p, negated))
 }
@@ -141,13 +141,12 @@ pub(super) fn split(
         }
         None => Direction::ToServer,
     };
-    // HTTP and DNS buffers only, without value checks: TLS versions and
-    // states look at both sides already, and would alert twice.
+    // Buffers registered both ways only, without value checks: TLS versions
+    // and states look at both sides already, and would alert twice.
     let either_side = to_server.is_none()
         && side == Direction::ToServer
-        && matches!(proto, AppProto::Http | AppProto::Dns)
         && !defs.is_empty()
-        && defs.iter().all(|d| d.one_sided().is_none())
+        && defs.iter().all(|d| d.both_ways)
         && checks.is_empty();
     let mut need = PerDir::<Progress>::default();
     let raise = |need: &mut PerDir<Progress>, dir: Direction, p: Progress| {

@@ -172,6 +172,7 @@ pub(crate) fn tx_matches(
         TxRef::Dns(d) => c.matches_dns(d),
         TxRef::Tls(t) => c.matches_tls(t, now_secs),
         TxRef::Http(h) => c.matches_http(h, tx_sig.side),
+        TxRef::Dyn(_, t) => c.matches_table(t, tx_sig.side),
     });
     checks_ok && tx_sig.buffers.iter().all(|b| buffer_matches(b, tx, s, ictx))
 }

@@ -1,0 +1,213 @@
+//! The protocol API: what a protocol folder provides so that detection,
+//! flow driving and logging can use it without naming it.
+//!
+//! A protocol is one static [`ProtoDef`] (its name, transports, probe,
+//! parser factory, buffers, value checks, event names) plus the types behind
+//! it: a [`ProtoParser`] per flow, which answers its transactions as
+//! [`ProtoTx`] trait objects. Buffers and fields are numbered by the
+//! protocol's own enum (`u8` at this boundary), so the protocol matches them
+//! exhaustively and nothing outside it keeps a list of them.
+//!
+//! The static table [`crate::protocols::ALL`] lists every protocol; the
+//! lookups here ([`find`], [`buffer`], [`check`]) walk it. It is built by the
+//! compiler, immutable, and has no ids handed out at run time: a protocol's
+//! identity is its name ([`AppProto::Plugin`]).
+//!
+//! ```
+//! use vigil_applayer::{proto, protocols::ALL};
+//! for def in ALL {
+//!     assert!(std::ptr::eq(proto::find(def.name).unwrap(), *def));
+//!     for b in def.buffers {
+//!         assert_eq!(proto::buffer(b.name).unwrap().0.name, def.name);
+//!     }
+//! }
+//! ```
+
+use std::any::Any;
+use std::fmt;
+
+use vigil_rules::Value;
+use vigil_types::{AppProto, Direction};
+
+use crate::config::Transport;
+use crate::parser::{AppEvent, ParseResult};
+use crate::progress::Progress;
+use crate::protocols::ALL;
+
+/// What a probe says of the first bytes of one direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Probe {
+    Match,
+    NeedMore,
+    NoMatch,
+}
+
+/// The sides of a transaction a buffer exists on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sides {
+    ToServer,
+    ToClient,
+    /// Both sides have one (each its own value).
+    Both,
+}
+
+/// A sticky buffer a protocol answers (`ssh.software`, ...).
+#[derive(Debug, Clone, Copy)]
+pub struct BufferDef {
+    /// The rule keyword's canonical name.
+    pub name: &'static str,
+    /// The protocol's own buffer number, handed back to [`ProtoTx::buffer`].
+    pub id: u8,
+    pub sides: Sides,
+    /// The side a rule that names no direction inspects. A buffer on
+    /// [`Sides::Both`] with `both_ways` is inspected on each side instead.
+    pub default: Direction,
+    /// Inspected on both sides by a rule that names no direction, as
+    /// Suricata registers such buffers for both.
+    pub both_ways: bool,
+    /// How far the side must be parsed before the buffer is final.
+    pub need: Progress,
+    /// It holds several values, any of which may match.
+    pub multi: bool,
+}
+
+/// A value check compiled from a rule keyword's value (`ssh_state:...`).
+pub trait TxCheck: fmt::Debug + Send + Sync {
+    /// Whether the transaction matches, inspected from side `dir`.
+    fn matches(&self, tx: &dyn ProtoTx, dir: Direction) -> bool;
+}
+
+/// A rule keyword that checks a value of a transaction rather than a buffer.
+pub struct CheckDef {
+    /// The rule keyword's canonical name.
+    pub name: &'static str,
+    /// The side whose progress it waits for, or `None`: the rule's side.
+    pub side: Option<Direction>,
+    /// How far that side must be parsed.
+    pub need: Progress,
+    pub compile: fn(&Value) -> Result<Box<dyn TxCheck>, String>,
+}
+
+impl fmt::Debug for CheckDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CheckDef").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// Where a protocol runs and how it is found.
+#[derive(Debug, Clone, Copy)]
+pub struct Detection {
+    pub tcp: bool,
+    pub udp: bool,
+    /// Ports that hint at the protocol (probes run on any port unless
+    /// `ports_only`).
+    pub ports: &'static [u16],
+    /// Probed only when a port is one of `ports` (weak signatures).
+    pub ports_only: bool,
+    /// The first bytes of `dir`.
+    pub probe: fn(dir: Direction, data: &[u8]) -> Probe,
+}
+
+/// What a new parser is told about its flow.
+#[derive(Debug, Clone, Copy)]
+pub struct ParserInit {
+    pub transport: Transport,
+    /// The id of its first transaction (ids go on growing across a
+    /// tunnel's change of protocol, so they stay unique in the flow).
+    pub first_tx_id: u64,
+}
+
+/// One protocol, as the rest of vigil sees it.
+pub struct ProtoDef {
+    /// Suricata's name: rule headers, `app_proto`, EVE `event_type`,
+    /// `app-layer.protocols.<name>`, counters.
+    pub name: &'static str,
+    pub detection: Detection,
+    pub new_parser: fn(&ParserInit) -> Box<dyn ProtoParser>,
+    pub buffers: &'static [BufferDef],
+    pub checks: &'static [CheckDef],
+    /// `app-layer-event` names (without the `<name>.` prefix).
+    pub events: &'static [&'static str],
+}
+
+impl fmt::Debug for ProtoDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProtoDef").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl ProtoDef {
+    /// The flow protocol this definition stands for.
+    pub fn app_proto(&'static self) -> AppProto {
+        AppProto::Plugin(self.name)
+    }
+}
+
+/// A protocol's parser for one flow: the streaming contract of
+/// [`crate::AppParser`], object-safe.
+pub trait ProtoParser: Send {
+    /// Consumes a chunk of the `dir` byte stream (TCP) or one datagram (UDP).
+    fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult;
+    /// `len` bytes of `dir` were lost. False: the parser cannot go on after
+    /// a gap (an error for `app-layer.error-policy`).
+    fn on_gap(&mut self, dir: Direction, len: u64) -> bool;
+    /// `dir` will send nothing more; `held` is what the parser left unfinished.
+    fn close(&mut self, dir: Direction, held: &[u8]);
+    fn tx_count(&self) -> usize;
+    /// The `i`th transaction held, oldest first.
+    fn tx(&self, i: usize) -> Option<&dyn ProtoTx>;
+    /// Frees transactions with an id below `id`.
+    fn prune(&mut self, id: u64);
+    /// Anomalies seen so far, moved to `out`.
+    fn drain_events(&mut self, out: &mut Vec<AppEvent>);
+    /// The id the next transaction will get.
+    fn next_tx_id(&self) -> u64;
+    /// Payload inspection should stop (encryption started both ways).
+    fn inspection_done(&self) -> bool {
+        false
+    }
+    /// Transactions dropped unpruned at the parser's own limit.
+    fn txs_evicted(&self) -> u64 {
+        0
+    }
+}
+
+/// A transaction, as detection and logging see it.
+pub trait ProtoTx: Any {
+    fn id(&self) -> u64;
+    fn progress(&self, dir: Direction) -> Progress;
+    /// Whether it will not change any more and can be logged.
+    fn finished(&self) -> bool {
+        self.progress(Direction::ToServer) == Progress::Complete
+            && self.progress(Direction::ToClient) == Progress::Complete
+    }
+    /// Buffer `id` (the protocol's [`BufferDef::id`]) of side `dir`;
+    /// multi-valued buffers answer each `index` in turn.
+    fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]>;
+    /// The body of its EVE record (the object under the protocol's name).
+    fn eve(&self) -> serde_json::Value;
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// The protocol named `name`.
+pub fn find(name: &str) -> Option<&'static ProtoDef> {
+    ALL.iter().copied().find(|d| d.name == name)
+}
+
+/// The protocol of a flow, when it is one of the table's.
+pub fn of(proto: AppProto) -> Option<&'static ProtoDef> {
+    match proto {
+        AppProto::Plugin(name) => find(name),
+        _ => None,
+    }
+}
+
+/// The sticky buffer named `name` and its protocol.
+pub fn buffer(name: &str) -> Option<(&'static ProtoDef, &'static BufferDef)> {
+    ALL.iter().find_map(|d| d.buffers.iter().find(|b| b.name == name).map(|b| (*d, b)))
+}
+
+/// The value check named `name` and its protocol.
+pub fn check(name: &str) -> Option<(&'static ProtoDef, &'static CheckDef)> {
+    ALL.iter().find_map(|d| d.checks.iter().find(|c| c.name == name).map(|c| (*d, c)))
+}
