@@ -404,8 +404,8 @@ mod tests {
     #[test]
     fn gives_up_when_both_sides_fail() {
         let mut d = detector(4096);
-        assert_eq!(d.feed(ToClient, b"SSH-2.0-OpenSSH\r\n"), Verdict::Undecided);
-        assert_eq!(d.feed(ToServer, b"SSH-2.0-libssh\r\n"), Verdict::Failed);
+        assert_eq!(d.feed(ToClient, b"RFB 003.008\n"), Verdict::Undecided);
+        assert_eq!(d.feed(ToServer, b"RFB 003.003\n"), Verdict::Failed);
     }
 
     #[test]

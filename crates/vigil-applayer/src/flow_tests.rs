@@ -261,8 +261,9 @@ fn dns_over_tcp_on_port_53() {
 
 #[test]
 fn other_protocols_fail_detection() {
-    let ssh = [c2s("SSH-2.0-OpenSSH_9.6\r\n"), s2c("SSH-2.0-OpenSSH_9.2p1 Debian\r\n")];
-    let flow = check(&AppConfig::default(), (40000, 22), &ssh);
+    // VNC's version exchange: a protocol vigil does not parse.
+    let rfb = [c2s("RFB 003.008\n"), s2c("RFB 003.008\n")];
+    let flow = check(&AppConfig::default(), (40000, 5900), &rfb);
     assert_eq!(flow.proto(), AppProto::Failed);
     assert_eq!(flow.counters().detect_failed, 1);
     assert_eq!(flow.txs().count(), 0);
@@ -398,7 +399,7 @@ fn a_failed_tunnel_remembers_http_however_pruned() {
     assert_eq!(flow.counters().detect_failed, 1);
 
     // A plain flow that fails detection has no original protocol.
-    let flow = check(&AppConfig::default(), (40000, 22), &[c2s("SSH-2.0-x\r\n"), s2c("SSH-2.0-y\r\n")]);
+    let flow = check(&AppConfig::default(), (40000, 5900), &[c2s("RFB 003.008\n"), s2c("RFB 003.008\n")]);
     assert_eq!((flow.proto(), flow.orig_proto()), (AppProto::Failed, None));
 }
 

@@ -13,4 +13,5 @@ macro_rules! protocols {
 }
 
 protocols! {
+    ssh,
 }
