@@ -60,7 +60,7 @@ impl AppConfig {
     /// Lets detection pick the table's protocol `name`, or not. False when
     /// no protocol of the table has that name.
     pub fn set_enabled(&mut self, name: &str, on: bool) -> bool {
-        let Some(i) = crate::protocols::ALL.iter().position(|d| d.name == name) else { return false };
+        let Some(i) = crate::proto::index(name) else { return false };
         let bit = 1u64 << i;
         if on {
             self.table_enabled |= bit;

@@ -114,7 +114,7 @@ impl FlowApp {
     pub(crate) fn loggable(&self, end: bool) -> Vec<u64> {
         let mut out = Vec::new();
         for tx in self.layer.txs().filter(|t| t.id() >= self.logged) {
-            if !(end || finished(tx)) {
+            if !(end || tx.finished()) {
                 break;
             }
             out.push(tx.id());
@@ -136,11 +136,6 @@ pub(crate) fn progress(tx: TxRef<'_>) -> PerDir<Progress> {
     PerDir { to_server: tx.progress(Direction::ToServer), to_client: tx.progress(Direction::ToClient) }
 }
 
-/// Whether a transaction will not change any more, so it can be logged.
-fn finished(tx: TxRef<'_>) -> bool {
-    tx.finished()
-}
-
 /// `app_layer.flow.*` and `app_layer.tx.*`, under Suricata's names.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct AppStats {
@@ -156,7 +151,7 @@ pub(crate) struct AppStats {
 /// The place of a table protocol's flow in [`AppStats::table`].
 fn table_slot(proto: AppProto) -> Option<usize> {
     match proto {
-        AppProto::Plugin(name) => ALL.iter().position(|d| d.name == name),
+        AppProto::Plugin(name) => vigil_applayer::proto::index(name),
         _ => None,
     }
 }

@@ -220,7 +220,7 @@ impl Outputs {
             let path = log_path(&setup.log_dir, &log.filename);
             let mut writer = FastWriter::create(&path, log.append)
                 .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?;
-            writer.set_flush(flush_policy(setup, mode, None));
+            writer.writer_mut().set_flush(flush_policy(setup, mode, None));
             fast.push(writer);
         }
         Ok(Outputs { sinks, fast, urgent_alerts: mode == OutputMode::Live && setup.ips })
@@ -236,23 +236,20 @@ impl Outputs {
     /// Sends records that waited their time to their files (live workers call
     /// this as time passes, with traffic or without).
     pub(crate) fn poll(&mut self) -> Result<(), EngineError> {
-        for sink in &mut self.sinks {
-            sink.writer.poll().map_err(|error| output_error(sink.writer.path(), error))?;
-        }
-        for w in &mut self.fast {
-            w.poll().map_err(|error| output_error(w.path(), error))?;
-        }
-        Ok(())
+        self.each_file(EveWriter::poll)
     }
 
     /// Opens every output file again by name (SIGHUP, `reopen-log-files`):
     /// writers of all workers share the files, so one call serves them all.
     pub(crate) fn reopen(&mut self) -> Result<(), EngineError> {
-        for sink in &mut self.sinks {
-            sink.writer.reopen().map_err(|error| output_error(sink.writer.path(), error))?;
-        }
-        for w in &mut self.fast {
-            w.reopen().map_err(|error| output_error(w.path(), error))?;
+        self.each_file(EveWriter::reopen)
+    }
+
+    /// `op` on the writer of every EVE and fast.log output, stopping at the first error.
+    fn each_file(&mut self, op: fn(&mut EveWriter) -> std::io::Result<()>) -> Result<(), EngineError> {
+        let eve = self.sinks.iter_mut().map(|s| &mut s.writer);
+        for w in eve.chain(self.fast.iter_mut().map(FastWriter::writer_mut)) {
+            op(w).map_err(|error| output_error(w.path(), error))?;
         }
         Ok(())
     }
@@ -448,7 +445,7 @@ impl Outputs {
                 TxRef::Dns(_) => sink.dns,
                 TxRef::Tls(_) => sink.tls,
                 TxRef::Dyn(def, _) => {
-                    ALL.iter().position(|d| d.name == def.name).is_some_and(|i| sink.table & (1 << i) != 0)
+                    vigil_applayer::proto::index(def.name).is_some_and(|i| sink.table & (1 << i) != 0)
                 }
             };
             if !wanted {

@@ -230,6 +230,11 @@ mod tests {
         assert_eq!(ask(&mut s2, &mut lines2, json!({"version": "0.2"}))["return"], "OK");
         assert_eq!(ask(&mut s2, &mut lines2, json!({"command": "reload-rules"}))["return"], "OK");
         assert!(control.take_reload());
+        assert!(!control.take_reopen());
+        let reopen = ask(&mut s2, &mut lines2, json!({"command": "reopen-log-files"}));
+        assert_eq!((&reopen["return"], &reopen["message"]), (&json!("OK"), &json!("done")));
+        assert!(control.take_reopen());
+        assert!(!control.take_reopen(), "taken once");
         drop((s2, lines2));
         // A client that skips the version handshake is refused.
         let mut s = UnixStream::connect(&path).unwrap();

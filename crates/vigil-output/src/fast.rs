@@ -123,19 +123,10 @@ impl FastWriter {
         self.lines.flush()
     }
 
-    /// See [`EveWriter::set_flush`].
-    pub fn set_flush(&mut self, policy: crate::FlushPolicy) {
-        self.lines.set_flush(policy)
-    }
-
-    /// See [`EveWriter::poll`].
-    pub fn poll(&mut self) -> io::Result<()> {
-        self.lines.poll()
-    }
-
-    /// See [`EveWriter::reopen`].
-    pub fn reopen(&mut self) -> io::Result<()> {
-        self.lines.reopen()
+    /// The writer the lines go through: its flush policy, polling and
+    /// reopening serve fast.log as they serve EVE files.
+    pub fn writer_mut(&mut self) -> &mut EveWriter {
+        &mut self.lines
     }
 
     pub fn path(&self) -> &Path {

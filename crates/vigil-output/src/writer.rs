@@ -74,10 +74,6 @@ impl EveWriter {
         self.policy = policy;
     }
 
-    pub fn flush_policy(&self) -> FlushPolicy {
-        self.policy
-    }
-
     /// Writes the gathered records if the oldest has waited its time: for a
     /// live worker to call now and then, traffic or not.
     pub fn poll(&mut self) -> io::Result<()> {

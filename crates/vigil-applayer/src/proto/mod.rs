@@ -194,6 +194,12 @@ pub fn find(name: &str) -> Option<&'static ProtoDef> {
     ALL.iter().copied().find(|d| d.name == name)
 }
 
+/// The place of the protocol named `name` in the table: what per-protocol
+/// bit masks and counter rows are indexed by.
+pub fn index(name: &str) -> Option<usize> {
+    ALL.iter().position(|d| d.name == name)
+}
+
 /// The protocol of a flow, when it is one of the table's.
 pub fn of(proto: AppProto) -> Option<&'static ProtoDef> {
     match proto {

@@ -149,7 +149,7 @@ impl SshParser {
         }
         let len = u32::from_be_bytes([data[0], data[1], data[2], data[3]]);
         let padding = data[4];
-        if len > MAX_PACKET || len < 2 || u32::from(padding) >= len {
+        if !(2..=MAX_PACKET).contains(&len) || u32::from(padding) >= len {
             self.sides.get_mut(dir).state = State::Broken;
             self.event("ssh.invalid_record");
             return Ok(data.len());
