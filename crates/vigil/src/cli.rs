@@ -153,6 +153,15 @@ pub struct RunArgs {
     /// No progress bar and no summary.
     #[arg(long)]
     pub quiet: bool,
+    /// List the rule keywords (Suricata 8's, then vigil's own) and whether
+    /// vigil runs each: names only, `all` (with descriptions), `csv`, or one
+    /// keyword by name.
+    #[arg(long, value_name = "all|csv|NAME", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub list_keywords: Option<String>,
+    /// List the application-layer protocols vigil parses (those it does not
+    /// yet are named on stderr).
+    #[arg(long)]
+    pub list_app_layer_protos: bool,
     /// Print vigil's default configuration (Suricata format) and exit.
     #[arg(long)]
     pub dump_default_config: bool,

@@ -5,6 +5,7 @@ mod capacity_cmd;
 mod cli;
 mod demo;
 mod lab_cmd;
+mod list_cmd;
 mod live;
 mod progress;
 mod rules_check;
@@ -35,6 +36,12 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     if args.dump_default_config {
         print!("{}", vigil_engine::DEFAULT_YAML);
         return ExitCode::SUCCESS;
+    }
+    if let Some(format) = &args.list_keywords {
+        return list_cmd::list_keywords(&list_cmd::Format::parse(format));
+    }
+    if args.list_app_layer_protos {
+        return list_cmd::list_app_layer_protos();
     }
     if args.test_config {
         return test_config::run(args);

@@ -118,7 +118,7 @@ pub struct FlowInfo {
 pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck> {
     let mut checks = Vec::new();
     for o in &rule.options {
-        let name = o.name();
+        let name = o.keyword.canonical;
         match (name, &o.value) {
             ("decode-event", Value::Text(t)) => {
                 let wanted = t.trim().strip_prefix("decoder.").unwrap_or(t.trim());
@@ -185,7 +185,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
                     continue;
                 }
             },
-            ("flags" | "tcp.flags", Value::Flags(f)) => PacketCheck::Flags(*f),
+            ("flags", Value::Flags(f)) => PacketCheck::Flags(*f),
             ("tcp.mss", Value::Int(c)) => PacketCheck::Mss(*c),
             ("vlan.id", Value::Int(c)) => PacketCheck::VlanId { cmp: *c, layer: VlanLayer::Any },
             ("vlan.id", Value::IntWith(c, words)) => {

@@ -14,6 +14,7 @@ pub mod packet;
 pub mod payload;
 pub mod post;
 pub mod snort;
+pub mod suricata8;
 pub mod transforms;
 
 use crate::error::{verr, VResult};

@@ -18,6 +18,13 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("alert", Kind::Post, None, p_none, "firewall rule: also alert when it matches"),
     kw!("filestore", Kind::Post, Optional, p_opt_text, "store the file: direction, scope"),
     kw!("replace", Kind::Post, Required, p_replace, "IPS: rewrite the preceding content's bytes"),
+    kw!(
+        "nfq_set_mark",
+        Kind::Post,
+        Required,
+        p_text,
+        "IPS: the netfilter mark (mark/mask) set on the packet's verdict"
+    ),
     kw!("lua", Kind::Post, Required, p_text, "run a Lua script as a match"),
     kw!("luajit", Kind::Post, Required, p_text, "run a Lua script as a match (old name)"),
     kw!("dataset", Kind::Post, Required, p_text, "match the buffer against a dataset"),

@@ -1,0 +1,414 @@
+//! `--list-keywords[=all|csv|NAME]` and `--list-app-layer-protos`, in
+//! Suricata's formats, each keyword with whether vigil runs it.
+//!
+//! "Runs" is not a hand-kept list: each keyword is written into small
+//! probe rules and handed to the detection engine's own compiler, so the
+//! column says what a real run would do with the keyword.
+
+use std::process::ExitCode;
+use vigil_detect::compile::DetectExecutor;
+use vigil_rules::keywords::suricata8::{SuricataKeyword, KEYWORDS};
+use vigil_rules::keywords::{self, Arg, KeywordDef, Kind};
+use vigil_rules::{Executor, Loader};
+
+/// What `--list-keywords` was asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Names only (no value).
+    Short,
+    All,
+    Csv,
+    /// One keyword, by name.
+    One(String),
+}
+
+impl Format {
+    pub fn parse(value: &str) -> Format {
+        match value {
+            "" | "short" => Format::Short,
+            "all" => Format::All,
+            "csv" => Format::Csv,
+            name => Format::One(name.to_string()),
+        }
+    }
+}
+
+/// One listed keyword: Suricata's facts where Suricata has it, vigil's
+/// table row where vigil knows it.
+struct Entry {
+    name: &'static str,
+    suricata: Option<&'static SuricataKeyword>,
+    row: Option<&'static KeywordDef>,
+}
+
+impl Entry {
+    fn description(&self) -> &'static str {
+        self.row.map_or("not known to vigil", |r| r.help)
+    }
+
+    fn features(&self) -> String {
+        if let Some(s) = self.suricata {
+            return s.features.to_string();
+        }
+        let Some(row) = self.row else { return "none".into() };
+        let mut f = Vec::new();
+        if row.arg == Arg::None {
+            f.push("No option");
+        }
+        match row.kind {
+            Kind::Buffer(_) => f.push("sticky buffer"),
+            Kind::Modifier => f.push("content modifier"),
+            Kind::Transform => f.push("transform"),
+            _ => {}
+        }
+        if f.is_empty() {
+            "none".into()
+        } else {
+            f.join(":")
+        }
+    }
+
+    fn doc(&self) -> &'static str {
+        self.suricata.map_or("", |s| s.doc)
+    }
+}
+
+/// Suricata's keywords in its order, then the keywords only vigil has
+/// (Suricata-syntax extensions, not aliases and not Snort-only ones).
+fn entries() -> Vec<Entry> {
+    let mut out: Vec<Entry> =
+        KEYWORDS.iter().map(|s| Entry { name: s.name, suricata: Some(s), row: keywords::lookup(s.name) }).collect();
+    // A vigil keyword Suricata lists under another spelling is already there.
+    let listed: Vec<&str> = out.iter().filter_map(|e| e.row.map(|r| r.canonical)).collect();
+    for row in keywords::all() {
+        if row.name != row.canonical || matches!(row.kind, Kind::Snort(_)) || listed.contains(&row.name) {
+            continue;
+        }
+        out.push(Entry { name: row.name, suricata: None, row: Some(row) });
+    }
+    out
+}
+
+/// Whether the engine runs `row`, or why not (the compiler's answer for
+/// the simplest probe that parses).
+pub fn runs(row: &KeywordDef) -> Result<(), String> {
+    let loader = Loader::new();
+    let values = values(row);
+    let mut why = None;
+    for value in values {
+        let opt = if value.is_empty() { format!("{};", row.name) } else { format!("{}:{value};", row.name) };
+        for (before, after) in CONTEXTS {
+            for proto in PROTOS {
+                let sid = if row.canonical == "sid" { "" } else { " sid:1;" };
+                let text = format!("alert {proto} any any -> any any ({before}{opt}{after}{sid})\n");
+                let Ok(set) = loader.load_str(&text, "probe") else { continue };
+                let Some(rule) = set.rules.first() else { continue };
+                match DetectExecutor.check(rule) {
+                    Ok(()) => return Ok(()),
+                    Err(e) => {
+                        why.get_or_insert(e.keywords.join(", "));
+                    }
+                }
+            }
+        }
+    }
+    Err(why.unwrap_or_else(|| "no probe rule parses (no example value)".into()))
+}
+
+/// The values a probe tries: none, the keyword's example, else the
+/// common shapes (a number, a quoted string, a word).
+fn values(row: &KeywordDef) -> Vec<&'static str> {
+    let example = sample(row.canonical).or(sample(row.name));
+    let shapes = example.map_or(vec!["1", "\"a\"", "a"], |e| vec![e]);
+    match row.arg {
+        Arg::None => vec![""],
+        Arg::Required => shapes,
+        Arg::Optional => std::iter::once("").chain(shapes).collect(),
+    }
+}
+
+/// Where a keyword may stand in a rule: alone, after a content (modifiers,
+/// legacy buffers), before one (sticky buffers), in a buffer before one
+/// (transforms), between two (relative checks).
+const CONTEXTS: &[(&str, &str)] = &[
+    ("", ""),
+    ("content:\"a\"; ", ""),
+    ("", " content:\"a\";"),
+    ("http.uri; ", " content:\"a\";"),
+    ("content:\"a\"; ", " content:\"b\";"),
+    ("flowbits:set,probe; ", ""),
+    ("content:\"a\"; base64_decode; ", " content:\"b\";"),
+];
+
+const PROTOS: &[&str] = &["ip", "tcp", "udp", "icmp", "http", "tls", "dns", "smb", "dcerpc", "ssh"];
+
+/// An example value for keywords that need one (Suricata's documented
+/// forms); the probes try it in each context.
+fn sample(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "msg" => "\"x\"",
+        "sid" | "rev" | "gid" | "priority" => "1",
+        "classtype" => "misc-activity",
+        "reference" => "url,example.com",
+        "metadata" => "key value",
+        "target" => "dest_ip",
+        "requires" => "version >= 7",
+        "content" | "uricontent" => "\"a\"",
+        "pcre" => "\"/a/\"",
+        "depth" | "within" | "offset" | "distance" => "1",
+        "fast_pattern" => "only",
+        "isdataat" => "1",
+        "bsize" | "dsize" | "urilen" => "1",
+        "byte_test" => "1,=,1,0",
+        "byte_jump" => "1,0",
+        "byte_extract" => "1,0,v",
+        "byte_math" => "bytes 1,offset 0,oper +,rvalue 1,result v",
+        "entropy" => "value >1",
+        "base64_decode" => "bytes 1",
+        "datarep" => "d,type string,load d.csv,>,1",
+        "dataset" => "isset,d,type string,load d.lst",
+        "flow" => "established",
+        "flowbits" => "set,probe",
+        "flowint" => "v,=,1",
+        "xbits" => "set,probe,track ip_src",
+        "hostbits" => "set,probe,src",
+        "flowvar" => "v,\"a\"",
+        "pktvar" => "v,\"a\"",
+        "stream_size" => "server,>,1",
+        "flow.age" | "flow.pkts" | "flow.bytes" => "1",
+        "flow.pkts_toserver" | "flow.pkts_toclient" | "flow.bytes_toserver" | "flow.bytes_toclient" => "1",
+        "app-layer-protocol" => "http",
+        "app-layer-event" => "http.compression_bomb",
+        "decode-event" => "ipv4.trunc_pkt",
+        "stream-event" => "3whs_synack_with_wrong_ack",
+        "threshold" => "type limit,track by_src,count 1,seconds 1",
+        "detection_filter" => "track by_src,count 1,seconds 1",
+        "tag" => "session,1,packets",
+        "rate_filter" => "track by_src,count 1,seconds 1",
+        "config" => "logging disable,type tx,scope tx",
+        "ttl" | "tos" | "id" | "itype" | "icode" | "icmp_id" | "icmp_seq" | "tcp.mss" | "tcp.wscale" => "1",
+        "ip_proto" => "6",
+        "ipopts" => "rr",
+        "fragbits" => "M",
+        "fragoffset" => "0",
+        "tcp.flags" | "flags" => "S",
+        "tcp.ack" | "tcp.seq" | "tcp.window" | "ack" | "seq" | "window" => "1",
+        "icmpv6.mtu" | "igmp.type" => "1",
+        "vlan.id" | "vlan.layers" => "1",
+        "iprep" => "src,bad,>,1",
+        "geoip" => "src,US",
+        "replace" => "\"a\"",
+        "lua" | "luajit" => "probe.lua",
+        "tls.version" => "1.2",
+        "ssl_version" => "tls1.2",
+        "tls.cert_chain_len" => "1",
+        "tls.fingerprint" | "tls.issuerdn" | "tls.subject" => "\"a\"",
+        "ssl_state" => "client_hello",
+        "ssh.protoversion" | "ssh.softwareversion" => "2.0",
+        "dns.opcode" | "dns.rcode" | "dns.rrtype" | "dns.answer.rrtype" | "dns.query.rrtype" => "1",
+        "filesize" => "1",
+        "filename" | "fileext" | "filemagic" => "\"a\"",
+        "filemd5" | "filesha1" | "filesha256" => "probe.list",
+        "filestore" => "request,file",
+        "dce_iface" | "dcerpc.iface" => "4b324fc8-1670-01d3-1278-5a47bf6ee188",
+        "dce_opnum" | "dcerpc.opnum" => "1",
+        "asn1" => "oversize_length 1",
+        "pcrexform" => "\"(a)\"",
+        "xor" => "\"0a\"",
+        "from_base64" => "bytes 1",
+        "subslice" => "1,1",
+        "rpc" => "100000,*,*",
+        "frame" => "http.request",
+        "luaxform" => "probe.lua",
+        "ipv4-csum" | "tcpv4-csum" | "tcpv6-csum" | "udpv4-csum" | "udpv6-csum" | "icmpv4-csum" | "icmpv6-csum"
+        | "igmp-csum" => "valid",
+        "app-layer-state" => ">1",
+        "engine-event" => "stream.invalid_ack",
+        "tls_cert_notbefore" | "tls_cert_notafter" => ">2015",
+        "modbus" => "function 1",
+        "dnp3_ind" | "dnp3.ind" => "device_restart",
+        "dnp3_obj" | "dnp3.obj" => "1,1",
+        "mqtt.type" => "CONNECT",
+        "mqtt.flags" | "mqtt.connect.flags" => "retain",
+        "ftpdata_command" => "retr",
+        "ftp.mode" => "active",
+        "ftp.reply_received" => "yes",
+        "ike.chosen_sa_attribute" => "alg_hash=2",
+        "http2.frametype" => "HEADERS",
+        "http2.errorcode" => "NO_ERROR",
+        "http2.settings" => "SETTINGS_ENABLE_PUSH=0",
+        "websocket.flags" => "fin",
+        "websocket.opcode" => "text",
+        "krb5.ticket_encryption" => "des-cbc-crc",
+        "ldap.request.operation" | "ldap.responses.operation" => "search_request",
+        _ => return None,
+    })
+}
+
+pub fn list_keywords(format: &Format) -> ExitCode {
+    let list = entries();
+    match format {
+        Format::Short => {
+            println!("=====Supported keywords=====");
+            for e in &list {
+                match e.row.map(runs) {
+                    Some(Ok(())) => println!("- {}", e.name),
+                    _ => println!("- {} (not run by vigil)", e.name),
+                }
+            }
+        }
+        Format::All => {
+            for e in &list {
+                println!("{}:", e.name);
+                print_details(e, "\t");
+            }
+        }
+        Format::Csv => {
+            println!("name;description;app layer;features;documentation;runs in vigil");
+            for e in &list {
+                let runs = if e.row.map(runs).is_some_and(|r| r.is_ok()) { "yes" } else { "no" };
+                // `;` separates the columns, so none may stand in a description.
+                let description = e.description().replace(';', ",");
+                println!("{};{description};Unset;{};{};{runs};", e.name, e.features(), e.doc());
+            }
+        }
+        Format::One(name) => {
+            // An alias finds the keyword it spells.
+            let canonical = keywords::lookup(name).map(|r| r.canonical);
+            let found = list
+                .iter()
+                .find(|e| e.name.eq_ignore_ascii_case(name))
+                .or_else(|| list.iter().find(|e| e.row.is_some_and(|r| Some(r.canonical) == canonical)));
+            let Some(e) = found else {
+                println!("Non existing keyword");
+                return ExitCode::FAILURE;
+            };
+            println!("= {} =", e.name);
+            print_details(e, "");
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn print_details(e: &Entry, indent: &str) {
+    println!("{indent}Description: {}", e.description());
+    println!("{indent}Features: {}", e.features().replace(':', ","));
+    if !e.doc().is_empty() {
+        println!("{indent}Documentation: {}", e.doc());
+    }
+    let runs = match e.row.map(runs) {
+        None => "no: vigil does not know this keyword (a rule using it fails to load)".to_string(),
+        Some(Ok(())) => "yes".to_string(),
+        Some(Err(why)) => format!("no: {why}"),
+    };
+    println!("{indent}Runs in vigil: {runs}");
+}
+
+/// The application-layer protocols Suricata 8.0.6 lists, in its order.
+const SURICATA_PROTOCOLS: &[&str] = &[
+    "http",
+    "ftp",
+    "smtp",
+    "tls",
+    "ssh",
+    "imap",
+    "smb",
+    "dcerpc",
+    "dns",
+    "enip",
+    "nfs",
+    "ntp",
+    "ftp-data",
+    "tftp",
+    "ike",
+    "krb5",
+    "quic",
+    "dhcp",
+    "sip",
+    "rfb",
+    "mqtt",
+    "pgsql",
+    "telnet",
+    "websocket",
+    "ldap",
+    "doh2",
+    "rdp",
+    "http2",
+    "bittorrent-dht",
+    "pop3",
+    "mdns",
+    "snmp",
+];
+
+/// The protocols vigil parses: the built-in ones and the protocol table's.
+fn vigil_protocols() -> Vec<&'static str> {
+    let mut out = vec!["http", "tls", "dns", "smb", "dcerpc"];
+    out.extend(vigil_applayer::protocols::ALL.iter().map(|p| p.name));
+    out
+}
+
+/// Suricata's list format, with the protocols vigil parses on stdout (in
+/// Suricata's order) and the ones it does not on stderr, so scripts that
+/// read the list get what vigil really parses.
+pub fn list_app_layer_protos() -> ExitCode {
+    let ours = vigil_protocols();
+    println!("=========Supported App Layer Protocols=========");
+    for p in SURICATA_PROTOCOLS.iter().filter(|p| ours.contains(p)) {
+        println!("{p}");
+    }
+    for p in ours.iter().filter(|p| !SURICATA_PROTOCOLS.contains(p)) {
+        println!("{p}");
+    }
+    let missing: Vec<&str> = SURICATA_PROTOCOLS.iter().copied().filter(|p| !ours.contains(p)).collect();
+    if !missing.is_empty() {
+        eprintln!("vigil: not parsed yet (Suricata 8 parses them): {}", missing.join(", "));
+    }
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_suricata_keyword_is_listed_once() {
+        let list = entries();
+        for k in KEYWORDS {
+            assert_eq!(list.iter().filter(|e| e.name == k.name).count(), 1, "{}", k.name);
+        }
+    }
+
+    #[test]
+    fn probes_agree_with_the_engine() {
+        let row = |n| keywords::lookup(n).unwrap();
+        for yes in ["content", "nocase", "http.uri", "flow", "ssh.proto", "ssh.hassh", "dsize", "to_lowercase"] {
+            assert_eq!(runs(row(yes)), Ok(()), "{yes}");
+        }
+        // A keyword the engine refuses says so, with the compiler's reason.
+        let why = runs(row("sip.method")).unwrap_err();
+        assert!(why.contains("sip.method"), "{why}");
+    }
+
+    /// A keyword needing a value with no example would always read "no";
+    /// every such row must have an example that parses.
+    #[test]
+    fn every_keyword_with_a_value_has_a_parsing_example() {
+        let loader = Loader::new();
+        let mut missing = Vec::new();
+        for row in keywords::all().filter(|r| r.arg == Arg::Required && !matches!(r.kind, Kind::Snort(_))) {
+            let sid = if row.canonical == "sid" { "" } else { " sid:1;" };
+            let parses = values(row).iter().any(|v| {
+                CONTEXTS.iter().any(|(b, a)| {
+                    PROTOS.iter().any(|p| {
+                        let text = format!("alert {p} any any -> any any ({b}{}:{v};{a}{sid})\n", row.name);
+                        loader.load_str(&text, "t").is_ok_and(|s| s.rules.len() == 1)
+                    })
+                })
+            });
+            if !parses {
+                missing.push(row.name);
+            }
+        }
+        assert!(missing.is_empty(), "{missing:?}");
+    }
+}
