@@ -1,12 +1,12 @@
 //! Arbitrary bytes as the two directions of an HTTP flow, cut into chunks,
 //! gaps and closes driven by the input, through the parser under tight
-//! limits: it must never panic, and every kept buffer must stay within the
-//! configured bounds.
+//! limits: it must never panic, and every kept buffer (and every file's
+//! held copy) must stay within the configured bounds.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use vigil_applayer::http::{probe, HttpConfig, HttpParser};
-use vigil_applayer::{AppParser, BufferId, ParseResult, Transaction};
+use vigil_applayer::{AppParser, BufferId, FileConfig, ParseResult, Transaction};
 use vigil_types::Direction;
 
 const BUFFERS: &[BufferId] = &[
@@ -57,6 +57,16 @@ fuzz_target!(|data: &[u8]| {
         max_txs: 4,
         decompress_limit: 4096,
         decompress_ratio_cap: 64,
+        // Bodies as files, with every digest and a small store bound.
+        files: FileConfig {
+            md5: true,
+            sha1: true,
+            sha256: true,
+            keep: true,
+            store_all: sel & 0x40 != 0,
+            depth: if sel & 0x80 != 0 { 300 } else { 0 },
+            max_kept: 1024,
+        },
     };
     let max = cfg.max_header_bytes;
     // Generous: the table may hold the budget plus three framing headers,
@@ -128,6 +138,15 @@ fuzz_target!(|data: &[u8]| {
                 assert!(b.len() <= cap, "{id:?} holds {} bytes, cap {cap}", b.len());
             }
             assert!(tx.buffer(BufferId::HttpUri, 1).is_none());
+            for dir in [Direction::ToServer, Direction::ToClient] {
+                let files = tx.files(dir);
+                assert!(files.len() <= 256);
+                for f in files {
+                    assert!(f.kept.len() as u64 <= cfg.files.max_kept);
+                    assert!(cfg.files.depth == 0 || f.size <= cfg.files.depth || f.gaps);
+                    let _ = f.settled(tx.complete(dir));
+                }
+            }
             let _ = tx.eve_with_headers();
         }
     }

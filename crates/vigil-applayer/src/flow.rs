@@ -358,6 +358,22 @@ impl AppFlow {
         self.retired.iter().chain(self.parser()).flat_map(Parser::txs)
     }
 
+    /// Marks files for the file store on behalf of signature `sid`: the
+    /// files of transaction `tx` on the sides in `dirs`, or (with `tx`
+    /// `None`) those of every transaction held and every file the flow
+    /// carries from now on.
+    pub fn store_files(&mut self, tx: Option<u64>, dirs: &[Direction], sid: u32) {
+        let current = match &mut self.stage {
+            Stage::Parse(p) => Some(&mut **p),
+            _ => None,
+        };
+        for p in self.retired.iter_mut().chain(current) {
+            if let Parser::Http(h) = p {
+                h.store_files(tx, dirs, sid);
+            }
+        }
+    }
+
     /// Frees transactions with id < `id`.
     pub fn prune(&mut self, id: u64) {
         for p in &mut self.retired {

@@ -32,10 +32,12 @@
 //! assert_eq!(tx.buffer(Direction::ToServer, BufferId::HttpUri, 0), Some(&b"/index.html"[..]));
 //! ```
 
+pub mod codecs;
 mod config;
 pub mod dcerpc;
 pub mod detect;
 pub mod dns;
+pub mod files;
 mod flow;
 #[cfg(test)]
 mod flow_tests;
@@ -51,6 +53,7 @@ mod txref;
 
 pub use config::{AppConfig, Transport};
 pub use detect::Detect;
+pub use files::{File, FileConfig, FileState};
 pub use flow::{AppCounters, AppFlow};
 pub use parser::{AppEvent, AppParser, BufferId, ParseResult, Transaction};
 pub use progress::Progress;

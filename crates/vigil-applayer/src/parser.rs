@@ -189,6 +189,9 @@ pub enum BufferId {
     TlsRandomTime,
     /// `tls.random_bytes`: its last 28 bytes.
     TlsRandomBytes,
+    /// `file.name`: the name of each file of the side inspected, whatever
+    /// the protocol (answered from the transaction's files). Indexed.
+    FileName,
     /// A buffer of a protocol of the table, by that protocol's own number
     /// ([`crate::proto::BufferDef::id`]); which protocol is the transaction's.
     Proto(u8),

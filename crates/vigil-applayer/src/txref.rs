@@ -4,6 +4,7 @@
 use vigil_types::{AppProto, Direction};
 
 use crate::dns::DnsTx;
+use crate::files::File;
 use crate::http::HttpTx;
 use crate::parser::{BufferId, Transaction};
 use crate::progress::Progress;
@@ -100,10 +101,22 @@ impl<'a> TxRef<'a> {
         }
     }
 
+    /// The files side `dir` carried.
+    pub fn files(&self, dir: Direction) -> &'a [File] {
+        match *self {
+            TxRef::Http(tx) => tx.files(dir),
+            TxRef::Dns(_) | TxRef::Tls(_) => &[],
+            TxRef::Dyn(_, tx) => tx.files(dir),
+        }
+    }
+
     /// A buffer as seen by a rule inspecting side `dir`. TLS answers the certificate and ALPN
     /// buffers of that side ([`TlsTx::buffer_dir`]); HTTP and DNS buffers belong to one side
     /// already ([`Transaction::buffer`]).
     pub fn buffer(&self, dir: Direction, id: BufferId, index: usize) -> Option<&'a [u8]> {
+        if id == BufferId::FileName {
+            return self.files(dir).get(index).map(|f| f.name.as_slice());
+        }
         match *self {
             TxRef::Http(tx) => tx.buffer(id, index),
             TxRef::Dns(tx) => tx.buffer(id, index),

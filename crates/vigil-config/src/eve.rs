@@ -70,6 +70,8 @@ pub struct EveTypes {
     pub dns_version: Option<u8>,
     /// `- http: dump-all-headers:` as (request, response).
     pub http_dump_headers: (bool, bool),
+    /// `- files: force-hash:`: hashes every `fileinfo` record carries.
+    pub files_force_hash: Vec<String>,
 }
 
 /// `types: - alert:` options.
@@ -359,6 +361,7 @@ impl EveLog {
                 other,
                 dns_version: None,
                 http_dump_headers: (false, false),
+                files_force_hash: Vec::new(),
             },
             ..EveLog::default()
         }
@@ -467,6 +470,21 @@ impl EveTypes {
                     t.dns_version = opts.int_in("version", 2, 3, &mut local).map(|v| v as u8);
                     if !t.other.iter().any(|o| o == "dns") {
                         t.other.push("dns".into());
+                    }
+                }
+                "files" if enabled => {
+                    t.files_force_hash = opts.string_list("force-hash", &mut local).unwrap_or_default();
+                    for h in &t.files_force_hash {
+                        if !matches!(h.as_str(), "md5" | "sha1" | "sha256") {
+                            opts.error(
+                                "force-hash",
+                                &mut local,
+                                format!("unknown hash '{h}' (expected md5, sha1 or sha256)"),
+                            );
+                        }
+                    }
+                    if !t.other.iter().any(|o| o == "files") {
+                        t.other.push("files".into());
                     }
                 }
                 "alert" | "anomaly" | "stats" | "flow" | "drop" => {}

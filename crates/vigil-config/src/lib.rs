@@ -45,6 +45,7 @@ mod detect;
 mod error;
 mod eve;
 mod exception;
+mod filestore;
 mod flow;
 mod heartbeat;
 mod live;
@@ -72,6 +73,7 @@ pub use eve::{
     EveXff,
 };
 pub use exception::{Exceptions, Policy as ExceptionPolicy, Target as ExceptionTarget};
+pub use filestore::FileStore;
 pub use flow::{Flow, FlowTimeouts, ProtoTimeouts};
 pub use heartbeat::Heartbeat;
 pub use live::{AfPacket, AfPacketIface, Nfq};

@@ -6,6 +6,7 @@
 //! same module are several outputs.
 
 use crate::eve::EveLog;
+use crate::filestore::FileStore;
 use crate::read::{Errors, Section};
 
 /// `outputs`.
@@ -17,7 +18,9 @@ pub struct Outputs {
     pub fast: Vec<FastLog>,
     /// Every `- stats:` item (the `stats.log` text file), in list order.
     pub stats: Vec<StatsLog>,
-    /// Names of other enabled items (`pcap-log`, `file-store`, ...), which
+    /// Every enabled `- file-store:` item, in list order.
+    pub file_store: Vec<FileStore>,
+    /// Names of other enabled items (`pcap-log`, ...), which
     /// vigil does not write, for the engine to warn about.
     pub other_enabled: Vec<String>,
 }
@@ -76,6 +79,7 @@ impl Default for Outputs {
             eve_log: vec![EveLog::stock()],
             fast: vec![FastLog { enabled: true, ..FastLog::default() }],
             stats: vec![StatsLog { enabled: true, ..StatsLog::default() }],
+            file_store: Vec::new(),
             other_enabled: Vec::new(),
         }
     }
@@ -84,7 +88,13 @@ impl Default for Outputs {
 impl Outputs {
     /// Suricata's outputs when the section is absent: none.
     pub(crate) fn empty() -> Self {
-        Outputs { eve_log: Vec::new(), fast: Vec::new(), stats: Vec::new(), other_enabled: Vec::new() }
+        Outputs {
+            eve_log: Vec::new(),
+            fast: Vec::new(),
+            stats: Vec::new(),
+            file_store: Vec::new(),
+            other_enabled: Vec::new(),
+        }
     }
 
     pub(crate) fn read(sec: &Section<'_>, stats_on: bool, errs: &mut Errors) -> Outputs {
@@ -102,6 +112,7 @@ impl Outputs {
                 "eve-log" => out.eve_log.push(EveLog::read(&conf, stats_on, errs)),
                 "fast" => out.fast.push(FastLog::read(&conf, errs)),
                 "stats" => out.stats.push(StatsLog::read(&conf, errs)),
+                "file-store" => out.file_store.extend(FileStore::read(&conf, errs)),
                 other => {
                     if conf.child_value_is_true("enabled") {
                         out.other_enabled.push(other.to_string());

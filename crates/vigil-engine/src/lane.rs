@@ -61,6 +61,7 @@ impl Lane {
             detect: [w.detector.alerts, w.alert_queue_overflow(), w.detector.suppressed],
             exceptions: &w.detector.exceptions,
             drop_reasons: setup.ips.then_some(&w.detector.drop_reasons),
+            file_store: self.outputs.file_store_counts(),
         };
         stats::counters(&all, &setup.config.stats, true)
     }

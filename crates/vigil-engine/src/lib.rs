@@ -35,6 +35,7 @@ mod checksum;
 mod control;
 mod error;
 mod exception;
+mod files;
 mod inputs;
 mod lane;
 #[cfg(target_os = "linux")]

@@ -6,9 +6,10 @@ use crate::setup::Setup;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
+use vigil_applayer::files::hex;
 use vigil_applayer::http::HttpTx;
 use vigil_applayer::protocols::ALL;
-use vigil_applayer::{Transaction, TxRef};
+use vigil_applayer::TxRef;
 use vigil_decode::Packet;
 use vigil_detect::compile::RuleAction;
 use vigil_detect::Signature;
@@ -16,7 +17,7 @@ use vigil_flow::Flow;
 use vigil_output::{
     alert_record, anomaly_record, drop_record, flow_record, insert_alert_flow, insert_flow_id, stream_anomaly_record,
     AlertFlow, AlertInfo, AlertOptions, AnomalyOptions, DropReason, EnvelopeOptions, EveWriter, FastAction, FastAlert,
-    FastWriter, FlowRecord, FlowTcpSession, FlushPolicy,
+    FastWriter, FileStore, FlowRecord, FlowTcpSession, FlushPolicy,
 };
 use vigil_stream::{SessionSummary, StreamEventSet};
 use vigil_types::Direction;
@@ -120,6 +121,8 @@ pub(crate) struct Outputs {
     /// Every alert goes to its files at once (live IPS: an operator watching
     /// a drop must see why without waiting for the flush interval).
     urgent_alerts: bool,
+    /// The `file-store` output, when enabled.
+    file_store: Option<FileStore>,
 }
 
 /// Whether the run reads a capture file or captures live: live output must
@@ -223,14 +226,29 @@ impl Outputs {
             writer.writer_mut().set_flush(flush_policy(setup, mode, None));
             fast.push(writer);
         }
-        Ok(Outputs { sinks, fast, urgent_alerts: mode == OutputMode::Live && setup.ips })
+        let file_store = match setup.config.outputs.file_store.first() {
+            Some(fs) => {
+                let path = log_path(&setup.log_dir, &fs.dir);
+                Some(
+                    FileStore::open(&path, fs.write_fileinfo)
+                        .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?,
+                )
+            }
+            None => None,
+        };
+        Ok(Outputs { sinks, fast, urgent_alerts: mode == OutputMode::Live && setup.ips, file_store })
     }
 
     /// The same outputs for another worker: records go to the same files,
     /// gathered in buffers of its own.
     pub(crate) fn share(&self) -> Outputs {
         let sinks = self.sinks.iter().map(|s| EveSink { writer: s.writer.share(), xff: s.xff.clone(), ..*s }).collect();
-        Outputs { sinks, fast: self.fast.iter().map(FastWriter::share).collect(), urgent_alerts: self.urgent_alerts }
+        Outputs {
+            sinks,
+            fast: self.fast.iter().map(FastWriter::share).collect(),
+            urgent_alerts: self.urgent_alerts,
+            file_store: self.file_store.as_ref().map(FileStore::share),
+        }
     }
 
     /// Sends records that waited their time to their files (live workers call
@@ -470,46 +488,72 @@ impl Outputs {
             let rec = vigil_output::app_record(p, key, swap, flow_id, tx.id(), b, sink.envelope);
             write(&mut sink.writer, &rec)?;
         }
-        if let TxRef::Http(h) = tx {
-            self.files(p, flow_id, h, swap)?;
-        }
+        self.files(p, flow_id, tx, swap)?;
         Ok(())
     }
 
-    /// `fileinfo` records for an HTTP transaction's bodies: the response's,
-    /// and a PUT request's. `swap`: the packet goes to the client.
-    fn files(&mut self, p: &Packet<'_>, flow_id: u64, h: &HttpTx, swap: bool) -> Result<(), EngineError> {
-        if !self.sinks.iter().any(|s| s.files) {
+    /// A transaction's files: stored where asked (`file-store`), then a
+    /// `fileinfo` record each where asked. `swap`: the packet goes to the client.
+    fn files(&mut self, p: &Packet<'_>, flow_id: u64, tx: TxRef<'_>, swap: bool) -> Result<(), EngineError> {
+        let logs = self.sinks.iter().any(|s| s.files);
+        if !logs && self.file_store.is_none() {
             return Ok(());
         }
-        let put = h.method() == Some(b"PUT");
-        let bodies = [
-            (Direction::ToServer, if put { h.request_body_len() } else { 0 }),
-            (Direction::ToClient, h.response_body_len()),
-        ];
-        for (dir, size) in bodies.into_iter().filter(|b| b.1 > 0) {
-            let name = h.file_name(dir).unwrap_or_default();
-            let file = vigil_output::FileInfo {
-                filename: &name,
-                size,
-                gaps: h.body_bytes_lost(dir) > 0,
-                closed: h.side_complete(dir),
-                tx_id: h.id(),
-            };
-            // `swap` orients the packet to the client-to-server direction.
-            let swap_file = swap != (dir == Direction::ToClient);
-            for sink in self.sinks.iter_mut().filter(|s| s.files) {
-                let app = tx_body(TxRef::Http(h));
-                let rec = vigil_output::fileinfo_record(p, swap_file, flow_id, app, &file, sink.envelope);
-                write(&mut sink.writer, &rec)?;
+        for dir in [Direction::ToServer, Direction::ToClient] {
+            for file in tx.files(dir) {
+                let (state, hashes) = file.settled(tx.complete(dir));
+                let sha256 = hashes.sha256.map(|h| hex(&h));
+                let mut file_id = None;
+                if let (Some(fs), Some(sha)) = (self.file_store.as_mut(), sha256.as_deref()) {
+                    if file.storable() {
+                        file_id = fs.store(sha, &file.kept);
+                    } else if file.store && !file.gaps {
+                        // Asked for, but larger than a file may be held
+                        // (`FileConfig::max_kept`): a failed store.
+                        fs.counts.fs_errors += 1;
+                    }
+                }
+                let info = vigil_output::FileInfo {
+                    filename: &file.name,
+                    sids: &file.sids,
+                    gaps: file.gaps,
+                    state: state.name(),
+                    md5: hashes.md5.map(|h| hex(&h)),
+                    sha1: hashes.sha1.map(|h| hex(&h)),
+                    sha256,
+                    stored: file_id.is_some(),
+                    file_id,
+                    size: file.size,
+                    tx_id: tx.id(),
+                };
+                // `swap` orients the packet to the client-to-server direction.
+                let swap_file = swap != (dir == Direction::ToClient);
+                let app = tx_body(tx);
+                let rec = vigil_output::fileinfo_record(p, swap_file, flow_id, app, &info, EnvelopeOptions::default());
+                if let (Some(fs), Some(id), Some(sha)) = (self.file_store.as_mut(), file_id, info.sha256.as_deref()) {
+                    fs.write_fileinfo(sha, p.ts.secs() as i64, id, &rec);
+                }
+                for sink in self.sinks.iter_mut().filter(|s| s.files) {
+                    let rec = if sink.envelope == EnvelopeOptions::default() {
+                        rec.clone()
+                    } else {
+                        vigil_output::fileinfo_record(p, swap_file, flow_id, tx_body(tx), &info, sink.envelope)
+                    };
+                    write(&mut sink.writer, &rec)?;
+                }
             }
         }
         Ok(())
     }
 
+    /// The file store's counts, when it is enabled.
+    pub(crate) fn file_store_counts(&self) -> Option<vigil_output::FileStoreCounts> {
+        self.file_store.as_ref().map(|f| f.counts)
+    }
+
     /// True when some output logs transaction records.
     pub(crate) fn wants_transactions(&self) -> bool {
-        self.sinks.iter().any(|s| s.http || s.dns || s.tls || s.files)
+        self.sinks.iter().any(|s| s.http || s.dns || s.tls || s.files) || self.file_store.is_some()
     }
 
     /// True when some output logs flow records.

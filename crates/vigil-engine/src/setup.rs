@@ -97,8 +97,12 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     let ips = opts.simulate_ips || crate::live::is_inline(&config, &opts.live);
     let stream = stream_config(&config, ips);
     let rules = crate::rules::load(opts, &config, vars, mpm_algo(&config, &mut warnings))?;
-    let app = app_config(config.raw.app_layer.as_ref(), &mut warnings)
+    let mut app = app_config(config.raw.app_layer.as_ref(), &mut warnings)
         .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a });
+    let files = crate::files::file_config(&config, &rules, &mut warnings)?;
+    if let Some(a) = app.as_mut() {
+        a.http.files = files;
+    }
     let mut log: Vec<LogRecord> =
         warnings.iter().map(|w| LogRecord::new(LogLevel::Warning, "config", w.clone())).collect();
     if let Some(master) = config.exceptions.master {

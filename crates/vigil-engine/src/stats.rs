@@ -19,6 +19,8 @@ pub(crate) struct Counters<'a> {
     pub exceptions: &'a crate::exception::ExceptionState,
     /// `ips.drop_reason.*`, in IPS mode, by [`vigil_output::DropReason::ALL`] index.
     pub drop_reasons: Option<&'a [u64; vigil_output::DropReason::ALL.len()]>,
+    /// The file store's counts, when it is enabled.
+    pub file_store: Option<vigil_output::FileStoreCounts>,
 }
 
 /// Dotted counter names and values, in the order a stats record lists them.
@@ -65,6 +67,12 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
     }
     for (name, v) in all.exceptions.named() {
         push(name, v);
+    }
+    if let Some(fs) = all.file_store {
+        // vigil writes each file whole when it is logged: none stays open.
+        push("file_store.open_files_max_hit".into(), 0);
+        push("file_store.fs_errors".into(), fs.fs_errors);
+        push("file_store.open_files".into(), 0);
     }
     if let Some(drops) = all.drop_reasons {
         for (r, v) in vigil_output::DropReason::ALL.iter().zip(drops) {

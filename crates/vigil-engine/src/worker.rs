@@ -66,6 +66,9 @@ pub(crate) struct Detector {
     fates: crate::verdict::Fates,
     /// Transactions a `config` rule said not to log, drained by the worker.
     no_log: Vec<u64>,
+    /// Files the last inspection's `filestore` matches asked to keep:
+    /// (transaction, or `None` for the whole flow; sides; signature).
+    store_files: Vec<(Option<u64>, &'static [Direction], u32)>,
     /// The IPS dropped the packet in hand (or a packet inside it): an inline
     /// capture must not let it through.
     pub verdict_drop: bool,
@@ -139,6 +142,11 @@ impl Detector {
         // alerts carries, weighs them all (thresholds and rate filters included).
         let mut decided: Vec<Decided<'_>> = Vec::with_capacity(matched.len());
         for (sig, tx_id, in_stream) in matched {
+            if let Some(fs) = &sig.filestore {
+                let packet_side = info.map(|i| if i.to_server { Direction::ToServer } else { Direction::ToClient });
+                let side = sig.tx.as_ref().map(|t| t.side).or(packet_side);
+                self.store_files.push((if fs.flow { None } else { tx_id }, store_sides(&fs.dirs, side), sig.sid));
+            }
             // Pass signatures let traffic through; they raise no alert
             // unless they say `alert`.
             let silent_pass = sig.action == RuleAction::Pass && !sig.also_alert;
@@ -302,6 +310,35 @@ impl Detector {
 }
 
 /// Counts a dropped packet under `ips.drop_reason.*` (pseudo packets were never on the wire).
+/// The sides a `filestore` stores: those it names, else the side the
+/// signature inspected, else both.
+fn store_sides(named: &[Direction], side: Option<Direction>) -> &'static [Direction] {
+    const BOTH: &[Direction] = &[Direction::ToServer, Direction::ToClient];
+    match (named, side) {
+        ([Direction::ToServer], _) | ([], Some(Direction::ToServer)) => &BOTH[..1],
+        ([Direction::ToClient], _) | ([], Some(Direction::ToClient)) => &BOTH[1..],
+        _ => BOTH,
+    }
+}
+
+/// Hands what the last inspection asked of a flow's application layer to
+/// it: transactions not to log, files to store. Without one, the requests
+/// are dropped (they must not reach the next flow inspected).
+fn apply_requests(app: Option<&mut FlowApp>, det: &mut Detector) {
+    match app {
+        Some(a) => {
+            a.no_log.append(&mut det.no_log);
+            for (tx, dirs, sid) in det.store_files.drain(..) {
+                a.layer.store_files(tx, dirs, sid);
+            }
+        }
+        None => {
+            det.no_log.clear();
+            det.store_files.clear();
+        }
+    }
+}
+
 fn count_drop(counts: &mut [u64; DropReason::ALL.len()], p: &Packet<'_>, reason: DropReason) {
     if p.src != PacketSource::FlowTimeout {
         if let Some(i) = DropReason::ALL.iter().position(|&r| r == reason) {
@@ -454,6 +491,7 @@ impl Worker {
                 suppressed: 0,
                 fates: crate::verdict::Fates::default(),
                 no_log: Vec::new(),
+                store_files: Vec::new(),
                 verdict_drop: false,
                 respond: false,
                 responses: Vec::new(),
@@ -754,10 +792,13 @@ impl Worker {
                     Some(_) if f.ext.detect.dropped => Ok(()),
                     Some(a) => {
                         a.mark_inspected(&seen);
-                        a.no_log.append(&mut self.detector.no_log);
+                        apply_requests(Some(&mut *a), &mut self.detector);
                         log_transactions(a, p, f.id, h.dir, false, &mut self.app_stats, outputs)
                     }
-                    None => Ok(()),
+                    None => {
+                        apply_requests(None, &mut self.detector);
+                        Ok(())
+                    }
                 };
                 alerted.and(logged)
             }
@@ -879,8 +920,8 @@ impl Worker {
             drop(txs);
             if let Some(a) = f.ext.app.as_deref_mut() {
                 a.mark_inspected(&seen);
-                a.no_log.append(&mut self.detector.no_log);
             }
+            apply_requests(f.ext.app.as_deref_mut(), &mut self.detector);
         }
         match (result, f.ext.app.as_deref_mut()) {
             (Ok(()), Some(_)) if f.ext.detect.dropped => Ok(()),
@@ -1016,6 +1057,7 @@ impl Flusher<'_> {
                 Ok(false) => {}
                 Err(e) => result = Err(e),
             }
+            apply_requests(f.ext.app.as_deref_mut(), self.detector);
         }
         if let Some(end) = seen {
             ssn.raw_done(self.stream, dir, end);

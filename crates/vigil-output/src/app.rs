@@ -40,16 +40,51 @@ pub fn app_record(
     Value::Object(out)
 }
 
-/// What a `fileinfo` record says about one file (an HTTP body).
+/// What a `fileinfo` record says about one file.
 #[derive(Debug, Clone)]
 pub struct FileInfo<'a> {
     pub filename: &'a [u8],
-    pub size: u64,
+    /// The signatures that asked for it to be stored.
+    pub sids: &'a [u32],
     /// Bytes of the file were lost to capture gaps.
     pub gaps: bool,
-    /// The body ended normally (`CLOSED`) or was cut short (`TRUNCATED`).
-    pub closed: bool,
+    /// `CLOSED`, `TRUNCATED`, `ERROR` (or `OPEN`).
+    pub state: &'a str,
+    /// Lower-case hex digests, where computed.
+    pub md5: Option<String>,
+    pub sha1: Option<String>,
+    pub sha256: Option<String>,
+    pub stored: bool,
+    /// The file store's number for it, when stored.
+    pub file_id: Option<u64>,
+    pub size: u64,
     pub tx_id: u64,
+}
+
+impl FileInfo<'_> {
+    /// The `fileinfo` object, fields in Suricata's order.
+    pub fn to_json(&self) -> Value {
+        let mut m = serde_json::Map::new();
+        m.insert("filename".into(), json!(String::from_utf8_lossy(self.filename)));
+        // Suricata lists the storing signatures only when there are some.
+        if !self.sids.is_empty() {
+            m.insert("sid".into(), json!(self.sids));
+        }
+        m.insert("gaps".into(), json!(self.gaps));
+        m.insert("state".into(), json!(self.state));
+        for (k, v) in [("md5", &self.md5), ("sha1", &self.sha1), ("sha256", &self.sha256)] {
+            if let Some(v) = v {
+                m.insert(k.into(), json!(v));
+            }
+        }
+        m.insert("stored".into(), json!(self.stored));
+        if let Some(id) = self.file_id {
+            m.insert("file_id".into(), json!(id));
+        }
+        m.insert("size".into(), json!(self.size));
+        m.insert("tx_id".into(), json!(self.tx_id));
+        Value::Object(m)
+    }
 }
 
 /// A `fileinfo` record: the envelope, the transaction's protocol object
@@ -69,16 +104,6 @@ pub fn fileinfo_record(
     m.shift_insert(1, "flow_id".into(), json!(flow_id));
     m.insert(app.0.into(), app.1);
     m.insert("app_proto".into(), json!(app.0));
-    m.insert(
-        "fileinfo".into(),
-        json!({
-            "filename": String::from_utf8_lossy(file.filename),
-            "gaps": file.gaps,
-            "state": if file.closed { "CLOSED" } else { "TRUNCATED" },
-            "stored": false,
-            "size": file.size,
-            "tx_id": file.tx_id,
-        }),
-    );
+    m.insert("fileinfo".into(), file.to_json());
     Value::Object(m)
 }

@@ -98,6 +98,8 @@ pub struct HttpConfig {
     pub decompress_limit: usize,
     /// Output/input ratio above which a stopped decompression counts as a bomb.
     pub decompress_ratio_cap: u64,
+    /// What the file service computes and keeps for bodies that are files.
+    pub files: crate::files::FileConfig,
 }
 
 impl Default for HttpConfig {
@@ -110,6 +112,7 @@ impl Default for HttpConfig {
             max_txs: 512,
             decompress_limit: 1024 * 1024,
             decompress_ratio_cap: 2048,
+            files: crate::files::FileConfig::default(),
         }
     }
 }

@@ -20,7 +20,7 @@ use super::request::{self, ReqBody};
 use super::response::{self, looks_like_status_line, ResNext};
 use super::side::{
     abandon, body_data, body_done, body_ended, finish_request, finish_response, flush_pending, leave_finalize,
-    lose_body, raise, raise_all, Side, State, Step,
+    lose_body, raise, raise_all, truncate_file, Side, State, Step,
 };
 use super::tx::HttpTx;
 use super::HttpConfig;
@@ -79,8 +79,8 @@ impl HttpParser {
             cfg,
             txs: Vec::new(),
             next_id: 0,
-            req: Side { request: true, ..Side::default() },
-            res: Side::default(),
+            req: Side { request: true, files: cfg.files, ..Side::default() },
+            res: Side { files: cfg.files, ..Side::default() },
             req_scratch: None,
             res_scratch: None,
             events: Vec::new(),
@@ -115,6 +115,25 @@ impl HttpParser {
     /// The limits in force (after clamping nonsensical ones).
     pub fn config(&self) -> &HttpConfig {
         &self.cfg
+    }
+
+    /// Marks the files of transaction `tx` on the sides in `dirs` for
+    /// storage; with `tx` `None`, every transaction's, and the bodies still
+    /// to come on those sides.
+    pub fn store_files(&mut self, tx: Option<u64>, dirs: &[Direction], sid: u32) {
+        for t in self.txs.iter_mut().filter(|t| tx.is_none_or(|id| t.id() == id)) {
+            for &dir in dirs {
+                t.store_files(dir, sid);
+            }
+        }
+        if tx.is_none() {
+            for &dir in dirs {
+                match dir {
+                    Direction::ToServer => self.req.files.store_all = true,
+                    Direction::ToClient => self.res.files.store_all = true,
+                }
+            }
+        }
     }
 
     /// How often each bound was hit so far.
@@ -159,10 +178,13 @@ impl HttpParser {
                     flush_pending(&mut side, tx, &cfg);
                     abandon(&mut side, tx);
                 }
-                State::Length(_) | State::ChunkSize | State::ChunkData(_) | State::ChunkEnd | State::Close => {
+                State::Close => body_done(&mut side, tx),
+                // The close cut a framed body short: its file is not whole.
+                State::Length(_) | State::ChunkSize | State::ChunkData(_) | State::ChunkEnd => {
+                    truncate_file(&side, tx);
                     body_done(&mut side, tx);
                 }
-                State::Finalize => leave_finalize(&mut side),
+                State::Finalize => leave_finalize(&mut side, Some(tx)),
                 State::Line | State::ConnectWait | State::Resync => {}
             }
         }
@@ -342,7 +364,8 @@ impl HttpParser {
         let next_is_http09 = self.find_tx(side.next_res).is_some_and(|t| t.req.http09 && !t.res.complete);
         let Some(id) = side.tx.filter(|_| !next_is_http09) else {
             // An HTTP/0.9 answer has no status line: its bytes are its own.
-            leave_finalize(side);
+            let tx = side.tx.map(|id| self.tx_mut(false, id));
+            leave_finalize(side, tx);
             return Step::Consumed(0);
         };
         let max = self.cfg.max_header_bytes;
@@ -352,7 +375,7 @@ impl HttpParser {
             Line::Complete { len, .. } => (data.get(..len).unwrap_or_default(), len),
         };
         if looks_like_status_line(line) {
-            leave_finalize(side);
+            leave_finalize(side, Some(self.tx_mut(false, id)));
             return Step::Consumed(0);
         }
         let tx = self.tx_mut(false, id);
@@ -756,9 +779,10 @@ impl HttpParser {
                 false
             }
             (State::ConnectWait, _) => false,
-            (State::Finalize, _) => {
+            (State::Finalize, id) => {
                 // The response is complete; only where the next one starts is lost.
-                leave_finalize(&mut side);
+                let tx = id.map(|id| self.tx_mut(false, id));
+                leave_finalize(&mut side, tx);
                 true
             }
             (State::Line | State::Resync, None) => true,

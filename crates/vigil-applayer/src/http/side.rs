@@ -9,7 +9,10 @@ use super::headers::{name_is, parse_field, Added};
 use super::parser::HttpStats;
 use super::tx::HttpTx;
 use super::HttpConfig;
+use crate::codecs::multipart::{boundary, Multipart};
+use crate::files::{File, FileConfig};
 use crate::parser::{AppEvent, Transaction};
+use vigil_types::Direction;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) enum State {
@@ -63,6 +66,8 @@ pub(super) struct Side {
     pub(super) next_res: u64,
     pub(super) raised: Vec<AppEvent>,
     pub(super) stats: HttpStats,
+    /// What the file service does with this side's bodies.
+    pub(super) files: FileConfig,
 }
 
 impl Side {
@@ -94,6 +99,9 @@ pub(super) fn raise_all(side: &mut Side, tx: &mut HttpTx, evs: Vec<Ev>) {
 
 /// Body bytes into the transaction, with decoder anomalies.
 pub(super) fn body_data(side: &mut Side, tx: &mut HttpTx, data: &[u8]) {
+    if !data.is_empty() {
+        open_file(side, tx);
+    }
     let body = if side.request { &mut tx.req.body } else { &mut tx.res.body };
     let outcome = deliver(body, side.decoder.as_mut(), data);
     report(side, tx, outcome);
@@ -117,8 +125,52 @@ fn report(side: &mut Side, tx: &mut HttpTx, outcome: Outcome) {
     }
 }
 
-pub(super) fn lose_body(side: &mut Side, tx: &mut HttpTx, lost: u64) {
+/// A body is a file when it is a response's or a PUT request's; a POST or
+/// PUT of `multipart/*` instead carries a file per part that names one.
+/// Files open with the body's first byte, named by `Content-Disposition`,
+/// else by the URI path.
+fn open_file(side: &Side, tx: &mut HttpTx) {
+    let body = if side.request { &tx.req.body } else { &tx.res.body };
+    if !body.files.is_empty() || body.multipart.is_some() {
+        return;
+    }
+    if side.request {
+        let method = tx.req.method.as_deref();
+        let upload = matches!(method, Some(b"POST" | b"PUT"));
+        let boundary = tx.req.headers.value(b"content-type").and_then(boundary);
+        if let (true, Some(b)) = (upload, boundary) {
+            tx.req.body.multipart = Some(Box::new(Multipart::new(&b)));
+            tx.req.body.file_cfg = side.files;
+            return;
+        }
+        if method != Some(b"PUT") {
+            return;
+        }
+    }
+    let dir = if side.request { Direction::ToServer } else { Direction::ToClient };
+    let name = tx.file_name(dir).unwrap_or_default();
     let body = if side.request { &mut tx.req.body } else { &mut tx.res.body };
+    let mut file = File::open(name, 0, &side.files);
+    if let Some(sid) = body.store_for {
+        file.mark_store(sid);
+    }
+    body.files.push(file);
+    body.file_cfg = side.files;
+}
+
+/// The body's files, if any, end short.
+pub(super) fn truncate_file(side: &Side, tx: &mut HttpTx) {
+    let body = if side.request { &mut tx.req.body } else { &mut tx.res.body };
+    body.files.iter_mut().for_each(File::truncate);
+}
+
+pub(super) fn lose_body(side: &mut Side, tx: &mut HttpTx, lost: u64) {
+    // A body lost from its first byte is still a file, with a gap.
+    if lost > 0 {
+        open_file(side, tx);
+    }
+    let body = if side.request { &mut tx.req.body } else { &mut tx.res.body };
+    body.lose(lost);
     body.lost = body.lost.saturating_add(lost);
     body.wire_len = body.wire_len.saturating_add(lost);
     // Inflating past a hole would only produce garbage.
@@ -178,6 +230,7 @@ pub(super) fn flush_pending(side: &mut Side, tx: &mut HttpTx, cfg: &HttpConfig) 
 
 pub(super) fn finish_request(side: &mut Side, tx: &mut HttpTx) {
     release_decoder(side, tx);
+    tx.req.body.close_files();
     tx.req.complete = true;
     side.decoder = None;
     side.pending = None;
@@ -191,6 +244,7 @@ pub(super) fn finish_request(side: &mut Side, tx: &mut HttpTx) {
 
 pub(super) fn finish_response(side: &mut Side, tx: &mut HttpTx) {
     release_decoder(side, tx);
+    close_response_file(tx);
     tx.res.complete = true;
     side.decoder = None;
     side.pending = None;
@@ -217,14 +271,25 @@ pub(super) fn body_ended(side: &mut Side, tx: &mut HttpTx) {
     }
     release_decoder(side, tx);
     let decoder = side.decoder.take();
+    // What follows until a status line still extends the file.
+    let files = std::mem::take(&mut tx.res.body.files);
     finish_response(side, tx);
+    tx.res.body.files = files;
     side.decoder = decoder;
     side.tx = Some(tx.id());
     side.state = State::Finalize;
 }
 
-/// Leaves [`State::Finalize`]: the response it extended is over for good.
-pub(super) fn leave_finalize(side: &mut Side) {
+fn close_response_file(tx: &mut HttpTx) {
+    tx.res.body.close_files();
+}
+
+/// Leaves [`State::Finalize`]: the response it extended is over for good
+/// (`tx`: that response's transaction, whose file closes now).
+pub(super) fn leave_finalize(side: &mut Side, tx: Option<&mut HttpTx>) {
+    if let Some(tx) = tx {
+        close_response_file(tx);
+    }
     side.tx = None;
     side.decoder = None;
     side.state = State::Line;

@@ -959,3 +959,127 @@ fn random_conversations_do_not_depend_on_the_cut() {
         check_cfg(cfg, &segs, true);
     }
 }
+
+fn file_cfg() -> HttpConfig {
+    let files = crate::files::FileConfig {
+        md5: true,
+        sha1: true,
+        sha256: true,
+        keep: true,
+        store_all: true,
+        ..Default::default()
+    };
+    HttpConfig { files, ..HttpConfig::default() }
+}
+
+fn chunked(data: &[u8], piece: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for c in data.chunks(piece) {
+        out.extend_from_slice(format!("{:x}\r\n", c.len()).as_bytes());
+        out.extend_from_slice(c);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"0\r\n\r\n");
+    out
+}
+
+/// Response bodies and PUT bodies are files: named, sized and hashed on the
+/// decoded bytes, the same however the stream is cut (the harness compares
+/// every cut's files, digests and held bytes included).
+#[test]
+fn bodies_are_files_hashed_alike_however_cut() {
+    use crate::files::{hex, FileState};
+    use md5::Digest;
+    let body: Vec<u8> = (0..3000u32).map(|i| (i * 31 % 251) as u8).collect();
+    let head = "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Disposition: attachment; filename=\"r.pdf\"\r\nTransfer-Encoding: chunked\r\n\r\n";
+    let o = check_cfg(
+        file_cfg(),
+        &[
+            c2s("PUT /up/load.bin?v=2 HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello"),
+            s2c(with_body(head, &chunked(&gzip(&body), 700))),
+            c2s("POST /form HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc"),
+            s2c("HTTP/1.1 204 No Content\r\n\r\n"),
+        ],
+        false,
+    );
+    let put = &o.txs[0];
+    let up = &put.files(ToServer)[0];
+    assert_eq!((up.name.as_slice(), up.size, up.state), (&b"/up/load.bin"[..], 5, FileState::Closed));
+    assert_eq!(hex(&up.hashes.md5.unwrap()), "5d41402abc4b2a76b9719d911017c592");
+    let down = &put.files(ToClient)[0];
+    assert_eq!((down.name.as_slice(), down.size, down.gaps), (&b"r.pdf"[..], 3000, false));
+    assert_eq!(down.hashes.md5.unwrap(), <[u8; 16]>::from(md5::Md5::digest(&body)));
+    assert_eq!(down.kept, body);
+    // A form POST is not a file; a 204 has no body to be one.
+    assert!(o.txs[1].files(ToServer).is_empty() && o.txs[1].files(ToClient).is_empty());
+}
+
+/// A body cut by the close is truncated (sha256 of what came, no md5); a
+/// gap truncates too and leaves no digest at all; a body lost whole is
+/// still a file, of lost bytes.
+#[test]
+fn cut_and_holed_bodies_are_truncated_files() {
+    use crate::files::FileState;
+    let o = check_cfg(
+        file_cfg(),
+        &[
+            c2s("GET /a HTTP/1.1\r\nHost: h\r\n\r\n"),
+            s2c("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"),
+            Seg::Close(ToClient),
+        ],
+        true,
+    );
+    let f = &o.txs[0].files(ToClient)[0];
+    assert_eq!((f.state, f.size, f.hashes.md5), (FileState::Truncated, 3, None));
+    assert!(f.hashes.sha256.is_some());
+
+    let o = check_cfg(
+        file_cfg(),
+        &[
+            c2s("GET /b HTTP/1.1\r\nHost: h\r\n\r\n"),
+            s2c("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"),
+            Seg::Gap(ToClient, 4),
+            s2c("xyz"),
+            c2s("GET /c HTTP/1.1\r\nHost: h\r\n\r\n"),
+            s2c("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n"),
+            Seg::Gap(ToClient, 4),
+        ],
+        true,
+    );
+    let f = &o.txs[0].files(ToClient)[0];
+    assert_eq!((f.state, f.size, f.gaps), (FileState::Truncated, 10, true));
+    assert_eq!(f.hashes, crate::files::Hashes::default());
+    let f = &o.txs[1].files(ToClient)[0];
+    assert_eq!((f.state, f.size, f.gaps, f.name.as_slice()), (FileState::Truncated, 4, true, &b"/c"[..]));
+}
+
+/// A multipart upload carries a file per part that names one; form fields
+/// are not files; an upload cut before its closing delimiter leaves its
+/// open part truncated.
+#[test]
+fn multipart_uploads_carry_a_file_per_named_part() {
+    use crate::files::FileState;
+    let body = "--AaB03x\r\nContent-Disposition: form-data; name=\"field\"\r\n\r\nJoe\r\n\
+--AaB03x\r\nContent-Disposition: form-data; name=\"f1\"; filename=\"titi.txt\"\r\nContent-Type: text/plain\r\n\r\nbateau Titi\r\n\
+--AaB03x\r\ncontent-disposition: form-data; name=\"f2\"; filename=toto.txt\r\n\r\nminet\r\n--AaB03x--\r\n";
+    let head = format!(
+        "POST /upload HTTP/1.1\r\nHost: h\r\nContent-Type: multipart/form-data; boundary=AaB03x\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let o = check_cfg(file_cfg(), &[c2s(format!("{head}{body}")), s2c("HTTP/1.1 204 No Content\r\n\r\n")], true);
+    let files = o.txs[0].files(ToServer);
+    let seen: Vec<(&[u8], u64, FileState)> = files.iter().map(|f| (f.name.as_slice(), f.size, f.state)).collect();
+    assert_eq!(seen, vec![(&b"titi.txt"[..], 11, FileState::Closed), (&b"toto.txt"[..], 5, FileState::Closed)]);
+    assert_eq!(files[1].kept, b"minet");
+    // The whole body stays the request body.
+    assert_eq!(buf(&o.txs[0], BufferId::HttpRequestBody).map(str::len), Some(body.len()));
+
+    let cut = &body[..body.find("minet").unwrap() + 3];
+    let head = format!(
+        "POST /upload HTTP/1.1\r\nHost: h\r\nContent-Type: multipart/form-data; boundary=AaB03x\r\nContent-Length: {}\r\n\r\n",
+        cut.len()
+    );
+    let o = check_cfg(file_cfg(), &[c2s(format!("{head}{cut}"))], true);
+    let last = o.txs[0].files(ToServer).last().unwrap();
+    assert_eq!((last.name.as_slice(), last.state), (&b"toto.txt"[..], FileState::Truncated));
+}

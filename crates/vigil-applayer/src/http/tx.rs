@@ -1,6 +1,8 @@
 //! One request/response exchange and the inspection buffers it answers.
 
 use super::headers::{Header, HeaderItems, HeaderTable};
+use crate::codecs::multipart::{Event, Multipart};
+use crate::files::{File, FileConfig};
 use crate::parser::{BufferId, Transaction};
 use vigil_types::Direction;
 
@@ -59,14 +61,76 @@ pub(crate) struct Body {
     pub(crate) wire_len: u64,
     /// Bytes lost to capture gaps.
     pub(crate) lost: u64,
+    /// The body's files: the body itself (responses, PUT requests), or
+    /// each part of a multipart upload that names a file.
+    pub(crate) files: Vec<File>,
+    pub(crate) file_cfg: FileConfig,
+    /// A multipart upload's reader, and whether its open part is a file.
+    pub(crate) multipart: Option<Box<Multipart>>,
+    pub(crate) part_is_file: bool,
+    /// A `filestore` asked for this body's files before they opened: the
+    /// signature's id.
+    pub(crate) store_for: Option<u32>,
 }
 
+/// Parts of one upload tracked as files; later ones are not (each file
+/// costs its name and digest state, and a body may hold any number).
+const MAX_PARTS: usize = 256;
+
 impl Body {
+    /// The body ended: a multipart part still open was cut short; a whole
+    /// body's file is complete.
+    pub(crate) fn close_files(&mut self) {
+        match &self.multipart {
+            Some(_) => self.files.iter_mut().for_each(File::truncate),
+            None => self.files.iter_mut().for_each(File::close),
+        }
+    }
+
+    /// `len` bytes lost: the file they belonged to has a gap.
+    pub(crate) fn lose(&mut self, len: u64) {
+        let open = match &self.multipart {
+            Some(mp) if mp.in_part() && self.part_is_file => self.files.last_mut(),
+            Some(_) => None,
+            None => self.files.first_mut(),
+        };
+        if let Some(f) = open {
+            f.gap(len);
+        }
+    }
+
     fn new(limit: usize) -> Self {
         Body { limit, ..Body::default() }
     }
 
     pub(crate) fn push(&mut self, data: &[u8]) {
+        match self.multipart.as_deref_mut() {
+            Some(mp) => {
+                let (files, cfg, is_file) = (&mut self.files, &self.file_cfg, &mut self.part_is_file);
+                let store_for = self.store_for;
+                mp.feed(data, &mut |e| match e {
+                    Event::Part(headers) => {
+                        let name = part_header(headers, b"content-disposition").and_then(disposition_filename);
+                        *is_file = name.is_some() && files.len() < MAX_PARTS;
+                        if let (true, Some(name)) = (*is_file, name) {
+                            let mut f = File::open(name, 0, cfg);
+                            if let Some(sid) = store_for {
+                                f.mark_store(sid);
+                            }
+                            files.push(f);
+                        }
+                    }
+                    Event::Data(d) if *is_file => files.last_mut().into_iter().for_each(|f| f.append(d, cfg)),
+                    Event::End if *is_file => files.last_mut().into_iter().for_each(File::close),
+                    Event::Data(_) | Event::End => {}
+                });
+            }
+            None => {
+                if let Some(f) = self.files.first_mut() {
+                    f.append(data, &self.file_cfg);
+                }
+            }
+        }
         self.len = self.len.saturating_add(data.len() as u64);
         let room = self.limit.saturating_sub(self.kept.len());
         self.kept.extend_from_slice(data.get(..room.min(data.len())).unwrap_or_default());
@@ -311,6 +375,25 @@ impl HttpTx {
         (!path.is_empty()).then(|| path.to_vec())
     }
 
+    /// The files of side `dir`: its body when that is a file.
+    pub fn files(&self, dir: Direction) -> &[File] {
+        match dir {
+            Direction::ToServer => &self.req.body.files,
+            Direction::ToClient => &self.res.body.files,
+        }
+    }
+
+    /// Marks side `dir`'s files for storage on behalf of `sid`: those it
+    /// has, and those its body has yet to open.
+    pub fn store_files(&mut self, dir: Direction, sid: u32) {
+        let body = match dir {
+            Direction::ToServer => &mut self.req.body,
+            Direction::ToClient => &mut self.res.body,
+        };
+        body.files.iter_mut().for_each(|f| f.mark_store(sid));
+        body.store_for = Some(sid);
+    }
+
     /// Whether `dir`'s message is complete and whole: a body cut short, or
     /// with a hole from a capture gap, is logged as truncated (as Suricata
     /// logs a file with gaps).
@@ -395,6 +478,14 @@ impl Transaction for HttpTx {
 }
 
 /// `filename=` of a `Content-Disposition` value, quotes removed.
+/// The value of header `name` (lower case) in a raw header block.
+fn part_header<'a>(block: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
+    block.split(|&b| b == b'\n').find_map(|line| {
+        let colon = line.iter().position(|&b| b == b':')?;
+        line[..colon].trim_ascii().eq_ignore_ascii_case(name).then(|| line[colon + 1..].trim_ascii())
+    })
+}
+
 fn disposition_filename(v: &[u8]) -> Option<Vec<u8>> {
     for part in v.split(|&c| c == b';') {
         let part = part.trim_ascii();

@@ -186,6 +186,11 @@ pub trait ProtoTx: Any {
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]>;
     /// The body of its EVE record (the object under the protocol's name).
     fn eve(&self) -> serde_json::Value;
+    /// The files side `dir` carried, fed through [`crate::files`]; the
+    /// file keywords, `fileinfo` records and the file store read them.
+    fn files(&self, _dir: Direction) -> &[crate::files::File] {
+        &[]
+    }
     fn as_any(&self) -> &dyn Any;
 }
 

@@ -14,7 +14,7 @@
 //! check here sees the whole transaction, it matches when either side's view matches, which gives
 //! the same alerts. Certificate checks see the server's chain once that side's handshake is done.
 
-use super::file::FileSize;
+use super::file::{FileHash, FileSize};
 use std::sync::Arc;
 use vigil_applayer::dns::{rcode_name, rrtype_name, DnsTx};
 use vigil_applayer::http::HttpTx;
@@ -52,6 +52,8 @@ pub enum AppCheck {
     CertChainLen(IntCmp),
     /// `filesize`: the size of an HTTP body, once it is whole.
     FileSize(FileSize),
+    /// `filemd5`/`filesha1`/`filesha256`: a file's digest in a list.
+    FileHash(FileHash),
     /// `app-layer-event:http.<name>`: the parser raised the event on the
     /// transaction (`mask` from [`vigil_applayer::http::event_bit`]).
     HttpEvent(HttpEvent),
@@ -169,7 +171,7 @@ impl AppCheck {
     pub fn proto(&self) -> AppProto {
         match self {
             AppCheck::DnsOpcode(_) | AppCheck::DnsRcode(_) | AppCheck::DnsRrtype(_) => AppProto::Dns,
-            AppCheck::FileSize(_) | AppCheck::HttpEvent(_) => AppProto::Http,
+            AppCheck::FileSize(_) | AppCheck::FileHash(_) | AppCheck::HttpEvent(_) => AppProto::Http,
             AppCheck::Table { proto, .. } => *proto,
             _ => AppProto::Tls,
         }
@@ -191,11 +193,20 @@ impl AppCheck {
         }
     }
 
+    /// A file check naming no side: it looks at the files of whichever
+    /// side the rule inspects, and a rule naming no direction inspects both.
+    pub fn either_side(&self) -> bool {
+        matches!(self, AppCheck::FileHash(_) | AppCheck::FileSize(FileSize { side: None, .. }))
+    }
+
     /// The side the check reads must be parsed whole first (a file's size is known at its end).
     pub fn needs_complete(&self) -> bool {
         match self {
             AppCheck::Table { def, .. } => def.need == vigil_applayer::Progress::Complete,
-            _ => matches!(self, AppCheck::FileSize(_) | AppCheck::HttpEvent(HttpEvent { in_body: true, .. })),
+            _ => matches!(
+                self,
+                AppCheck::FileSize(_) | AppCheck::FileHash(_) | AppCheck::HttpEvent(HttpEvent { in_body: true, .. })
+            ),
         }
     }
 
@@ -211,6 +222,7 @@ impl AppCheck {
     pub fn matches_http(&self, tx: &HttpTx, side: Direction) -> bool {
         match self {
             AppCheck::FileSize(f) => f.matches(tx, f.side.unwrap_or(side)),
+            AppCheck::FileHash(h) => h.matches(tx.files(side), tx.complete(side)),
             AppCheck::HttpEvent(e) => tx.has_events(e.mask),
             _ => false,
         }
@@ -266,6 +278,7 @@ impl AppCheck {
             | AppCheck::DnsRcode(_)
             | AppCheck::DnsRrtype(_)
             | AppCheck::FileSize(_)
+            | AppCheck::FileHash(_)
             | AppCheck::HttpEvent(_)
             | AppCheck::Table { .. } => false,
         }

@@ -107,6 +107,9 @@ pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
         "http.response_body" => Some(complete(resp(B::HttpResponseBody))),
         // HTTP bodies both ways; a rule without a direction means the response.
         "file.data" => Some(default_to_client(complete(both(B::HttpRequestBody, B::HttpResponseBody)))),
+        // Each file's name, request files and response files alike; whole
+        // once the side is.
+        "file.name" => Some(default_to_client(complete(multi(both(B::FileName, B::FileName))))),
         "http.header" => Some(both(B::HttpHeader, B::HttpResponseHeader)),
         "http.header.raw" => Some(both(B::HttpHeaderRaw, B::HttpResponseHeaderRaw)),
         "http.header_names" => Some(both(B::HttpHeaderNames, B::HttpResponseHeaderNames)),

@@ -14,7 +14,7 @@ mod payload;
 mod tx;
 
 pub use app::{AppCheck, HttpEvent};
-pub use file::FileSize;
+pub use file::{FileHash, FileSize, FileStoreSpec, HashKind};
 pub use hdr::HeaderMatch;
 pub use header::{ActionOrder, Proto, RejectTo, RuleAction};
 pub use packet::{Csum, FlowInfo, PacketCheck, SizeSide, VlanLayer};
@@ -100,6 +100,8 @@ pub struct Signature {
     pub reference_urls: Vec<String>,
     /// `tag`: the later packets of the session or host an alert logs too.
     pub tags: Vec<vigil_rules::keywords::post::Tag>,
+    /// `filestore`: which files a match asks the file store to keep.
+    pub filestore: Option<FileStoreSpec>,
     /// Whether a drop or pass by this signature covers the packet or its whole flow.
     pub scope: ActionScope,
     /// IP-only (addresses and protocol, any port, no other keyword): as in
@@ -226,6 +228,7 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
     let mut hostbits = Vec::new();
     let mut rate = None;
     let mut tags = Vec::new();
+    let mut filestore = None;
     let mut references = Vec::new();
     for o in &rule.options {
         match (o.name(), &o.value) {
@@ -267,6 +270,16 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
                 }
             }
             ("priority", Value::Number(n)) => priority = Some(*n as u32),
+            ("filestore", v) => match FileStoreSpec::compile(v) {
+                Ok(f) => filestore = Some(f),
+                Err(e) => missing.push(format!("filestore ({e})")),
+            },
+            // Contents on `file.name`, compiled with the payload.
+            ("filename" | "fileext", _) => {}
+            (name @ ("filemd5" | "filesha1" | "filesha256"), v) => match FileHash::compile(name, v, &rule.file) {
+                Ok(h) => app_checks.push(AppCheck::FileHash(h)),
+                Err(e) => missing.push(format!("{name} ({e})")),
+            },
             ("tag", Value::Tag(t)) => tags.push(*t),
             ("reference", Value::Reference(r)) => references.push((r.system.clone(), r.id.clone())),
             ("app-layer-event", Value::Text(t)) => match app::HttpEvent::compile(t) {
@@ -351,6 +364,7 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
         hostbits,
         rate,
         tags,
+        filestore,
         references,
         reference_urls: Vec::new(),
         scope: ActionScope::Packet,

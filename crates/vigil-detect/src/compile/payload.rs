@@ -10,7 +10,7 @@ use crate::inspect::{
 use crate::prefilter::Pattern;
 use crate::transform::Transform;
 use vigil_rules::keywords::bytes::ByteOpt;
-use vigil_rules::{ContentInfo, FastPattern, IntCmp, Kind, NumVar, Rule, Value};
+use vigil_rules::{ContentInfo, ContentMods, FastPattern, IntCmp, Kind, NumVar, Rule, Value};
 
 /// A sticky buffer of the rule as written: its keyword, the transforms
 /// applied to it, and the keywords that inspect it.
@@ -105,6 +105,26 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
             }
             // Legacy modifiers were folded into the content they follow.
             Kind::LegacyBuffer(_) => continue,
+            // `filename`/`fileext`: a content on each file's name, without
+            // case; the extension is the name's end after a dot.
+            Kind::App if matches!(name, "filename" | "fileext") => {
+                let Value::Content(c) = &o.value else {
+                    missing.push(format!("{name} value"));
+                    continue;
+                };
+                let ext = name == "fileext";
+                let bytes = if ext { [&b"."[..], &c.bytes].concat() } else { c.bytes.clone() };
+                let mods = ContentMods { nocase: true, endswith: ext, ..ContentMods::default() };
+                let info = ContentInfo { option: i, buffer: Some("file.name"), transforms: Vec::new(), mods };
+                let at = buffer_slot(&mut out.buffers, "file.name", &[]);
+                if let Some(cc) = content_step(&bytes, c.negated, &info, &vars, missing) {
+                    if !c.negated {
+                        fast.push((false, bytes, true, Some(at)));
+                    }
+                    out.buffers[at].steps.push(Step::Content(cc.step));
+                }
+                continue;
+            }
             // Value checks on a transaction are compiled with the signature.
             Kind::App => continue,
             Kind::Flow | Kind::Snort(_) => {
@@ -112,7 +132,10 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                 continue;
             }
             Kind::Post
-                if !matches!(name, "noalert" | "alert" | "threshold" | "detection_filter" | "config" | "tag") =>
+                if !matches!(
+                    name,
+                    "noalert" | "alert" | "threshold" | "detection_filter" | "config" | "tag" | "filestore"
+                ) =>
             {
                 missing.push(name.to_string());
                 continue;

@@ -141,13 +141,14 @@ pub(super) fn split(
         }
         None => Direction::ToServer,
     };
-    // Buffers registered both ways only, without value checks: TLS versions
-    // and states look at both sides already, and would alert twice.
+    // Buffers registered both ways only, and no value checks but file ones
+    // (files travel either way): TLS versions and states look at both
+    // sides already, and would alert twice.
     let either_side = to_server.is_none()
         && side == Direction::ToServer
-        && !defs.is_empty()
+        && !(defs.is_empty() && checks.is_empty())
         && defs.iter().all(|d| d.both_ways)
-        && checks.is_empty();
+        && checks.iter().all(AppCheck::either_side);
     let mut need = PerDir::<Progress>::default();
     let raise = |need: &mut PerDir<Progress>, dir: Direction, p: Progress| {
         let n = need.get_mut(dir);

@@ -6,6 +6,7 @@
 //! comparison.
 
 use super::{kw, p_int_or_name, p_int_with, p_none, p_string, p_text, p_u16, p_u32, p_u64, p_u8, KeywordDef, Kind};
+use crate::content::Content;
 use crate::error::{verr, VResult};
 use crate::lexer::{split_commas, trim};
 use crate::options::Value;
@@ -32,9 +33,9 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("dns.rcode", Kind::App, Required, p_int_or_name, "DNS response code"),
     kw!("dns.rrtype", Kind::App, Required, p_int_or_name, "DNS record type"),
     // files
-    kw!("filename", Kind::App, Required, p_string, "file name contains"),
-    kw!("fileext", Kind::App, Required, p_string, "file extension equals"),
-    kw!("filemagic", Kind::App, Required, p_string, "libmagic description contains"),
+    kw!("filename", Kind::App, Required, p_file_string, "file name contains (no case; ! negates)"),
+    kw!("fileext", Kind::App, Required, p_file_string, "file extension equals (no case; ! negates)"),
+    kw!("filemagic", Kind::App, Required, p_file_string, "libmagic description contains (no case; ! negates)"),
     kw!("filemd5", Kind::App, Required, p_text, "file MD5 in a list file"),
     kw!("filesha1", Kind::App, Required, p_text, "file SHA-1 in a list file"),
     kw!("filesha256", Kind::App, Required, p_text, "file SHA-256 in a list file"),
@@ -158,4 +159,17 @@ fn p_ssl_state(s: &str) -> VResult<Value> {
         }
     }
     Ok(Value::Text(t.to_string()))
+}
+
+/// `filename`, `fileext`, `filemagic`: a content (quoted, `|hex|`, `!` to
+/// negate) or a bare word, matched against the file's name or magic.
+fn p_file_string(s: &str) -> VResult<Value> {
+    let (off, t) = trim(s);
+    if t.is_empty() {
+        return verr(off, "needs a value");
+    }
+    if t.starts_with('"') || t.starts_with("!") {
+        return Content::parse(s).map(Value::Content);
+    }
+    Ok(Value::Content(Content { negated: false, bytes: t.as_bytes().to_vec(), inline: Vec::new() }))
 }

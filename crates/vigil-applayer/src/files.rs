@@ -1,0 +1,436 @@
+//! Files as a shared service: any protocol that carries files (HTTP bodies
+//! today) opens a [`File`], feeds it bytes in order or at offsets, reports
+//! gaps and closes it. The service keeps what detection and logging need:
+//! name, size, state, gaps, the hashes asked for (computed as bytes arrive,
+//! never over a hole), and, while the `file-store` output may still want
+//! them, the bytes themselves (bounded per file).
+//!
+//! A file's hashes, kept bytes and store marks live in the file, owned by
+//! its transaction and so by one worker: no lock, no global state.
+
+use md5::{Digest, Md5};
+use sha1::Sha1;
+use sha2::Sha256;
+
+/// What the file service computes and keeps, from the outputs and rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileConfig {
+    /// Hashes to compute (`force-hash`, `filemd5`/`filesha1`/`filesha256`
+    /// rules, and sha256 whenever files are stored: they are named by it).
+    pub md5: bool,
+    pub sha1: bool,
+    pub sha256: bool,
+    /// The `file-store` output is on: the bytes of files to be stored are
+    /// held until the file is logged and written out.
+    pub keep: bool,
+    /// `force-filestore`: every file is stored.
+    pub store_all: bool,
+    /// `file-store.stream-depth` (0: none): a file is tracked up to this
+    /// many bytes, then truncated.
+    pub depth: u64,
+    /// The most bytes kept per file for storage; past it the file is
+    /// tracked and hashed on but cannot be stored whole (counted).
+    pub max_kept: u64,
+}
+
+impl Default for FileConfig {
+    fn default() -> Self {
+        FileConfig {
+            md5: false,
+            sha1: false,
+            sha256: false,
+            keep: false,
+            store_all: false,
+            depth: 0,
+            max_kept: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// Where a file stands, as EVE `fileinfo.state` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileState {
+    /// Still receiving bytes.
+    Open,
+    /// Whole: every byte seen, in order.
+    Closed,
+    /// Cut short: the transfer ended early, a gap lost bytes, or the
+    /// stream depth was reached.
+    Truncated,
+    /// The protocol reported the transfer failed.
+    Error,
+}
+
+impl FileState {
+    pub fn name(self) -> &'static str {
+        match self {
+            FileState::Open => "OPEN",
+            FileState::Closed => "CLOSED",
+            FileState::Truncated => "TRUNCATED",
+            FileState::Error => "ERROR",
+        }
+    }
+}
+
+#[derive(Clone)]
+struct Hashers {
+    md5: Option<Md5>,
+    sha1: Option<Sha1>,
+    sha256: Option<Sha256>,
+}
+
+/// Finished digests.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Hashes {
+    pub md5: Option<[u8; 16]>,
+    pub sha1: Option<[u8; 20]>,
+    pub sha256: Option<[u8; 32]>,
+}
+
+/// One file of a transaction.
+#[derive(Clone)]
+pub struct File {
+    pub name: Vec<u8>,
+    /// Bytes seen (or lost to gaps) from `start` on.
+    pub size: u64,
+    /// The offset of the first byte (non-zero for a range request).
+    pub start: u64,
+    pub state: FileState,
+    /// Some bytes were lost: the hashes and the kept copy are not of the file.
+    pub gaps: bool,
+    hashers: Option<Box<Hashers>>,
+    /// The digests, once the file is closed (only for a file without gaps).
+    pub hashes: Hashes,
+    /// A rule or `force-filestore` asked for it to be stored.
+    pub store: bool,
+    /// The bytes held for storage (with `keep`, once `store`), from `start`.
+    pub kept: Vec<u8>,
+    /// More bytes came than could be kept: it cannot be stored whole.
+    pub kept_overflow: bool,
+    /// The signatures that asked for it to be stored (EVE `fileinfo.sid`).
+    pub sids: Vec<u32>,
+}
+
+impl std::fmt::Debug for File {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("File")
+            .field("name", &String::from_utf8_lossy(&self.name))
+            .field("size", &self.size)
+            .field("state", &self.state)
+            .field("gaps", &self.gaps)
+            .finish()
+    }
+}
+
+impl PartialEq for File {
+    fn eq(&self, o: &Self) -> bool {
+        self.name == o.name
+            && self.size == o.size
+            && self.start == o.start
+            && self.state == o.state
+            && self.gaps == o.gaps
+            && self.hashes == o.hashes
+            && self.store == o.store
+            && self.kept == o.kept
+            && self.sids == o.sids
+    }
+}
+
+impl Eq for File {}
+
+impl File {
+    /// A file starting at `start` of its content.
+    pub fn open(name: Vec<u8>, start: u64, cfg: &FileConfig) -> File {
+        let hashers = (cfg.md5 || cfg.sha1 || cfg.sha256).then(|| {
+            Box::new(Hashers {
+                md5: cfg.md5.then(Md5::new),
+                sha1: cfg.sha1.then(Sha1::new),
+                sha256: cfg.sha256.then(Sha256::new),
+            })
+        });
+        File {
+            name,
+            size: 0,
+            start,
+            state: FileState::Open,
+            gaps: false,
+            hashers,
+            hashes: Hashes::default(),
+            store: cfg.store_all,
+            kept: Vec::new(),
+            kept_overflow: false,
+            sids: Vec::new(),
+        }
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.state == FileState::Open
+    }
+
+    /// The next bytes of the file, in order.
+    pub fn append(&mut self, data: &[u8], cfg: &FileConfig) {
+        if !self.is_open() || data.is_empty() {
+            return;
+        }
+        let data = match cfg.depth {
+            0 => data,
+            depth => {
+                let room = depth.saturating_sub(self.size);
+                &data[..data.len().min(usize::try_from(room).unwrap_or(usize::MAX))]
+            }
+        };
+        self.size = self.size.saturating_add(data.len() as u64);
+        if let Some(h) = self.hashers.as_deref_mut() {
+            if let Some(m) = h.md5.as_mut() {
+                m.update(data);
+            }
+            if let Some(s) = h.sha1.as_mut() {
+                s.update(data);
+            }
+            if let Some(s) = h.sha256.as_mut() {
+                s.update(data);
+            }
+        }
+        // Only files already asked for are held: a store decided after
+        // bytes went by cannot be whole (see `mark_store`).
+        if cfg.keep && self.store && !self.kept_overflow {
+            if (self.kept.len() + data.len()) as u64 > cfg.max_kept {
+                self.kept_overflow = true;
+                self.kept = Vec::new();
+            } else {
+                self.kept.extend_from_slice(data);
+            }
+        }
+        if cfg.depth != 0 && self.size >= cfg.depth {
+            self.finish(FileState::Truncated);
+        }
+    }
+
+    /// Bytes for `offset` of the content (protocols that write at offsets).
+    /// In-order bytes are appended; bytes past the end leave a gap before
+    /// them; bytes already seen are ignored (the first copy wins).
+    pub fn write_at(&mut self, offset: u64, data: &[u8], cfg: &FileConfig) {
+        let end = self.start.saturating_add(self.size);
+        if offset > end {
+            self.gap(offset - end);
+            self.append(data, cfg);
+        } else {
+            let skip = usize::try_from(end - offset).unwrap_or(usize::MAX);
+            if skip < data.len() {
+                self.append(&data[skip..], cfg);
+            }
+        }
+    }
+
+    /// `len` bytes of the file were lost.
+    pub fn gap(&mut self, len: u64) {
+        if !self.is_open() || len == 0 {
+            return;
+        }
+        self.gaps = true;
+        self.size = self.size.saturating_add(len);
+        // Neither a digest nor a stored copy over a hole would be the file's.
+        self.hashers = None;
+        self.kept = Vec::new();
+        self.kept_overflow = true;
+    }
+
+    /// The transfer ended normally: closed, or truncated if bytes were lost.
+    pub fn close(&mut self) {
+        let state = if self.gaps { FileState::Truncated } else { FileState::Closed };
+        self.finish(state);
+    }
+
+    /// The transfer stopped early (the flow ended, the message was cut).
+    pub fn truncate(&mut self) {
+        self.finish(FileState::Truncated);
+    }
+
+    /// The protocol says the transfer failed.
+    pub fn error(&mut self) {
+        self.finish(FileState::Error);
+    }
+
+    fn finish(&mut self, state: FileState) {
+        if !self.is_open() {
+            return;
+        }
+        self.state = state;
+        if let Some(h) = self.hashers.take() {
+            self.hashes = digests(*h, state);
+        }
+    }
+
+    /// The file as a record reports it now: its state and digests once
+    /// finished; while still open, closed if the transfer it belongs to is
+    /// `complete` (a response's trailing bytes may still extend it), else
+    /// truncated, with digests of what came so far.
+    pub fn settled(&self, complete: bool) -> (FileState, Hashes) {
+        if !self.is_open() {
+            return (self.state, self.hashes.clone());
+        }
+        let state = if complete && !self.gaps { FileState::Closed } else { FileState::Truncated };
+        let hashes = self.hashers.as_deref().map(|h| digests(h.clone(), state)).unwrap_or_default();
+        (state, hashes)
+    }
+
+    /// Marks it for storage on behalf of signature `sid` (0: no signature).
+    pub fn mark_store(&mut self, sid: u32) {
+        if !self.store && self.size > 0 {
+            // Its first bytes were not kept.
+            self.kept_overflow = true;
+        }
+        self.store = true;
+        if sid != 0 && !self.sids.contains(&sid) {
+            self.sids.push(sid);
+        }
+    }
+
+    /// Whether it is to be stored and the kept bytes are all of it.
+    pub fn storable(&self) -> bool {
+        self.store && !self.kept_overflow
+    }
+
+    /// The extension: what follows the last `.` of the last path element.
+    pub fn extension(&self) -> Option<&[u8]> {
+        let base = self.name.rsplit(|&b| b == b'/' || b == b'\\').next()?;
+        let dot = base.iter().rposition(|&b| b == b'.')?;
+        Some(&base[dot + 1..])
+    }
+}
+
+/// A partial file still gets its sha256 (files are stored by it); md5 and
+/// sha1 are only reported for whole files.
+fn digests(h: Hashers, state: FileState) -> Hashes {
+    let whole = state == FileState::Closed;
+    Hashes {
+        md5: h.md5.filter(|_| whole).map(|m| m.finalize().into()),
+        sha1: h.sha1.filter(|_| whole).map(|s| s.finalize().into()),
+        sha256: h.sha256.map(|s| s.finalize().into()),
+    }
+}
+
+/// Lower-case hex.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> FileConfig {
+        FileConfig { md5: true, sha1: true, sha256: true, keep: true, store_all: true, ..FileConfig::default() }
+    }
+
+    #[test]
+    fn hashes_are_the_same_however_the_bytes_arrive() {
+        let c = cfg();
+        let data: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut whole = File::open(b"a.bin".to_vec(), 0, &c);
+        whole.append(&data, &c);
+        whole.close();
+        let mut pieces = File::open(b"a.bin".to_vec(), 0, &c);
+        for chunk in data.chunks(37) {
+            pieces.append(chunk, &c);
+        }
+        pieces.close();
+        assert_eq!(whole.hashes, pieces.hashes);
+        assert_eq!(whole.state, FileState::Closed);
+        assert_eq!(hex(&whole.hashes.md5.unwrap()), hex(&Md5::digest(&data)));
+        assert_eq!(whole.kept, data);
+        assert!(whole.storable() || !whole.store);
+    }
+
+    #[test]
+    fn the_empty_file_has_the_empty_digests() {
+        let c = cfg();
+        let mut f = File::open(Vec::new(), 0, &c);
+        f.close();
+        assert_eq!(hex(&f.hashes.md5.unwrap()), "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(hex(&f.hashes.sha256.unwrap()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    }
+
+    #[test]
+    fn a_gap_truncates_and_drops_digests_and_copy() {
+        let c = cfg();
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.append(b"abc", &c);
+        f.gap(10);
+        f.append(b"def", &c);
+        f.close();
+        assert_eq!(f.state, FileState::Truncated);
+        assert!(f.gaps);
+        assert_eq!(f.size, 16);
+        assert_eq!(f.hashes, Hashes::default());
+        assert!(f.kept.is_empty() && f.kept_overflow);
+    }
+
+    #[test]
+    fn offsets_append_skip_overlaps_and_leave_gaps() {
+        let c = cfg();
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.write_at(0, b"hello", &c);
+        f.write_at(3, b"lo world", &c);
+        assert_eq!(f.kept, b"hello world");
+        f.write_at(20, b"!", &c);
+        assert!(f.gaps);
+        assert_eq!(f.size, 21);
+    }
+
+    #[test]
+    fn stream_depth_truncates_and_memcap_stops_keeping() {
+        let c = FileConfig { depth: 10, ..cfg() };
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.append(b"0123456", &c);
+        f.append(b"789abcdef", &c);
+        assert_eq!(f.state, FileState::Truncated);
+        assert_eq!(f.size, 10);
+        assert_eq!(f.kept, b"0123456789");
+        f.append(b"more", &c);
+        assert_eq!(f.size, 10);
+
+        let c = FileConfig { max_kept: 4, ..cfg() };
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.mark_store(7);
+        f.append(b"0123456", &c);
+        f.close();
+        assert!(f.kept_overflow && !f.storable());
+
+        // Asked for after bytes went by: it cannot be stored whole.
+        let c = FileConfig { store_all: false, ..cfg() };
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.append(b"ab", &c);
+        assert!(f.kept.is_empty());
+        f.mark_store(7);
+        f.append(b"cd", &c);
+        f.close();
+        assert_eq!(f.state, FileState::Closed);
+        assert!(f.kept_overflow && !f.storable());
+        assert_eq!(f.sids, [7]);
+
+        // Still open: settled by whether its transfer is complete.
+        let c = cfg();
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.append(b"abc", &c);
+        let (state, h) = f.settled(true);
+        assert_eq!(state, FileState::Closed);
+        assert_eq!(hex(&h.md5.unwrap()), "900150983cd24fb0d6963f7d28e17f72");
+        let (state, h) = f.settled(false);
+        assert_eq!((state, h.md5), (FileState::Truncated, None));
+        assert!(h.sha256.is_some());
+    }
+
+    #[test]
+    fn extensions() {
+        let c = FileConfig::default();
+        let ext = |n: &[u8]| File::open(n.to_vec(), 0, &c).extension().map(<[u8]>::to_vec);
+        assert_eq!(ext(b"/a/b/r.PDF"), Some(b"PDF".to_vec()));
+        assert_eq!(ext(b"/a.d/readme"), None);
+        assert_eq!(ext(b"x.tar.gz"), Some(b"gz".to_vec()));
+    }
+}

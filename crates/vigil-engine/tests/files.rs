@@ -1,0 +1,188 @@
+//! The file service end to end: HTTP bodies as files, `fileinfo` records
+//! with state, hashes and `stored`, the file keywords (`filename`,
+//! `fileext`, `file.name`, `filemd5`, `filesha256`), `filestore` and the
+//! `file-store` output's layout, on sessions built with vigil's builders.
+
+mod common;
+
+use common::{of_type, spaced, tcp_seg, tempdir, write_pcap};
+use serde_json::Value;
+use std::path::Path;
+use vigil_engine::{run_offline, RunOptions};
+use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
+
+/// A session of one GET per entry of `exchanges`, each answered in one segment.
+fn session(exchanges: &[(&[u8], Vec<u8>)]) -> Vec<Vec<u8>> {
+    let (mut c, mut s) = (1000u32, 9000u32);
+    let mut f = vec![tcp_seg(true, SYN, c, 0, b""), tcp_seg(false, SYN | ACK, s, c + 1, b"")];
+    c += 1;
+    s += 1;
+    f.push(tcp_seg(true, ACK, c, s, b""));
+    for (req, resp) in exchanges {
+        f.push(tcp_seg(true, ACK | PSH, c, s, req));
+        c += req.len() as u32;
+        f.push(tcp_seg(false, ACK | PSH, s, c, resp));
+        s += resp.len() as u32;
+        f.push(tcp_seg(true, ACK, c, s, b""));
+    }
+    f.push(tcp_seg(true, FIN | ACK, c, s, b""));
+    f.push(tcp_seg(false, FIN | ACK, s, c + 1, b""));
+    f.push(tcp_seg(true, ACK, c + 1, s + 1, b""));
+    f
+}
+
+fn response(body: &[u8], extra: &str) -> Vec<u8> {
+    let mut r = format!("HTTP/1.1 200 OK\r\n{extra}Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    r.extend_from_slice(body);
+    r
+}
+
+/// Runs the frames with `rules` and `yaml` in a fresh directory; the EVE
+/// records and the directory (removed by the caller).
+fn run(
+    name: &str,
+    frames: &[Vec<u8>],
+    rules: &str,
+    yaml: &str,
+    extra: &[(&str, &[u8])],
+) -> (Vec<Value>, std::path::PathBuf) {
+    let dir = tempdir("files", name);
+    write_pcap(&dir.join("in.pcap"), spaced(frames));
+    std::fs::write(dir.join("test.rules"), rules).unwrap();
+    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
+    for (file, body) in extra {
+        std::fs::write(dir.join(file), body).unwrap();
+    }
+    let opts = RunOptions {
+        inputs: vec![dir.join("in.pcap")],
+        log_dir: Some(dir.clone()),
+        config: Some(dir.join("vigil.yaml")),
+        checksum: Some("none".into()),
+        exclusive_rules: vec![dir.join("test.rules")],
+        ..Default::default()
+    };
+    run_offline(&opts, &mut |_| {}).unwrap();
+    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+    (text.lines().map(|l| serde_json::from_str(l).unwrap()).collect(), dir)
+}
+
+const EVE: &str = "outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - alert\n        - files:\n            force-hash: [md5, sha1, sha256]\n";
+
+fn sids(recs: &[Value]) -> Vec<u64> {
+    let mut v: Vec<u64> = of_type(recs, "alert").iter().map(|r| r["alert"]["signature_id"].as_u64().unwrap()).collect();
+    v.sort_unstable();
+    v
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+#[test]
+fn file_keywords_and_fileinfo_records() {
+    use md5::Digest;
+    let pdf = b"%PDF-1.4 pretend document".to_vec();
+    let md5 = hex(&md5::Md5::digest(&pdf));
+    let frames = session(&[
+        (b"GET /docs/Report.PDF?x=1 HTTP/1.1\r\nHost: h\r\n\r\n", response(&pdf, "")),
+        (
+            b"GET /a HTTP/1.1\r\nHost: h\r\n\r\n",
+            response(b"zz", "Content-Disposition: attachment; filename=\"notes.txt\"\r\n"),
+        ),
+    ]);
+    let rules = "\
+alert tcp any any -> any any (msg:\"name\"; filename:\"report.pdf\"; sid:1;)
+alert tcp any any -> any any (msg:\"ext\"; fileext:\"pdf\"; sid:2;)
+alert tcp any any -> any any (msg:\"not doc\"; fileext:!\"doc\"; sid:3;)
+alert tcp any any -> any any (msg:\"ext is exact\"; fileext:\"pd\"; sid:4;)
+alert http any any -> any any (msg:\"sticky\"; file.name; content:\"notes\"; startswith; sid:5;)
+alert http any any -> any any (msg:\"md5 listed\"; filemd5:md5.list; sid:6;)
+alert http any any -> any any (msg:\"md5 not listed\"; filemd5:!md5.list; sid:7;)
+";
+    let list = format!("# listed\n{md5}  report\n");
+    let (recs, dir) = run("keywords", &frames, rules, EVE, &[("md5.list", list.as_bytes())]);
+    let _ = std::fs::remove_dir_all(&dir);
+    // Each rule once per file it matches: 3 matches both files; 7 the one not listed.
+    assert_eq!(sids(&recs), vec![1, 2, 3, 3, 5, 6, 7]);
+    let files = of_type(&recs, "fileinfo");
+    assert_eq!(files.len(), 2, "{files:#?}");
+    let f = &files[0]["fileinfo"];
+    assert_eq!(f["filename"], "/docs/Report.PDF");
+    assert_eq!(f["state"], "CLOSED");
+    assert_eq!(f["size"], pdf.len());
+    assert_eq!(f["md5"], md5);
+    assert_eq!(f["stored"], false);
+    assert!(f["sha1"].is_string() && f["sha256"].is_string());
+    assert_eq!(files[1]["fileinfo"]["filename"], "notes.txt");
+    assert_eq!(files[1]["http"]["url"], "/a");
+}
+
+#[test]
+fn filestore_writes_files_by_sha256_with_their_record() {
+    use sha2::Digest;
+    let body = b"stored file body".to_vec();
+    let sha = hex(&sha2::Sha256::digest(&body));
+    let frames = session(&[
+        (b"GET /keep.bin HTTP/1.1\r\nHost: h\r\n\r\n", response(&body, "")),
+        (b"GET /skip.bin HTTP/1.1\r\nHost: h\r\n\r\n", response(b"not stored", "")),
+    ]);
+    // The request matches; its response's file, not yet open, is stored.
+    let rules =
+        "alert http any any -> any any (msg:\"store\"; http.uri; content:\"keep\"; filestore:response,tx; sid:1;)\n";
+    let yaml = format!("{EVE}  - file-store:\n      version: 2\n      enabled: yes\n      write-fileinfo: yes\n");
+    let (recs, dir) = run("store", &frames, rules, &yaml, &[]);
+    let stored = dir.join("filestore").join(&sha[..2]).join(&sha);
+    let kept = std::fs::read(&stored);
+    let metas: Vec<_> = std::fs::read_dir(stored.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    let all_stored = walk(&dir.join("filestore"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(kept.unwrap(), body);
+    assert_eq!(all_stored, 2, "the file and its record, nothing else");
+    assert_eq!(metas.len(), 1);
+    assert!(metas[0].starts_with(&format!("{sha}.1700000000.")), "{metas:?}");
+    let files = of_type(&recs, "fileinfo");
+    assert_eq!(files[0]["fileinfo"]["stored"], true);
+    assert_eq!(files[0]["fileinfo"]["sid"], serde_json::json!([1]));
+    assert_eq!(files[0]["fileinfo"]["file_id"], 1);
+    assert_eq!(files[1]["fileinfo"]["stored"], false);
+    let stats = of_type(&recs, "stats");
+    if let Some(last) = stats.last() {
+        assert_eq!(last["stats"]["file_store"]["fs_errors"], 0);
+    }
+}
+
+/// Files under `dir`, folders not counted.
+fn walk(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| if e.path().is_dir() { walk(&e.path()) } else { 1 }).sum())
+        .unwrap_or(0)
+}
+
+#[test]
+fn force_filestore_stores_every_file_and_a_version_1_store_is_refused() {
+    let frames = session(&[(b"GET /one HTTP/1.1\r\nHost: h\r\n\r\n", response(b"one", ""))]);
+    let yaml = format!("{EVE}  - file-store:\n      version: 2\n      enabled: yes\n      force-filestore: yes\n");
+    let (recs, dir) = run("force", &frames, "", &yaml, &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(of_type(&recs, "fileinfo")[0]["fileinfo"]["stored"], true);
+
+    let dir = tempdir("files", "v1");
+    write_pcap(&dir.join("in.pcap"), spaced(&frames));
+    std::fs::write(dir.join("vigil.yaml"), "outputs:\n  - file-store:\n      enabled: yes\n").unwrap();
+    std::fs::write(dir.join("test.rules"), "").unwrap();
+    let opts = RunOptions {
+        inputs: vec![dir.join("in.pcap")],
+        log_dir: Some(dir.clone()),
+        config: Some(dir.join("vigil.yaml")),
+        exclusive_rules: vec![dir.join("test.rules")],
+        ..Default::default()
+    };
+    let err = run_offline(&opts, &mut |_| {}).unwrap_err();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(err.to_string().contains("version 1 was removed"), "{err}");
+}
