@@ -3,6 +3,31 @@
 use crate::http::HttpConfig;
 use vigil_types::PerDir;
 
+/// What happens to a flow once its traffic is encrypted (Suricata's
+/// `encryption-handling` of TLS and SSH).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Encryption {
+    /// Keep parsing the protocol, stop inspecting payload (the default).
+    #[default]
+    TrackOnly,
+    /// Stop processing the flow: it is bypassed.
+    Bypass,
+    /// Keep inspecting everything, payload included.
+    Full,
+}
+
+impl Encryption {
+    /// `track-only` (or Suricata 7's `default`), `bypass`, `full`.
+    pub fn parse(v: &str) -> Option<Encryption> {
+        match v {
+            "track-only" | "default" => Some(Encryption::TrackOnly),
+            "bypass" => Some(Encryption::Bypass),
+            "full" => Some(Encryption::Full),
+            _ => None,
+        }
+    }
+}
+
 /// Limits of the app layer of one flow.
 #[derive(Debug, Clone)]
 pub struct AppConfig {
@@ -21,6 +46,11 @@ pub struct AppConfig {
     /// Which protocols of the table ([`crate::protocols::ALL`]) detection may pick, by
     /// their place in it (see [`AppConfig::set_enabled`]).
     pub table_enabled: u64,
+    /// `tls.encryption-handling`.
+    pub tls_encryption: Encryption,
+    /// The `encryption-handling` of the table's protocols that have one,
+    /// by their place in it (empty: the default for all).
+    pub table_encryption: Vec<Encryption>,
     /// Bytes of one direction kept for an unfinished unit (a header line, a record) when a
     /// parser says `Incomplete`; past it those bytes are dropped and the parser told of a gap
     /// (counted in [`AppCounters::pending_overflows`](crate::AppCounters)). The default,
@@ -49,6 +79,8 @@ impl Default for AppConfig {
             dcerpc_enabled: true,
             smb_enabled: true,
             table_enabled: u64::MAX,
+            tls_encryption: Encryption::TrackOnly,
+            table_encryption: Vec::new(),
             max_pending: 256 * 1024,
             detect_limit: 4096,
             simulate_error_at: PerDir::default(),
@@ -84,4 +116,19 @@ impl AppConfig {
 pub enum Transport {
     Tcp,
     Udp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encryption_handling_values() {
+        assert_eq!(Encryption::parse("bypass"), Some(Encryption::Bypass));
+        assert_eq!(Encryption::parse("full"), Some(Encryption::Full));
+        assert_eq!(Encryption::parse("track-only"), Some(Encryption::TrackOnly));
+        assert_eq!(Encryption::parse("default"), Some(Encryption::TrackOnly));
+        assert_eq!(Encryption::parse("Bypass"), None);
+        assert_eq!(Encryption::default(), Encryption::TrackOnly);
+    }
 }

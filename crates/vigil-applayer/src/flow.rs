@@ -15,7 +15,7 @@ use std::mem;
 
 use vigil_types::{AppProto, Direction, PerDir};
 
-use crate::config::{AppConfig, Transport};
+use crate::config::{AppConfig, Encryption, Transport};
 use crate::detect::{Detect, Detector, Probes, Replay, Step, Verdict};
 use crate::dns::{DnsParser, DnsTx};
 use crate::frames::Framer;
@@ -343,13 +343,26 @@ impl AppFlow {
         }
     }
 
-    /// Payload inspection should stop for this flow: TLS went encrypted both ways (Suricata's
-    /// default encryption handling).
+    /// Payload inspection should stop for this flow: its traffic went encrypted both ways (TLS,
+    /// or a protocol of the table that says so), unless its `encryption-handling` is `full`.
     pub fn no_inspection(&self) -> bool {
+        self.encrypted().is_some_and(|e| e != Encryption::Full)
+    }
+
+    /// The flow went encrypted and its `encryption-handling` says to bypass it.
+    pub fn bypass_encrypted(&self) -> bool {
+        self.encrypted() == Some(Encryption::Bypass)
+    }
+
+    /// The encryption handling in force, once the flow's traffic is encrypted.
+    fn encrypted(&self) -> Option<Encryption> {
         match self.parser() {
-            Some(Parser::Tls(p)) => p.encrypted(),
-            Some(Parser::Dyn(_, p)) => p.inspection_done(),
-            _ => false,
+            Some(Parser::Tls(p)) => p.encrypted().then_some(self.cfg.tls_encryption),
+            Some(Parser::Dyn(def, p)) => p.inspection_done().then(|| {
+                let at = crate::proto::index(def.name);
+                at.and_then(|i| self.cfg.table_encryption.get(i).copied()).unwrap_or_default()
+            }),
+            _ => None,
         }
     }
 

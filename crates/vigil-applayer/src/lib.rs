@@ -51,7 +51,7 @@ pub mod smb;
 pub mod tls;
 mod txref;
 
-pub use config::{AppConfig, Transport};
+pub use config::{AppConfig, Encryption, Transport};
 pub use detect::Detect;
 pub use files::{File, FileConfig, FileState};
 pub use flow::{AppCounters, AppFlow};

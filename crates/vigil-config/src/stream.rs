@@ -11,6 +11,9 @@ pub struct Stream {
     pub midstream: bool,
     /// `stream.async-oneside`: track sessions seen in one direction only. Default false.
     pub async_oneside: bool,
+    /// `stream.bypass`: bypass a session once both directions reached the
+    /// reassembly depth. Default false.
+    pub bypass: bool,
     /// `stream.inline`: `Some(true)`/`Some(false)` as set, `None` for `auto`
     /// (inline exactly when running as an IPS). Stock `auto`.
     pub inline: Option<bool>,
@@ -31,6 +34,7 @@ impl Default for Stream {
             memcap: 64 << 20,
             midstream: false,
             async_oneside: false,
+            bypass: false,
             inline: None,
             reassembly_memcap: 256 << 20,
             reassembly_depth: 1 << 20,
@@ -49,6 +53,7 @@ impl Stream {
             memcap: sec.size_max("memcap", u64::MAX, errs).unwrap_or(d.memcap),
             midstream: sec.bool("midstream", d.midstream, errs),
             async_oneside: sec.bool("async-oneside", d.async_oneside, errs),
+            bypass: sec.bool("bypass", d.bypass, errs),
             inline: match sec.scalar("inline", errs) {
                 Some((v, _)) if v.eq_ignore_ascii_case("auto") => None,
                 Some(_) => sec.opt_bool("inline", errs),

@@ -62,6 +62,7 @@ impl Lane {
             exceptions: &w.detector.exceptions,
             drop_reasons: setup.ips.then_some(&w.detector.drop_reasons),
             file_store: self.outputs.file_store_counts(),
+            bypassed: w.bypassed,
         };
         stats::counters(&all, &setup.config.stats, true)
     }

@@ -267,6 +267,20 @@ fn app_config(sec: Option<&vigil_config::ConfigNode>, warnings: &mut Vec<String>
     for def in vigil_applayer::protocols::ALL {
         cfg.set_enabled(def.name, enabled(&format!("{}.enabled", def.name)));
     }
+    let mut encryption = |name: &str| {
+        let key = format!("{name}.encryption-handling");
+        let v = protocols.get(&key).and_then(|n| n.value())?;
+        let e = vigil_applayer::Encryption::parse(v);
+        if e.is_none() {
+            warnings.push(format!(
+                "app-layer.protocols.{key}: unknown value '{v}' (expected track-only, bypass or full); using track-only"
+            ));
+        }
+        e
+    };
+    cfg.tls_encryption = encryption("tls").unwrap_or_default();
+    cfg.table_encryption =
+        vigil_applayer::protocols::ALL.iter().map(|d| encryption(d.name).unwrap_or_default()).collect();
     for (key, slot) in [
         ("request-body-limit", &mut cfg.http.request_body_limit),
         ("response-body-limit", &mut cfg.http.response_body_limit),

@@ -21,6 +21,8 @@ pub(crate) struct Counters<'a> {
     pub drop_reasons: Option<&'a [u64; vigil_output::DropReason::ALL.len()]>,
     /// The file store's counts, when it is enabled.
     pub file_store: Option<vigil_output::FileStoreCounts>,
+    /// Packets and bytes of flows after their bypass.
+    pub bypassed: (u64, u64),
 }
 
 /// Dotted counter names and values, in the order a stats record lists them.
@@ -68,6 +70,9 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
     for (name, v) in all.exceptions.named() {
         push(name, v);
     }
+    // vigil bypasses in software only: every bypassed packet is a local one.
+    push("flow_bypassed.local_pkts".into(), all.bypassed.0);
+    push("flow_bypassed.local_bytes".into(), all.bypassed.1);
     if let Some(fs) = all.file_store {
         // vigil writes each file whole when it is logged: none stays open.
         push("file_store.open_files_max_hit".into(), 0);

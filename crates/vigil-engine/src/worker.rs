@@ -51,6 +51,12 @@ pub(crate) struct Worker {
     simulate: Simulation,
     /// Host tags, and what tagging did.
     pub tags: crate::tag::Tags,
+    /// `stream.bypass`: a session whose directions both reached the
+    /// reassembly depth is bypassed.
+    stream_bypass: bool,
+    /// Packets and bytes of bypassed flows, after their bypass
+    /// (`flow_bypassed.local_pkts`, `flow_bypassed.local_bytes`).
+    pub bypassed: (u64, u64),
 }
 
 /// Detection and what it keeps per worker.
@@ -66,6 +72,8 @@ pub(crate) struct Detector {
     fates: crate::verdict::Fates,
     /// Transactions a `config` rule said not to log, drained by the worker.
     no_log: Vec<u64>,
+    /// A `bypass` signature matched in the last inspection.
+    bypass_flow: bool,
     /// Files the last inspection's `filestore` matches asked to keep:
     /// (transaction, or `None` for the whole flow; sides; signature).
     store_files: Vec<(Option<u64>, &'static [Direction], u32)>,
@@ -124,6 +132,10 @@ impl Detector {
             }
             return Ok(false);
         }
+        // A bypassed flow is not inspected any more.
+        if state.as_deref().is_some_and(|st| st.bypassed) {
+            return Ok(false);
+        }
         if let Some(target) = self.exceptions.pending.take() {
             if self.apply_exception(target, p, flow_id, info, state.as_deref_mut(), outputs)? {
                 return Ok(false);
@@ -142,6 +154,7 @@ impl Detector {
         // alerts carries, weighs them all (thresholds and rate filters included).
         let mut decided: Vec<Decided<'_>> = Vec::with_capacity(matched.len());
         for (sig, tx_id, in_stream) in matched {
+            self.bypass_flow |= sig.bypass;
             if let Some(fs) = &sig.filestore {
                 let packet_side = info.map(|i| if i.to_server { Direction::ToServer } else { Direction::ToClient });
                 let side = sig.tx.as_ref().map(|t| t.side).or(packet_side);
@@ -337,6 +350,8 @@ fn apply_requests(app: Option<&mut FlowApp>, det: &mut Detector) {
             det.store_files.clear();
         }
     }
+    // Only a packet's own inspection bypasses its flow (see `Worker::inspect`).
+    det.bypass_flow = false;
 }
 
 fn count_drop(counts: &mut [u64; DropReason::ALL.len()], p: &Packet<'_>, reason: DropReason) {
@@ -492,6 +507,7 @@ impl Worker {
                 fates: crate::verdict::Fates::default(),
                 no_log: Vec::new(),
                 store_files: Vec::new(),
+                bypass_flow: false,
                 verdict_drop: false,
                 respond: false,
                 responses: Vec::new(),
@@ -505,6 +521,8 @@ impl Worker {
                 new_tags: Vec::new(),
             },
             tags: crate::tag::Tags::default(),
+            stream_bypass: setup.config.stream.bypass,
+            bypassed: (0, 0),
         }
     }
 
@@ -720,6 +738,10 @@ impl Worker {
         if flow.is_none() && self.flows.counters().memcap > flow_memcap {
             self.detector.exceptions.met(ExceptionTarget::FlowMemcap);
         }
+        if flow.and_then(|h| self.flows.get_mut(h)).is_some_and(|f| f.ext.detect.bypassed) {
+            self.bypassed.0 += 1;
+            self.bypassed.1 += p.data.len() as u64;
+        }
         let Tracked { in_stream, ready, fresh_from, established, encrypted_now, events, flow_state } =
             match flow.as_mut() {
                 Some(h) => self.track(p, h),
@@ -772,6 +794,19 @@ impl Worker {
                 if let (Some((_, end)), Some(ssn)) = (ready, f.ext.tcp.as_deref_mut()) {
                     ssn.raw_done(&mut self.stream, h.dir, end);
                 }
+                // What bypasses the flow from the next packet on: a `bypass`
+                // match, encryption under `encryption-handling: bypass`, or
+                // both directions past the reassembly depth with `stream.bypass`.
+                let encrypted_bypass =
+                    encrypted_now && f.ext.app.as_deref().is_some_and(|a| a.layer.bypass_encrypted());
+                let depth_bypass = self.stream_bypass
+                    && f.ext.tcp.as_deref().is_some_and(|ssn| {
+                        ssn.dirs.get(Direction::ToServer).depth_reached
+                            && ssn.dirs.get(Direction::ToClient).depth_reached
+                    });
+                if std::mem::take(&mut self.detector.bypass_flow) || encrypted_bypass || depth_bypass {
+                    f.ext.detect.bypassed = true;
+                }
                 if encrypted_now {
                     // The other direction's stream before encryption is inspected now.
                     let mut flusher = Flusher {
@@ -802,7 +837,11 @@ impl Worker {
                 };
                 alerted.and(logged)
             }
-            None => self.detector.run(p, None, stream, None, None, outputs).map(|_| ()),
+            None => {
+                let r = self.detector.run(p, None, stream, None, None, outputs).map(|_| ());
+                self.detector.bypass_flow = false;
+                r
+            }
         };
         self.stream_buf = buf;
         result?;

@@ -102,6 +102,8 @@ pub struct Signature {
     pub tags: Vec<vigil_rules::keywords::post::Tag>,
     /// `filestore`: which files a match asks the file store to keep.
     pub filestore: Option<FileStoreSpec>,
+    /// `bypass`: a match bypasses the rest of the flow.
+    pub bypass: bool,
     /// Whether a drop or pass by this signature covers the packet or its whole flow.
     pub scope: ActionScope,
     /// IP-only (addresses and protocol, any port, no other keyword): as in
@@ -229,6 +231,7 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
     let mut rate = None;
     let mut tags = Vec::new();
     let mut filestore = None;
+    let mut bypass = false;
     let mut references = Vec::new();
     for o in &rule.options {
         match (o.name(), &o.value) {
@@ -270,6 +273,7 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
                 }
             }
             ("priority", Value::Number(n)) => priority = Some(*n as u32),
+            ("bypass", _) => bypass = true,
             ("filestore", v) => match FileStoreSpec::compile(v) {
                 Ok(f) => filestore = Some(f),
                 Err(e) => missing.push(format!("filestore ({e})")),
@@ -365,6 +369,7 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
         rate,
         tags,
         filestore,
+        bypass,
         references,
         reference_urls: Vec::new(),
         scope: ActionScope::Packet,

@@ -76,6 +76,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                         | "stream_size"
                         | "flow.age"
                         | "app-layer-event"
+                        | "bypass"
                 ) =>
             {
                 continue
