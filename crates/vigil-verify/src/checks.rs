@@ -1,5 +1,5 @@
-//! The `checks:` list: `filter` and `stats` are evaluated here; `shell` and
-//! `file-compare` are reported as unsupported failures (after their own requirements,
+//! The `checks:` list: `filter`, `stats` and `shell` are evaluated here;
+//! `file-compare` is reported as an unsupported failure (after its own requirements,
 //! so a check that does not apply to the claimed version is still skipped).
 //!
 //! A test passes when no check fails and at least one ran; when every check was
@@ -86,7 +86,7 @@ pub fn run_checks(checks: Option<&Yaml>, outputs: &mut Outputs, ctx: &ReqContext
             let result = match kind.as_str() {
                 "filter" => filter_check(body, outputs),
                 "stats" => stats_check(body, outputs),
-                "shell" => Err("shell checks unsupported".to_string()),
+                "shell" => shell_check(body, ctx),
                 _ => Err("file-compare checks unsupported".to_string()),
             };
             if let Err(reason) = result {
@@ -98,6 +98,25 @@ pub fn run_checks(checks: Option<&Yaml>, outputs: &mut Outputs, ctx: &ReqContext
     match first_skip {
         Some(reason) if ran == 0 => ChecksOutcome::Skip(format!("all checks skipped: {reason}")),
         _ => ChecksOutcome::Pass,
+    }
+}
+
+/// `shell:` runs `args` in the output directory, as upstream does: the
+/// command must succeed and, with `expect:`, print that value (trimmed).
+fn shell_check(body: &Yaml, ctx: &ReqContext<'_>) -> Result<(), String> {
+    let args = body.get("args").map(Yaml::py_str).ok_or("shell check has no args")?;
+    let (exit, output) = crate::process::shell_output(&args, ctx.cwd, ctx.env, ctx.timeout)
+        .map_err(|e| format!("cannot run the shell check: {e}"))?;
+    match exit {
+        crate::process::Exit::Code(0) => {}
+        crate::process::Exit::Code(c) => return Err(format!("shell command failed with status {c}: {}", args.trim())),
+        crate::process::Exit::TimedOut => return Err(format!("shell command timed out: {}", args.trim())),
+    }
+    match body.get("expect") {
+        Some(want) if want.py_str() != output.trim() => {
+            Err(format!("shell command printed {:?}, expected {:?}: {}", output.trim(), want.py_str(), args.trim()))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -355,7 +374,13 @@ mod tests {
             outcome(&d, "- shell: {min-version: 9, args: 'true'}\n- filter: {count: 2, match: {event_type: alert}}"),
             ChecksOutcome::Pass
         );
-        fails(outcome(&d, "- shell: {args: 'true'}"), "check 1 (shell): shell checks unsupported");
+        assert_eq!(outcome(&d, "- shell: {args: 'true'}"), ChecksOutcome::Pass);
+        assert_eq!(outcome(&d, "- shell: {args: 'echo 3', expect: 3}"), ChecksOutcome::Pass);
+        fails(
+            outcome(&d, "- shell: {args: 'echo 2', expect: 3}"),
+            "check 1 (shell): shell command printed \"2\", expected \"3\": echo 2",
+        );
+        fails(outcome(&d, "- shell: {args: 'false'}"), "check 1 (shell): shell command failed with status 1: false");
         fails(outcome(&d, "- file-compare: {filename: a, expected: b}"), "file-compare checks unsupported");
         fails(outcome(&d, "- bogus: {}"), "unknown check type: bogus");
     }

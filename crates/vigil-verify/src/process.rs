@@ -69,6 +69,34 @@ pub fn shell(script: &str, cwd: &Path, env: &[(String, String)], timeout: Durati
     run(&mut cmd, timeout)
 }
 
+/// Runs a `shell:` check's command in `cwd`: how it ended and what it
+/// printed (kept in a scratch file, not the output directory the check
+/// may be looking at).
+pub fn shell_output(
+    script: &str,
+    cwd: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+) -> io::Result<(Exit, String)> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let tmp = std::env::temp_dir().join(format!("vigil-verify-shell-{}-{n}", std::process::id()));
+    let out = std::fs::File::create(&tmp)?;
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(script)
+        .current_dir(cwd)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(Stdio::null());
+    let exit = run(&mut cmd, timeout);
+    let text = std::fs::read(&tmp).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+    let _ = std::fs::remove_file(&tmp);
+    Ok((exit?, text))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
