@@ -186,6 +186,11 @@ pub trait ProtoTx: Any {
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]>;
     /// The body of its EVE record (the object under the protocol's name).
     fn eve(&self) -> serde_json::Value;
+    /// The events raised on it: bit `i` for the protocol's
+    /// [`ProtoDef::events`]`[i]` (what `app-layer-event` rules match).
+    fn events(&self) -> u64 {
+        0
+    }
     /// The files side `dir` carried, fed through [`crate::files`]; the
     /// file keywords, `fileinfo` records and the file store read them.
     fn files(&self, _dir: Direction) -> &[crate::files::File] {

@@ -59,6 +59,18 @@ pub enum AppCheck {
     HttpEvent(HttpEvent),
     /// A value check of a protocol of the application layer's table.
     Table { proto: AppProto, def: &'static CheckDef, check: Arc<dyn TxCheck> },
+    /// `app-layer-event:<proto>.<event>` of a protocol of the table: the
+    /// event's bit in the transaction's [`ProtoTx::events`].
+    TableEvent { proto: AppProto, bit: u64 },
+}
+
+/// `app-layer-event` for a protocol of the table: `<name>.<event>` with
+/// the event among the protocol's.
+pub(super) fn table_event(value: &str) -> Option<AppCheck> {
+    let (proto, event) = value.trim().split_once('.')?;
+    let def = vigil_applayer::proto::find(proto)?;
+    let at = def.events.iter().position(|e| *e == event).filter(|&i| i < 64)?;
+    Some(AppCheck::TableEvent { proto: def.app_proto(), bit: 1 << at })
 }
 
 /// An HTTP parser event a rule waits for: where it is raised decides
@@ -172,7 +184,7 @@ impl AppCheck {
         match self {
             AppCheck::DnsOpcode(_) | AppCheck::DnsRcode(_) | AppCheck::DnsRrtype(_) => AppProto::Dns,
             AppCheck::FileSize(_) | AppCheck::FileHash(_) | AppCheck::HttpEvent(_) => AppProto::Http,
-            AppCheck::Table { proto, .. } => *proto,
+            AppCheck::Table { proto, .. } | AppCheck::TableEvent { proto, .. } => *proto,
             _ => AppProto::Tls,
         }
     }
@@ -214,6 +226,7 @@ impl AppCheck {
     pub fn matches_table(&self, tx: &dyn ProtoTx, side: Direction) -> bool {
         match self {
             AppCheck::Table { def, check, .. } => check.matches(tx, def.side.unwrap_or(side)),
+            AppCheck::TableEvent { bit, .. } => tx.events() & bit != 0,
             _ => false,
         }
     }
@@ -280,7 +293,8 @@ impl AppCheck {
             | AppCheck::FileSize(_)
             | AppCheck::FileHash(_)
             | AppCheck::HttpEvent(_)
-            | AppCheck::Table { .. } => false,
+            | AppCheck::Table { .. }
+            | AppCheck::TableEvent { .. } => false,
         }
     }
 }
@@ -546,6 +560,15 @@ mod tests {
 
     fn check(opt: &str) -> AppCheck {
         compile(opt).unwrap_or_else(|e| panic!("{opt}: {e}")).unwrap_or_else(|| panic!("{opt}: not handled"))
+    }
+
+    #[test]
+    fn table_protocol_events() {
+        let AppCheck::TableEvent { proto, bit } = table_event("ssh.long_banner").unwrap() else { panic!() };
+        assert_eq!((proto.name(), bit), ("ssh", 2));
+        assert!(table_event("ssh.nosuch").is_none());
+        assert!(table_event("nosuch.long_banner").is_none());
+        assert!(table_event("long_banner").is_none());
     }
 
     #[test]

@@ -288,6 +288,7 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
             ("reference", Value::Reference(r)) => references.push((r.system.clone(), r.id.clone())),
             ("app-layer-event", Value::Text(t)) => match app::HttpEvent::compile(t) {
                 Some(e) => app_checks.push(AppCheck::HttpEvent(e)),
+                None if app::table_event(t).is_some() => app_checks.extend(app::table_event(t)),
                 None => missing.push(format!("app-layer-event:{}", t.trim())),
             },
             ("app-layer-protocol", Value::Text(t)) => match tx::layer_protocol(t) {

@@ -73,6 +73,10 @@ impl SshParser {
 
     fn event(&mut self, name: &'static str) {
         let tx_id = self.tx.as_ref().map(|t| t.id);
+        let at = super::EVENTS.iter().position(|e| name.strip_prefix("ssh.") == Some(*e));
+        if let (Some(tx), Some(i)) = (self.tx.as_mut(), at) {
+            tx.events |= 1 << i;
+        }
         self.events.push(AppEvent { name, tx_id });
     }
 

@@ -158,6 +158,9 @@ fn hostile_input_raises_events_and_stays_bounded() {
     p.drain_events(&mut events);
     let names: Vec<_> = events.iter().map(|e| e.name).collect();
     assert_eq!(names, ["ssh.invalid_banner", "ssh.long_banner"]);
+    // Each is also on the transaction, for `app-layer-event` rules.
+    let bits = |names: &[&str]| names.iter().map(|n| 1u64 << EVENTS.iter().position(|e| e == n).unwrap()).sum::<u64>();
+    assert_eq!(p.tx(0).unwrap().events(), bits(&["invalid_banner", "long_banner"]));
     assert_eq!(p.tx(0).unwrap().buffer(ToClient, Buffer::Software as u8, 0).unwrap().len(), 247);
     let mut q = SshParser::new(0);
     let mut data = b"SSH-2.0-x\r\n".to_vec();

@@ -27,6 +27,8 @@ pub struct SshSide {
 pub struct SshTx {
     pub(super) id: u64,
     pub(super) sides: PerDir<SshSide>,
+    /// Events raised on it, by their place in [`super::EVENTS`].
+    pub(super) events: u64,
 }
 
 impl SshTx {
@@ -54,6 +56,10 @@ fn side_eve(s: &SshSide) -> Value {
 impl ProtoTx for SshTx {
     fn id(&self) -> u64 {
         self.id
+    }
+
+    fn events(&self) -> u64 {
+        self.events
     }
 
     fn progress(&self, dir: Direction) -> Progress {
