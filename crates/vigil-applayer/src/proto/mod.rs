@@ -23,6 +23,8 @@
 //! }
 //! ```
 
+pub mod kit;
+
 use std::any::Any;
 use std::fmt;
 
@@ -128,6 +130,10 @@ pub struct ProtoDef {
     pub checks: &'static [CheckDef],
     /// `app-layer-event` names (without the `<name>.` prefix).
     pub events: &'static [&'static str],
+    /// A short conversation of the protocol, in order (one datagram per
+    /// entry over UDP): what the test kit ([`kit`]) runs every protocol
+    /// through, and where fuzzing starts.
+    pub sample: fn() -> Vec<(Direction, Vec<u8>)>,
 }
 
 impl fmt::Debug for ProtoDef {

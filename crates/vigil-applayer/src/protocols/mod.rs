@@ -15,3 +15,24 @@ macro_rules! protocols {
 protocols! {
     ssh,
 }
+
+/// The test kit on every protocol of the table.
+#[cfg(test)]
+mod kit_tests {
+    use super::ALL;
+    use crate::proto::kit;
+
+    #[test]
+    fn every_definition_agrees_with_the_keyword_table() {
+        let problems: Vec<String> = ALL.iter().flat_map(|d| kit::definition_problems(d)).collect();
+        assert!(problems.is_empty(), "{problems:#?}");
+    }
+
+    #[test]
+    fn every_sample_parses_alike_however_cut() {
+        for def in ALL {
+            let whole = kit::cuts_agree(def).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!whole["txs"].as_array().unwrap().is_empty(), "{}: the sample makes no transaction", def.name);
+        }
+    }
+}

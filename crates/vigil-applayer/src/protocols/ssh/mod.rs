@@ -21,6 +21,7 @@
 //! ```
 
 mod parser;
+mod sample;
 #[cfg(test)]
 mod tests;
 mod tx;
@@ -102,4 +103,5 @@ pub static PROTO: ProtoDef = ProtoDef {
     ],
     checks: &[],
     events: EVENTS,
+    sample: sample::conversation,
 };

@@ -1,0 +1,168 @@
+//! The test kit every protocol of the table runs (see the tests in
+//! `protocols` and vigil's `protocols` integration test): its definition
+//! agrees with the rule keyword table, and its sample conversation gives
+//! the same transactions whole, byte by byte and in random chunks, fed the
+//! way the flow layer feeds a parser.
+
+use serde_json::{json, Value};
+use vigil_rules::keywords::{self, Kind};
+use vigil_types::Direction;
+
+use super::{ParserInit, ProtoDef, ProtoTx};
+use crate::config::Transport;
+use crate::parser::ParseResult;
+use crate::protocols::ALL;
+
+/// How a conversation's TCP data is cut before the parser sees it.
+#[derive(Debug, Clone, Copy)]
+pub enum Cut {
+    Whole,
+    Bytes,
+    /// Pieces of 1 to `max` bytes from a xorshift stream started at the seed.
+    Random(u64, usize),
+}
+
+/// What the definition gets wrong: names that are not rule keywords of the
+/// right kind, repeated names or numbers, a probe that misses the sample.
+pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut say = |m: String| out.push(format!("{}: {m}", def.name));
+    if def.name.is_empty() || def.name != def.name.to_ascii_lowercase() {
+        say("the name must be lower case".into());
+    }
+    if ALL.iter().filter(|d| d.name == def.name).count() != 1 {
+        say("listed more than once".into());
+    }
+    for (i, b) in def.buffers.iter().enumerate() {
+        match keywords::lookup(b.name).map(|k| k.kind) {
+            Some(Kind::Buffer(name)) if name == b.name => {}
+            other => say(format!("buffer {} is not a sticky buffer keyword of that name ({other:?})", b.name)),
+        }
+        if def.buffers[..i].iter().any(|o| o.id == b.id || o.name == b.name) {
+            say(format!("buffer {} repeats a name or number", b.name));
+        }
+        if ALL.iter().filter(|d| d.buffers.iter().any(|o| o.name == b.name)).count() != 1 {
+            say(format!("buffer {} belongs to more than one protocol", b.name));
+        }
+    }
+    for c in def.checks {
+        if keywords::lookup(c.name).map(|k| k.kind) != Some(Kind::App) {
+            say(format!("check {} is not an app-layer keyword", c.name));
+        }
+    }
+    if def.events.len() > 64 {
+        say("more than 64 events".into());
+    }
+    for (i, e) in def.events.iter().enumerate() {
+        if e.is_empty() || e.contains('.') || def.events[..i].contains(e) {
+            say(format!("event {e:?} is empty, dotted or repeated"));
+        }
+    }
+    let sample = (def.sample)();
+    match sample.first() {
+        None => say("the sample conversation is empty".into()),
+        Some((dir, data)) => {
+            if (def.detection.probe)(*dir, data) != super::Probe::Match {
+                say("the probe does not recognize the sample's first bytes".into());
+            }
+        }
+    }
+    out
+}
+
+/// Runs `conv` through a new parser of `def`, TCP data cut as `cut`, and
+/// describes every transaction: progress, each buffer (every index), its
+/// events and its EVE body; then the events raised, and the parser's end state.
+pub fn run(def: &'static ProtoDef, conv: &[(Direction, Vec<u8>)], cut: Cut) -> Value {
+    let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
+    let mut p = (def.new_parser)(&ParserInit { transport, first_tx_id: 0 });
+    let mut held = [Vec::new(), Vec::new()];
+    let mut failed = [false, false];
+    let mut rng = match cut {
+        Cut::Random(seed, _) => seed | 1,
+        _ => 1,
+    };
+    let slot = |d: Direction| usize::from(d == Direction::ToClient);
+    for (dir, data) in conv {
+        let pieces: Vec<&[u8]> = match (transport, cut) {
+            (Transport::Udp, _) | (_, Cut::Whole) => vec![data.as_slice()],
+            (_, Cut::Bytes) => data.chunks(1).collect(),
+            (_, Cut::Random(_, max)) => {
+                let mut v = Vec::new();
+                let mut rest = data.as_slice();
+                while !rest.is_empty() {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    let n = (1 + (rng % max.max(1) as u64) as usize).min(rest.len());
+                    let (a, b) = rest.split_at(n);
+                    v.push(a);
+                    rest = b;
+                }
+                v
+            }
+        };
+        for piece in pieces {
+            let s = slot(*dir);
+            if failed[s] {
+                continue;
+            }
+            if transport == Transport::Udp {
+                failed[s] = p.parse(*dir, piece) == ParseResult::Error;
+                continue;
+            }
+            held[s].extend_from_slice(piece);
+            match p.parse(*dir, &held[s]) {
+                ParseResult::Done => held[s].clear(),
+                ParseResult::Error => failed[s] = true,
+                ParseResult::Incomplete { consumed, .. } => {
+                    held[s].drain(..consumed.min(held[s].len()));
+                }
+            }
+        }
+    }
+    for dir in [Direction::ToServer, Direction::ToClient] {
+        let s = slot(dir);
+        if !failed[s] {
+            p.close(dir, &held[s]);
+        }
+    }
+    let txs: Vec<Value> = (0..p.tx_count()).filter_map(|i| p.tx(i)).map(|tx| describe(def, tx)).collect();
+    let mut events = Vec::new();
+    p.drain_events(&mut events);
+    let events: Vec<Value> = events.iter().map(|e| json!([e.name, e.tx_id])).collect();
+    json!({"txs": txs, "events": events, "failed": failed, "inspection_done": p.inspection_done()})
+}
+
+fn describe(def: &'static ProtoDef, tx: &dyn ProtoTx) -> Value {
+    let mut buffers = Vec::new();
+    for b in def.buffers {
+        for dir in [Direction::ToServer, Direction::ToClient] {
+            let values: Vec<String> = (0..256)
+                .map_while(|i| tx.buffer(dir, b.id, i))
+                .map(|v| String::from_utf8_lossy(v).into_owned())
+                .collect();
+            if !values.is_empty() {
+                buffers.push(json!([b.name, format!("{dir:?}"), values]));
+            }
+        }
+    }
+    let progress = [Direction::ToServer, Direction::ToClient].map(|d| format!("{:?}", tx.progress(d)));
+    json!({"id": tx.id(), "progress": progress, "finished": tx.finished(), "buffers": buffers,
+           "events": tx.events(), "eve": tx.eve()})
+}
+
+/// Runs the sample whole, byte by byte and in random chunks: every cut must
+/// describe the same transactions. The whole run's description, or where
+/// two cuts part.
+pub fn cuts_agree(def: &'static ProtoDef) -> Result<Value, String> {
+    let conv = (def.sample)();
+    let whole = run(def, &conv, Cut::Whole);
+    for cut in [Cut::Bytes, Cut::Random(7, 5), Cut::Random(99, 23), Cut::Random(12345, 700)] {
+        let other = run(def, &conv, cut);
+        if other != whole {
+            return Err(format!("{}: cut {cut:?} differs\nwhole: {whole}\nother: {other}", def.name));
+        }
+    }
+    Ok(whole)
+}

@@ -1,0 +1,40 @@
+//! The protocol test kit's last part: every protocol of the table writes
+//! EVE records Suricata's own schema accepts, from its sample conversation
+//! (the kit's other parts run in `vigil-applayer`).
+
+use serde_json::{json, Value};
+use std::path::Path;
+use vigil_applayer::proto::kit;
+use vigil_applayer::protocols::ALL;
+
+fn validator() -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/suricata-8.0/schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("schema.json")).unwrap();
+    jsonschema::validator_for(&schema).expect("schema compiles")
+}
+
+#[test]
+fn every_protocols_records_are_schema_valid() {
+    let v = validator();
+    for def in ALL {
+        let run = kit::cuts_agree(def).unwrap_or_else(|e| panic!("{e}"));
+        let txs = run["txs"].as_array().unwrap();
+        assert!(!txs.is_empty(), "{}", def.name);
+        for tx in txs {
+            let mut rec = json!({
+                "timestamp": "2026-11-27T00:00:00.000000+0000",
+                "flow_id": 1,
+                "event_type": def.name,
+                "src_ip": "198.18.0.1",
+                "src_port": 40000,
+                "dest_ip": "198.18.0.2",
+                "dest_port": 1,
+                "proto": if def.detection.tcp { "TCP" } else { "UDP" },
+                "tx_id": tx["id"],
+            });
+            rec[def.name] = tx["eve"].clone();
+            let errors: Vec<String> = v.iter_errors(&rec).map(|e| format!("{e} at {}", e.instance_path())).collect();
+            assert!(errors.is_empty(), "{}: {errors:?}\n{rec}", def.name);
+        }
+    }
+}
