@@ -16,6 +16,7 @@ use crate::rules::LoadedRules;
 use crate::run::{with_capture, write_stats, Dispatch};
 use crate::setup::Setup;
 use crate::stats;
+use crate::worker::ClockAt;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
@@ -32,6 +33,8 @@ struct Frame {
     at: usize,
     len: usize,
     ts: Timestamp,
+    /// The reader's capture clock when it read the frame.
+    clock: ClockAt,
     linktype: LinkType,
     pcap_cnt: u64,
     validate: bool,
@@ -47,7 +50,7 @@ struct Batch {
 enum Msg {
     Frames(Batch),
     /// The capture's clock reached this time.
-    Tick(Timestamp),
+    Tick(ClockAt),
     /// Send your counters: every frame sent before this has been inspected.
     Report(Sender<(usize, Counters)>),
     /// Inspect the frames after this with these rules.
@@ -65,8 +68,9 @@ pub(crate) struct Autofp<'scope> {
     /// For stats records, which merge every worker's counters.
     outputs: Outputs,
     second: Option<u64>,
-    /// The latest packet time read (captures are not always in order).
-    latest: Timestamp,
+    /// The capture clock (captures are not always in order, and one broken
+    /// timestamp does not move it).
+    clock: vigil_flow::CaptureClock,
     /// Live capture's policy: a full ring drops the batch (counted) instead
     /// of making the reader wait.
     drop_when_full: bool,
@@ -107,7 +111,7 @@ impl<'scope> Autofp<'scope> {
             workers: handles,
             outputs,
             second: None,
-            latest: Timestamp::default(),
+            clock: vigil_flow::CaptureClock::default(),
             drop_when_full,
             dropped: 0,
             threads: Vec::new(),
@@ -143,10 +147,10 @@ impl<'scope> Autofp<'scope> {
     }
 
     /// Every worker gets what is pending, then the time.
-    fn tick(&mut self, ts: Timestamp) -> Result<(), EngineError> {
+    fn tick(&mut self, at: ClockAt) -> Result<(), EngineError> {
         for i in 0..self.rings.len() {
             self.send_batch(i)?;
-            self.send(i, Msg::Tick(ts))?;
+            self.send(i, Msg::Tick(at))?;
         }
         Ok(())
     }
@@ -162,7 +166,7 @@ fn work(
 ) -> Result<LaneEnd, EngineError> {
     for msg in rx {
         match msg {
-            Msg::Tick(ts) => lane.worker.tick(ts, &mut lane.outputs)?,
+            Msg::Tick(at) => lane.worker.tick(at, &mut lane.outputs)?,
             Msg::Rules(rules) => lane.worker.swap_rules(rules),
             Msg::Report(to) => {
                 // The reader waits for every worker; it may only be gone on an error.
@@ -170,7 +174,8 @@ fn work(
             }
             Msg::Frames(mut batch) => {
                 for f in &batch.frames {
-                    lane.frame(&batch.data[f.at..f.at + f.len], f.ts, f.linktype, f.pcap_cnt, f.validate)?;
+                    let data = &batch.data[f.at..f.at + f.len];
+                    lane.frame_at(data, f.ts, f.linktype, f.pcap_cnt, f.validate, Some(f.clock))?;
                 }
                 batch.data.clear();
                 batch.frames.clear();
@@ -184,15 +189,14 @@ fn work(
 
 impl Dispatch for Autofp<'_> {
     fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError> {
-        let sec = raw.ts.secs() as u64;
+        // The capture clock, which one broken timestamp does not move.
+        let now = ClockAt::observe(&mut self.clock, raw.ts);
+        let sec = now.clock.secs() as u64;
         if self.second.is_some_and(|s| sec > s) {
-            self.tick(raw.ts)?;
+            self.tick(now)?;
         }
         if self.second.is_none_or(|s| sec > s) {
             self.second = Some(sec);
-        }
-        if raw.ts > self.latest {
-            self.latest = raw.ts;
         }
         let n = self.rings.len() as u64;
         let i = ((u64::from(dispatch_hash(raw.data, raw.linktype)) * n) >> 32) as usize;
@@ -201,6 +205,7 @@ impl Dispatch for Autofp<'_> {
             at: b.data.len(),
             len: raw.data.len(),
             ts: raw.ts,
+            clock: now,
             linktype: raw.linktype,
             pcap_cnt,
             validate,
@@ -250,9 +255,8 @@ impl Dispatch for Autofp<'_> {
         // The end drains cleanly: what was read and is still pending is
         // delivered, whatever the live policy did with full rings before.
         self.drop_when_full = false;
-        // The latest packet time reaches every worker, as it would one thread.
-        let latest = self.latest;
-        let sent = self.tick(latest);
+        // The end of the capture reaches every worker, as it would one thread.
+        let sent = self.tick(ClockAt::end(&self.clock));
         let Autofp { rings, workers, mut outputs, dropped, rules, .. } = *self;
         drop(rings);
         let mut ended = Ended::default();

@@ -43,9 +43,24 @@ impl Lane {
         pcap_cnt: u64,
         validate: bool,
     ) -> Result<(), EngineError> {
+        self.frame_at(data, ts, linktype, pcap_cnt, validate, None)
+    }
+
+    /// [`Lane::frame`] with the capture clock of a reader that sees every
+    /// frame (`clock`), so a worker that sees only some of them times flows
+    /// out as a single thread would.
+    pub(crate) fn frame_at(
+        &mut self,
+        data: &[u8],
+        ts: Timestamp,
+        linktype: LinkType,
+        pcap_cnt: u64,
+        validate: bool,
+        clock: Option<crate::worker::ClockAt>,
+    ) -> Result<(), EngineError> {
         self.worker.decoder.set_validate_checksums(validate);
         let mut p = self.worker.decoder.decode(data, ts, linktype, pcap_cnt);
-        self.worker.packet(&mut p, &mut self.outputs)
+        self.worker.packet(&mut p, clock, &mut self.outputs)
     }
 
     /// Every counter of this lane (zeros included).

@@ -44,8 +44,11 @@ pub(crate) struct Worker {
     pub app_stats: AppStats,
     /// Decodes pseudo packets without touching the capture's counters.
     pseudo_decoder: Decoder,
-    /// The latest packet time seen, which flow records are stamped with.
+    /// The time flow records and pseudo packets are stamped with: the
+    /// packet in hand's, or the capture clock's when later.
     pub now: Timestamp,
+    /// What flows and datagrams time out by, when no reader keeps it.
+    clock: vigil_flow::CaptureClock,
     pub detector: Detector,
     /// Limits pretended reached (`--simulate-packet-*`).
     simulate: Simulation,
@@ -57,6 +60,33 @@ pub(crate) struct Worker {
     /// Packets and bytes of bypassed flows, after their bypass
     /// (`flow_bypassed.local_pkts`, `flow_bypassed.local_bytes`).
     pub bypassed: (u64, u64),
+}
+
+/// A reader's capture clock at a frame: what flows time out by, and the
+/// time what that frame makes is stamped with (the frame's own, when later).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ClockAt {
+    pub clock: Timestamp,
+    pub stamp: Timestamp,
+}
+
+impl ClockAt {
+    /// Observes a frame's time on `clock`.
+    pub(crate) fn observe(clock: &mut vigil_flow::CaptureClock, ts: Timestamp) -> ClockAt {
+        let now = clock.observe(ts);
+        ClockAt { clock: now, stamp: now.max(ts) }
+    }
+
+    /// A time to trust as it is (live: the kernel's receive time, or the
+    /// wall clock while no packet comes).
+    pub(crate) fn at(ts: Timestamp) -> ClockAt {
+        ClockAt { clock: ts, stamp: ts }
+    }
+
+    /// The end of the capture: no frame follows.
+    pub(crate) fn end(clock: &vigil_flow::CaptureClock) -> ClockAt {
+        ClockAt { clock: clock.end(), stamp: clock.end() }
+    }
 }
 
 /// Detection and what it keeps per worker.
@@ -497,6 +527,7 @@ impl Worker {
             app_stats: AppStats::default(),
             pseudo_decoder: Decoder::new(DecodeConfig { validate_checksums: false, ..DecodeConfig::default() }),
             now: Timestamp::default(),
+            clock: vigil_flow::CaptureClock::default(),
             simulate: setup.simulate,
             detector: Detector {
                 rules: setup.rules.clone(),
@@ -554,16 +585,25 @@ impl Worker {
 
     /// Runs a captured, decoded packet through reassembly and the flow
     /// table, writes its records, and logs flows that ended meanwhile.
-    pub(crate) fn packet(&mut self, p: &mut Packet<'_>, outputs: &mut Outputs) -> Result<(), EngineError> {
+    /// `clock`: the capture clock of a reader that sees every frame;
+    /// `None`: this worker sees them all and keeps its own.
+    pub(crate) fn packet(
+        &mut self,
+        p: &mut Packet<'_>,
+        clock: Option<ClockAt>,
+        outputs: &mut Outputs,
+    ) -> Result<(), EngineError> {
         self.detector.verdict_drop = false;
         self.detector.responses.clear();
         self.detector.exceptions.clear();
         self.detector.new_tags.clear();
-        if p.ts > self.now {
-            self.now = p.ts;
-        }
-        // Unfinished datagrams time out by packet time, fragments or not.
-        self.defrag.expire(p.ts);
+        // Flows and datagrams time out by the capture's clock, which one
+        // packet's broken time cannot move on its own; what the packet
+        // makes (flows it ends, pseudo packets) carries its own time.
+        let at = clock.unwrap_or_else(|| ClockAt::observe(&mut self.clock, p.ts));
+        self.now = at.stamp;
+        self.defrag.expire(at.clock);
+        self.flows.tick(at.clock);
         self.inspect(p, 0, outputs)?;
         self.log_ended(outputs)
     }
@@ -571,12 +611,13 @@ impl Worker {
     /// The capture's clock reached `now` (autofp: told by the reader, as
     /// this worker may see none of the packets that moved it): flows and
     /// datagrams whose time passed end, as they would on one thread.
-    pub(crate) fn tick(&mut self, now: Timestamp, outputs: &mut Outputs) -> Result<(), EngineError> {
-        if now > self.now {
-            self.now = now;
-        }
-        self.defrag.expire(now);
-        self.flows.tick(now);
+    /// `at`: the capture clock ([`vigil_flow::CaptureClock`]) and what the
+    /// frame that moved it stamps its records with, as [`Worker::packet`]
+    /// has them when it sees that frame itself.
+    pub(crate) fn tick(&mut self, at: ClockAt, outputs: &mut Outputs) -> Result<(), EngineError> {
+        self.now = at.stamp;
+        self.defrag.expire(at.clock);
+        self.flows.tick(at.clock);
         self.log_ended(outputs)
     }
 

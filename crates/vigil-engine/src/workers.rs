@@ -22,6 +22,7 @@ use crate::rules::LoadedRules;
 use crate::run::{with_capture, write_stats, Dispatch};
 use crate::setup::Setup;
 use crate::stats;
+use crate::worker::ClockAt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -48,23 +49,24 @@ fn owner(raw: &RawPacket<'_>, n: usize) -> usize {
     ((u64::from(dispatch_hash(raw.data, raw.linktype)) * n as u64) >> 32) as usize
 }
 
-/// A worker's clock: the capture's latest time and the second last ticked.
+/// A worker's clock: the capture clock (which a lone broken timestamp
+/// does not move) and the second last ticked.
 #[derive(Default)]
 struct Clock {
     second: Option<u64>,
-    latest: Timestamp,
+    /// The clock at the latest frame.
+    latest: ClockAt,
+    capture: vigil_flow::CaptureClock,
 }
 
 impl Clock {
-    /// The frame's time; true when it enters a new second (time to tick).
+    /// The frame's time; true when the clock enters a new second (time to tick).
     fn advance(&mut self, ts: Timestamp) -> bool {
-        let sec = ts.secs() as u64;
+        self.latest = ClockAt::observe(&mut self.capture, ts);
+        let sec = self.latest.clock.secs() as u64;
         let tick = self.second.is_some_and(|s| sec > s);
         if self.second.is_none_or(|s| sec > s) {
             self.second = Some(sec);
-        }
-        if ts > self.latest {
-            self.latest = ts;
         }
         tick
     }
@@ -158,10 +160,10 @@ fn read_own(
                 checksum.observe(&p);
             }
             if clock.advance(raw.ts) {
-                lane.worker.tick(raw.ts, &mut lane.outputs)?;
+                lane.worker.tick(clock.latest, &mut lane.outputs)?;
             }
             if owner(&raw, n) == me {
-                lane.frame(raw.data, raw.ts, raw.linktype, pcap_cnt, checksum.validating)?;
+                lane.frame_at(raw.data, raw.ts, raw.linktype, pcap_cnt, checksum.validating, Some(clock.latest))?;
             }
             if pcap_cnt.is_multiple_of(POLL_EVERY) {
                 while let Ok(msg) = rx.try_recv() {
@@ -173,17 +175,17 @@ fn read_own(
     for msg in rx {
         handle(msg, &mut lane);
     }
-    lane.worker.tick(clock.latest, &mut lane.outputs)?;
+    lane.worker.tick(ClockAt::end(&clock.capture), &mut lane.outputs)?;
     lane.finish(setup, None)
 }
 
 impl Dispatch for Workers<'_> {
     fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError> {
         if self.clock.advance(raw.ts) {
-            self.lane.worker.tick(raw.ts, &mut self.lane.outputs)?;
+            self.lane.worker.tick(self.clock.latest, &mut self.lane.outputs)?;
         }
         if owner(raw, self.workers) == 0 {
-            self.lane.frame(raw.data, raw.ts, raw.linktype, pcap_cnt, validate)?;
+            self.lane.frame_at(raw.data, raw.ts, raw.linktype, pcap_cnt, validate, Some(self.clock.latest))?;
         }
         Ok(())
     }
@@ -228,7 +230,7 @@ impl Dispatch for Workers<'_> {
         let Workers { mut lane, clock, senders, handles, rules, setup, mut outputs, .. } = *self;
         drop(senders);
         // The latest time reaches this worker's flows, as it reaches the others'.
-        let ticked = lane.worker.tick(clock.latest, &mut lane.outputs);
+        let ticked = lane.worker.tick(ClockAt::end(&clock.capture), &mut lane.outputs);
         let mut ended = Ended::default();
         ended.add(0, Ok(ticked.and_then(|()| lane.finish(setup, None))));
         for (i, h) in handles.into_iter().enumerate() {

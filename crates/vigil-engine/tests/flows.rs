@@ -197,3 +197,36 @@ fn flow_records_can_be_switched_off() {
     assert!(of_type(&recs, "flow").is_empty());
     assert_eq!(last_stats(&recs)["flow"]["total"], 1);
 }
+
+/// One frame stamped five hours ahead (a broken capture, a hostile
+/// sender) changes nothing for the other flows: they are not timed out by
+/// it, and the run gives the same flow records as without that frame.
+#[test]
+fn one_frame_from_the_future_does_not_end_every_flow() {
+    let udp = |sp: u16, payload: &[u8]| PacketBuilder::ipv4(C, S).udp(sp, 53).payload(payload).build_ethernet();
+    let mut frames: Vec<(i64, Vec<u8>)> = Vec::new();
+    for i in 0..20i64 {
+        // Twenty flows, each a packet at i and one at i + 20 (UDP flows
+        // time out 30 s after their last packet).
+        frames.push((i, udp(40000 + i as u16, b"first")));
+    }
+    for i in 0..20i64 {
+        frames.push((20 + i, udp(40000 + i as u16, b"second")));
+    }
+    let mut with_outlier = frames.clone();
+    with_outlier.insert(20, (5 * 3600, udp(50000, b"from the future")));
+    let reasons = |recs: &[Value]| {
+        let mut v: Vec<(u64, String)> = of_type(recs, "flow")
+            .iter()
+            .filter(|f| f["src_port"] != 50000)
+            .map(|f| (f["src_port"].as_u64().unwrap(), f["flow"]["reason"].as_str().unwrap().to_string()))
+            .collect();
+        v.sort();
+        v
+    };
+    let plain = reasons(&run("clock-plain", &frames, &[]));
+    let odd = reasons(&run("clock-outlier", &with_outlier, &[]));
+    assert_eq!(plain.len(), 20);
+    assert!(plain.iter().all(|(_, r)| r == "shutdown"), "{plain:?}");
+    assert_eq!(odd, plain);
+}

@@ -45,6 +45,7 @@
 //! assert_eq!((ended[0].pkts.to_server, ended[0].pkts.to_client), (1, 1));
 //! ```
 
+mod clock;
 mod config;
 mod counters;
 mod flow;
@@ -52,6 +53,7 @@ mod key;
 mod table;
 mod timers;
 
+pub use clock::CaptureClock;
 pub use config::{FlowConfig, ProtoTimeouts, Timeouts};
 pub use counters::FlowCounters;
 pub use flow::{flow_id, EndReason, Flow, FlowState};

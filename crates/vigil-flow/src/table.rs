@@ -227,10 +227,12 @@ impl<E: Default> FlowTable<E> {
 
     /// The packet's flows: the UDP flow of a tunnel it came in (for
     /// captured packets, `root`), then its own, whose handle is returned.
-    /// Also advances the table's clock to the packet's time.
+    /// The table's clock is the caller's to advance ([`FlowTable::tick`];
+    /// the engine ticks with a [`crate::CaptureClock`], so one packet's
+    /// broken time cannot end every flow); the packet's own flows go by
+    /// its own time.
     pub fn handle_packet(&mut self, p: &Packet<'_>, root: bool) -> Option<FlowHandle> {
         let t = self.tracking();
-        self.tick(p.ts);
         if root {
             if let Some(outer) = FlowPacket::tunnel_outer(p, &t) {
                 self.update(&outer, p.ts);

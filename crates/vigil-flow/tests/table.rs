@@ -34,6 +34,7 @@ impl H {
 
     fn send(&mut self, frame: &[u8]) -> Option<FlowHandle> {
         let p = self.dec.decode(frame, self.t, LinkType::Ethernet, 1);
+        self.flows.tick(self.t);
         let h = self.flows.handle_packet(&p, true);
         self.ended.extend(self.flows.drain_ended());
         h

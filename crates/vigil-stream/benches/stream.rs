@@ -40,6 +40,7 @@ fn decode_and_flow(dec: &mut Decoder, frames: &Frames) -> u64 {
     let mut ended = 0u64;
     for (i, (lt, ts, f)) in frames.iter().enumerate() {
         let p = dec.decode(black_box(f), *ts, *lt, i as u64);
+        flows.tick(p.ts);
         black_box(flows.handle_packet(&p, true));
         ended += flows.drain_ended().count() as u64;
     }
@@ -73,6 +74,7 @@ fn decode_flow_stream(dec: &mut Decoder, frames: &Frames) -> u64 {
     };
     for (i, (lt, ts, f)) in frames.iter().enumerate() {
         let p = dec.decode(black_box(f), *ts, *lt, i as u64);
+        flows.tick(p.ts);
         if let Some(h) = flows.handle_packet(&p, true) {
             if let (Some(seg), Some(fl)) = (Segment::from_packet(&p, h.dir), flows.get_mut(h)) {
                 if fl.ext.is_none() {

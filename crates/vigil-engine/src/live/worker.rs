@@ -9,6 +9,7 @@ use crate::error::EngineError;
 use crate::lane::{Lane, LaneEnd};
 use crate::rules::LoadedRules;
 use crate::setup::Setup;
+use crate::worker::ClockAt;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -66,7 +67,7 @@ impl LiveWorker {
             if !self.step(POLL, &mut tenth, &mut copy)? {
                 // Quiet: the clock moves on anyway, and waiting records go out.
                 self.src.flush()?;
-                self.lane.worker.tick(wall_clock(), &mut self.lane.outputs)?;
+                self.lane.worker.tick(ClockAt::at(wall_clock()), &mut self.lane.outputs)?;
                 self.lane.outputs.poll()?;
             }
         }
@@ -89,7 +90,7 @@ impl LiveWorker {
         let now = raw.ts.secs() * 10 + i64::from(raw.ts.subsec_micros() / 100_000);
         if now > *tenth {
             if now / 10 > *tenth / 10 {
-                self.lane.worker.tick(raw.ts, &mut self.lane.outputs)?;
+                self.lane.worker.tick(ClockAt::at(raw.ts), &mut self.lane.outputs)?;
             }
             *tenth = now;
             self.lane.outputs.poll()?;
