@@ -352,6 +352,7 @@ impl Outputs {
                 msg: &sig.msg,
                 category: &sig.category,
                 priority: sig.severity,
+                swap: app.is_some_and(|a| a.swap),
             };
             for w in &mut self.fast {
                 w.write(p, &line)

@@ -43,6 +43,9 @@ pub struct FastAlert<'a> {
     /// The classtype's description; empty when the rule has none.
     pub category: &'a str,
     pub priority: u32,
+    /// The alert's source is the packet's destination (a transaction
+    /// signature inspected the other side): written as EVE writes it.
+    pub swap: bool,
 }
 
 /// The fast.log line (without its newline) for an alert on `p`.
@@ -87,7 +90,8 @@ pub fn fast_line(p: &Packet<'_>, a: &FastAlert<'_>) -> String {
         }
         _ => (p.sport().unwrap_or(0), p.dport().unwrap_or(0)),
     };
-    let _ = write!(line, " {{{proto}}} {}:{sp} -> {}:{dp}", ip.src, ip.dst);
+    let ((src, sp), (dst, dp)) = if a.swap { ((ip.dst, dp), (ip.src, sp)) } else { ((ip.src, sp), (ip.dst, dp)) };
+    let _ = write!(line, " {{{proto}}} {src}:{sp} -> {dst}:{dp}");
     line
 }
 
@@ -149,6 +153,7 @@ mod tests {
         msg: "GPL ATTACK_RESPONSE id check returned root",
         category: "Potentially Bad Traffic",
         priority: 2,
+        swap: false,
     };
 
     fn line_for(frame: &[u8], a: &FastAlert<'_>) -> String {
@@ -165,6 +170,15 @@ mod tests {
             "10/22/2015-09:12:37.480929  [**] [1:2:7] GPL ATTACK_RESPONSE id check returned root [**] \
              [Classification: Potentially Bad Traffic] [Priority: 2] {TCP} 10.0.0.1:80 -> 10.0.0.2:41214"
         );
+    }
+
+    #[test]
+    fn a_swapped_alert_is_written_the_other_way_round() {
+        // A response completing a request-side signature: EVE and fast.log
+        // both give the client as the source.
+        let frame = PacketBuilder::ipv4([10, 0, 0, 2], [10, 0, 0, 1]).tcp(80, 41214).payload(b"x").build_ethernet();
+        let line = line_for(&frame, &FastAlert { swap: true, ..ALERT });
+        assert!(line.ends_with("{TCP} 10.0.0.1:41214 -> 10.0.0.2:80"), "{line}");
     }
 
     #[test]
