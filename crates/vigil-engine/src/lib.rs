@@ -55,6 +55,7 @@ mod stats;
 mod summary;
 mod tag;
 mod tcp;
+mod unwritten;
 mod verdict;
 mod worker;
 mod workers;

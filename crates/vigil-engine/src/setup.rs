@@ -68,6 +68,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         return Err(EngineError::Config(problems));
     }
     let mut warnings = problems;
+    warnings.extend(crate::unwritten::warnings(&config));
     if !ignored.is_empty() {
         warnings.push(format!("configuration keys vigil does not use (ignored): {}", ignored.join(", ")));
     }

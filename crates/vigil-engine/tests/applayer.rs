@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{of_type, run_eve, spaced, tempdir, write_pcap};
+use common::{of_type, run_eve, spaced, tcp_session, tempdir, write_pcap};
 use serde_json::Value;
 use vigil_engine::RunOptions;
 use vigil_wire::build::PacketBuilder;
@@ -35,35 +35,6 @@ fn sids(recs: &[Value]) -> Vec<u64> {
     let mut v: Vec<u64> = of_type(recs, "alert").iter().map(|r| r["alert"]["signature_id"].as_u64().unwrap()).collect();
     v.sort_unstable();
     v
-}
-
-/// A TCP session on `port`: the client sends each of `requests`, the server
-/// answers each with the matching `responses` entry, each acknowledged.
-fn tcp_session(port: u16, exchanges: &[(&[u8], &[u8])]) -> Vec<Vec<u8>> {
-    let seg = |to_server: bool, flags: u8, seq: u32, ack: u32, data: &[u8]| {
-        let b = if to_server {
-            PacketBuilder::ipv4(C, S).tcp(40000, port)
-        } else {
-            PacketBuilder::ipv4(S, C).tcp(port, 40000)
-        };
-        b.tcp_flags(flags).tcp_seq_ack(seq, ack).payload(data).build_ethernet()
-    };
-    let (mut c, mut s) = (1000u32, 9000u32);
-    let mut f =
-        vec![seg(true, SYN, c, 0, b""), seg(false, SYN | ACK, s, c + 1, b""), seg(true, ACK, c + 1, s + 1, b"")];
-    c += 1;
-    s += 1;
-    for (req, resp) in exchanges {
-        f.push(seg(true, ACK | PSH, c, s, req));
-        c += req.len() as u32;
-        f.push(seg(false, ACK | PSH, s, c, resp));
-        s += resp.len() as u32;
-        f.push(seg(true, ACK, c, s, b""));
-    }
-    f.push(seg(true, FIN | ACK, c, s, b""));
-    f.push(seg(false, FIN | ACK, s, c + 1, b""));
-    f.push(seg(true, ACK, c + 1, s + 1, b""));
-    f
 }
 
 const REQ: &[u8] = b"GET /download/evil.php?id=1 HTTP/1.1\r\nHost: Example.COM\r\nUser-Agent: vigil-test\r\n\r\n";

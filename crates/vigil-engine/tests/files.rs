@@ -5,31 +5,10 @@
 
 mod common;
 
-use common::{of_type, spaced, tcp_seg, tempdir, write_pcap};
+use common::{of_type, spaced, tcp_session, tempdir, write_pcap};
 use serde_json::Value;
 use std::path::Path;
 use vigil_engine::{run_offline, RunOptions};
-use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
-
-/// A session of one GET per entry of `exchanges`, each answered in one segment.
-fn session(exchanges: &[(&[u8], Vec<u8>)]) -> Vec<Vec<u8>> {
-    let (mut c, mut s) = (1000u32, 9000u32);
-    let mut f = vec![tcp_seg(true, SYN, c, 0, b""), tcp_seg(false, SYN | ACK, s, c + 1, b"")];
-    c += 1;
-    s += 1;
-    f.push(tcp_seg(true, ACK, c, s, b""));
-    for (req, resp) in exchanges {
-        f.push(tcp_seg(true, ACK | PSH, c, s, req));
-        c += req.len() as u32;
-        f.push(tcp_seg(false, ACK | PSH, s, c, resp));
-        s += resp.len() as u32;
-        f.push(tcp_seg(true, ACK, c, s, b""));
-    }
-    f.push(tcp_seg(true, FIN | ACK, c, s, b""));
-    f.push(tcp_seg(false, FIN | ACK, s, c + 1, b""));
-    f.push(tcp_seg(true, ACK, c + 1, s + 1, b""));
-    f
-}
 
 fn response(body: &[u8], extra: &str) -> Vec<u8> {
     let mut r = format!("HTTP/1.1 200 OK\r\n{extra}Content-Length: {}\r\n\r\n", body.len()).into_bytes();
@@ -83,13 +62,11 @@ fn file_keywords_and_fileinfo_records() {
     use md5::Digest;
     let pdf = b"%PDF-1.4 pretend document".to_vec();
     let md5 = hex(&md5::Md5::digest(&pdf));
-    let frames = session(&[
-        (b"GET /docs/Report.PDF?x=1 HTTP/1.1\r\nHost: h\r\n\r\n", response(&pdf, "")),
-        (
-            b"GET /a HTTP/1.1\r\nHost: h\r\n\r\n",
-            response(b"zz", "Content-Disposition: attachment; filename=\"notes.txt\"\r\n"),
-        ),
-    ]);
+    let (r1, r2) = (response(&pdf, ""), response(b"zz", "Content-Disposition: attachment; filename=\"notes.txt\"\r\n"));
+    let frames = tcp_session(
+        80,
+        &[(b"GET /docs/Report.PDF?x=1 HTTP/1.1\r\nHost: h\r\n\r\n", &r1), (b"GET /a HTTP/1.1\r\nHost: h\r\n\r\n", &r2)],
+    );
     let rules = "\
 alert tcp any any -> any any (msg:\"name\"; filename:\"report.pdf\"; sid:1;)
 alert tcp any any -> any any (msg:\"ext\"; fileext:\"pdf\"; sid:2;)
@@ -122,10 +99,11 @@ fn filestore_writes_files_by_sha256_with_their_record() {
     use sha2::Digest;
     let body = b"stored file body".to_vec();
     let sha = hex(&sha2::Sha256::digest(&body));
-    let frames = session(&[
-        (b"GET /keep.bin HTTP/1.1\r\nHost: h\r\n\r\n", response(&body, "")),
-        (b"GET /skip.bin HTTP/1.1\r\nHost: h\r\n\r\n", response(b"not stored", "")),
-    ]);
+    let (r1, r2) = (response(&body, ""), response(b"not stored", ""));
+    let frames = tcp_session(
+        80,
+        &[(b"GET /keep.bin HTTP/1.1\r\nHost: h\r\n\r\n", &r1), (b"GET /skip.bin HTTP/1.1\r\nHost: h\r\n\r\n", &r2)],
+    );
     // The request matches; its response's file, not yet open, is stored.
     let rules =
         "alert http any any -> any any (msg:\"store\"; http.uri; content:\"keep\"; filestore:response,tx; sid:1;)\n";
@@ -165,7 +143,8 @@ fn walk(dir: &Path) -> usize {
 
 #[test]
 fn force_filestore_stores_every_file_and_a_version_1_store_is_refused() {
-    let frames = session(&[(b"GET /one HTTP/1.1\r\nHost: h\r\n\r\n", response(b"one", ""))]);
+    let r1 = response(b"one", "");
+    let frames = tcp_session(80, &[(b"GET /one HTTP/1.1\r\nHost: h\r\n\r\n", &r1)]);
     let yaml = format!("{EVE}  - file-store:\n      version: 2\n      enabled: yes\n      force-filestore: yes\n");
     let (recs, dir) = run("force", &frames, "", &yaml, &[]);
     let _ = std::fs::remove_dir_all(&dir);

@@ -86,3 +86,35 @@ pub fn short_session() -> Vec<Vec<u8>> {
         tcp_seg(true, ACK, 1007, 5004, b""),
     ]
 }
+
+/// A TCP session between [`CLIENT`]:40000 and [`SERVER`]:`port`: the client
+/// sends each request, the server answers each in one segment, each
+/// acknowledged; FIN both ways.
+pub fn tcp_session(port: u16, exchanges: &[(&[u8], &[u8])]) -> Vec<Vec<u8>> {
+    use vigil_wire::build::PacketBuilder;
+    use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
+    let seg = |to_server: bool, flags: u8, seq: u32, ack: u32, data: &[u8]| {
+        let b = if to_server {
+            PacketBuilder::ipv4(CLIENT, SERVER).tcp(40000, port)
+        } else {
+            PacketBuilder::ipv4(SERVER, CLIENT).tcp(port, 40000)
+        };
+        b.tcp_flags(flags).tcp_seq_ack(seq, ack).payload(data).build_ethernet()
+    };
+    let (mut c, mut s) = (1000u32, 9000u32);
+    let mut f =
+        vec![seg(true, SYN, c, 0, b""), seg(false, SYN | ACK, s, c + 1, b""), seg(true, ACK, c + 1, s + 1, b"")];
+    c += 1;
+    s += 1;
+    for (req, resp) in exchanges {
+        f.push(seg(true, ACK | PSH, c, s, req));
+        c += req.len() as u32;
+        f.push(seg(false, ACK | PSH, s, c, resp));
+        s += resp.len() as u32;
+        f.push(seg(true, ACK, c, s, b""));
+    }
+    f.push(seg(true, FIN | ACK, c, s, b""));
+    f.push(seg(false, FIN | ACK, s, c + 1, b""));
+    f.push(seg(true, ACK, c + 1, s + 1, b""));
+    f
+}

@@ -1,0 +1,49 @@
+//! What the configuration asks for that vigil does not write: each is a
+//! warning at start-up, so no output is missing without a word.
+
+use vigil_config::Config;
+
+/// Warnings for enabled output modules vigil has no writer for, and EVE
+/// record types an enabled `eve-log` lists that vigil never writes.
+pub(crate) fn warnings(config: &Config) -> Vec<String> {
+    let mut out: Vec<String> = config
+        .outputs
+        .other_enabled
+        .iter()
+        .map(|name| format!("outputs.{name}: vigil does not write this output; nothing is written for it"))
+        .collect();
+    for eve in config.outputs.enabled_eve_logs() {
+        let unwritten: Vec<&str> =
+            eve.types.other.iter().map(String::as_str).filter(|t| !writes_eve_type(t)).collect();
+        if !unwritten.is_empty() {
+            out.push(format!(
+                "outputs.eve-log ({}): vigil writes no {} records yet (it does not parse those protocols)",
+                eve.filename,
+                unwritten.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// EVE record types vigil writes besides alert, anomaly, stats, flow and
+/// drop (which the config reads apart): its parsers' and the table's.
+fn writes_eve_type(name: &str) -> bool {
+    matches!(name, "http" | "dns" | "tls" | "files") || vigil_applayer::proto::find(name).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unwritten_outputs_and_record_types_are_named() {
+        let yaml = "outputs:\n  - pcap-log:\n      enabled: yes\n  - alert-debug:\n      enabled: no\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - http\n        - ssh\n        - smtp\n        - nfs\n";
+        let tree = vigil_config::ConfigTree::parse_str(yaml, "t.yaml").unwrap();
+        let (config, _, _) = Config::from_tree(&tree);
+        let w = warnings(&config);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].starts_with("outputs.pcap-log: "), "{w:?}");
+        assert!(w[1].contains("no smtp, nfs records"), "{w:?}");
+    }
+}
