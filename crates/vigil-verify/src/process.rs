@@ -56,17 +56,21 @@ fn kill_group(pid: u32) {
         .status();
 }
 
-/// Runs a shell snippet (`requires: script`, `setup:`, `pre-check:`) quietly.
-pub fn shell(script: &str, cwd: &Path, env: &[(String, String)], timeout: Duration) -> io::Result<Exit> {
+/// `sh -c script` in `cwd` with `env`, no input and its errors dropped.
+fn sh(script: &str, cwd: &Path, env: &[(String, String)]) -> Command {
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(script)
         .current_dir(cwd)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
         .stderr(Stdio::null());
-    run(&mut cmd, timeout)
+    cmd
+}
+
+/// Runs a shell snippet (`requires: script`, `setup:`, `pre-check:`) quietly.
+pub fn shell(script: &str, cwd: &Path, env: &[(String, String)], timeout: Duration) -> io::Result<Exit> {
+    run(sh(script, cwd, env).stdout(Stdio::null()), timeout)
 }
 
 /// Runs a `shell:` check's command in `cwd`: how it ended and what it
@@ -83,15 +87,7 @@ pub fn shell_output(
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let tmp = std::env::temp_dir().join(format!("vigil-verify-shell-{}-{n}", std::process::id()));
     let out = std::fs::File::create(&tmp)?;
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(script)
-        .current_dir(cwd)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(Stdio::null());
-    let exit = run(&mut cmd, timeout);
+    let exit = run(sh(script, cwd, env).stdout(out), timeout);
     let text = std::fs::read(&tmp).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
     let _ = std::fs::remove_file(&tmp);
     Ok((exit?, text))
