@@ -105,8 +105,12 @@ pub struct File {
     pub store: bool,
     /// The bytes held for storage (with `keep`, once `store`), from `start`.
     pub kept: Vec<u8>,
-    /// More bytes came than could be kept: it cannot be stored whole.
+    /// More bytes came than a file may hold (or a gap lost some): it
+    /// cannot be stored whole.
     pub kept_overflow: bool,
+    /// It was asked for after its first bytes went by, unkept: it is not
+    /// stored (no error: the file store never had it).
+    pub store_late: bool,
     /// The signatures that asked for it to be stored (EVE `fileinfo.sid`).
     pub sids: Vec<u32>,
 }
@@ -159,6 +163,7 @@ impl File {
             store: cfg.store_all,
             kept: Vec::new(),
             kept_overflow: false,
+            store_late: false,
             sids: Vec::new(),
         }
     }
@@ -193,7 +198,7 @@ impl File {
         }
         // Only files already asked for are held: a store decided after
         // bytes went by cannot be whole (see `mark_store`).
-        if cfg.keep && self.store && !self.kept_overflow {
+        if cfg.keep && self.store && !self.kept_overflow && !self.store_late {
             if (self.kept.len() + data.len()) as u64 > cfg.max_kept {
                 self.kept_overflow = true;
                 self.kept = Vec::new();
@@ -278,7 +283,7 @@ impl File {
     pub fn mark_store(&mut self, sid: u32) {
         if !self.store && self.size > 0 {
             // Its first bytes were not kept.
-            self.kept_overflow = true;
+            self.store_late = true;
         }
         self.store = true;
         if sid != 0 && !self.sids.contains(&sid) {
@@ -288,7 +293,7 @@ impl File {
 
     /// Whether it is to be stored and the kept bytes are all of it.
     pub fn storable(&self) -> bool {
-        self.store && !self.kept_overflow
+        self.store && !self.kept_overflow && !self.store_late
     }
 
     /// The extension: what follows the last `.` of the last path element.
@@ -410,7 +415,8 @@ mod tests {
         f.append(b"cd", &c);
         f.close();
         assert_eq!(f.state, FileState::Closed);
-        assert!(f.kept_overflow && !f.storable());
+        assert!(f.store_late && !f.kept_overflow && !f.storable());
+        assert!(f.kept.is_empty());
         assert_eq!(f.sids, [7]);
 
         // Still open: settled by whether its transfer is complete.

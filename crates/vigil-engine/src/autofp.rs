@@ -10,12 +10,13 @@
 //! and thread count, not whenever a quiet worker happens to see traffic.
 
 use crate::error::EngineError;
+use crate::lane::Dispatch;
 use crate::lane::{spawn_worker, Ended, Lane, LaneEnd};
 use crate::outputs::Outputs;
 use crate::rules::LoadedRules;
-use crate::run::{with_capture, write_stats, Dispatch};
 use crate::setup::Setup;
 use crate::stats;
+use crate::stats::{with_capture, write_stats};
 use crate::worker::ClockAt;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender, TrySendError};
 use std::sync::Arc;

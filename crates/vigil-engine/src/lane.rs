@@ -4,9 +4,12 @@
 
 use crate::error::EngineError;
 use crate::outputs::Outputs;
+use crate::rules::LoadedRules;
 use crate::setup::Setup;
 use crate::stats;
 use crate::worker::Worker;
+use std::sync::Arc;
+use vigil_capture::RawPacket;
 use vigil_types::{LinkType, Timestamp};
 
 pub(crate) struct Lane {
@@ -93,9 +96,9 @@ impl Lane {
         self.worker.finish(&mut self.outputs)?;
         let counters = self.counters(setup);
         if let Some((ts, uptime, received)) = stats {
-            let all = crate::run::with_capture(counters.clone(), received, 0);
-            let threads = [(crate::run::worker_name(0), counters.clone())];
-            crate::run::write_stats(&mut self.outputs, &all, &threads, ts, uptime, self.worker.detector.rules())?;
+            let all = crate::stats::with_capture(counters.clone(), received, 0);
+            let threads = [(crate::stats::worker_name(0), counters.clone())];
+            crate::stats::write_stats(&mut self.outputs, &all, &threads, ts, uptime, self.worker.detector.rules())?;
         }
         let w = &self.worker;
         Ok(LaneEnd {
@@ -138,7 +141,7 @@ impl Ended {
     pub(crate) fn add(&mut self, i: usize, joined: std::thread::Result<Result<LaneEnd, EngineError>>) {
         match joined {
             Ok(Ok(lane)) => {
-                self.threads.push((crate::run::worker_name(i), lane.counters.clone()));
+                self.threads.push((crate::stats::worker_name(i), lane.counters.clone()));
                 self.end.add(lane);
             }
             Ok(Err(e)) => {
@@ -160,7 +163,7 @@ pub(crate) fn spawn_worker<'scope, 'env, T: Send + 'scope>(
     work: impl FnOnce() -> T + Send + 'scope,
 ) -> Result<std::thread::ScopedJoinHandle<'scope, T>, EngineError> {
     std::thread::Builder::new()
-        .name(crate::run::worker_name(i))
+        .name(crate::stats::worker_name(i))
         .spawn_scoped(scope, move || {
             if let Some(a) = &setup.affinity {
                 crate::affinity::Affinity::pin(a.worker(i));
@@ -168,4 +171,22 @@ pub(crate) fn spawn_worker<'scope, 'env, T: Send + 'scope>(
             work()
         })
         .map_err(|e| EngineError::Usage(format!("cannot start worker thread {}: {e}", i + 1)))
+}
+
+/// Where the reader sends frames: a lane on its own thread, or workers.
+pub(crate) trait Dispatch {
+    /// One frame, numbered `pcap_cnt`; `validate`: check its checksums.
+    fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError>;
+    /// Every counter so far, of every packet dispatched before, none in
+    /// flight; `received`: frames read so far.
+    fn counters(&mut self, received: u64) -> Result<Vec<(String, u64)>, EngineError>;
+    /// Writes a stats record of every counter so far.
+    fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError>;
+    /// Frames dropped because a worker ring was full (live policy only).
+    fn dropped(&self) -> u64;
+    /// Inspects every frame dispatched from now on with `rules`.
+    fn swap_rules(&mut self, rules: Arc<LoadedRules>) -> Result<(), EngineError>;
+    /// End of input: every lane finishes, a last stats record is written
+    /// (packet time, uptime); the lanes' results, merged.
+    fn finish(self: Box<Self>, ts: Timestamp, uptime: u64, received: u64) -> Result<LaneEnd, EngineError>;
 }

@@ -33,6 +33,7 @@ mod app;
 mod autofp;
 mod checksum;
 mod control;
+mod detector;
 mod error;
 mod exception;
 mod files;
@@ -61,7 +62,6 @@ mod worker;
 mod workers;
 
 pub use affinity::Affinity;
-pub use analysis::write_rules_json;
 pub use control::Control;
 pub use error::EngineError;
 #[cfg(target_os = "linux")]
@@ -72,7 +72,7 @@ pub use options::{LiveInput, RunOptions};
 pub use rules::{rule_files, LoadedRules};
 pub use run::{run_offline, run_setup, Progress};
 pub use runmode::Runmode;
-pub use setup::{setup, Setup};
+pub use setup::{setup, write_rules_json, Setup};
 pub use simulate::Simulation;
 pub use summary::Summary;
 pub use vigil_config::DEFAULT_YAML;

@@ -92,7 +92,7 @@ pub(crate) fn write(logging: &Logging, log_dir: &Path, records: &[LogRecord]) ->
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(Timestamp::default(), |d| Timestamp::from_micros(d.as_secs() as i64, d.subsec_micros()));
     for out in &logging.files {
-        let path = crate::outputs::log_path(log_dir, &out.filename);
+        let path = log_path(log_dir, &out.filename);
         let mut text = String::new();
         for r in records.iter().filter(|r| r.level <= out.level) {
             if out.json {
@@ -119,6 +119,15 @@ pub(crate) fn write(logging: &Logging, log_dir: &Path, records: &[LogRecord]) ->
         }
     }
     problems
+}
+
+/// A configured file name, relative to the log directory unless absolute.
+pub(crate) fn log_path(log_dir: &std::path::Path, filename: &str) -> std::path::PathBuf {
+    if std::path::Path::new(filename).is_absolute() {
+        std::path::Path::new(filename).to_path_buf()
+    } else {
+        log_dir.join(filename)
+    }
 }
 
 #[cfg(test)]

@@ -73,6 +73,6 @@ pub fn run_frames(setup: &Setup, frames: &[MemFrame], decode_only: bool) -> Resu
         alerts: end.alerts,
         flows: end.flows,
         reassembled: end.reassembled,
-        counters: crate::run::with_capture(end.counters, packets, 0),
+        counters: crate::stats::with_capture(end.counters, packets, 0),
     })
 }

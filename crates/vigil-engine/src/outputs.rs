@@ -2,6 +2,7 @@
 //! for, and `fast.log` files.
 
 use crate::error::EngineError;
+use crate::log::log_path;
 use crate::setup::Setup;
 use serde_json::Value;
 use std::path::Path;
@@ -147,15 +148,6 @@ fn flush_policy(setup: &Setup, mode: OutputMode, buffer_size: Option<u64>) -> Fl
     };
     let bytes = buffer_size.map_or(FlushPolicy::default().bytes, |b| usize::try_from(b).unwrap_or(usize::MAX));
     FlushPolicy { bytes, age }
-}
-
-/// A configured file name, relative to the log directory unless absolute.
-pub(crate) fn log_path(log_dir: &Path, filename: &str) -> std::path::PathBuf {
-    if Path::new(filename).is_absolute() {
-        Path::new(filename).to_path_buf()
-    } else {
-        log_dir.join(filename)
-    }
 }
 
 impl Outputs {
@@ -508,9 +500,9 @@ impl Outputs {
                 if let (Some(fs), Some(sha)) = (self.file_store.as_mut(), sha256.as_deref()) {
                     if file.storable() {
                         file_id = fs.store(sha, &file.kept);
-                    } else if file.store && !file.gaps {
-                        // Asked for, but larger than a file may be held
-                        // (`FileConfig::max_kept`): a failed store.
+                    } else if file.store && file.kept_overflow && !file.gaps {
+                        // Asked for in time, but larger than a file may be
+                        // held (`FileConfig::max_kept`): a failed store.
                         fs.counts.fs_errors += 1;
                     }
                 }

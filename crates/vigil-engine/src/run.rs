@@ -4,14 +4,14 @@ use crate::checksum::ChecksumState;
 use crate::control::Control;
 use crate::error::EngineError;
 use crate::inputs;
-use crate::lane::{Lane, LaneEnd};
+use crate::lane::{Dispatch, Lane, LaneEnd};
 use crate::options::RunOptions;
 use crate::outputs::{OutputMode, Outputs};
 use crate::rules::LoadedRules;
 use crate::runmode::Runmode;
 use crate::setup::{setup, Setup};
 use crate::socket::ControlSocket;
-use crate::stats;
+use crate::stats::{with_capture, worker_name, write_stats};
 use crate::summary::Summary;
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, Receiver};
@@ -19,7 +19,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use vigil_capture::{PcapFile, RawPacket, Source};
 use vigil_decode::{DecodeConfig, Decoder};
-use vigil_output::stats_record;
 use vigil_types::Timestamp;
 
 /// Where a run stands, reported every few thousand packets.
@@ -36,24 +35,6 @@ pub struct Progress {
 const RECORD_OVERHEAD: u64 = 16;
 /// How often (in packets) the wall clock is consulted for progress and stats.
 const CHECK_EVERY: u64 = 4096;
-
-/// Where the reader sends frames: a lane on its own thread, or workers.
-pub(crate) trait Dispatch {
-    /// One frame, numbered `pcap_cnt`; `validate`: check its checksums.
-    fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError>;
-    /// Every counter so far, of every packet dispatched before, none in
-    /// flight; `received`: frames read so far.
-    fn counters(&mut self, received: u64) -> Result<Vec<(String, u64)>, EngineError>;
-    /// Writes a stats record of every counter so far.
-    fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError>;
-    /// Frames dropped because a worker ring was full (live policy only).
-    fn dropped(&self) -> u64;
-    /// Inspects every frame dispatched from now on with `rules`.
-    fn swap_rules(&mut self, rules: Arc<LoadedRules>) -> Result<(), EngineError>;
-    /// End of input: every lane finishes, a last stats record is written
-    /// (packet time, uptime); the lanes' results, merged.
-    fn finish(self: Box<Self>, ts: Timestamp, uptime: u64, received: u64) -> Result<LaneEnd, EngineError>;
-}
 
 /// Reads every input capture through the pipeline and writes the outputs.
 /// `progress` is called periodically (the CLI draws its bar from it).
@@ -114,7 +95,7 @@ pub(crate) fn control_socket(
         return Ok(None);
     }
     let name = cfg.filename.as_deref().unwrap_or("vigil-command.socket");
-    let path = crate::outputs::log_path(&setup.log_dir, name);
+    let path = crate::log::log_path(&setup.log_dir, name);
     ControlSocket::start(&path, control.clone())
         .map(Some)
         .map_err(|error| EngineError::Output { path: path.display().to_string(), error })
@@ -236,59 +217,6 @@ fn read(
         return Err(EngineError::Input(summary.capture_errors.join("; ")));
     }
     Ok(summary)
-}
-
-/// The capture's own counters first, under Suricata's names: frames
-/// received (`kernel_packets`) and frames dropped before inspection
-/// (`kernel_drops`; reading files, only under the live policy, when a worker
-/// ring is full). `decoder.pkts` is what was inspected, so `kernel_packets =
-/// decoder.pkts + kernel_drops` in every record.
-pub(crate) fn with_capture(counters: Vec<(String, u64)>, received: u64, dropped: u64) -> Vec<(String, u64)> {
-    let mut all = vec![("capture.kernel_packets".to_string(), received), ("capture.kernel_drops".to_string(), dropped)];
-    all.extend(counters);
-    all
-}
-
-/// Writes one stats record: `totals` (every counter, zeros included) and,
-/// for outputs with `threads: yes`, each thread's own counters.
-pub(crate) fn write_stats(
-    outputs: &mut Outputs,
-    totals: &[(String, u64)],
-    threads: &[(String, Vec<(String, u64)>)],
-    ts: Timestamp,
-    uptime: u64,
-    rules: &LoadedRules,
-) -> Result<(), EngineError> {
-    outputs.stats(|null_values, with_totals, with_threads| {
-        let shown = if with_totals { stats::shown(totals, null_values) } else { Vec::new() };
-        let mut rec = stats_record(ts, uptime, &shown);
-        if with_totals {
-            // One detection engine, as Suricata lists them (`detect.engines`).
-            rec["stats"]["detect"]["engines"] = serde_json::json!([{
-                "id": 0,
-                "rules_loaded": rules.loaded,
-                "rules_failed": rules.failed,
-                "rules_skipped": rules.skipped,
-            }]);
-        }
-        if with_threads {
-            let mut by_thread = serde_json::Map::new();
-            for (name, counters) in threads {
-                let mut one = stats_record(ts, 0, &stats::shown(counters, null_values))["stats"].take();
-                if let Some(o) = one.as_object_mut() {
-                    o.remove("uptime");
-                }
-                by_thread.insert(name.clone(), one);
-            }
-            rec["stats"]["threads"] = serde_json::Value::Object(by_thread);
-        }
-        rec
-    })
-}
-
-/// Suricata's name for worker `i` (0-based).
-pub(crate) fn worker_name(i: usize) -> String {
-    format!("W#{:02}", i + 1)
 }
 
 /// The single runmode: the reading thread is the worker.

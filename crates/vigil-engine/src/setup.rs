@@ -95,7 +95,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     let flow = flow_config(&config);
     let defrag = defrag_config(&config);
     // An inline capture drops for real; `--simulate-ips` pretends on a file.
-    let ips = opts.simulate_ips || crate::live::is_inline(&config, &opts.live);
+    let ips = opts.simulate_ips || is_inline(&config, &opts.live);
     let stream = stream_config(&config, ips);
     let rules = crate::rules::load(opts, &config, vars, mpm_algo(&config, &mut warnings))?;
     let mut app = app_config(config.raw.app_layer.as_ref(), &mut warnings)
@@ -297,6 +297,26 @@ fn app_config(sec: Option<&vigil_config::ConfigNode>, warnings: &mut Vec<String>
         }
     }
     cfg.any_enabled().then_some(cfg)
+}
+
+/// Whether the run's inputs make it inline: an AF_PACKET bridge or a queue.
+pub(crate) fn is_inline(config: &vigil_config::Config, live: &[crate::options::LiveInput]) -> bool {
+    live.iter().any(|l| match l {
+        // `--af-packet` alone runs every listed interface.
+        crate::options::LiveInput::AfPacket(iface) if iface.is_empty() => {
+            config.af_packet.interfaces.iter().any(|i| i.copy_mode.as_deref() == Some("ips"))
+        }
+        crate::options::LiveInput::AfPacket(iface) => {
+            config.af_packet.for_iface(iface).copy_mode.as_deref() == Some("ips")
+        }
+        crate::options::LiveInput::Nfq(_) => true,
+    })
+}
+
+/// `--engine-analysis`: writes `rules.json` and `rule_group.json` under the
+/// run's log directory; returns the path of `rules.json`.
+pub fn write_rules_json(setup: &Setup) -> Result<PathBuf, EngineError> {
+    crate::analysis::write_rules_json(&setup.log_dir, &setup.rules.analysis, &setup.config)
 }
 
 #[cfg(test)]

@@ -1,9 +1,14 @@
 //! Assembles the counters of every stage under Suricata's stats names.
 
+use crate::error::EngineError;
+use crate::outputs::Outputs;
+use crate::rules::LoadedRules;
 use vigil_config::Stats;
 use vigil_decode::{Counter, DecodeCounters, DecodeEvent};
 use vigil_defrag::DefragCounters;
 use vigil_flow::FlowCounters;
+use vigil_output::stats_record;
+use vigil_types::Timestamp;
 
 /// Every stage's counters, for one stats record.
 pub(crate) struct Counters<'a> {
@@ -114,7 +119,7 @@ pub(crate) fn gather(
     for (_, c) in &by_worker {
         merge(&mut all, c);
     }
-    let threads = by_worker.into_iter().map(|(i, c)| (crate::run::worker_name(i), c)).collect();
+    let threads = by_worker.into_iter().map(|(i, c)| (worker_name(i), c)).collect();
     Ok((all, threads))
 }
 
@@ -141,6 +146,59 @@ pub(crate) fn merge(into: &mut Vec<(String, u64)>, other: &[(String, u64)]) {
 /// The counters a stats record lists: without zeros unless `null_values`.
 pub(crate) fn shown(all: &[(String, u64)], null_values: bool) -> Vec<(String, u64)> {
     all.iter().filter(|(_, v)| null_values || *v != 0).cloned().collect()
+}
+
+/// The capture's own counters first, under Suricata's names: frames
+/// received (`kernel_packets`) and frames dropped before inspection
+/// (`kernel_drops`; reading files, only under the live policy, when a worker
+/// ring is full). `decoder.pkts` is what was inspected, so `kernel_packets =
+/// decoder.pkts + kernel_drops` in every record.
+pub(crate) fn with_capture(counters: Vec<(String, u64)>, received: u64, dropped: u64) -> Vec<(String, u64)> {
+    let mut all = vec![("capture.kernel_packets".to_string(), received), ("capture.kernel_drops".to_string(), dropped)];
+    all.extend(counters);
+    all
+}
+
+/// Writes one stats record: `totals` (every counter, zeros included) and,
+/// for outputs with `threads: yes`, each thread's own counters.
+pub(crate) fn write_stats(
+    outputs: &mut Outputs,
+    totals: &[(String, u64)],
+    threads: &[(String, Vec<(String, u64)>)],
+    ts: Timestamp,
+    uptime: u64,
+    rules: &LoadedRules,
+) -> Result<(), EngineError> {
+    outputs.stats(|null_values, with_totals, with_threads| {
+        let totals = if with_totals { shown(totals, null_values) } else { Vec::new() };
+        let mut rec = stats_record(ts, uptime, &totals);
+        if with_totals {
+            // One detection engine, as Suricata lists them (`detect.engines`).
+            rec["stats"]["detect"]["engines"] = serde_json::json!([{
+                "id": 0,
+                "rules_loaded": rules.loaded,
+                "rules_failed": rules.failed,
+                "rules_skipped": rules.skipped,
+            }]);
+        }
+        if with_threads {
+            let mut by_thread = serde_json::Map::new();
+            for (name, counters) in threads {
+                let mut one = stats_record(ts, 0, &shown(counters, null_values))["stats"].take();
+                if let Some(o) = one.as_object_mut() {
+                    o.remove("uptime");
+                }
+                by_thread.insert(name.clone(), one);
+            }
+            rec["stats"]["threads"] = serde_json::Value::Object(by_thread);
+        }
+        rec
+    })
+}
+
+/// Suricata's name for worker `i` (0-based).
+pub(crate) fn worker_name(i: usize) -> String {
+    format!("W#{:02}", i + 1)
 }
 
 #[cfg(test)]

@@ -13,8 +13,7 @@ pub(crate) fn warnings(config: &Config) -> Vec<String> {
         .map(|name| format!("outputs.{name}: vigil does not write this output; nothing is written for it"))
         .collect();
     for eve in config.outputs.enabled_eve_logs() {
-        let unwritten: Vec<&str> =
-            eve.types.other.iter().map(String::as_str).filter(|t| !writes_eve_type(t)).collect();
+        let unwritten: Vec<&str> = eve.types.other.iter().map(String::as_str).filter(|t| !writes_eve_type(t)).collect();
         if !unwritten.is_empty() {
             out.push(format!(
                 "outputs.eve-log ({}): vigil writes no {} records yet (it does not parse those protocols)",

@@ -16,12 +16,13 @@
 
 use crate::checksum::ChecksumState;
 use crate::error::EngineError;
+use crate::lane::Dispatch;
 use crate::lane::{spawn_worker, Ended, Lane, LaneEnd};
 use crate::outputs::Outputs;
 use crate::rules::LoadedRules;
-use crate::run::{with_capture, write_stats, Dispatch};
 use crate::setup::Setup;
 use crate::stats;
+use crate::stats::{with_capture, write_stats};
 use crate::worker::ClockAt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

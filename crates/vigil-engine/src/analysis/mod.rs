@@ -10,7 +10,6 @@ mod groups;
 mod lists;
 
 use crate::error::EngineError;
-use crate::setup::Setup;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::Write;
@@ -71,18 +70,22 @@ fn app_proto_name(rule: &Rule, sig: &Signature) -> &'static str {
 
 /// Writes `rules.json` and `rule_group.json` under the run's log
 /// directory; returns the path of `rules.json`.
-pub fn write_rules_json(setup: &Setup) -> Result<PathBuf, EngineError> {
-    let path = setup.log_dir.join("rules.json");
+pub(crate) fn write_rules_json(
+    log_dir: &std::path::Path,
+    analysis: &Analysis,
+    config: &vigil_config::Config,
+) -> Result<PathBuf, EngineError> {
+    let path = log_dir.join("rules.json");
     let io = |p: &PathBuf, e: std::io::Error| EngineError::Config(vec![format!("{}: {e}", p.display())]);
     let mut out = std::io::BufWriter::new(std::fs::File::create(&path).map_err(|e| io(&path, e))?);
-    for rec in &setup.rules.analysis.records {
+    for rec in &analysis.records {
         serde_json::to_writer(&mut out, rec).map_err(|e| io(&path, e.into()))?;
         out.write_all(b"\n").map_err(|e| io(&path, e))?;
     }
     out.flush().map_err(|e| io(&path, e))?;
-    let limits = groups::Limits::from_config(&setup.config.detect.profile, setup.config.raw.detect.as_ref());
-    let doc = groups::document(&setup.rules.analysis.groups, &limits);
-    let group_path = setup.log_dir.join("rule_group.json");
+    let limits = groups::Limits::from_config(&config.detect.profile, config.raw.detect.as_ref());
+    let doc = groups::document(&analysis.groups, &limits);
+    let group_path = log_dir.join("rule_group.json");
     std::fs::write(&group_path, format!("{doc}\n")).map_err(|e| io(&group_path, e))?;
     Ok(path)
 }

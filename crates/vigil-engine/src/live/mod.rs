@@ -17,9 +17,10 @@ use crate::error::EngineError;
 use crate::lane::{Lane, LaneEnd};
 use crate::options::{LiveInput, RunOptions};
 use crate::outputs::{OutputMode, Outputs};
-use crate::run::{with_capture, worker_name, write_stats, Reload};
+use crate::run::Reload;
 use crate::setup::Setup;
 use crate::stats;
+use crate::stats::{with_capture, worker_name, write_stats};
 use crate::summary::Summary;
 use source::{KernelCounters, Side, Source};
 use std::sync::mpsc::{channel, Sender};
@@ -346,16 +347,4 @@ fn open_queues(setup: &Setup, opts: &RunOptions) -> Result<Vec<Source>, EngineEr
         sources.push(Source::Nfq { q: Box::new(q), last: None });
     }
     Ok(sources)
-}
-
-/// Whether the run's inputs make it inline: an AF_PACKET bridge or a queue.
-pub(crate) fn is_inline(config: &vigil_config::Config, live: &[LiveInput]) -> bool {
-    live.iter().any(|l| match l {
-        // `--af-packet` alone runs every listed interface.
-        LiveInput::AfPacket(iface) if iface.is_empty() => {
-            config.af_packet.interfaces.iter().any(|i| i.copy_mode.as_deref() == Some("ips"))
-        }
-        LiveInput::AfPacket(iface) => config.af_packet.for_iface(iface).copy_mode.as_deref() == Some("ips"),
-        LiveInput::Nfq(_) => true,
-    })
 }

@@ -1,0 +1,356 @@
+//! Detection for one worker: runs a packet's (and its flow's and
+//! transactions') signatures, weighs every match's fate (thresholds, rate
+//! filters, pass and drop order), applies exception policies, and writes
+//! alerts, drops and the requests matches make of the flow (transactions
+//! not to log, files to store, a bypass).
+
+use crate::app::FlowApp;
+use crate::error::EngineError;
+use crate::outputs::{AlertApp, FlowAtAlert, Outputs};
+use std::sync::Arc;
+use vigil_decode::{Packet, PacketSource};
+use vigil_detect::compile::{FlowInfo, RuleAction};
+use vigil_detect::{AppInput, DetectScratch, FlowDetect, Signature, StreamInput};
+use vigil_output::DropReason;
+use vigil_types::{AppProto, Direction};
+
+/// Detection and what it keeps per worker.
+pub(crate) struct Detector {
+    /// The rules, their detection engine and `threshold.config`.
+    pub(crate) rules: Arc<crate::rules::LoadedRules>,
+    pub(crate) scratch: DetectScratch,
+    pub(crate) ips: bool,
+    /// Alerts raised (written to the outputs).
+    pub alerts: u64,
+    /// Matches not logged: `noalert` signatures and thresholds (`detect.alerts_suppressed`).
+    pub suppressed: u64,
+    pub(crate) fates: crate::verdict::Fates,
+    /// Transactions a `config` rule said not to log, drained by the worker.
+    pub(crate) no_log: Vec<u64>,
+    /// A `bypass` signature matched in the last inspection.
+    pub(crate) bypass_flow: bool,
+    /// Files the last inspection's `filestore` matches asked to keep:
+    /// (transaction, or `None` for the whole flow; sides; signature).
+    pub(crate) store_files: Vec<(Option<u64>, &'static [Direction], u32)>,
+    /// The IPS dropped the packet in hand (or a packet inside it): an inline
+    /// capture must not let it through.
+    pub verdict_drop: bool,
+    /// Send `reject` refusals (live runs, where there is a network to send them to).
+    pub respond: bool,
+    /// The refusals the packet in hand earned, for the capture to send.
+    pub responses: Vec<crate::reject::Response>,
+    /// Exception policies: resolved, pending for the packet in hand, counted.
+    pub exceptions: crate::exception::ExceptionState,
+    /// Packets dropped, by [`DropReason::ALL`] index (`ips.drop_reason.*`).
+    pub drop_reasons: [u64; DropReason::ALL.len()],
+    /// Tags the alerts of the packet in hand set (`tag`).
+    pub(crate) new_tags: Vec<crate::tag::NewTag>,
+}
+
+impl Detector {
+    /// The rules this worker runs now (after any reload).
+    pub(crate) fn rules(&self) -> &crate::rules::LoadedRules {
+        &self.rules
+    }
+
+    /// Runs detection on a packet (and the transactions of its flow that
+    /// progressed), writes its alerts and, in IPS mode, its drop record;
+    /// true when an alert was raised.
+    pub(crate) fn run(
+        &mut self,
+        p: &Packet<'_>,
+        flow: Option<(FlowAtAlert, FlowInfo, &mut FlowDetect)>,
+        stream: StreamInput<'_>,
+        app: Option<&AppInput<'_>>,
+        log_stream: Option<(&vigil_stream::TcpSession, Direction)>,
+        outputs: &mut Outputs,
+    ) -> Result<bool, EngineError> {
+        let (at_alert, info, mut state) = match flow {
+            Some((at, info, st)) => (Some(at), Some(info), Some(st)),
+            None => (None, None, None),
+        };
+        let flow_id = at_alert.map(|a| a.id);
+        // A dropped flow's packets are dropped without inspection (and a
+        // limit they meet on the way changes nothing more).
+        if let Some(st) = state.as_deref_mut().filter(|st| st.dropped) {
+            if self.ips {
+                self.verdict_drop |= p.src != PacketSource::FlowTimeout;
+                count_drop(&mut self.drop_reasons, p, DropReason::FlowDrop);
+                log_drop(p, flow_id, info, Some(st), DropReason::FlowDrop, None, outputs)?;
+            }
+            return Ok(false);
+        }
+        if let Some(st) = state.as_deref_mut().filter(|st| st.exception_passed) {
+            // A passed flow applies nothing more, but its record lists what it met.
+            if let Some(target) = self.exceptions.pending.take() {
+                st.exceptions |= 1 << target.index();
+            }
+            return Ok(false);
+        }
+        // A bypassed flow is not inspected any more.
+        if state.as_deref().is_some_and(|st| st.bypassed) {
+            return Ok(false);
+        }
+        if let Some(target) = self.exceptions.pending.take() {
+            if self.apply_exception(target, p, flow_id, info, state.as_deref_mut(), outputs)? {
+                return Ok(false);
+            }
+        }
+        let Some(engine) = self.rules.engine.as_deref() else { return Ok(false) };
+        // Filled only when something matches: no allocation on quiet packets.
+        let mut matched: Vec<(&Signature, Option<u64>, bool)> = Vec::new();
+        engine.inspect_app(p, info, state.as_deref_mut(), stream, app, &mut self.scratch, &mut |sig, tx, in_stream| {
+            matched.push((sig, tx, in_stream))
+        });
+        if matched.is_empty() {
+            return Ok(false);
+        }
+        // Every match's fate first: the packet's verdict, which each of its
+        // alerts carries, weighs them all (thresholds and rate filters included).
+        let mut decided: Vec<Decided<'_>> = Vec::with_capacity(matched.len());
+        for (sig, tx_id, in_stream) in matched {
+            self.bypass_flow |= sig.bypass;
+            if let Some(fs) = &sig.filestore {
+                let packet_side = info.map(|i| if i.to_server { Direction::ToServer } else { Direction::ToClient });
+                let side = sig.tx.as_ref().map(|t| t.side).or(packet_side);
+                self.store_files.push((if fs.flow { None } else { tx_id }, store_sides(&fs.dirs, side), sig.sid));
+            }
+            // Pass signatures let traffic through; they raise no alert
+            // unless they say `alert`.
+            let silent_pass = sig.action == RuleAction::Pass && !sig.also_alert;
+            if sig.no_log_tx && !silent_pass {
+                self.no_log.extend(tx_id);
+            }
+            let quiet = silent_pass || sig.no_log_tx;
+            // A transaction rule's source is the side it inspects, whatever
+            // packet completed the transaction (thresholds track by it).
+            let swap = match (&sig.tx, info) {
+                (Some(t), Some(i)) => (t.side == Direction::ToServer) != i.to_server,
+                _ => false,
+            };
+            let fate = if quiet {
+                None
+            } else {
+                let (mut src, mut dst) = (p.ip.map(|ip| ip.src), p.ip.map(|ip| ip.dst));
+                if swap {
+                    std::mem::swap(&mut src, &mut dst);
+                }
+                let subject = vigil_detect::threshold::MatchSubject { src, dst, flow: flow_id.unwrap_or(0), ts: p.ts };
+                self.fates.decide(&self.rules.thresholds, sig, subject)
+            };
+            // A rate filter's pass ends the packet's inspection.
+            let rate_pass = fate.is_some_and(|f| f.filtered && f.action == RuleAction::Pass);
+            decided.push(Decided { sig, tx_id, in_stream, swap, quiet, fate });
+            if rate_pass {
+                break;
+            }
+        }
+        let tcp = matches!(p.transport, vigil_decode::Transport::Tcp { .. });
+        let flow_passed = state.as_deref().is_some_and(|st| st.passed);
+        let actions = decided.iter().filter_map(|d| match (d.quiet, d.fate) {
+            (true, _) => Some((d.sig.action, d.sig.reject)),
+            (false, f) => f.map(|f| (f.action, d.sig.reject)),
+        });
+        let verdict = crate::verdict::packet_verdict(actions, self.ips, flow_passed, tcp);
+        let traffic = state.as_deref().map(|st| engine.traffic(&st.bits)).unwrap_or_default();
+        let mut alerted = false;
+        // The first signature that dropped the packet, and why.
+        let mut dropped_by: Option<(&Signature, DropReason)> = None;
+        for Decided { sig, tx_id, in_stream, swap, quiet, fate } in decided {
+            if quiet {
+                continue;
+            }
+            let Some(fate) = fate else {
+                self.suppressed += 1;
+                continue;
+            };
+            let covers_flow = sig.scope.covers_flow(in_stream);
+            if fate.filtered && fate.action == RuleAction::Pass {
+                // A rate filter's pass: the packet (or the flow) goes through, uninspected further.
+                if let Some(st) = state.as_deref_mut().filter(|_| covers_flow) {
+                    st.passed = true;
+                }
+                break;
+            }
+            let blocked = self.ips && matches!(fate.action, RuleAction::Drop | RuleAction::Reject);
+            if blocked {
+                let reason = if fate.filtered { DropReason::RateFilter } else { DropReason::Rules };
+                dropped_by.get_or_insert((sig, reason));
+                if let Some(st) = state.as_deref_mut().filter(|_| covers_flow) {
+                    st.dropped = true;
+                }
+            }
+            if self.respond
+                && fate.action == RuleAction::Reject
+                && self.responses.is_empty()
+                && p.src != PacketSource::FlowTimeout
+            {
+                self.responses = crate::reject::responses(p, sig.reject, !blocked);
+            }
+            if !fate.alert {
+                self.suppressed += 1;
+                continue;
+            }
+            self.alerts += 1;
+            alerted = true;
+            if p.src != PacketSource::FlowTimeout {
+                let sid = sig.sid;
+                self.new_tags.extend(sig.tags.iter().map(|&tag| crate::tag::NewTag { tag, sid }));
+            }
+            let tx = tx_id.and_then(|id| app?.txs.iter().find(|t| t.tx.id() == id)).map(|t| t.tx);
+            let alert_app = info.filter(|i| i.app_proto != AppProto::Unknown || tx.is_some()).map(|i| AlertApp {
+                proto: i.app_proto,
+                tx,
+                swap,
+            });
+            let flow_dir = info.map(|i| i.to_server != swap);
+            // A match on the reassembled stream logs the stream as its payload, as Suricata does.
+            let on_stream = sig.tx.is_none() && in_stream;
+            let mut logged = Vec::new();
+            if let (true, Some((ssn, dir)), true) = (on_stream, log_stream, outputs.wants_payload()) {
+                ssn.read_logged(dir, &mut logged);
+            }
+            let stream_payload = (!logged.is_empty()).then_some(&logged[..]);
+            let at = crate::outputs::AlertAt {
+                flow: at_alert.as_ref(),
+                blocked,
+                flow_dir,
+                app: alert_app,
+                stream_payload,
+                verdict,
+                traffic: &traffic,
+            };
+            outputs.alert(p, sig, at)?;
+        }
+        if let Some((sig, reason)) = dropped_by {
+            self.verdict_drop |= p.src != PacketSource::FlowTimeout;
+            count_drop(&mut self.drop_reasons, p, reason);
+            log_drop(p, flow_id, info, state, reason, Some(sig), outputs)?;
+        }
+        Ok(alerted)
+    }
+
+    /// Applies the exception policy of `target`, met by packet `p`; true
+    /// when the packet is not to be inspected further.
+    fn apply_exception(
+        &mut self,
+        target: vigil_config::ExceptionTarget,
+        p: &Packet<'_>,
+        flow_id: Option<u64>,
+        info: Option<FlowInfo>,
+        mut state: Option<&mut FlowDetect>,
+        outputs: &mut Outputs,
+    ) -> Result<bool, EngineError> {
+        use vigil_config::ExceptionPolicy as Policy;
+        let policy = self.exceptions.policy(target);
+        if let Some(st) = state.as_deref_mut() {
+            st.exceptions |= 1 << target.index();
+        }
+        if policy == Policy::Ignore {
+            return Ok(false);
+        }
+        self.exceptions.count(target);
+        match policy {
+            Policy::DropFlow | Policy::DropPacket | Policy::Reject => {
+                if policy != Policy::DropPacket {
+                    if let Some(st) = state.as_deref_mut() {
+                        st.dropped = true;
+                    }
+                }
+                if policy == Policy::Reject && self.respond {
+                    self.responses = crate::reject::responses(p, vigil_detect::compile::RejectTo::Src, false);
+                }
+                self.verdict_drop |= p.src != PacketSource::FlowTimeout;
+                let reason = crate::exception::drop_reason(target);
+                count_drop(&mut self.drop_reasons, p, reason);
+                log_drop(p, flow_id, info, state, reason, None, outputs)?;
+            }
+            Policy::PassFlow | Policy::Bypass => {
+                if let Some(st) = state {
+                    st.exception_passed = true;
+                    st.bypassed = policy == Policy::Bypass;
+                }
+            }
+            Policy::PassPacket | Policy::Ignore | Policy::Auto => {}
+        }
+        Ok(true)
+    }
+}
+
+/// The sides a `filestore` stores: those it names, else the side the
+/// signature inspected, else both.
+fn store_sides(named: &[Direction], side: Option<Direction>) -> &'static [Direction] {
+    const BOTH: &[Direction] = &[Direction::ToServer, Direction::ToClient];
+    match (named, side) {
+        ([Direction::ToServer], _) | ([], Some(Direction::ToServer)) => &BOTH[..1],
+        ([Direction::ToClient], _) | ([], Some(Direction::ToClient)) => &BOTH[1..],
+        _ => BOTH,
+    }
+}
+
+/// Hands what the last inspection asked of a flow's application layer to
+/// it: transactions not to log, files to store. Without one, the requests
+/// are dropped (they must not reach the next flow inspected).
+pub(crate) fn apply_requests(app: Option<&mut FlowApp>, det: &mut Detector) {
+    match app {
+        Some(a) => {
+            a.no_log.append(&mut det.no_log);
+            for (tx, dirs, sid) in det.store_files.drain(..) {
+                a.layer.store_files(tx, dirs, sid);
+            }
+        }
+        None => {
+            det.no_log.clear();
+            det.store_files.clear();
+        }
+    }
+    // Only a packet's own inspection bypasses its flow (see `Worker::inspect`).
+    det.bypass_flow = false;
+}
+
+/// Counts a dropped packet under `ips.drop_reason.*` (pseudo packets were never on the wire).
+fn count_drop(counts: &mut [u64; DropReason::ALL.len()], p: &Packet<'_>, reason: DropReason) {
+    if p.src != PacketSource::FlowTimeout {
+        if let Some(i) = DropReason::ALL.iter().position(|&r| r == reason) {
+            counts[i] += 1;
+        }
+    }
+}
+
+/// Writes the drop record of a packet the IPS dropped (pseudo packets were
+/// never on the wire, so nothing of theirs is dropped).
+fn log_drop(
+    p: &Packet<'_>,
+    flow_id: Option<u64>,
+    info: Option<FlowInfo>,
+    state: Option<&mut FlowDetect>,
+    reason: DropReason,
+    sig: Option<&Signature>,
+    outputs: &mut Outputs,
+) -> Result<(), EngineError> {
+    if p.src == PacketSource::FlowTimeout {
+        return Ok(());
+    }
+    let mut first_in_dir = true;
+    if let (Some(st), Some(i)) = (state, info) {
+        let logged = &mut st.drop_logged[usize::from(!i.to_server)];
+        first_in_dir = !*logged;
+        *logged = true;
+    }
+    outputs.drop(p, flow_id, reason, sig, first_in_dir)
+}
+
+/// One match of a packet, with what `threshold.config` and rate filters
+/// made of it.
+struct Decided<'s> {
+    sig: &'s Signature,
+    tx_id: Option<u64>,
+    /// The match was in the reassembled stream.
+    in_stream: bool,
+    /// A transaction rule's sides are the other way round from the packet's.
+    swap: bool,
+    /// A `pass` without `alert`, or a `config` rule: no fate, no alert.
+    quiet: bool,
+    /// `None` for a quiet match, or one a threshold removed.
+    fate: Option<crate::verdict::Fate>,
+}
