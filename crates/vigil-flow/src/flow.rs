@@ -80,6 +80,9 @@ pub struct Flow<E = ()> {
     pub icmp: PerDir<Option<(u8, u8)>>,
     /// ESP security parameter index.
     pub spi: Option<u32>,
+    /// The sequence number of the client's first SYN: a SYN with it again
+    /// is that SYN retransmitted (or replayed), not a new session.
+    pub syn_seq: Option<u32>,
     /// Set by detection when an alert fired on the flow.
     pub alerted: bool,
     /// Set when the flow ends.
@@ -105,6 +108,7 @@ impl<E: Default> Flow<E> {
             tcp_flags: PerDir::default(),
             icmp: PerDir::default(),
             spi: None,
+            syn_seq: None,
             alerted: false,
             end_reason: None,
             emergency: false,

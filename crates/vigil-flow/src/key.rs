@@ -27,6 +27,8 @@ pub struct FlowPacket {
     /// Bytes it adds to the flow (the frame, or the inner packet of a tunnel).
     pub bytes: u64,
     pub tcp_flags: Option<u8>,
+    /// The TCP sequence number.
+    pub tcp_seq: Option<u32>,
     pub icmp: Option<(u8, u8)>,
     pub spi: Option<u32>,
     /// False for packets that only join flows (ICMPv4 error messages).
@@ -122,6 +124,7 @@ impl FlowPacket {
             nvlans: n as u8,
             bytes,
             tcp_flags: None,
+            tcp_seq: None,
             icmp: None,
             spi: None,
             may_create: true,
@@ -139,11 +142,12 @@ impl FlowPacket {
         }
         let ip = p.ip.as_ref()?;
         let (mut src, mut dst) = (ip.src, ip.dst);
-        let (mut tcp_flags, mut icmp, mut spi, mut sender) = (None, None, None, None);
+        let (mut tcp_flags, mut tcp_seq, mut icmp, mut spi, mut sender) = (None, None, None, None, None);
         let mut may_create = true;
         let (sp, dp, proto) = match p.transport {
-            Transport::Tcp { sport, dport, flags, .. } => {
+            Transport::Tcp { sport, dport, flags, seq, .. } => {
                 tcp_flags = Some(flags);
+                tcp_seq = Some(seq);
                 (sport, dport, ip_proto::TCP)
             }
             Transport::Udp { sport, dport } => (sport, dport, ip_proto::UDP),
@@ -183,6 +187,7 @@ impl FlowPacket {
         let key = FlowKey::new(src, sp, dst, dp, proto).with_recursion(recursion);
         let mut fp = FlowPacket::with_key(key, p, t, (p.data.len() - start) as u64);
         fp.tcp_flags = tcp_flags;
+        fp.tcp_seq = tcp_seq;
         fp.icmp = icmp;
         fp.spi = spi;
         fp.may_create = may_create;

@@ -300,8 +300,11 @@ impl<E: Default> FlowTable<E> {
                         } else if f.key.proto == ip_proto::TCP
                             && f.state == FlowState::Closed
                             && fp.tcp_flags.is_some_and(|fl| fl & 0x12 == 0x02)
+                            && (f.syn_seq.is_none() || fp.tcp_seq != f.syn_seq)
                         {
-                            // A SYN on a closed session's tuple starts a new session.
+                            // A SYN on a closed session's tuple starts a new
+                            // session, unless it is the session's own first
+                            // SYN again (Suricata takes that for a retransmission).
                             self.counters.tcp_reuse += 1;
                             self.counters.wrk_flows_evicted += 1;
                             self.end(cur, EndReason::TcpReuse);
@@ -341,6 +344,9 @@ impl<E: Default> FlowTable<E> {
             None => Direction::ToClient,
         };
         let before = f.timeout(&timeouts, emergency);
+        if dir == Direction::ToServer && f.syn_seq.is_none() && fp.tcp_flags.is_some_and(|fl| fl & 0x12 == 0x02) {
+            f.syn_seq = fp.tcp_seq;
+        }
         f.update(dir, fp.bytes, now, fp.tcp_flags, fp.icmp);
         let id = f.id;
         self.retime(slot, before);

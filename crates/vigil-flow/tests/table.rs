@@ -111,7 +111,9 @@ fn tcp_reuse_of_a_closed_tuple_starts_a_new_flow() {
     let a = h.send(&tcp(C, S, 5555, 80, SYN)).unwrap();
     h.send(&tcp(S, C, 80, 5555, RST | ACK));
     h.at(1);
-    let b = h.send(&tcp(C, S, 5555, 80, SYN)).unwrap();
+    // A new session: its own initial sequence number.
+    let syn = PacketBuilder::ipv4(C, S).tcp(5555, 80).tcp_flags(SYN).tcp_seq_ack(777, 0).payload(b"x").build_ethernet();
+    let b = h.send(&syn).unwrap();
     assert!(b.created);
     assert_ne!(a.id, b.id);
     assert_eq!(h.ended.len(), 1);
@@ -340,4 +342,30 @@ fn flush_in_steps_ends_at_most_so_many_flows_each_time() {
     ended.clear();
     h.flows.give_back_ended(ended);
     assert_eq!(h.flows.drain_ended().count(), 0);
+}
+
+/// A SYN on a closed session's tuple starts a new flow, unless it carries
+/// the session's own first sequence number: that is its first SYN again
+/// (retransmitted or replayed), which Suricata keeps in the session.
+#[test]
+fn a_syn_reuses_a_closed_tuple_unless_it_is_the_first_syn_again() {
+    let syn = |seq: u32| PacketBuilder::ipv4(C, S).tcp(40000, 80).tcp_flags(SYN).tcp_seq_ack(seq, 0).build_ethernet();
+    let rst = PacketBuilder::ipv4(S, C).tcp(80, 40000).tcp_flags(RST | ACK).tcp_seq_ack(0, 101).build_ethernet();
+    let mut h = H::new(FlowConfig::default());
+    let first = h.send(&syn(100)).unwrap();
+    h.send(&rst).unwrap();
+    let f = h.flows.get_mut(first).unwrap();
+    f.state = FlowState::Closed;
+    // The same SYN again, a second later: the same flow.
+    h.at(1);
+    let again = h.send(&syn(100)).unwrap();
+    assert!(!again.created);
+    assert_eq!(again.id, first.id);
+    assert_eq!(h.flows.counters().tcp_reuse, 0);
+    // A new sequence number: a new session, a new flow.
+    h.flows.get_mut(again).unwrap().state = FlowState::Closed;
+    let reused = h.send(&syn(5000)).unwrap();
+    assert!(reused.created);
+    assert_ne!(reused.id, first.id);
+    assert_eq!(h.flows.counters().tcp_reuse, 1);
 }
