@@ -81,6 +81,7 @@ impl Lane {
             drop_reasons: setup.ips.then_some(&w.detector.drop_reasons),
             file_store: self.outputs.file_store_counts(),
             bypassed: w.bypassed,
+            flow_ends: &w.flow_ends,
         };
         stats::counters(&all, &setup.config.stats, true)
     }

@@ -28,6 +28,52 @@ pub(crate) struct Counters<'a> {
     pub file_store: Option<vigil_output::FileStoreCounts>,
     /// Packets and bytes of flows after their bypass.
     pub bypassed: (u64, u64),
+    pub flow_ends: &'a FlowEnds,
+}
+
+/// Suricata's TCP states at a flow's end, as `flow.end.tcp_state.*` names them.
+const TCP_END_STATES: [&str; 11] = [
+    "none",
+    "syn_sent",
+    "syn_recv",
+    "established",
+    "fin_wait1",
+    "fin_wait2",
+    "time_wait",
+    "last_ack",
+    "close_wait",
+    "closing",
+    "closed",
+];
+
+/// How flows ended, beyond what the flow table knows: the TCP session's
+/// state, and which were bypassed (counted under `local_bypassed` rather
+/// than their flow state, as Suricata counts them).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FlowEnds {
+    /// By [`TCP_END_STATES`] (vigil's sessions are never in `none`).
+    tcp_state: [u64; TCP_END_STATES.len()],
+    /// Bypassed flows, by their flow state (new, established, closed).
+    bypassed: [u64; 3],
+}
+
+impl FlowEnds {
+    pub(crate) fn count(&mut self, f: &vigil_flow::Flow<crate::tcp::FlowExt>) {
+        // Flows with a TCP session only (one picked up mid-stream without
+        // `stream.midstream` has none), as Suricata counts them.
+        if let Some(ssn) = f.ext.tcp_end.as_ref() {
+            if let Some(i) = TCP_END_STATES.iter().position(|n| *n == ssn.state.name()) {
+                self.tcp_state[i] += 1;
+            }
+        }
+        if f.ext.detect.bypassed {
+            self.bypassed[match f.state {
+                vigil_flow::FlowState::New => 0,
+                vigil_flow::FlowState::Established => 1,
+                vigil_flow::FlowState::Closed => 2,
+            }] += 1;
+        }
+    }
 }
 
 /// Dotted counter names and values, in the order a stats record lists them.
@@ -51,7 +97,19 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
         }
     }
     for (name, v) in all.flow.named() {
-        push(format!("flow.{name}"), v);
+        let bypassed = match name {
+            "end.state.new" => all.flow_ends.bypassed[0],
+            "end.state.established" => all.flow_ends.bypassed[1],
+            "end.state.closed" => all.flow_ends.bypassed[2],
+            _ => 0,
+        };
+        push(format!("flow.{name}"), v.saturating_sub(bypassed));
+    }
+    push("flow.end.state.local_bypassed".into(), all.flow_ends.bypassed.iter().sum());
+    // vigil bypasses in software only.
+    push("flow.end.state.capture_bypassed".into(), 0);
+    for (name, v) in TCP_END_STATES.iter().zip(all.flow_ends.tcp_state) {
+        push(format!("flow.end.tcp_state.{name}"), v);
     }
     for (name, v) in all.defrag.named() {
         push(format!("defrag.{name}"), v);

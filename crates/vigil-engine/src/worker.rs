@@ -61,6 +61,8 @@ pub(crate) struct Worker {
     /// Packets and bytes of bypassed flows, after their bypass
     /// (`flow_bypassed.local_pkts`, `flow_bypassed.local_bytes`).
     pub bypassed: (u64, u64),
+    /// How flows ended, beyond what the flow table knows.
+    pub flow_ends: crate::stats::FlowEnds,
 }
 
 /// A reader's capture clock at a frame: what flows time out by, and the
@@ -214,6 +216,7 @@ impl Worker {
             tags: crate::tag::Tags::default(),
             stream_bypass: setup.config.stream.bypass,
             bypassed: (0, 0),
+            flow_ends: crate::stats::FlowEnds::default(),
         }
     }
 
@@ -679,6 +682,7 @@ impl Worker {
             if result.is_ok() {
                 result = self.flush_streams(&mut f, outputs);
             }
+            self.flow_ends.count(&f);
             if result.is_ok() {
                 let app = f.ext.app.as_deref().map_or(AppProto::Unknown, |a| a.layer.proto());
                 let orig = f.ext.app.as_deref().and_then(|a| a.layer.orig_proto());

@@ -42,6 +42,15 @@ fn a_bypass_match_stops_inspecting_the_flow() {
     assert!(at < 8);
     assert_eq!(pkts, 8 - at);
     assert!(bytes >= pkts * 54, "{bytes}");
+    // It ends counted as bypassed, not in its flow state.
+    let end = &of_type(&recs, "stats").last().unwrap()["stats"]["flow"]["end"];
+    assert_eq!(end["state"]["local_bypassed"], 1);
+    assert_eq!(
+        end["state"]["new"].as_u64().unwrap()
+            + end["state"]["established"].as_u64().unwrap()
+            + end["state"]["closed"].as_u64().unwrap(),
+        0
+    );
 }
 
 #[test]
@@ -53,4 +62,8 @@ fn stream_bypass_at_depth_and_nothing_without_it() {
     let recs = run("no-depth", rule, &["stream.reassembly.depth=1", "stream.bypass=no"]);
     assert_ne!(of_type(&recs, "flow")[0]["flow"]["state"], "bypassed");
     assert_eq!(counters(&recs), (0, 0));
+    // The session's own end state, once.
+    let tcp_state = &of_type(&recs, "stats").last().unwrap()["stats"]["flow"]["end"]["tcp_state"];
+    let ended: u64 = tcp_state.as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(ended, 1, "{tcp_state}");
 }
