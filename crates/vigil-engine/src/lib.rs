@@ -72,7 +72,7 @@ pub use options::{LiveInput, RunOptions};
 pub use rules::{rule_files, LoadedRules};
 pub use run::{run_offline, run_setup, Progress};
 pub use runmode::Runmode;
-pub use setup::{setup, write_rules_json, Setup};
+pub use setup::{config_tree, setup, write_rules_json, Setup};
 pub use simulate::Simulation;
 pub use summary::Summary;
 pub use vigil_config::DEFAULT_YAML;

@@ -47,8 +47,14 @@ pub struct Setup {
     pub simulate: crate::Simulation,
 }
 
-pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
-    let tree = match &opts.config {
+/// The configuration tree a run would use: `-c` (or vigil's built-in
+/// defaults), then `--include` files, then `--set` values.
+pub fn config_tree(opts: &RunOptions) -> Result<ConfigTree, EngineError> {
+    load_tree(opts).map_err(|e| EngineError::Config(vec![e.to_string()]))
+}
+
+fn load_tree(opts: &RunOptions) -> Result<ConfigTree, vigil_config::ConfigError> {
+    match &opts.config {
         Some(path) => ConfigTree::load_with(path, &opts.includes, &opts.sets),
         None => ConfigTree::parse_str(DEFAULT_YAML, "<built-in defaults>").and_then(|mut t| {
             for inc in &opts.includes {
@@ -60,7 +66,10 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
             Ok(t)
         }),
     }
-    .map_err(|e| EngineError::Config(vec![e.to_string()]))?;
+}
+
+pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
+    let tree = config_tree(opts)?;
     let (config, errors, ignored) = Config::from_tree(&tree);
     let mut problems: Vec<String> = tree.warnings().iter().map(|e| e.to_string()).collect();
     problems.extend(errors.iter().map(|e| e.to_string()));

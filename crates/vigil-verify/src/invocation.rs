@@ -54,6 +54,9 @@ pub const HONOURED: &[Honoured] = &[
     Honoured { flag: "--engine-analysis", takes: Takes::Nothing },
     Honoured { flag: "--strict-rule-keywords", takes: Takes::Attached },
     Honoured { flag: "--no-random", takes: Takes::Nothing },
+    Honoured { flag: "--dump-config", takes: Takes::Nothing },
+    Honoured { flag: "--build-info", takes: Takes::Nothing },
+    Honoured { flag: "-V", takes: Takes::Nothing },
 ];
 
 fn lookup(flag: &str) -> Option<&'static Honoured> {
@@ -379,7 +382,6 @@ mod tests {
     #[test]
     fn everything_else_is_unsupported() {
         let err = |v: &[&str]| translate_args(&strs(v)).unwrap_err();
-        assert_eq!(err(&["--dump-config"]), "unsupported argument: --dump-config");
         assert_eq!(err(&["--data-dir=/x"]), "unsupported argument: --data-dir");
         assert_eq!(err(&["port", "22"]), "unsupported argument: port");
         assert_eq!(err(&["-k", "bogus"]), "unsupported argument: -k bogus");
@@ -486,7 +488,7 @@ mod tests {
         );
         let args = build(&d, "{}", Some(Path::new("/cfg.yaml"))).unwrap();
         assert!(args.windows(2).any(|w| w == ["-c", "/cfg.yaml"]), "{args:?}");
-        assert_eq!(build(&d, "args: ['--dump-config']", None), Err("unsupported argument: --dump-config".into()));
+        assert_eq!(build(&d, "args: ['--list-runmodes']", None), Err("unsupported argument: --list-runmodes".into()));
         assert_eq!(build(&d, "pcap: nope.pcap", None), Err("PCAP filename does not exist: nope.pcap".into()));
     }
 

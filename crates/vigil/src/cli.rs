@@ -9,7 +9,7 @@ use vigil_engine::RunOptions;
 /// With a config:    vigil -c suricata.yaml -r captures/ -l logs/ -k none
 /// Try it out:       vigil demo -l /tmp/vigil-demo
 #[derive(Parser, Debug)]
-#[command(name = "vigil", version, args_conflicts_with_subcommands = true, verbatim_doc_comment)]
+#[command(name = "vigil", disable_version_flag = true, args_conflicts_with_subcommands = true, verbatim_doc_comment)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -162,6 +162,16 @@ pub struct RunArgs {
     /// yet are named on stderr).
     #[arg(long)]
     pub list_app_layer_protos: bool,
+    /// Print the version: the Suricata release vigil follows, then vigil's own.
+    #[arg(short = 'V', long = "version")]
+    pub version: bool,
+    /// Print what this build can do, laid out as Suricata's `--build-info`.
+    #[arg(long)]
+    pub build_info: bool,
+    /// Print the configuration a run would use (`-c`, `--include`, `--set`),
+    /// one `key = value` line per node, as Suricata's `--dump-config`.
+    #[arg(long)]
+    pub dump_config: bool,
     /// Print vigil's default configuration (Suricata format) and exit.
     #[arg(long)]
     pub dump_default_config: bool,

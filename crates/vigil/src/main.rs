@@ -1,6 +1,7 @@
 //! The `vigil` command line, in Suricata's habits: `vigil -r capture.pcap -l
 //! logdir [-c suricata.yaml] [-k none] [--set key=value]...`.
 
+mod build_info;
 mod capacity_cmd;
 mod cli;
 mod demo;
@@ -36,6 +37,26 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     if args.dump_default_config {
         print!("{}", vigil_engine::DEFAULT_YAML);
         return ExitCode::SUCCESS;
+    }
+    if args.version {
+        println!("{}", build_info::version_line());
+        return ExitCode::SUCCESS;
+    }
+    if args.build_info {
+        print!("{}", build_info::build_info());
+        return ExitCode::SUCCESS;
+    }
+    if args.dump_config {
+        return match vigil_engine::config_tree(&args.to_options()) {
+            Ok(tree) => {
+                print!("{}", tree.dump());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("vigil: {e}");
+                ExitCode::FAILURE
+            }
+        };
     }
     if let Some(format) = &args.list_keywords {
         return list_cmd::list_keywords(&list_cmd::Format::parse(format));
