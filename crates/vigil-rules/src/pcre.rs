@@ -91,6 +91,18 @@ fn captures(s: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// Whether PCRE2 compiles the regex under its flags: Suricata refuses a
+/// rule whose regex does not, and so does vigil (an error, not a rule the
+/// engine merely cannot run).
+fn check_regex(pattern: &str, flags: &str) -> Result<(), String> {
+    let mut b = pcre2::bytes::RegexBuilder::new();
+    b.caseless(flags.contains('i'))
+        .dotall(flags.contains('s'))
+        .multi_line(flags.contains('m'))
+        .extended(flags.contains('x'));
+    b.build(pattern).map(|_| ()).map_err(|e| format!("invalid regex: {e}"))
+}
+
 impl Pcre {
     /// Parses a pcre value.
     pub fn parse(s: &str) -> VResult<Pcre> {
@@ -138,6 +150,7 @@ impl Pcre {
         } else {
             return verr(tail_at + flen, format!("unexpected '{rest}' after the pcre flags"));
         };
+        check_regex(pattern, flags).or_else(|m| verr(inner_at + 1, m))?;
         Ok(Pcre { negated, pattern: pattern.to_string(), flags: flags.to_string(), captures: caps })
     }
 
@@ -208,5 +221,11 @@ mod tests {
         assert_eq!(Pcre::parse(r#"/abc/i"#).unwrap().flags, "i");
         assert!(Pcre::parse(r#"abc"#).is_err());
         assert_eq!(Pcre::parse(r#""//i""#).unwrap().pattern, "");
+        // A regex PCRE2 refuses is an error at its start, as in Suricata.
+        let e = Pcre::parse(r#""/foo(/""#).unwrap_err();
+        assert!(e.reason.starts_with("invalid regex: PCRE2:"), "{}", e.reason);
+        assert_eq!(e.at, 2);
+        // `x` lets whitespace and comments stand in the regex.
+        assert!(Pcre::parse(r#""/a b # c/x""#).is_ok());
     }
 }

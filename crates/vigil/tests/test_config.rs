@@ -47,6 +47,14 @@ fn a_rule_that_does_not_parse_fails_the_test() {
 }
 
 #[test]
+fn a_regex_pcre_refuses_fails_the_test() {
+    let (out, _) = check("bad-pcre", "alert tcp any any -> any any (pcre:\"/foo(/\"; sid:1;)\n", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("pcre: invalid regex") && err.contains("1 of 1 rules failed to load"), "{err}");
+}
+
+#[test]
 fn a_configuration_error_fails_the_test() {
     let (out, _) = check("bad-config", "", &["--init-errors-fatal", "--set", "stream.memcap=lots"]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
