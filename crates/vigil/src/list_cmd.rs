@@ -208,7 +208,9 @@ fn sample(name: &str) -> Option<&'static str> {
         "dns.opcode" | "dns.rcode" | "dns.rrtype" | "dns.answer.rrtype" | "dns.query.rrtype" => "1",
         "filesize" => "1",
         "filename" | "fileext" | "filemagic" => "\"a\"",
-        "filemd5" | "filesha1" | "filesha256" => "probe.list",
+        "filemd5" => hash_lists()[0].as_str(),
+        "filesha1" => hash_lists()[1].as_str(),
+        "filesha256" => hash_lists()[2].as_str(),
         "filestore" => "request,file",
         "dce_iface" | "dcerpc.iface" => "4b324fc8-1670-01d3-1278-5a47bf6ee188",
         "dce_opnum" | "dcerpc.opnum" => "1",
@@ -243,6 +245,26 @@ fn sample(name: &str) -> Option<&'static str> {
         "ldap.request.operation" | "ldap.responses.operation" => "search_request",
         _ => return None,
     })
+}
+
+/// Hash lists the file hash keywords' probes can load (md5, sha1,
+/// sha256: one digest each), written once to the temporary directory and
+/// removed when the listing is done.
+fn hash_lists() -> &'static [String; 3] {
+    static PATHS: std::sync::OnceLock<[String; 3]> = std::sync::OnceLock::new();
+    PATHS.get_or_init(|| {
+        [32, 40, 64].map(|len| {
+            let path = std::env::temp_dir().join(format!("vigil-list-keywords-{}-{len}.list", std::process::id()));
+            let _ = std::fs::write(&path, format!("{}\n", "0".repeat(len)));
+            path.display().to_string()
+        })
+    })
+}
+
+fn remove_hash_lists() {
+    for p in hash_lists() {
+        let _ = std::fs::remove_file(p);
+    }
 }
 
 pub fn list_keywords(format: &Format) -> ExitCode {
@@ -281,12 +303,14 @@ pub fn list_keywords(format: &Format) -> ExitCode {
                 .or_else(|| list.iter().find(|e| e.row.is_some_and(|r| Some(r.canonical) == canonical)));
             let Some(e) = found else {
                 println!("Non existing keyword");
+                remove_hash_lists();
                 return ExitCode::FAILURE;
             };
             println!("= {} =", e.name);
             print_details(e, "");
         }
     }
+    remove_hash_lists();
     ExitCode::SUCCESS
 }
 
@@ -381,7 +405,18 @@ mod tests {
     #[test]
     fn probes_agree_with_the_engine() {
         let row = |n| keywords::lookup(n).unwrap();
-        for yes in ["content", "nocase", "http.uri", "flow", "ssh.proto", "ssh.hassh", "dsize", "to_lowercase"] {
+        for yes in [
+            "content",
+            "nocase",
+            "http.uri",
+            "flow",
+            "ssh.proto",
+            "ssh.hassh",
+            "dsize",
+            "to_lowercase",
+            "filemd5",
+            "filesha256",
+        ] {
             assert_eq!(runs(row(yes)), Ok(()), "{yes}");
         }
         // A keyword the engine refuses says so, with the compiler's reason.
