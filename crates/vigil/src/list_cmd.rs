@@ -268,30 +268,43 @@ fn remove_hash_lists() {
 }
 
 pub fn list_keywords(format: &Format) -> ExitCode {
+    let (text, found) = keyword_listing(format);
+    remove_hash_lists();
+    // A reader that stops early (`| head`) is not an error.
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
+    if found {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// The listing's text; false when a keyword asked for by name is unknown.
+fn keyword_listing(format: &Format) -> (String, bool) {
+    use std::fmt::Write;
     let list = entries();
+    let mut out = String::new();
     match format {
         Format::Short => {
-            println!("=====Supported keywords=====");
+            out.push_str("=====Supported keywords=====\n");
             for e in &list {
-                match e.row.map(runs) {
-                    Some(Ok(())) => println!("- {}", e.name),
-                    _ => println!("- {} (not run by vigil)", e.name),
-                }
+                let note = if e.row.map(runs).is_some_and(|r| r.is_ok()) { "" } else { " (not run by vigil)" };
+                let _ = writeln!(out, "- {}{note}", e.name);
             }
         }
         Format::All => {
             for e in &list {
-                println!("{}:", e.name);
-                print_details(e, "\t");
+                let _ = writeln!(out, "{}:", e.name);
+                details(&mut out, e, "\t");
             }
         }
         Format::Csv => {
-            println!("name;description;app layer;features;documentation;runs in vigil");
+            out.push_str("name;description;app layer;features;documentation;runs in vigil\n");
             for e in &list {
                 let runs = if e.row.map(runs).is_some_and(|r| r.is_ok()) { "yes" } else { "no" };
                 // `;` separates the columns, so none may stand in a description.
                 let description = e.description().replace(';', ",");
-                println!("{};{description};Unset;{};{};{runs};", e.name, e.features(), e.doc());
+                let _ = writeln!(out, "{};{description};Unset;{};{};{runs};", e.name, e.features(), e.doc());
             }
         }
         Format::One(name) => {
@@ -302,30 +315,28 @@ pub fn list_keywords(format: &Format) -> ExitCode {
                 .find(|e| e.name.eq_ignore_ascii_case(name))
                 .or_else(|| list.iter().find(|e| e.row.is_some_and(|r| Some(r.canonical) == canonical)));
             let Some(e) = found else {
-                println!("Non existing keyword");
-                remove_hash_lists();
-                return ExitCode::FAILURE;
+                return ("Non existing keyword\n".into(), false);
             };
-            println!("= {} =", e.name);
-            print_details(e, "");
+            let _ = writeln!(out, "= {} =", e.name);
+            details(&mut out, e, "");
         }
     }
-    remove_hash_lists();
-    ExitCode::SUCCESS
+    (out, true)
 }
 
-fn print_details(e: &Entry, indent: &str) {
-    println!("{indent}Description: {}", e.description());
-    println!("{indent}Features: {}", e.features().replace(':', ","));
+fn details(out: &mut String, e: &Entry, indent: &str) {
+    use std::fmt::Write;
+    let _ = writeln!(out, "{indent}Description: {}", e.description());
+    let _ = writeln!(out, "{indent}Features: {}", e.features().replace(':', ","));
     if !e.doc().is_empty() {
-        println!("{indent}Documentation: {}", e.doc());
+        let _ = writeln!(out, "{indent}Documentation: {}", e.doc());
     }
     let runs = match e.row.map(runs) {
         None => "no: vigil does not know this keyword (a rule using it fails to load)".to_string(),
         Some(Ok(())) => "yes".to_string(),
         Some(Err(why)) => format!("no: {why}"),
     };
-    println!("{indent}Runs in vigil: {runs}");
+    let _ = writeln!(out, "{indent}Runs in vigil: {runs}");
 }
 
 /// The application-layer protocols Suricata 8.0.6 lists, in its order.

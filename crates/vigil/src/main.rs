@@ -33,23 +33,28 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes a listing to stdout; a reader that stops early (`| head`) is not an error.
+fn print_all(text: &str) {
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
+}
+
 fn run(args: &cli::RunArgs) -> ExitCode {
     if args.dump_default_config {
         print!("{}", vigil_engine::DEFAULT_YAML);
         return ExitCode::SUCCESS;
     }
     if args.version {
-        println!("{}", build_info::version_line());
+        print_all(&format!("{}\n", build_info::version_line()));
         return ExitCode::SUCCESS;
     }
     if args.build_info {
-        print!("{}", build_info::build_info());
+        print_all(&build_info::build_info());
         return ExitCode::SUCCESS;
     }
     if args.dump_config {
         return match vigil_engine::config_tree(&args.to_options()) {
             Ok(tree) => {
-                print!("{}", tree.dump());
+                print_all(&tree.dump());
                 ExitCode::SUCCESS
             }
             Err(e) => {
