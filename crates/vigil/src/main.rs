@@ -40,7 +40,7 @@ fn print_all(text: &str) {
 
 fn run(args: &cli::RunArgs) -> ExitCode {
     if args.dump_default_config {
-        print!("{}", vigil_engine::DEFAULT_YAML);
+        print_all(vigil_engine::DEFAULT_YAML);
         return ExitCode::SUCCESS;
     }
     if args.version {
