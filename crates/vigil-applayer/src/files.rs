@@ -113,6 +113,11 @@ pub struct File {
     pub store_late: bool,
     /// The signatures that asked for it to be stored (EVE `fileinfo.sid`).
     pub sids: Vec<u32>,
+    /// Its first bytes, for `file.data`, kept by the protocol that feeds
+    /// it within that protocol's inspection budget (empty where the
+    /// protocol answers `file.data` from elsewhere, as HTTP does for a
+    /// whole body).
+    pub window: Vec<u8>,
 }
 
 impl std::fmt::Debug for File {
@@ -137,6 +142,7 @@ impl PartialEq for File {
             && self.store == o.store
             && self.kept == o.kept
             && self.sids == o.sids
+            && self.window == o.window
     }
 }
 
@@ -165,6 +171,7 @@ impl File {
             kept_overflow: false,
             store_late: false,
             sids: Vec::new(),
+            window: Vec::new(),
         }
     }
 

@@ -189,6 +189,9 @@ pub enum BufferId {
     TlsRandomTime,
     /// `tls.random_bytes`: its last 28 bytes.
     TlsRandomBytes,
+    /// `file.data`: the data of each file of the side inspected (an HTTP
+    /// body, or each part of a multipart upload), as far as kept. Indexed.
+    FileData,
     /// `file.name`: the name of each file of the side inspected, whatever
     /// the protocol (answered from the transaction's files). Indexed.
     FileName,

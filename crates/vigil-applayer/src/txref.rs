@@ -117,6 +117,12 @@ impl<'a> TxRef<'a> {
         if id == BufferId::FileName {
             return self.files(dir).get(index).map(|f| f.name.as_slice());
         }
+        if id == BufferId::FileData {
+            return match *self {
+                TxRef::Http(tx) => tx.file_data(dir, index),
+                _ => self.files(dir).get(index).map(|f| f.window.as_slice()).filter(|w| !w.is_empty()),
+            };
+        }
         match *self {
             TxRef::Http(tx) => tx.buffer(id, index),
             TxRef::Dns(tx) => tx.buffer(id, index),

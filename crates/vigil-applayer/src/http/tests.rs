@@ -1071,6 +1071,11 @@ fn multipart_uploads_carry_a_file_per_named_part() {
     let seen: Vec<(&[u8], u64, FileState)> = files.iter().map(|f| (f.name.as_slice(), f.size, f.state)).collect();
     assert_eq!(seen, vec![(&b"titi.txt"[..], 11, FileState::Closed), (&b"toto.txt"[..], 5, FileState::Closed)]);
     assert_eq!(files[1].kept, b"minet");
+    // `file.data` is each file in turn; a form field is none of them.
+    let tx = &o.txs[0];
+    assert_eq!(tx.file_data(ToServer, 0), Some(&b"bateau Titi"[..]));
+    assert_eq!(tx.file_data(ToServer, 1), Some(&b"minet"[..]));
+    assert_eq!(tx.file_data(ToServer, 2), None);
     // The whole body stays the request body.
     assert_eq!(buf(&o.txs[0], BufferId::HttpRequestBody).map(str::len), Some(body.len()));
 

@@ -107,7 +107,7 @@ impl Body {
         match self.multipart.as_deref_mut() {
             Some(mp) => {
                 let (files, cfg, is_file) = (&mut self.files, &self.file_cfg, &mut self.part_is_file);
-                let store_for = self.store_for;
+                let (store_for, limit) = (self.store_for, self.limit);
                 mp.feed(data, &mut |e| match e {
                     Event::Part(headers) => {
                         let name = part_header(headers, b"content-disposition").and_then(disposition_filename);
@@ -120,7 +120,15 @@ impl Body {
                             files.push(f);
                         }
                     }
-                    Event::Data(d) if *is_file => files.last_mut().into_iter().for_each(|f| f.append(d, cfg)),
+                    Event::Data(d) if *is_file => {
+                        // The parts' windows share the body's inspection limit.
+                        let used: usize = files.iter().map(|f| f.window.len()).sum();
+                        let room = limit.saturating_sub(used).min(d.len());
+                        if let Some(f) = files.last_mut() {
+                            f.append(d, cfg);
+                            f.window.extend_from_slice(&d[..room]);
+                        }
+                    }
                     Event::End if *is_file => files.last_mut().into_iter().for_each(File::close),
                     Event::Data(_) | Event::End => {}
                 });
@@ -381,6 +389,22 @@ impl HttpTx {
             Direction::ToServer => &self.req.body.files,
             Direction::ToClient => &self.res.body.files,
         }
+    }
+
+    /// `file.data` of side `dir`: the body (as far as kept) when it is one
+    /// file, else each multipart part's window in turn.
+    pub fn file_data(&self, dir: Direction, index: usize) -> Option<&[u8]> {
+        let body = match dir {
+            Direction::ToServer => &self.req.body,
+            Direction::ToClient => &self.res.body,
+        };
+        let data = match &body.multipart {
+            Some(_) => body.files.get(index).map(|f| f.window.as_slice()),
+            // A request body is a file only when it is uploaded whole (PUT).
+            None if dir == Direction::ToServer && body.files.is_empty() => None,
+            None => (index == 0).then_some(body.kept.as_slice()),
+        };
+        data.filter(|d| !d.is_empty())
     }
 
     /// Marks side `dir`'s files for storage on behalf of `sid`: those it

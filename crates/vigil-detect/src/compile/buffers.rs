@@ -106,7 +106,8 @@ pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
         "http.request_body" => Some(complete(req(B::HttpRequestBody))),
         "http.response_body" => Some(complete(resp(B::HttpResponseBody))),
         // HTTP bodies both ways; a rule without a direction means the response.
-        "file.data" => Some(default_to_client(complete(both(B::HttpRequestBody, B::HttpResponseBody)))),
+        // Each file's data; an HTTP body that is one file answers as one.
+        "file.data" => Some(default_to_client(complete(multi(both(B::FileData, B::FileData))))),
         // Each file's name, request files and response files alike; whole
         // once the side is.
         "file.name" => Some(default_to_client(complete(multi(both(B::FileName, B::FileName))))),

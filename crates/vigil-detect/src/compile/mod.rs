@@ -202,10 +202,11 @@ pub fn compile_all(rule: &Rule, classes: &Classifications) -> Result<Vec<Signatu
     // A rule written both ways (`<>`, or `=>` naming each buffer's side)
     // already says which side each part inspects.
     let one_way = rule.header.endpoints.as_ref().is_some_and(|e| e.direction == vigil_rules::Direction::ToDst);
-    let either = sig.tx.as_ref().is_some_and(|t| t.either_side) && one_way;
+    let either = sig.tx.as_ref().filter(|t| t.either_side && one_way).map(|t| t.side);
     out.push(sig);
-    if either {
-        out.push(compile_side(rule, classes, Some(false))?);
+    // The other side: `Some(true)` stands for to-server.
+    if let Some(first) = either {
+        out.push(compile_side(rule, classes, Some(first == vigil_types::Direction::ToClient))?);
     }
     Ok(out)
 }

@@ -23,6 +23,10 @@ pub(super) struct RawBuffer {
     pub len: Vec<IntCmp>,
     /// `absent` (`Some(false)`) or `absent: or_else` (`Some(true)`).
     pub absent: Option<bool>,
+    /// A multi-value buffer named again (`file.data; content:"a";
+    /// file.data; content:"b";`) is another instance: each may match a
+    /// different value, as Suricata's multi-buffer matching has it.
+    pub instance: u8,
 }
 
 /// The payload keywords of a rule, sorted by the buffer they inspect.
@@ -37,11 +41,19 @@ pub(super) struct Payload {
 
 /// The buffer `name` with `transforms` in `buffers`, added when new: the
 /// same sticky buffer written twice in a rule is one buffer.
-fn buffer_slot(buffers: &mut Vec<RawBuffer>, name: &'static str, transforms: &[Transform]) -> usize {
-    if let Some(i) = buffers.iter().position(|b| b.name == name && b.transforms == transforms) {
+fn buffer_slot(buffers: &mut Vec<RawBuffer>, name: &'static str, transforms: &[Transform], instance: u8) -> usize {
+    if let Some(i) = buffers.iter().position(|b| b.name == name && b.transforms == transforms && b.instance == instance)
+    {
         return i;
     }
-    buffers.push(RawBuffer { name, transforms: transforms.to_vec(), steps: Vec::new(), len: Vec::new(), absent: None });
+    buffers.push(RawBuffer {
+        name,
+        transforms: transforms.to_vec(),
+        steps: Vec::new(),
+        len: Vec::new(),
+        absent: None,
+        instance,
+    });
     buffers.len() - 1
 }
 
@@ -52,6 +64,8 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
     let mut fast: Vec<(bool, Vec<u8>, bool, Option<usize>)> = Vec::new();
     // The sticky buffer in force and its transforms (`None`: the payload).
     let mut sticky: Option<&'static str> = None;
+    // The instance of the sticky buffer in force (see [`RawBuffer::instance`]).
+    let mut inst: u8 = 0;
     let mut transforms: Vec<Transform> = Vec::new();
     // Where the last content or pcre went: relative keywords follow it.
     let mut last: Option<usize> = None;
@@ -92,6 +106,12 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                 in_b64 = false;
                 sticky = (b != "pkt_data").then_some(b);
                 transforms.clear();
+                // A multi-value buffer named again starts another instance.
+                let multi = super::buffers::lookup(b).is_some_and(|d| d.multi);
+                inst = match out.buffers.iter().filter(|x| x.name == b).map(|x| x.instance).max() {
+                    Some(n) if multi => n.saturating_add(1),
+                    _ => 0,
+                };
                 if sticky.is_some_and(|b| super::buffers::lookup(b).is_none() && !super::hdr::is_header(b)) {
                     missing.push(b.to_string());
                 }
@@ -117,7 +137,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                 let bytes = if ext { [&b"."[..], &c.bytes].concat() } else { c.bytes.clone() };
                 let mods = ContentMods { nocase: true, endswith: ext, ..ContentMods::default() };
                 let info = ContentInfo { option: i, buffer: Some("file.name"), transforms: Vec::new(), mods };
-                let at = buffer_slot(&mut out.buffers, "file.name", &[]);
+                let at = buffer_slot(&mut out.buffers, "file.name", &[], 0);
                 if let Some(cc) = content_step(&bytes, c.negated, &info, &vars, missing) {
                     if !c.negated {
                         fast.push((false, bytes, true, Some(at)));
@@ -147,10 +167,10 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
         // The buffer a keyword inspects: its own (legacy modifier, pcre
         // flag), else the previous match's when relative, else the sticky one.
         let target = |own: Option<&'static str>, relative: bool, out: &mut Payload, last: Option<usize>| match own {
-            Some(b) if Some(b) != sticky => Some(buffer_slot(&mut out.buffers, b, &[])),
-            Some(_) => Some(buffer_slot(&mut out.buffers, sticky.unwrap_or_default(), &transforms)),
+            Some(b) if Some(b) != sticky => Some(buffer_slot(&mut out.buffers, b, &[], 0)),
+            Some(_) => Some(buffer_slot(&mut out.buffers, sticky.unwrap_or_default(), &transforms, inst)),
             None if relative && last.is_some() => last,
-            None => sticky.map(|b| buffer_slot(&mut out.buffers, b, &transforms)),
+            None => sticky.map(|b| buffer_slot(&mut out.buffers, b, &transforms, inst)),
         };
         let (step, at) = match &o.value {
             Value::Content(c) => {
@@ -164,8 +184,8 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                     continue;
                 }
                 let at = match own {
-                    Some(b) => Some(buffer_slot(&mut out.buffers, b, &[])),
-                    None => sticky.map(|b| buffer_slot(&mut out.buffers, b, &transforms)),
+                    Some(b) => Some(buffer_slot(&mut out.buffers, b, &[], 0)),
+                    None => sticky.map(|b| buffer_slot(&mut out.buffers, b, &transforms, inst)),
                 };
                 match content_step(&c.bytes, c.negated, info, &vars, missing) {
                     Some(cc) => {
@@ -266,7 +286,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
             Value::Int(c) if name == "bsize" => {
                 match sticky {
                     Some(b) => {
-                        let at = buffer_slot(&mut out.buffers, b, &transforms);
+                        let at = buffer_slot(&mut out.buffers, b, &transforms, inst);
                         out.buffers[at].len.push(*c);
                     }
                     None => missing.push("bsize on the payload".into()),
@@ -275,14 +295,14 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
             }
             Value::Int(c) | Value::IntWith(c, _) if name == "urilen" => {
                 let raw = matches!(&o.value, Value::IntWith(_, w) if w.iter().any(|w| w == "raw"));
-                let at = buffer_slot(&mut out.buffers, if raw { "http.uri.raw" } else { "http.uri" }, &[]);
+                let at = buffer_slot(&mut out.buffers, if raw { "http.uri.raw" } else { "http.uri" }, &[], 0);
                 out.buffers[at].len.push(*c);
                 continue;
             }
             _ if name == "absent" => {
                 match sticky {
                     Some(b) => {
-                        let at = buffer_slot(&mut out.buffers, b, &transforms);
+                        let at = buffer_slot(&mut out.buffers, b, &transforms, inst);
                         out.buffers[at].absent = Some(matches!(&o.value, Value::Text(t) if t == "or_else"));
                     }
                     None => missing.push("absent on the payload".into()),

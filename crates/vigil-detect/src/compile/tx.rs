@@ -145,7 +145,6 @@ pub(super) fn split(
     // (files travel either way): TLS versions and states look at both
     // sides already, and would alert twice.
     let either_side = to_server.is_none()
-        && side == Direction::ToServer
         && !(defs.is_empty() && checks.is_empty())
         && defs.iter().all(|d| d.both_ways)
         && checks.iter().all(AppCheck::either_side);
