@@ -33,7 +33,9 @@ fn suricata_update_runs_vigil_end_to_end() {
         return;
     }
     let pip = venv.join("bin/pip");
-    if !ok(Command::new(&pip).args(["install", "-q", "suricata-update==1.3.3", "pyyaml"])) {
+    // Bounded: a machine without PyPI skips in seconds, not minutes.
+    let install = ["install", "-q", "--timeout", "10", "--retries", "1", "suricata-update==1.3.3", "pyyaml"];
+    if !ok(Command::new(&pip).args(install)) {
         eprintln!("skipped: suricata-update 1.3.3 could not be installed from PyPI");
         let _ = std::fs::remove_dir_all(&dir);
         return;
