@@ -162,6 +162,14 @@ pub struct RunArgs {
     /// yet are named on stderr).
     #[arg(long)]
     pub list_app_layer_protos: bool,
+    /// Run in the background (as a daemon): returns once the run has
+    /// started (with `--pidfile`, once it has written its pid).
+    #[arg(short = 'D')]
+    pub daemon: bool,
+    /// Write the run's process id to this file, and remove it at the end;
+    /// refused when the file names a running process.
+    #[arg(long, value_name = "FILE")]
+    pub pidfile: Option<PathBuf>,
     /// Print the version: the Suricata release vigil follows, then vigil's own.
     #[arg(short = 'V', long = "version")]
     pub version: bool,

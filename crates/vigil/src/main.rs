@@ -4,6 +4,7 @@
 mod build_info;
 mod capacity_cmd;
 mod cli;
+mod daemon;
 mod demo;
 mod lab_cmd;
 mod list_cmd;
@@ -75,6 +76,17 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     if args.engine_analysis {
         return engine_analysis(args);
     }
+    if args.daemon {
+        return daemon::background(args.pidfile.as_deref());
+    }
+    // Held until the run ends, then removed.
+    let _pidfile = match args.pidfile.as_deref().map(daemon::PidFile::create).transpose() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("vigil: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut opts = args.to_options();
     if let Some(iface) = &args.af_packet {
         // Empty: every interface of the `af-packet` section.
