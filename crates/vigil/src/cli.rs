@@ -106,10 +106,10 @@ pub struct RunArgs {
     /// Merge another YAML file over the configuration (repeatable).
     #[arg(long = "include", value_name = "FILE")]
     pub include: Vec<PathBuf>,
-    /// Load only these rule files (not available until the detection engine lands).
+    /// Load only these rule files, not the configuration's `rule-files` (repeatable).
     #[arg(short = 'S', value_name = "FILE")]
     pub rules_exclusive: Vec<PathBuf>,
-    /// Load these rule files in addition to the configured ones (not available yet).
+    /// Load these rule files in addition to the configuration's `rule-files` (repeatable).
     #[arg(short = 's', value_name = "FILE")]
     pub rules: Vec<PathBuf>,
     /// Run without detection: decode and log only.
