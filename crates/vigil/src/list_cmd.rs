@@ -5,6 +5,7 @@
 //! probe rules and handed to the detection engine's own compiler, so the
 //! column says what a real run would do with the keyword.
 
+use std::path::Path;
 use std::process::ExitCode;
 use vigil_detect::compile::DetectExecutor;
 use vigil_rules::keywords::suricata8::{SuricataKeyword, KEYWORDS};
@@ -252,13 +253,20 @@ fn sample(name: &str) -> Option<&'static str> {
 /// removed when the listing is done.
 fn hash_lists() -> &'static [String; 3] {
     static PATHS: std::sync::OnceLock<[String; 3]> = std::sync::OnceLock::new();
-    PATHS.get_or_init(|| {
+    let paths = PATHS.get_or_init(|| {
         [32, 40, 64].map(|len| {
-            let path = std::env::temp_dir().join(format!("vigil-list-keywords-{}-{len}.list", std::process::id()));
-            let _ = std::fs::write(&path, format!("{}\n", "0".repeat(len)));
-            path.display().to_string()
+            std::env::temp_dir()
+                .join(format!("vigil-list-keywords-{}-{len}.list", std::process::id()))
+                .display()
+                .to_string()
         })
-    })
+    });
+    for (path, len) in paths.iter().zip([32, 40, 64]) {
+        if !Path::new(path).exists() {
+            let _ = std::fs::write(path, format!("{}\n", "0".repeat(len)));
+        }
+    }
+    paths
 }
 
 fn remove_hash_lists() {
@@ -405,6 +413,10 @@ pub fn list_app_layer_protos() -> ExitCode {
 mod tests {
     use super::*;
 
+    /// The tests that write the probe hash lists take turns, so one's
+    /// removal never pulls them from under the other.
+    static LISTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn every_suricata_keyword_is_listed_once() {
         let list = entries();
@@ -415,6 +427,7 @@ mod tests {
 
     #[test]
     fn probes_agree_with_the_engine() {
+        let _turn = LISTS.lock().unwrap_or_else(|e| e.into_inner());
         let row = |n| keywords::lookup(n).unwrap();
         for yes in [
             "content",
@@ -433,12 +446,14 @@ mod tests {
         // A keyword the engine refuses says so, with the compiler's reason.
         let why = runs(row("sip.method")).unwrap_err();
         assert!(why.contains("sip.method"), "{why}");
+        remove_hash_lists();
     }
 
     /// A keyword needing a value with no example would always read "no";
     /// every such row must have an example that parses.
     #[test]
     fn every_keyword_with_a_value_has_a_parsing_example() {
+        let _turn = LISTS.lock().unwrap_or_else(|e| e.into_inner());
         let loader = Loader::new();
         let mut missing = Vec::new();
         for row in keywords::all().filter(|r| r.arg == Arg::Required && !matches!(r.kind, Kind::Snort(_))) {
@@ -455,6 +470,7 @@ mod tests {
                 missing.push(row.name);
             }
         }
+        remove_hash_lists();
         assert!(missing.is_empty(), "{missing:?}");
     }
 }
