@@ -521,18 +521,24 @@ impl Outputs {
                 };
                 // `swap` orients the packet to the client-to-server direction.
                 let swap_file = swap != (dir == Direction::ToClient);
-                let app = tx_body(tx);
-                let rec = vigil_output::fileinfo_record(p, swap_file, flow_id, app, &info, EnvelopeOptions::default());
-                if let (Some(fs), Some(id), Some(sha)) = (self.file_store.as_mut(), file_id, info.sha256.as_deref()) {
-                    fs.write_fileinfo(sha, p.ts.secs() as i64, id, &rec);
+                let record =
+                    |envelope| vigil_output::fileinfo_record(p, swap_file, flow_id, tx_body(tx), &info, envelope);
+                // The record with the plain envelope, made once and only when
+                // something writes it: the store's metadata or a plain sink.
+                let plain_wanted = (file_id.is_some()
+                    && self.file_store.as_ref().is_some_and(FileStore::writes_fileinfo))
+                    || self.sinks.iter().any(|s| s.files && s.envelope == EnvelopeOptions::default());
+                let plain = plain_wanted.then(|| record(EnvelopeOptions::default()));
+                if let (Some(rec), Some(fs), Some(id), Some(sha)) =
+                    (&plain, self.file_store.as_mut(), file_id, info.sha256.as_deref())
+                {
+                    fs.write_fileinfo(sha, p.ts.secs() as i64, id, rec);
                 }
                 for sink in self.sinks.iter_mut().filter(|s| s.files) {
-                    let rec = if sink.envelope == EnvelopeOptions::default() {
-                        rec.clone()
-                    } else {
-                        vigil_output::fileinfo_record(p, swap_file, flow_id, tx_body(tx), &info, sink.envelope)
-                    };
-                    write(&mut sink.writer, &rec)?;
+                    match &plain {
+                        Some(rec) if sink.envelope == EnvelopeOptions::default() => write(&mut sink.writer, rec)?,
+                        _ => write(&mut sink.writer, &record(sink.envelope))?,
+                    }
                 }
             }
         }

@@ -64,6 +64,11 @@ impl FileStore {
         }
     }
 
+    /// Whether stored files get their `fileinfo` record beside them.
+    pub fn writes_fileinfo(&self) -> bool {
+        self.write_fileinfo
+    }
+
     /// Where the file with this sha256 (lower-case hex) lives.
     pub fn path_of(&self, sha256: &str) -> PathBuf {
         self.dir.join(&sha256[..2.min(sha256.len())]).join(sha256)
