@@ -57,3 +57,44 @@ fn drop_rules_are_marked() {
     assert_eq!(ips.len(), 1, "{ips:?}");
     assert!(ips[0].contains("  [Drop] [**] [1:1:0] hello dropped"), "{ips:?}");
 }
+
+/// An alert of a transaction signature written from another side than its
+/// packet's (here the request's URI and the response's status, inspected
+/// from the response side, decided on the flow's last pseudo packet, which
+/// goes to the server) gives the same source and destination in fast.log
+/// as in its EVE record.
+#[test]
+fn a_transaction_alert_is_written_the_way_eve_writes_it() {
+    let dir = tempdir("fast", "swap");
+    let req = b"GET /x HTTP/1.1\r\nHost: h\r\n\r\n";
+    let resp = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+    let frames = [
+        seg(true, SYN, 1000, 0, b""),
+        seg(false, SYN | ACK, 5000, 1001, b""),
+        seg(true, ACK, 1001, 5001, b""),
+        seg(true, ACK | PSH, 1001, 5001, req),
+        seg(false, ACK | PSH, 5001, 1001 + req.len() as u32, resp),
+    ];
+    write_pcap(&dir.join("in.pcap"), spaced(&frames));
+    let rule = "alert http any any -> any any (msg:\"uri and status\"; http.uri; content:\"/x\"; http.stat_code; content:\"200\"; sid:3;)\n";
+    std::fs::write(dir.join("test.rules"), rule).unwrap();
+    let yaml = "outputs:\n  - fast:\n      enabled: yes\n      filename: fast.log\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - alert\n";
+    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
+    let opts = RunOptions { config: Some(dir.join("vigil.yaml")), ..offline_opts(&dir) };
+    run_offline(&opts, &mut |_| {}).unwrap();
+    let fast = std::fs::read_to_string(dir.join("fast.log")).unwrap();
+    let eve = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let alert: serde_json::Value = eve
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .find(|v: &serde_json::Value| v["event_type"] == "alert")
+        .unwrap();
+    // Decided on a packet to the server, written from the server's side ...
+    assert_eq!(alert["pkt_src"], "stream (flow timeout)", "{alert}");
+    assert_eq!(alert["direction"], "to_client", "{alert}");
+    assert_eq!((&alert["src_ip"], &alert["src_port"]), (&serde_json::json!("198.18.0.2"), &serde_json::json!(80)));
+    // ... in both files.
+    let line = fast.lines().next().unwrap();
+    assert!(line.ends_with("{TCP} 198.18.0.2:80 -> 198.18.0.1:40000"), "{line}");
+}

@@ -97,3 +97,19 @@ fn app_layer_protocols_in_suricatas_format() {
     assert!(!protos.contains(&"sip"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("sip"));
 }
+
+/// `-V` leads with the Suricata release vigil follows (what
+/// suricata-update reads), and `--dump-config` prints the configuration a
+/// run would use, `--set` included, one `key = value` line per node.
+#[test]
+fn version_and_dump_config() {
+    let v = stdout(&vigil(&["-V"]));
+    assert!(v.starts_with("This is Suricata version 8.0.6 compatible (vigil "), "{v}");
+    let out = vigil(&["--dump-config", "--set", "vars.address-groups.HOME_NET=[198.18.0.0/15]"]);
+    assert!(out.status.success());
+    let dump = stdout(&out);
+    assert!(dump.lines().any(|l| l == "vars.address-groups.HOME_NET = [198.18.0.0/15]"), "{dump}");
+    assert!(dump.lines().any(|l| l == "vars = (null)"));
+    let info = stdout(&vigil(&["--build-info"]));
+    assert!(info.lines().any(|l| l.trim_start().starts_with("--sysconfdir")), "{info}");
+}
