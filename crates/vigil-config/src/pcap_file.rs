@@ -10,12 +10,20 @@ pub struct PcapFile {
     /// `pcap-file.buffer-size`: read buffer in bytes (size units, at most
     /// 64 MiB). `None`: the C library's default.
     pub buffer_size: Option<u32>,
-    /// `pcap-file.delete-when-done`. Always false: vigil refuses to delete
-    /// its input, so `true` is reported as unsupported.
+    /// `pcap-file.delete-when-done`: remove each file once read. Default false.
     pub delete_when_done: bool,
     /// `pcap-file.recursive`: descend into sub-directories when reading a
     /// directory. Default false.
     pub recursive: bool,
+    /// `pcap-file.continuous`: watch a directory for new files until
+    /// stopped. Default false; not with `recursive`, as in Suricata.
+    pub continuous: bool,
+    /// `pcap-file.delay`: seconds a new file must have gone unmodified
+    /// before it is read (it may still be written). Default 30.
+    pub delay_secs: u64,
+    /// `pcap-file.poll-interval`: seconds between looks at a watched
+    /// directory. Default 5.
+    pub poll_interval_secs: u64,
 }
 
 /// Whether packet checksums of a capture are validated.
@@ -36,7 +44,15 @@ const MAX_BUFFER_SIZE: u64 = 64 * 1024 * 1024;
 
 impl Default for PcapFile {
     fn default() -> Self {
-        PcapFile { checksum_checks: ChecksumChecks::Auto, buffer_size: None, delete_when_done: false, recursive: false }
+        PcapFile {
+            checksum_checks: ChecksumChecks::Auto,
+            buffer_size: None,
+            delete_when_done: false,
+            recursive: false,
+            continuous: false,
+            delay_secs: 30,
+            poll_interval_secs: 5,
+        }
     }
 }
 
@@ -57,14 +73,20 @@ impl ChecksumChecks {
 impl PcapFile {
     pub(crate) fn read(sec: &Section<'_>, errs: &mut Errors) -> PcapFile {
         let d = PcapFile::default();
-        if sec.bool("delete-when-done", false, errs) {
-            sec.error("delete-when-done", errs, "unsupported: vigil does not delete its input files");
-        }
-        PcapFile {
+        let secs =
+            |key: &str, default: u64, errs: &mut Errors| sec.int_in(key, 0, 86_400, errs).map_or(default, |v| v as u64);
+        let p = PcapFile {
             checksum_checks: sec.convert("checksum-checks", errs, ChecksumChecks::parse).unwrap_or(d.checksum_checks),
             buffer_size: sec.size_max("buffer-size", MAX_BUFFER_SIZE, errs).map(|v| v as u32),
-            delete_when_done: false,
+            delete_when_done: sec.bool("delete-when-done", d.delete_when_done, errs),
             recursive: sec.bool("recursive", d.recursive, errs),
+            continuous: sec.bool("continuous", d.continuous, errs),
+            delay_secs: secs("delay", d.delay_secs, errs),
+            poll_interval_secs: secs("poll-interval", d.poll_interval_secs, errs),
+        };
+        if p.recursive && p.continuous {
+            sec.error("continuous", errs, "cannot be combined with recursive");
         }
+        p
     }
 }

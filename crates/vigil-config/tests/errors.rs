@@ -49,15 +49,15 @@ fn unknown_checksum_mode() {
 #[test]
 fn unsupported_features_are_errors() {
     let (c, errors) = typed(
-        "pcap-file:\n  delete-when-done: true\noutputs:\n  - eve-log:\n      enabled: yes\n      filetype: syslog\n",
+        "pcap-file:\n  recursive: yes\n  continuous: yes\noutputs:\n  - eve-log:\n      enabled: yes\n      filetype: syslog\n",
     );
     assert_eq!(errors.len(), 2, "{errors:?}");
     assert!(
-        errors[0].starts_with("suricata.yaml:6:17: outputs.0.eve-log.filetype: unsupported filetype \"syslog\""),
+        errors[0].starts_with("suricata.yaml:7:17: outputs.0.eve-log.filetype: unsupported filetype \"syslog\""),
         "{errors:?}"
     );
-    assert!(errors[1].starts_with("suricata.yaml:2:21: pcap-file.delete-when-done: unsupported"), "{errors:?}");
-    assert!(!c.pcap_file.delete_when_done);
+    assert_eq!(errors[1], "suricata.yaml:3:15: pcap-file.continuous: cannot be combined with recursive", "{errors:?}");
+    assert!(c.pcap_file.recursive && !c.pcap_file.delete_when_done);
 }
 
 #[test]

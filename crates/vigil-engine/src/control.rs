@@ -20,6 +20,28 @@ pub struct Control {
     /// Who waits for the counters (the control socket's `dump-counters`).
     counters: Arc<Mutex<Vec<Sender<Counters>>>>,
     counters_wanted: Arc<AtomicBool>,
+    /// The rules in use, as the control socket reports them.
+    ruleset: Arc<Mutex<RulesetFacts>>,
+    /// A run inside a longer one (a file of the unix-socket runmode)
+    /// also stops when the longer one does.
+    outer_stop: Option<Arc<AtomicBool>>,
+}
+
+/// What `ruleset-stats`, `ruleset-failed-rules` and `ruleset-reload-time`
+/// tell, and how the last reload ended (for `reload-rules`, which waits).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RulesetFacts {
+    pub loaded: usize,
+    pub failed: usize,
+    /// Rules vigil reads but does not run: `requires` unmet, or keywords
+    /// it does not run yet.
+    pub skipped: usize,
+    pub failed_rules: Vec<crate::log::FailedRule>,
+    pub loaded_at: Option<std::time::SystemTime>,
+    /// Reloads that ended, applied or refused.
+    pub reloads_done: u64,
+    /// Why the last reload was refused; `None` when it was applied.
+    pub last_refusal: Option<String>,
 }
 
 impl Control {
@@ -103,7 +125,39 @@ impl Control {
         self.reload.load(Ordering::Relaxed) && self.reload.swap(false, Ordering::Relaxed)
     }
 
+    /// The rules now in use (start-up, or a reload applied).
+    pub(crate) fn rules_in_use(&self, rules: &crate::rules::LoadedRules, reloaded: bool) {
+        let mut f = self.ruleset.lock().unwrap_or_else(|p| p.into_inner());
+        f.loaded = rules.loaded;
+        f.failed = rules.failed;
+        f.skipped = rules.skipped + rules.unsupported;
+        f.failed_rules = rules.failed_rules.clone();
+        f.loaded_at = Some(rules.loaded_at);
+        if reloaded {
+            f.reloads_done += 1;
+            f.last_refusal = None;
+        }
+    }
+
+    /// A reload refused: the rules in use stay.
+    pub(crate) fn reload_refused(&self, why: String) {
+        let mut f = self.ruleset.lock().unwrap_or_else(|p| p.into_inner());
+        f.reloads_done += 1;
+        f.last_refusal = Some(why);
+    }
+
+    pub(crate) fn ruleset(&self) -> RulesetFacts {
+        self.ruleset.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     pub(crate) fn stopping(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
+        self.stop.load(Ordering::Relaxed) || self.outer_stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// The control of a run inside this one: it stops on `interrupt` or
+    /// when this one stops; counters, stats and reopen requests reach it;
+    /// reloads stay with this one (they are applied between the inner runs).
+    pub(crate) fn inner(&self, interrupt: Arc<AtomicBool>) -> Control {
+        Control { stop: interrupt, reload: Arc::default(), outer_stop: Some(self.stop.clone()), ..self.clone() }
     }
 }

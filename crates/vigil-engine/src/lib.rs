@@ -52,10 +52,12 @@ mod runmode;
 mod setup;
 mod simulate;
 mod socket;
+mod socket_commands;
 mod stats;
 mod summary;
 mod tag;
 mod tcp;
+mod unix_runmode;
 mod unwritten;
 mod verdict;
 mod worker;
@@ -75,4 +77,9 @@ pub use runmode::Runmode;
 pub use setup::{config_tree, setup, write_rules_json, Setup};
 pub use simulate::Simulation;
 pub use summary::Summary;
+pub use unix_runmode::{run_unix_socket, unix_socket_path};
 pub use vigil_config::DEFAULT_YAML;
+
+/// The Suricata release whose rules, configuration, outputs and control
+/// socket vigil follows.
+pub const SURICATA_VERSION: &str = "8.0.6";

@@ -28,10 +28,37 @@ impl LogRecord {
     }
 }
 
+/// A rule that failed to load, as the control socket's
+/// `ruleset-failed-rules` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailedRule {
+    /// The rule as written (its first line when it continues on others).
+    pub rule: String,
+    pub filename: String,
+    pub line: u32,
+}
+
+/// Each failed rule's text, read again from its file (only files with a
+/// failed rule are read); problems with a whole file have no rule and are left out.
+pub(crate) fn failed_rules(errors: &[RuleError]) -> Vec<FailedRule> {
+    let mut lines: HashMap<&str, Option<Vec<String>>> = HashMap::new();
+    errors
+        .iter()
+        .filter(|e| e.line > 0)
+        .map(|e| {
+            let file = lines.entry(&e.file).or_insert_with(|| {
+                std::fs::read_to_string(&*e.file).ok().map(|t| t.lines().map(str::to_string).collect())
+            });
+            let text = file.as_ref().and_then(|l| l.get(e.line as usize - 1)).map_or("", |l| l.trim());
+            FailedRule { rule: text.to_string(), filename: e.file.to_string(), line: e.line }
+        })
+        .collect()
+}
+
 /// Two records per rule that failed, as Suricata logs them: the reason
 /// (from the keyword's module) and the rule itself (from `detect`).
-pub(crate) fn rule_error_records(errors: &[RuleError]) -> Vec<LogRecord> {
-    let mut lines: HashMap<&str, Option<Vec<String>>> = HashMap::new();
+pub(crate) fn rule_error_records(errors: &[RuleError], failed: &[FailedRule]) -> Vec<LogRecord> {
+    let mut texts = failed.iter();
     let mut out = Vec::with_capacity(errors.len() * 2);
     for e in errors {
         let module = match (&e.keyword, e.kind) {
@@ -40,18 +67,15 @@ pub(crate) fn rule_error_records(errors: &[RuleError]) -> Vec<LogRecord> {
             (None, _) => "detect-parse".to_string(),
         };
         out.push(LogRecord::new(LogLevel::Error, module, e.reason.clone()));
+        // `failed` holds the errors with a line, in the same order.
         if e.line == 0 {
             continue;
         }
-        // The rule as written: its file is read again only when a rule of it failed.
-        let file = lines
-            .entry(&e.file)
-            .or_insert_with(|| std::fs::read_to_string(&*e.file).ok().map(|t| t.lines().map(str::to_string).collect()));
-        let text = file.as_ref().and_then(|l| l.get(e.line as usize - 1)).map_or("", |l| l.trim());
+        let Some(f) = texts.next() else { continue };
         out.push(LogRecord::new(
             LogLevel::Error,
             "detect",
-            format!("error parsing signature \"{text}\" from file {} at line {}", e.file, e.line),
+            format!("error parsing signature \"{}\" from file {} at line {}", f.rule, f.filename, f.line),
         ));
     }
     out
@@ -154,13 +178,21 @@ mod tests {
         let path = dir.join("t.rules");
         std::fs::write(&path, "# c\n  alert tcp any any -> any any (within:3; sid:1;)\n").unwrap();
         let file: Arc<str> = path.display().to_string().into();
-        let recs = rule_error_records(&[
+        let errors = [
             rule_error(&file, 2, Some("within"), ErrorKind::Semantic),
+            rule_error(&file, 0, None, ErrorKind::Io),
             rule_error(&file, 2, None, ErrorKind::Syntax),
             rule_error(&file, 2, Some("sid"), ErrorKind::Duplicate),
-        ]);
+        ];
+        let failed = failed_rules(&errors);
+        assert_eq!(failed.len(), 3, "a whole-file problem names no rule");
+        assert_eq!(
+            (failed[0].rule.as_str(), failed[0].filename.as_str(), failed[0].line),
+            ("alert tcp any any -> any any (within:3; sid:1;)", &*file, 2)
+        );
+        let recs = rule_error_records(&errors, &failed);
         let modules: Vec<&str> = recs.iter().map(|r| r.module.as_str()).collect();
-        assert_eq!(modules, ["detect-within", "detect", "detect-parse", "detect", "detect", "detect"]);
+        assert_eq!(modules, ["detect-within", "detect", "detect", "detect-parse", "detect", "detect", "detect"]);
         assert_eq!(
             recs[1].message,
             format!("error parsing signature \"alert tcp any any -> any any (within:3; sid:1;)\" from file {file} at line 2")

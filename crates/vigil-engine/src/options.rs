@@ -64,4 +64,9 @@ pub struct RunOptions {
     pub control: crate::control::Control,
     /// `-v` count.
     pub verbose: u8,
+    /// `--pcap-file-continuous`, `--pcap-file-delete`,
+    /// `--pcap-file-recursive`: set over the `pcap-file` section.
+    pub pcap_continuous: bool,
+    pub pcap_delete: bool,
+    pub pcap_recursive: bool,
 }

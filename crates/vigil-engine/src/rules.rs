@@ -29,6 +29,10 @@ pub struct LoadedRules {
     pub unsupported: usize,
     pub unsupported_keywords: BTreeMap<String, usize>,
     pub disabled: usize,
+    /// Each rule that failed, as written.
+    pub failed_rules: Vec<crate::log::FailedRule>,
+    /// When these rules were read (start-up or the reload that brought them).
+    pub loaded_at: std::time::SystemTime,
     /// Errors and warnings to show the user.
     pub messages: Vec<String>,
     /// The same for the `logging` outputs, in Suricata's form: support-file
@@ -66,21 +70,7 @@ pub fn rule_files(opts: &RunOptions, config: &Config) -> Vec<PathBuf> {
 /// `--init-errors-fatal`, once they are logged); the rest loads.
 pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Result<LoadedRules, EngineError> {
     let files = if opts.disable_detection { Vec::new() } else { rule_files(opts, config) };
-    let mut out = LoadedRules {
-        engine: None,
-        files: files.clone(),
-        rules: 0,
-        loaded: 0,
-        failed: 0,
-        skipped: 0,
-        unsupported: 0,
-        unsupported_keywords: BTreeMap::new(),
-        disabled: 0,
-        messages: Vec::new(),
-        log: Vec::new(),
-        thresholds: Default::default(),
-        analysis: Default::default(),
-    };
+    let mut out = LoadedRules::empty(files.clone());
     if files.is_empty() {
         return Ok(out);
     }
@@ -141,7 +131,8 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
     // Problems of the support files so far, then each failed rule.
     out.log = out.messages.iter().map(|m| crate::log::LogRecord::new(LogLevel::Warning, "config", m.clone())).collect();
     out.messages.extend(set.errors.iter().map(|e| e.to_string()));
-    out.log.extend(crate::log::rule_error_records(&set.errors));
+    out.failed_rules = crate::log::failed_rules(&set.errors);
+    out.log.extend(crate::log::rule_error_records(&set.errors, &out.failed_rules));
     let mut sigs = Vec::with_capacity(set.rules.len());
     for rule in &set.rules {
         match compile_all(rule, &classes) {
@@ -184,6 +175,27 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
 }
 
 impl LoadedRules {
+    /// No rule yet, from these files.
+    pub(crate) fn empty(files: Vec<PathBuf>) -> LoadedRules {
+        LoadedRules {
+            engine: None,
+            files,
+            rules: 0,
+            loaded: 0,
+            failed: 0,
+            skipped: 0,
+            unsupported: 0,
+            unsupported_keywords: BTreeMap::new(),
+            disabled: 0,
+            failed_rules: Vec::new(),
+            loaded_at: std::time::SystemTime::now(),
+            messages: Vec::new(),
+            log: Vec::new(),
+            thresholds: Default::default(),
+            analysis: Default::default(),
+        }
+    }
+
     /// One line for the user: how much of the ruleset runs.
     pub fn summary_line(&self) -> String {
         let mut s = format!(

@@ -3,7 +3,7 @@
 use crate::checksum::ChecksumState;
 use crate::control::Control;
 use crate::error::EngineError;
-use crate::inputs;
+use crate::inputs::{Feed, FeedOptions};
 use crate::lane::{Dispatch, Lane, LaneEnd};
 use crate::options::RunOptions;
 use crate::outputs::{OutputMode, Outputs};
@@ -11,6 +11,7 @@ use crate::rules::LoadedRules;
 use crate::runmode::Runmode;
 use crate::setup::{setup, Setup};
 use crate::socket::ControlSocket;
+use crate::socket_commands::Facts;
 use crate::stats::{with_capture, worker_name, write_stats};
 use crate::summary::Summary;
 use std::path::PathBuf;
@@ -46,9 +47,11 @@ pub fn run_offline(opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Res
 /// [`run_offline`] with a [`Setup`] already made (rules loaded once), for
 /// callers that show its warnings first.
 pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
-    let files = inputs::expand(&opts.inputs).map_err(EngineError::Input)?;
+    let feed_opts = FeedOptions::new(&setup.config.pcap_file, opts);
+    let feed = Feed::new(&opts.inputs, feed_opts).map_err(EngineError::Input)?;
+    let files: Vec<PathBuf> = feed.known().cloned().collect();
     let outputs = Outputs::open(setup, OutputMode::Offline)?;
-    let _socket = control_socket(setup, &opts.control, false)?;
+    let _socket = control_socket(setup, &opts.control, Facts::offline(setup))?;
     if let Some(a) = &setup.affinity {
         // One thread does everything in `single`: it goes where workers go.
         let cpu = match setup.runmode {
@@ -62,22 +65,23 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
     match setup.runmode {
         Runmode::Single => {
             let lane = Lane::new(setup, 1, outputs);
-            read(setup, opts, &files, Box::new(Single { lane, setup }), progress)
+            read(setup, opts, feed, Box::new(Single { lane, setup }), progress)
         }
         Runmode::Autofp { workers } => std::thread::scope(|scope| {
             let dispatch = crate::autofp::Autofp::start(scope, setup, workers, outputs, opts.drop_when_full)?;
-            read(setup, opts, &files, Box::new(dispatch), progress)
+            read(setup, opts, feed, Box::new(dispatch), progress)
         }),
-        // A full ring dropping frames is autofp's (the lab's live policy on a
-        // file); without a reader there is no ring.
-        Runmode::Workers { workers } if !opts.drop_when_full => std::thread::scope(|scope| {
+        // Every worker reads the whole list: files that arrive later
+        // (continuous) and a full ring dropping frames (the lab's live
+        // policy on a file) need autofp's one reader.
+        Runmode::Workers { workers } if !opts.drop_when_full && !feed_opts.continuous => std::thread::scope(|scope| {
             let dispatch =
                 crate::workers::Workers::start(scope, setup, &files, workers, outputs, opts.control.clone())?;
-            read(setup, opts, &files, Box::new(dispatch), progress)
+            read(setup, opts, feed, Box::new(dispatch), progress)
         }),
         Runmode::Workers { workers } => std::thread::scope(|scope| {
             let dispatch = crate::autofp::Autofp::start(scope, setup, workers, outputs, true)?;
-            read(setup, opts, &files, Box::new(dispatch), progress)
+            read(setup, opts, feed, Box::new(dispatch), progress)
         }),
     }
 }
@@ -88,17 +92,24 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
 pub(crate) fn control_socket(
     setup: &Setup,
     control: &Control,
-    live: bool,
+    facts: Facts,
 ) -> Result<Option<ControlSocket>, EngineError> {
     let cfg = &setup.config.runtime.unix_command;
+    let live = facts.capture_mode != "PCAP_FILE";
     if !cfg.enabled.unwrap_or(live) {
         return Ok(None);
     }
-    let name = cfg.filename.as_deref().unwrap_or("vigil-command.socket");
-    let path = crate::log::log_path(&setup.log_dir, name);
-    ControlSocket::start(&path, control.clone())
-        .map(Some)
-        .map_err(|error| EngineError::Output { path: path.display().to_string(), error })
+    control.rules_in_use(&setup.rules, false);
+    let path = crate::socket::socket_path(cfg.filename.as_deref());
+    match ControlSocket::start(&path, control.clone(), facts) {
+        Ok(s) => Ok(Some(s)),
+        Err(error) if cfg.enabled.is_none() => {
+            // `auto` asked for no socket in particular: the run goes on without one.
+            eprintln!("vigil: warning: control socket {}: {error}; running without it", path.display());
+            Ok(None)
+        }
+        Err(error) => Err(EngineError::Output { path: path.display().to_string(), error }),
+    }
 }
 
 /// The reading loop, whatever the runmode: frames are numbered, checksum
@@ -107,37 +118,64 @@ pub(crate) fn control_socket(
 fn read(
     setup: &Setup,
     opts: &RunOptions,
-    files: &[PathBuf],
+    mut feed: Feed,
     mut dispatch: Box<dyn Dispatch + '_>,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Summary, EngineError> {
-    let bytes_total = files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
+    let mut bytes_total: u64 = feed.known().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
     let mut checksum = ChecksumState::new(setup.checksum);
     // Decodes the sample `auto` looks at; the lanes decode every frame for real.
     let mut sampler = Decoder::new(DecodeConfig { validate_checksums: true, ..setup.decode.clone() });
     let start = Instant::now();
     let interval = Duration::from_secs(setup.config.stats.interval.max(1) as u64);
     let mut last_stats = start;
-    let mut summary = Summary { files: files.len(), ..Summary::default() };
+    let mut summary = Summary::default();
     let mut bytes_done = 0u64;
     let mut last_ts = Timestamp::default();
     let mut result = Ok(());
     let control = &opts.control;
     let mut reload = Reload::default();
 
-    'files: for file in files {
-        let mut src = match PcapFile::open(file) {
+    'files: loop {
+        // Waiting for files to arrive (continuous), requests are still answered.
+        let packets = summary.packets;
+        let mut stopped = false;
+        let next = feed.next(&mut || {
+            if control.stopping() {
+                stopped = true;
+                return false;
+            }
+            if control.counters_wanted() {
+                match dispatch.counters(packets) {
+                    Ok(c) => control.answer_counters(&c),
+                    Err(e) => {
+                        result = Err(e);
+                        return false;
+                    }
+                }
+            }
+            true
+        });
+        summary.interrupted |= stopped;
+        let Some(file) = next else { break };
+        if result.is_err() {
+            break;
+        }
+        summary.files += 1;
+        let mut src = match PcapFile::open(&file) {
             Ok(s) => s,
             Err(e) => {
                 summary.capture_errors.push(e.to_string());
                 continue;
             }
         };
+        let mut complete = true;
         while let Some(next) = src.next_packet() {
             let raw = match next {
                 Ok(raw) => raw,
                 Err(e) => {
                     summary.capture_errors.push(e.to_string());
+                    complete = false;
                     break;
                 }
             };
@@ -190,8 +228,19 @@ fn read(
                 }
             }
         }
+        // Only a file read to its end is deleted: one that failed stays for a look.
+        if complete {
+            if let Err(e) = feed.done(&file) {
+                summary.capture_errors.push(e);
+            }
+        }
+        bytes_total = bytes_total.max(bytes_done);
     }
-    progress(Progress { bytes_done: bytes_total, bytes_total, packets: summary.packets });
+    progress(Progress {
+        bytes_done: bytes_total.max(bytes_done),
+        bytes_total: bytes_total.max(bytes_done),
+        packets: summary.packets,
+    });
     // Workers finish (and are joined) even when reading stopped on an error.
     summary.dropped = dispatch.dropped();
     let end = dispatch.finish(last_ts, start.elapsed().as_secs(), summary.packets);
@@ -212,7 +261,7 @@ fn read(
     if named_only
         && summary.packets == 0
         && !summary.capture_errors.is_empty()
-        && summary.capture_errors.len() == files.len()
+        && summary.capture_errors.len() == summary.files
     {
         return Err(EngineError::Input(summary.capture_errors.join("; ")));
     }
@@ -230,14 +279,22 @@ struct Single<'s> {
 #[derive(Default)]
 pub(crate) struct Reload {
     building: Option<Receiver<Result<LoadedRules, EngineError>>>,
+    /// Told how each reload ends.
+    control: Control,
 }
 
 impl Reload {
+    /// Whether a reload is being built.
+    pub(crate) fn busy(&self) -> bool {
+        self.building.is_some()
+    }
+
     /// Starts building (a request while one builds is folded into it).
     pub(crate) fn start(&mut self, setup: &Setup, opts: &RunOptions) {
         if self.building.is_some() {
             return;
         }
+        self.control = opts.control.clone();
         let (tx, rx) = channel();
         let (opts, config) = (opts.clone(), setup.config.clone());
         let built = std::thread::Builder::new().name("rule-reload".into()).spawn(move || {
@@ -247,7 +304,10 @@ impl Reload {
         });
         match built {
             Ok(_) => self.building = Some(rx),
-            Err(e) => eprintln!("vigil: rule reload: cannot start: {e}"),
+            Err(e) => {
+                eprintln!("vigil: rule reload: cannot start: {e}");
+                self.control.reload_refused(format!("cannot start: {e}"));
+            }
         }
     }
 
@@ -267,6 +327,7 @@ impl Reload {
             Ok(rules) if rules.failed == 0 && (rules.engine.is_some() || setup.rules.engine.is_none()) => {
                 eprintln!("vigil: rules reloaded: {}", rules.summary_line());
                 summary.rule_reloads += 1;
+                self.control.rules_in_use(&rules, true);
                 return Some(Arc::new(rules));
             }
             Ok(rules) => {
@@ -276,6 +337,7 @@ impl Reload {
             Err(e) => e.to_string(),
         };
         eprintln!("vigil: rule reload refused, the running rules stay: {refused}");
+        self.control.reload_refused(refused);
         summary.rule_reloads_refused += 1;
         None
     }

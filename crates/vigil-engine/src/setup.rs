@@ -20,6 +20,8 @@ use vigil_rules::Vars;
 #[derive(Debug, Clone)]
 pub struct Setup {
     pub config: Config,
+    /// The configuration as read (`conf-get` answers from it).
+    pub tree: Arc<ConfigTree>,
     pub decode: DecodeConfig,
     /// The flow table (`flow`, `flow-timeouts`, tracking switches).
     pub flow: FlowConfig,
@@ -134,6 +136,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     warnings.extend(rules.messages.iter().cloned());
     Ok(Setup {
         config,
+        tree: Arc::new(tree),
         decode,
         flow,
         defrag,

@@ -6,9 +6,15 @@
 //! The socket is created with owner-only permissions. Each client gets a
 //! thread of its own (a few at most, so an idle client blocks nobody);
 //! commands that need the pipeline (counters, reload, shutdown) go through
-//! [`Control`], answered between two packets.
+//! [`Control`], answered between two packets. The commands themselves are
+//! in `socket_commands`.
+//!
+//! Where it is: `unix-command.filename`, a relative name (or none: Suricata's
+//! `suricata-command.socket`) under Suricata's run directory,
+//! `/var/run/suricata/`, where `suricatasc` looks by default.
 
 use crate::control::Control;
+use crate::socket_commands::{command, Facts};
 use serde_json::{json, Value};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
@@ -18,7 +24,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use vigil_types::Timestamp;
 
 /// The protocol version clients announce (Suricata's).
 const VERSION: &str = "0.2";
@@ -26,19 +31,16 @@ const VERSION: &str = "0.2";
 const MAX_CLIENT_BYTES: u64 = 1 << 20;
 /// Clients served at once; more are told to come back.
 const MAX_CLIENTS: usize = 8;
-/// How long a command waits for the pipeline (it answers between packets;
-/// after the last one nobody does).
-const PIPELINE_WAIT: Duration = Duration::from_secs(5);
-const COMMANDS: &[&str] = &[
-    "command-list",
-    "uptime",
-    "dump-counters",
-    "reload-rules",
-    "reopen-log-files",
-    "shutdown",
-    "iface-stat",
-    "version",
-];
+/// Suricata's run directory, and its socket's name there.
+pub(crate) const RUN_DIR: &str = "/var/run/suricata";
+pub(crate) const DEFAULT_NAME: &str = "suricata-command.socket";
+
+/// Where the socket goes: an absolute `filename` as given, a relative one
+/// (or the default name) in the run directory.
+pub(crate) fn socket_path(filename: Option<&str>) -> PathBuf {
+    let name = filename.unwrap_or(DEFAULT_NAME);
+    Path::new(RUN_DIR).join(name)
+}
 
 /// A running control socket; dropping it closes the socket and removes its file.
 pub(crate) struct ControlSocket {
@@ -49,8 +51,11 @@ pub(crate) struct ControlSocket {
 
 impl ControlSocket {
     /// Listens on `path` (an old socket file left there is replaced; any
-    /// other file is not touched).
-    pub(crate) fn start(path: &Path, control: Control) -> io::Result<ControlSocket> {
+    /// other file is not touched). The run directory is made when missing.
+    pub(crate) fn start(path: &Path, control: Control, facts: Facts) -> io::Result<ControlSocket> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
         if let Ok(meta) = std::fs::symlink_metadata(path) {
             if !meta.file_type().is_socket() {
                 return Err(io::Error::new(io::ErrorKind::AlreadyExists, "exists and is not a socket"));
@@ -77,10 +82,10 @@ impl ControlSocket {
                         let _ = reply(&mut stream, &json!({"return": "NOK", "message": "too many clients"}));
                         continue;
                     }
-                    let (control, stop, clients) = (&control, &*stop, &clients);
+                    let (control, facts, stop, clients) = (&control, &facts, &*stop, &clients);
                     scope.spawn(move || {
                         // A client's failure ends its connection, not the server.
-                        let _ = serve(stream, control, started, stop);
+                        let _ = serve(stream, control, facts, started, stop);
                         clients.fetch_sub(1, Ordering::Relaxed);
                     });
                 }
@@ -100,7 +105,7 @@ impl Drop for ControlSocket {
     }
 }
 
-fn serve(stream: UnixStream, control: &Control, started: Instant, stop: &AtomicBool) -> io::Result<()> {
+fn serve(stream: UnixStream, control: &Control, facts: &Facts, started: Instant, stop: &AtomicBool) -> io::Result<()> {
     stream.set_nonblocking(false)?;
     // Checked between messages so the run's end is not held up by an idle client.
     stream.set_read_timeout(Some(Duration::from_millis(200)))?;
@@ -119,7 +124,7 @@ fn serve(stream: UnixStream, control: &Control, started: Instant, stop: &AtomicB
         let Ok(msg) = msg else {
             return reply(&mut out, &json!({"return": "NOK", "message": "not a JSON command"}));
         };
-        reply(&mut out, &command(&msg, control, started))?;
+        reply(&mut out, &command(&msg, control, facts, started))?;
     }
     Ok(())
 }
@@ -150,37 +155,6 @@ fn reply(out: &mut UnixStream, v: &Value) -> io::Result<()> {
     out.write_all(b"\n")
 }
 
-/// One command's answer.
-pub(crate) fn command(msg: &Value, control: &Control, started: Instant) -> Value {
-    let ok = |message: Value| json!({"return": "OK", "message": message});
-    let nok = |message: &str| json!({"return": "NOK", "message": message});
-    let uptime = started.elapsed().as_secs();
-    match msg.get("command").and_then(Value::as_str) {
-        Some("command-list") => ok(json!({"count": COMMANDS.len(), "commands": COMMANDS})),
-        Some("version") => ok(json!(format!("vigil {}", env!("CARGO_PKG_VERSION")))),
-        Some("uptime") => ok(json!(uptime)),
-        Some("dump-counters") => match control.ask_counters().recv_timeout(PIPELINE_WAIT) {
-            Ok(counters) => ok(vigil_output::stats_record(Timestamp::default(), uptime, &counters)["stats"].clone()),
-            Err(_) => nok("the pipeline did not answer (no packet in flight?)"),
-        },
-        Some("reload-rules") => {
-            control.request_reload();
-            ok(json!("reload started: the new rules are swapped in once built, or refused with their errors"))
-        }
-        Some("reopen-log-files") => {
-            control.request_reopen();
-            ok(json!("done"))
-        }
-        Some("shutdown") => {
-            control.request_stop();
-            ok(json!("Closing vigil"))
-        }
-        Some("iface-stat") | Some("iface-list") => nok("no live interface: this run reads capture files"),
-        Some(other) => nok(&format!("unknown command {other:?} (see command-list)")),
-        None => nok("no \"command\" in the message"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,7 +173,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("c.socket");
         let control = Control::default();
-        let server = ControlSocket::start(&path, control.clone()).unwrap();
+        let facts = crate::socket_commands::tests::facts(false, &[]);
+        let server = ControlSocket::start(&path, control.clone(), facts.clone()).unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "only the owner may command the engine");
         let mut s = UnixStream::connect(&path).unwrap();
@@ -228,7 +203,7 @@ mod tests {
         let mut s2 = UnixStream::connect(&path).unwrap();
         let mut lines2 = BufReader::new(s2.try_clone().unwrap());
         assert_eq!(ask(&mut s2, &mut lines2, json!({"version": "0.2"}))["return"], "OK");
-        assert_eq!(ask(&mut s2, &mut lines2, json!({"command": "reload-rules"}))["return"], "OK");
+        assert_eq!(ask(&mut s2, &mut lines2, json!({"command": "ruleset-reload-nonblocking"}))["return"], "OK");
         assert!(control.take_reload());
         assert!(!control.take_reopen());
         let reopen = ask(&mut s2, &mut lines2, json!({"command": "reopen-log-files"}));
@@ -245,7 +220,7 @@ mod tests {
         assert!(!path.exists(), "the socket file goes with the server");
         // A regular file in the way is not replaced.
         std::fs::write(&path, b"x").unwrap();
-        assert!(ControlSocket::start(&path, Control::default()).is_err());
+        assert!(ControlSocket::start(&path, Control::default(), facts).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

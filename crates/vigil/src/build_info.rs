@@ -5,8 +5,7 @@
 //! follows first, so a tool choosing rules by version chooses 8.0's, then
 //! vigil's own version.
 
-/// The Suricata release whose rules, configuration and outputs vigil follows.
-pub const SURICATA_VERSION: &str = "8.0.6";
+pub use vigil_engine::SURICATA_VERSION;
 
 /// The prefix vigil's default paths hang from (`default-rule-path`,
 /// `classification-file`, ... in its built-in configuration).

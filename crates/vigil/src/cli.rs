@@ -76,6 +76,27 @@ pub struct RunArgs {
     /// interface of the `af-packet` section when none is given.
     #[arg(long = "af-packet", value_name = "IFACE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub af_packet: Option<String>,
+    /// Capture live from this interface, Suricata's libpcap mode; vigil
+    /// captures through AF_PACKET instead (said at start-up). Without a
+    /// name: every interface of the `pcap` section.
+    #[arg(long = "pcap", value_name = "IFACE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub pcap: Option<String>,
+    /// The unix-socket runmode: load the rules, then read the capture
+    /// files queued on the control socket (`suricatasc -c "pcap-file FILE
+    /// OUTDIR"`) until `shutdown`. The socket is FILE, else as
+    /// `unix-command.filename` says (under /var/run/suricata/).
+    #[arg(long = "unix-socket", value_name = "FILE", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub unix_socket: Option<PathBuf>,
+    /// With -r and a directory: watch it for new files until stopped
+    /// (`pcap-file.continuous`; files wait `pcap-file.delay` seconds to settle).
+    #[arg(long)]
+    pub pcap_file_continuous: bool,
+    /// Delete each capture file once it has been read to its end (`pcap-file.delete-when-done`).
+    #[arg(long)]
+    pub pcap_file_delete: bool,
+    /// With -r and a directory: read its sub-directories too (`pcap-file.recursive`).
+    #[arg(long)]
+    pub pcap_file_recursive: bool,
     /// Run inline on this NFQUEUE queue (repeatable: one worker per queue).
     #[arg(short = 'q', value_name = "QUEUE")]
     pub nfq: Vec<u16>,
@@ -158,6 +179,9 @@ pub struct RunArgs {
     /// keyword by name.
     #[arg(long, value_name = "all|csv|NAME", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub list_keywords: Option<String>,
+    /// List the runmodes vigil has for each way of capturing, as Suricata's table.
+    #[arg(long)]
+    pub list_runmodes: bool,
     /// List the application-layer protocols vigil parses (those it does not
     /// yet are named on stderr).
     #[arg(long)]
@@ -242,6 +266,9 @@ impl RunArgs {
             drop_when_full: false,
             control: vigil_engine::Control::default(),
             verbose: self.verbose,
+            pcap_continuous: self.pcap_file_continuous,
+            pcap_delete: self.pcap_file_delete,
+            pcap_recursive: self.pcap_file_recursive,
             // Suricata's override of every eve-log's DNS format, read here at the edge.
             eve_dns_version: std::env::var("SURICATA_EVE_DNS_VERSION").ok().and_then(|v| v.trim().parse().ok()),
         }

@@ -409,9 +409,75 @@ pub fn list_app_layer_protos() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// vigil's runmodes for each way of capturing, in the layout of Suricata's
+/// `--list-runmodes` table.
+const RUNMODES: &[(&str, &[(&str, &str)])] = &[
+    (
+        "PCAP_FILE",
+        &[
+            ("single", "One thread reads, inspects and logs"),
+            ("autofp", "A reader hands every packet of a flow to the same worker"),
+            ("workers", "Every worker reads the files and inspects the flows of its own hash"),
+        ],
+    ),
+    (
+        "AF_PACKET_DEV",
+        &[
+            ("single", "One thread captures, inspects and logs"),
+            ("workers", "Each worker owns one socket of every interface's fanout group, and does everything"),
+        ],
+    ),
+    ("NFQ", &[("workers", "One worker per queue, each giving its packets' verdicts")]),
+    (
+        "UNIX_SOCKET",
+        &[
+            ("single", "Files queued on the control socket, each read by one thread"),
+            ("autofp", "Files queued on the control socket, each read as autofp reads"),
+        ],
+    ),
+];
+
+pub fn runmodes() -> String {
+    let rule = format!("|{}\n", "-".repeat(88));
+    let mut out = format!("{:-^89}\n", " Runmodes ");
+    out.push_str("| RunMode Type      | Custom Mode       | Description \n");
+    out.push_str(&rule);
+    for (kind, modes) in RUNMODES {
+        for (i, (mode, what)) in modes.iter().enumerate() {
+            if i > 0 {
+                out.push_str(&format!("|                   {}\n", "-".repeat(69)));
+            }
+            let kind = if i == 0 { *kind } else { "" };
+            out.push_str(&format!("| {kind:<17} | {mode:<17} | {what:<27} \n"));
+        }
+        out.push_str(&rule);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runmodes_table_in_suricatas_layout() {
+        let t = runmodes();
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0].len(), 89);
+        assert_eq!(lines[1], "| RunMode Type      | Custom Mode       | Description ");
+        assert!(lines.contains(&"| PCAP_FILE         | single            | One thread reads, inspects and logs "));
+        assert!(lines.contains(
+            &"| NFQ               | workers           | One worker per queue, each giving its packets' verdicts "
+        ));
+        assert_eq!(lines[2], format!("|{}", "-".repeat(88)));
+        // Every runmode named here is one `--runmode` accepts.
+        for (_, modes) in RUNMODES {
+            for (m, _) in *modes {
+                let opts = vigil_engine::RunOptions { runmode: Some(m.to_string()), ..Default::default() };
+                assert!(vigil_engine::Runmode::resolve(&opts, &vigil_config::Config::default()).is_ok(), "{m}");
+            }
+        }
+    }
 
     /// The tests that write the probe hash lists take turns, so one's
     /// removal never pulls them from under the other.

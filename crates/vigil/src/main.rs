@@ -12,6 +12,7 @@ mod live;
 mod progress;
 mod rules_check;
 mod test_config;
+mod unix_socket;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -70,6 +71,10 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     if args.list_app_layer_protos {
         return list_cmd::list_app_layer_protos();
     }
+    if args.list_runmodes {
+        print_all(&list_cmd::runmodes());
+        return ExitCode::SUCCESS;
+    }
     if args.test_config {
         return test_config::run(args);
     }
@@ -92,6 +97,21 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         // Empty: every interface of the `af-packet` section.
         opts.live.push(vigil_engine::LiveInput::AfPacket(iface.clone()));
     }
+    if let Some(iface) = &args.pcap {
+        match pcap_interfaces(iface, &opts) {
+            Ok(list) => {
+                eprintln!(
+                    "vigil: warning: --pcap: vigil captures through AF_PACKET, not libpcap ({})",
+                    list.join(", ")
+                );
+                opts.live.extend(list.into_iter().map(vigil_engine::LiveInput::AfPacket));
+            }
+            Err(e) => {
+                eprintln!("vigil: --pcap: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     if let Some(file) = &args.bpf_file {
         match std::fs::read_to_string(file) {
             // Comments and line breaks, as tcpdump's -F allows.
@@ -104,6 +124,13 @@ fn run(args: &cli::RunArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+    }
+    if let Some(socket) = &args.unix_socket {
+        if !args.read.is_empty() || !opts.live.is_empty() {
+            eprintln!("vigil: --unix-socket takes its capture files from the socket: give no -r, -i or -q");
+            return ExitCode::from(2);
+        }
+        return unix_socket::run(&opts, socket, args.quiet);
     }
     if !opts.live.is_empty() {
         if !args.read.is_empty() {
@@ -119,6 +146,30 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     run_options(&opts, args.quiet)
+}
+
+/// `--pcap=IFACE`, or every interface of the `pcap` section (its
+/// `default` entry holds settings, not an interface).
+fn pcap_interfaces(given: &str, opts: &vigil_engine::RunOptions) -> Result<Vec<String>, String> {
+    if !given.is_empty() {
+        return Ok(vec![given.to_string()]);
+    }
+    let tree = vigil_engine::config_tree(opts).map_err(|e| e.to_string())?;
+    let list: Vec<String> = tree
+        .get("pcap")
+        .map(|n| {
+            n.children()
+                .iter()
+                .filter_map(|i| i.child_value("interface"))
+                .filter(|i| *i != "default")
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    if list.is_empty() {
+        return Err("no interface given and none in the pcap section".into());
+    }
+    Ok(list)
 }
 
 /// `--engine-analysis`: `rules.json`, then exit; status 1 when the setup fails.

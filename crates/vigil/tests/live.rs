@@ -33,10 +33,12 @@ fn out_dir(name: &str) -> PathBuf {
 /// (its control socket appears once the sockets are bound).
 fn start_vigil(lab: &Lab, ns: &str, dir: &Path, args: &[&str]) -> Running {
     let rules = dir.join("lab.rules");
-    let mut all = vec!["-l", dir.to_str().unwrap(), "-S", rules.to_str().unwrap(), "-k", "none", "--quiet"];
+    let socket = dir.join("vigil-command.socket");
+    let socket_set = format!("unix-command.filename={}", socket.display());
+    let mut all =
+        vec!["-l", dir.to_str().unwrap(), "-S", rules.to_str().unwrap(), "-k", "none", "--quiet", "--set", &socket_set];
     all.extend_from_slice(args);
     let mut child = Running(lab.spawn(ns, env!("CARGO_BIN_EXE_vigil"), &all));
-    let socket = dir.join("vigil-command.socket");
     let deadline = Instant::now() + Duration::from_secs(30);
     while !socket.exists() {
         if let Ok(Some(st)) = child.0.try_wait() {

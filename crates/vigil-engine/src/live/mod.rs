@@ -49,7 +49,12 @@ pub fn run_live(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveSta
     let outputs = Outputs::open(setup, OutputMode::Live)?;
     let sources = open_sources(setup, opts)?;
     // The socket appears once capture is open: its existence says vigil is listening.
-    let _socket = crate::run::control_socket(setup, &opts.control, true)?;
+    let ifaces = live_ifaces(setup, opts).into_iter().cloned().collect();
+    let facts = crate::socket_commands::Facts {
+        running_mode: if single(setup, opts) { "single" } else { "workers" },
+        ..crate::socket_commands::Facts::live(setup, ifaces)
+    };
+    let _socket = crate::run::control_socket(setup, &opts.control, facts)?;
     // `reject` refusals the host routes (a bridge sends its own at layer 2).
     // Send-only sockets: they cost nothing when no rule rejects.
     let raw = vigil_capture::RawIpSender::open().ok().map(Arc::new);
@@ -241,11 +246,8 @@ fn wall_clock() -> Timestamp {
     Timestamp::from_secs_nanos(d.as_secs() as i64, d.subsec_nanos())
 }
 
-/// Opens the capture: for each worker, one socket on every interface (each
-/// interface a fanout group, the worker the same member of each), and the
-/// queues. Every interface gets the same number of workers: the largest
-/// `threads` asked for (`--threads` over the configuration).
-fn open_sources(setup: &Setup, opts: &RunOptions) -> Result<Vec<Source>, EngineError> {
+/// The AF_PACKET interfaces of the run.
+fn live_ifaces<'a>(setup: &'a Setup, opts: &'a RunOptions) -> Vec<&'a String> {
     let mut ifaces: Vec<&String> = Vec::new();
     for l in &opts.live {
         match l {
@@ -258,6 +260,20 @@ fn open_sources(setup: &Setup, opts: &RunOptions) -> Result<Vec<Source>, EngineE
         }
     }
     ifaces.dedup();
+    ifaces
+}
+
+/// Live, Suricata's default is `workers`: one thread only when `single` is asked for.
+fn single(setup: &Setup, opts: &RunOptions) -> bool {
+    opts.runmode.as_deref().or(setup.config.runtime.runmode.as_deref()) == Some("single")
+}
+
+/// Opens the capture: for each worker, one socket on every interface (each
+/// interface a fanout group, the worker the same member of each), and the
+/// queues. Every interface gets the same number of workers: the largest
+/// `threads` asked for (`--threads` over the configuration).
+fn open_sources(setup: &Setup, opts: &RunOptions) -> Result<Vec<Source>, EngineError> {
+    let ifaces = live_ifaces(setup, opts);
     let mut sources = open_queues(setup, opts)?;
     if ifaces.is_empty() {
         if sources.is_empty() {
@@ -267,9 +283,7 @@ fn open_sources(setup: &Setup, opts: &RunOptions) -> Result<Vec<Source>, EngineE
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let configs: Vec<_> = ifaces.iter().map(|i| setup.config.af_packet.for_iface(i)).collect();
-    // Live, Suricata's default is `workers`: one thread only when `single` is asked for.
-    let single = opts.runmode.as_deref().or(setup.config.runtime.runmode.as_deref()) == Some("single");
-    let workers = if single {
+    let workers = if single(setup, opts) {
         1
     } else {
         opts.threads.or_else(|| configs.iter().filter_map(|c| c.threads).max()).unwrap_or(cpus).max(1)

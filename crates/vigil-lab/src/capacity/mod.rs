@@ -288,9 +288,12 @@ fn start_engine(opts: &CapacityOptions, lab: &Lab, engine: &Engine, dir: &Path) 
     match engine {
         Engine::Vigil { workers } => {
             let include = dir.join("capture.yaml");
+            // The control socket goes in the run's own directory, not the
+            // shared run directory, so runs side by side keep their own.
             let yaml = format!(
-                "%YAML 1.1\n---\naf-packet:\n  - interface: {rx_if}\n    threads: {workers}\n    ring-size: {}\n",
-                opts.ring_size
+                "%YAML 1.1\n---\naf-packet:\n  - interface: {rx_if}\n    threads: {workers}\n    ring-size: {}\nunix-command:\n  filename: {}\n",
+                opts.ring_size,
+                dir.join("vigil-command.socket").display()
             );
             std::fs::write(&include, yaml).map_err(|e| e.to_string())?;
             cmd.arg(&opts.vigil).args(["-i", rx_if, "--runmode", "workers", "--threads", &workers.to_string()]);
