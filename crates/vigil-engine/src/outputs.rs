@@ -18,7 +18,7 @@ use vigil_flow::Flow;
 use vigil_output::{
     alert_record, anomaly_record, drop_record, flow_record, insert_alert_flow, insert_flow_id, stream_anomaly_record,
     AlertFlow, AlertInfo, AlertOptions, AnomalyOptions, DropReason, EnvelopeOptions, EveWriter, FastAction, FastAlert,
-    FastWriter, FileStore, FlowRecord, FlowTcpSession, FlushPolicy,
+    FastWriter, FileStore, FlowRecord, FlowTcpSession, FlushPolicy, StatsLog, StatsLogOptions,
 };
 use vigil_stream::{SessionSummary, StreamEventSet};
 use vigil_types::Direction;
@@ -124,6 +124,8 @@ pub(crate) struct Outputs {
     urgent_alerts: bool,
     /// The `file-store` output, when enabled.
     file_store: Option<FileStore>,
+    /// `- stats:` outputs: the text stats log.
+    stats_logs: Vec<StatsLog>,
 }
 
 /// Whether the run reads a capture file or captures live: live output must
@@ -228,7 +230,16 @@ impl Outputs {
             }
             None => None,
         };
-        Ok(Outputs { sinks, fast, urgent_alerts: mode == OutputMode::Live && setup.ips, file_store })
+        let mut stats_logs = Vec::new();
+        for log in setup.config.outputs.stats.iter().filter(|s| s.enabled && stats_on) {
+            let path = log_path(&setup.log_dir, &log.filename);
+            let opts = StatsLogOptions { totals: log.totals, threads: log.threads, null_values: log.null_values };
+            stats_logs.push(
+                StatsLog::create(&path, log.append, opts)
+                    .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?,
+            );
+        }
+        Ok(Outputs { sinks, fast, urgent_alerts: mode == OutputMode::Live && setup.ips, file_store, stats_logs })
     }
 
     /// The same outputs for another worker: records go to the same files,
@@ -240,6 +251,7 @@ impl Outputs {
             fast: self.fast.iter().map(FastWriter::share).collect(),
             urgent_alerts: self.urgent_alerts,
             file_store: self.file_store.as_ref().map(FileStore::share),
+            stats_logs: self.stats_logs.iter().map(|l| StatsLog::share(l)).collect(),
         }
     }
 
@@ -255,10 +267,15 @@ impl Outputs {
         self.each_file(EveWriter::reopen)
     }
 
-    /// `op` on the writer of every EVE and fast.log output, stopping at the first error.
+    /// `op` on the writer of every EVE, fast.log and stats.log output, stopping at the first error.
     fn each_file(&mut self, op: fn(&mut EveWriter) -> std::io::Result<()>) -> Result<(), EngineError> {
         let eve = self.sinks.iter_mut().map(|s| &mut s.writer);
-        for w in eve.chain(self.fast.iter_mut().map(FastWriter::writer_mut)) {
+        let text = self
+            .fast
+            .iter_mut()
+            .map(FastWriter::writer_mut)
+            .chain(self.stats_logs.iter_mut().map(StatsLog::writer_mut));
+        for w in eve.chain(text) {
             op(w).map_err(|error| output_error(w.path(), error))?;
         }
         Ok(())
@@ -614,6 +631,24 @@ impl Outputs {
             let (totals, threads) = sink.stats_parts;
             let rec = make(sink.null_values, totals, threads);
             write(&mut sink.writer, &rec)?;
+        }
+        Ok(())
+    }
+
+    /// A block in every text stats log, dated by the wall clock.
+    pub(crate) fn stats_text(
+        &mut self,
+        totals: &[(String, u64)],
+        threads: &[(String, Vec<(String, u64)>)],
+        uptime: u64,
+    ) -> Result<(), EngineError> {
+        if self.stats_logs.is_empty() {
+            return Ok(());
+        }
+        let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let now = vigil_types::Timestamp::from_secs_nanos(d.as_secs() as i64, d.subsec_nanos());
+        for log in &mut self.stats_logs {
+            log.write(now, uptime, totals, threads).map_err(|error| output_error(log.path(), error))?;
         }
         Ok(())
     }

@@ -251,7 +251,8 @@ pub(crate) fn write_stats(
             rec["stats"]["threads"] = serde_json::Value::Object(by_thread);
         }
         rec
-    })
+    })?;
+    outputs.stats_text(totals, threads, uptime)
 }
 
 /// Suricata's name for worker `i` (0-based).

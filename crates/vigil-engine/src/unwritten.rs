@@ -12,11 +12,10 @@ pub(crate) fn warnings(config: &Config) -> Vec<String> {
         .iter()
         .map(|name| format!("outputs.{name}: vigil does not write this output; nothing is written for it"))
         .collect();
-    for log in config.outputs.stats.iter().filter(|s| s.enabled) {
-        out.push(format!(
-            "outputs.stats ({}): vigil does not write the text stats log yet; the counters are in EVE stats records",
-            log.filename
-        ));
+    if !config.stats.enabled {
+        for log in config.outputs.stats.iter().filter(|s| s.enabled) {
+            out.push(format!("outputs.stats ({}): stats.enabled is no, so no counters are written", log.filename));
+        }
     }
     for eve in config.outputs.enabled_eve_logs() {
         let unwritten: Vec<&str> = eve.types.other.iter().map(String::as_str).filter(|t| !writes_eve_type(t)).collect();
@@ -43,13 +42,13 @@ mod tests {
 
     #[test]
     fn unwritten_outputs_and_record_types_are_named() {
-        let yaml = "outputs:\n  - pcap-log:\n      enabled: yes\n  - alert-debug:\n      enabled: no\n  - stats:\n      enabled: yes\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - http\n        - ssh\n        - smtp\n        - nfs\n";
+        let yaml = "stats:\n  enabled: no\noutputs:\n  - pcap-log:\n      enabled: yes\n  - alert-debug:\n      enabled: no\n  - stats:\n      enabled: yes\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - http\n        - ssh\n        - smtp\n        - nfs\n";
         let tree = vigil_config::ConfigTree::parse_str(yaml, "t.yaml").unwrap();
         let (config, _, _) = Config::from_tree(&tree);
         let w = warnings(&config);
         assert_eq!(w.len(), 3, "{w:?}");
         assert!(w[0].starts_with("outputs.pcap-log: "), "{w:?}");
-        assert!(w[1].starts_with("outputs.stats (stats.log): "), "{w:?}");
+        assert!(w[1].starts_with("outputs.stats (stats.log): stats.enabled is no"), "{w:?}");
         assert!(w[2].contains("no smtp, nfs records"), "{w:?}");
     }
 }

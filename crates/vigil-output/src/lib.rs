@@ -33,6 +33,7 @@ mod protocol;
 #[cfg(test)]
 mod schema_check;
 mod stats;
+mod stats_log;
 mod time;
 mod writer;
 
@@ -49,5 +50,6 @@ pub use flow::{flow_record, insert_flow_id, FlowRecord, FlowTcpSession};
 pub use packet::packet_record;
 pub use protocol::proto_name;
 pub use stats::stats_record;
+pub use stats_log::{stats_block, StatsLog, StatsLogOptions};
 pub use time::format_timestamp;
 pub use writer::{EveWriter, FlushPolicy};
