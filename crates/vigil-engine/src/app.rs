@@ -141,8 +141,8 @@ pub(crate) fn progress(tx: TxRef<'_>) -> PerDir<Progress> {
 pub(crate) struct AppStats {
     flows: [u64; FLOW_NAMES.len()],
     txs: [u64; TX_NAMES.len()],
-    /// `app_layer.error.<proto>.parser` and `.gap`, by [`TX_NAMES`] slot.
-    errors: [[u64; 2]; TX_NAMES.len()],
+    /// `app_layer.error.<proto>.parser` and `.gap`, by [`FLOW_NAMES`] slot.
+    errors: [[u64; 2]; FLOW_NAMES.len()],
     /// The same three for the application layer's table, by place in it:
     /// flows, transactions, parser errors, gap errors.
     table: Vec<[u64; 4]>,
@@ -206,7 +206,7 @@ impl AppStats {
 
     /// Adds an ended flow's parser errors and gaps.
     pub(crate) fn ended(&mut self, app: &FlowApp) {
-        if let Some(i) = slot(app.layer.proto(), app.layer.transport()).filter(|&i| i < TX_NAMES.len()) {
+        if let Some(i) = slot(app.layer.proto(), app.layer.transport()) {
             let c = app.layer.counters();
             self.errors[i][0] += c.parser_errors;
             self.errors[i][1] += c.gap_errors;
@@ -218,22 +218,43 @@ impl AppStats {
         }
     }
 
+    /// Every counter, zeros included, in Suricata's shapes: per protocol
+    /// `gap` (TCP only), `alloc`, `parser`, `internal`; `failed_tcp` has
+    /// `gap` alone, `failed_udp` nothing. vigil's parsers cannot fail to
+    /// allocate (an allocation failure ends the process) and have no
+    /// internal error state to report, so `alloc` and `internal` are listed,
+    /// as Suricata lists them, and stay 0.
     pub(crate) fn named(&self) -> impl Iterator<Item = (String, u64)> + '_ {
         let flows = FLOW_NAMES.iter().zip(self.flows).map(|(n, v)| (format!("app_layer.flow.{n}"), v));
         let txs = TX_NAMES.iter().zip(self.txs).map(|(n, v)| (format!("app_layer.tx.{n}"), v));
-        let errors = TX_NAMES.iter().zip(self.errors).flat_map(|(n, [parser, gap])| {
-            [(format!("app_layer.error.{n}.parser"), parser), (format!("app_layer.error.{n}.gap"), gap)]
+        let errors = FLOW_NAMES.iter().zip(self.errors).flat_map(|(n, [parser, gap])| {
+            let tcp = !n.ends_with("_udp");
+            error_counters(n, tcp, parser, gap)
         });
         // Every protocol of the table is named, counted or not, as Suricata lists its counters.
         let table = ALL.iter().enumerate().flat_map(|(i, d)| {
             let [flows, txs, parser, gap] = self.table.get(i).copied().unwrap_or_default();
-            [
-                (format!("app_layer.flow.{}", d.name), flows),
-                (format!("app_layer.tx.{}", d.name), txs),
-                (format!("app_layer.error.{}.parser", d.name), parser),
-                (format!("app_layer.error.{}.gap", d.name), gap),
-            ]
+            [(format!("app_layer.flow.{}", d.name), flows), (format!("app_layer.tx.{}", d.name), txs)]
+                .into_iter()
+                .chain(error_counters(d.name, d.detection.tcp, parser, gap))
         });
         flows.chain(txs).chain(errors).chain(table)
+    }
+}
+
+/// One protocol's `app_layer.error.*` counters.
+fn error_counters(name: &str, tcp: bool, parser: u64, gap: u64) -> Vec<(String, u64)> {
+    let key = |what: &str| format!("app_layer.error.{name}.{what}");
+    match name {
+        "failed_udp" => Vec::new(),
+        "failed_tcp" => vec![(key("gap"), gap)],
+        _ => {
+            let mut out = Vec::with_capacity(4);
+            if tcp {
+                out.push((key("gap"), gap));
+            }
+            out.extend([(key("alloc"), 0), (key("parser"), parser), (key("internal"), 0)]);
+            out
+        }
     }
 }

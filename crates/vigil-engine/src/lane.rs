@@ -82,6 +82,11 @@ impl Lane {
             file_store: self.outputs.file_store_counts(),
             bypassed: w.bypassed,
             flow_ends: &w.flow_ends,
+            memcap_pressure: {
+                let now = w.memcap_pressure();
+                w.pressure_max.set(w.pressure_max.get().max(now));
+                (now, w.pressure_max.get())
+            },
         };
         stats::counters(&all, &setup.config.stats, true)
     }

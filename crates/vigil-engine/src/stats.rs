@@ -29,6 +29,8 @@ pub(crate) struct Counters<'a> {
     /// Packets and bytes of flows after their bypass.
     pub bypassed: (u64, u64),
     pub flow_ends: &'a FlowEnds,
+    /// `memcap.pressure` and `memcap.pressure_max`, in percent.
+    pub memcap_pressure: (u64, u64),
 }
 
 /// Suricata's TCP states at a flow's end, as `flow.end.tcp_state.*` names them.
@@ -117,6 +119,8 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
     for (name, v) in all.stream.counters.named() {
         push(name.into(), v);
     }
+    push("memcap.pressure".into(), all.memcap_pressure.0);
+    push("memcap.pressure_max".into(), all.memcap_pressure.1);
     push("tcp.memuse".into(), all.stream.ssn_memuse);
     push("tcp.reassembly_memuse".into(), all.stream.reassembly_memuse);
     if cfg.stream_events {
@@ -150,10 +154,6 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
     out
 }
 
-/// Adds another worker's counters (as [`counters`] lists them, zeros
-/// included) into `into`. Counters add up, except the largest packet size,
-/// which is the largest of all, and the average size, derived again from the
-/// totals.
 /// The value of counter `name` (0 when absent).
 pub(crate) fn get(all: &[(String, u64)], name: &str) -> u64 {
     all.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v)
@@ -181,6 +181,10 @@ pub(crate) fn gather(
     Ok((all, threads))
 }
 
+/// Adds another worker's counters (as [`counters`] lists them, zeros
+/// included) into `into`. Counters add up, except the largest packet size
+/// and the memcap pressures, which are the largest of all, and the average
+/// size, derived again from the totals.
 pub(crate) fn merge(into: &mut Vec<(String, u64)>, other: &[(String, u64)]) {
     if into.is_empty() {
         into.extend_from_slice(other);
@@ -188,7 +192,8 @@ pub(crate) fn merge(into: &mut Vec<(String, u64)>, other: &[(String, u64)]) {
     }
     for ((name, v), (other_name, w)) in into.iter_mut().zip(other) {
         debug_assert_eq!(name, other_name, "workers list their counters in one order");
-        if name == "decoder.max_pkt_size" {
+        // Sizes and fill levels: the largest of any worker, not a sum.
+        if matches!(name.as_str(), "decoder.max_pkt_size" | "memcap.pressure" | "memcap.pressure_max") {
             *v = (*v).max(*w);
         } else {
             *v += w;

@@ -63,6 +63,8 @@ pub(crate) struct Worker {
     pub bypassed: (u64, u64),
     /// How flows ended, beyond what the flow table knows.
     pub flow_ends: crate::stats::FlowEnds,
+    /// The highest `memcap.pressure` a stats record showed.
+    pub pressure_max: std::cell::Cell<u64>,
 }
 
 /// A reader's capture clock at a frame: what flows time out by, and the
@@ -217,6 +219,7 @@ impl Worker {
             stream_bypass: setup.config.stream.bypass,
             bypassed: (0, 0),
             flow_ends: crate::stats::FlowEnds::default(),
+            pressure_max: std::cell::Cell::new(0),
         }
     }
 
@@ -284,6 +287,22 @@ impl Worker {
         self.log_ended(outputs)
     }
 
+    /// How full the fullest of this worker's memcaps is, in percent (each
+    /// worker has its share of every memcap, so the one closest to its
+    /// limit is the one that will refuse first).
+    pub(crate) fn memcap_pressure(&self) -> u64 {
+        let pct = |used: u64, cap: u64| (used.saturating_mul(100)).checked_div(cap).unwrap_or(0);
+        [
+            pct(self.flows.counters().memuse, self.flows.config().memcap),
+            pct(self.stream.ssn_memuse, self.stream.cfg.memcap),
+            pct(self.stream.reassembly_memuse, self.stream.cfg.reassembly_memcap),
+            pct(self.defrag.counters().memuse, self.defrag.config().memcap),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0)
+    }
+
     /// Tracks the packet's TCP session: returns whether its payload went
     /// into the stream, the stream range now ready for inspection (its
     /// bytes in `stream_buf`), and whether the session was established
@@ -293,6 +312,9 @@ impl Worker {
     fn track(&mut self, p: &Packet<'_>, h: &mut FlowHandle) -> Tracked {
         let none = Tracked::default();
         let Some(mut seg) = Segment::from_packet(p, h.dir) else { return none };
+        if p.checksum.l4_bad {
+            self.stream.counters.invalid_checksum += 1;
+        }
         let Some(f) = self.flows.get_mut(*h) else { return none };
         // An inline drop or a bypass ends the session's tracking, as in
         // Suricata: nothing more of it is reassembled or parsed.

@@ -27,15 +27,29 @@ pub struct StreamCounters {
     pub pkt_on_wrong_thread: u64,
     /// `tcp.pseudo`: pseudo packets made to inspect the rest of a stream at flow end.
     pub pseudo: u64,
+    /// `tcp.urg`: packets of tracked sessions with the URG flag.
+    pub urg: u64,
+    /// `tcp.invalid_checksum`: TCP packets whose checksum was checked and wrong.
+    pub invalid_checksum: u64,
+    /// `tcp.active_sessions`: sessions open now (gauge).
+    pub active_sessions: u64,
+    /// `tcp.insert_data_normal_fail`, `tcp.insert_data_overlap_fail`:
+    /// segments whose new bytes the reassembly memcap refused, apart from
+    /// and overlapping held data.
+    pub insert_data_normal_fail: u64,
+    pub insert_data_overlap_fail: u64,
 }
 
 impl StreamCounters {
     /// `(stats name, value)` pairs in Suricata's order.
-    pub fn named(&self) -> [(&'static str, u64); 13] {
+    pub fn named(&self) -> [(&'static str, u64); 18] {
         [
+            ("tcp.urg", self.urg),
+            ("tcp.active_sessions", self.active_sessions),
             ("tcp.sessions", self.sessions),
             ("tcp.ssn_memcap_drop", self.ssn_memcap_drop),
             ("tcp.pseudo", self.pseudo),
+            ("tcp.invalid_checksum", self.invalid_checksum),
             ("tcp.syn", self.syn),
             ("tcp.synack", self.synack),
             ("tcp.rst", self.rst),
@@ -46,6 +60,8 @@ impl StreamCounters {
             ("tcp.reassembly_gap", self.reassembly_gap),
             ("tcp.overlap", self.overlap),
             ("tcp.overlap_diff_data", self.overlap_diff_data),
+            ("tcp.insert_data_normal_fail", self.insert_data_normal_fail),
+            ("tcp.insert_data_overlap_fail", self.insert_data_overlap_fail),
         ]
     }
 }

@@ -255,6 +255,7 @@ impl StreamCtx {
         }
         self.ssn_memuse += SESSION_COST;
         self.counters.sessions += 1;
+        self.counters.active_sessions += 1;
         let mut ssn = TcpSession {
             state: TcpState::SynSent,
             dirs: PerDir::default(),
@@ -315,6 +316,9 @@ impl StreamCtx {
         if f & RST != 0 {
             self.counters.rst += 1;
         }
+        if f & URG != 0 {
+            self.counters.urg += 1;
+        }
     }
 
     /// Frees a session's memory (its flow ended).
@@ -323,6 +327,7 @@ impl StreamCtx {
             self.reassembly_memuse -= ssn.dirs.get_mut(d).reassembly.clear() as u64;
         }
         self.ssn_memuse = self.ssn_memuse.saturating_sub(SESSION_COST);
+        self.counters.active_sessions = self.counters.active_sessions.saturating_sub(1);
     }
 }
 
@@ -629,7 +634,13 @@ impl TcpSession {
             ctx.counters.stream_depth_reached += 1;
             event(StreamEvent::DepthReached);
         }
+        // Nothing stored of a segment that reached the store: its new bytes
+        // did not fit the reassembly memcap.
+        if i.stored == 0 && i.overlap {
+            ctx.counters.insert_data_overlap_fail += 1;
+        }
         if i.stored == 0 && !i.overlap && !i.depth_reached && start >= me.reassembly.base() {
+            ctx.counters.insert_data_normal_fail += 1;
             ctx.counters.segment_memcap_drop += 1;
             event(StreamEvent::MemcapDrop);
         }
