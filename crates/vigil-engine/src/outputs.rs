@@ -251,7 +251,7 @@ impl Outputs {
             fast: self.fast.iter().map(FastWriter::share).collect(),
             urgent_alerts: self.urgent_alerts,
             file_store: self.file_store.as_ref().map(FileStore::share),
-            stats_logs: self.stats_logs.iter().map(|l| StatsLog::share(l)).collect(),
+            stats_logs: self.stats_logs.iter().map(StatsLog::share).collect(),
         }
     }
 
