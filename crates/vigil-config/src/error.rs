@@ -54,17 +54,26 @@ pub struct ConfigError {
     pub key: Option<String>,
     /// What is wrong, in words.
     pub reason: String,
+    /// Suricata refuses to start on this one (a size it cannot read, an
+    /// output module it does not have), so vigil refuses too; the others
+    /// are warnings, the key keeping its default.
+    pub fatal: bool,
 }
 
 impl ConfigError {
     /// A problem that is not tied to one key (syntax, I/O, includes).
     pub fn at(position: Position, reason: impl Into<String>) -> Self {
-        ConfigError { position, key: None, reason: reason.into() }
+        ConfigError { position, key: None, reason: reason.into(), fatal: false }
     }
 
     /// A problem with the value of `key`.
     pub fn key(position: Position, key: impl Into<String>, reason: impl Into<String>) -> Self {
-        ConfigError { position, key: Some(key.into()), reason: reason.into() }
+        ConfigError { position, key: Some(key.into()), reason: reason.into(), fatal: false }
+    }
+
+    /// The same problem, one Suricata refuses to start on.
+    pub fn fatal(self) -> Self {
+        ConfigError { fatal: true, ..self }
     }
 }
 

@@ -316,6 +316,50 @@ impl Default for EveLog {
 
 /// Enabled types of the stock file besides alert/anomaly/stats/flow
 /// (`frame`, `arp` and `pgsql` are listed there but `enabled: no`).
+/// The EVE record types Suricata has an output module for, besides
+/// `alert`, `anomaly`, `stats`, `flow` and `drop` (read apart): 8.0's, and
+/// `ntp` and `stream` of the versions the conformance suite also covers.
+const SURICATA_EVE_TYPES: &[&str] = &[
+    "http",
+    "dns",
+    "mdns",
+    "tls",
+    "files",
+    "smtp",
+    "websocket",
+    "ftp",
+    "rdp",
+    "nfs",
+    "smb",
+    "tftp",
+    "ike",
+    "dcerpc",
+    "krb5",
+    "bittorrent-dht",
+    "snmp",
+    "rfb",
+    "sip",
+    "quic",
+    "ldap",
+    "pop3",
+    "arp",
+    "dhcp",
+    "mqtt",
+    "http2",
+    "doh2",
+    "pgsql",
+    "ssh",
+    "frame",
+    "netflow",
+    "metadata",
+    "dnp3",
+    "modbus",
+    "enip",
+    "template",
+    "ntp",
+    "stream",
+];
+
 const STOCK_OTHER_TYPES: [&str; 27] = [
     "http",
     "dns",
@@ -433,7 +477,7 @@ impl EveTypes {
             // A bare `- stats` has no map; errors about it point at the item.
             let opts = match item.child(name) {
                 s if s.node.is_some() => s,
-                s => Section::new(item.node, s.path),
+                s => item.with_node(item.node, s.path),
             };
             let name = if name == "ikev2" { "ike" } else { name };
             let mut local = Errors::new();
@@ -488,6 +532,17 @@ impl EveTypes {
                     }
                 }
                 "alert" | "anomaly" | "stats" | "flow" | "drop" => {}
+                other if enabled && !SURICATA_EVE_TYPES.contains(&other) => {
+                    // Suricata refuses to start on an output module it does not have.
+                    item.error(
+                        "",
+                        errs,
+                        format!("no EVE record type named {other:?} (no output module eve-log.{other})"),
+                    );
+                    if let Some(e) = errs.pop() {
+                        errs.push(e.fatal());
+                    }
+                }
                 other if enabled && !t.other.iter().any(|o| o == other) => t.other.push(other.to_string()),
                 _ => {}
             }

@@ -60,6 +60,7 @@ mod set;
 mod stats;
 mod stream;
 mod tree;
+mod typos;
 pub mod value;
 mod vars;
 
@@ -233,7 +234,8 @@ impl Config {
     /// problem's key keeps its default), and the top-level keys that vigil
     /// does not use, in file order.
     pub fn from_tree(tree: &ConfigTree) -> (Config, Vec<ConfigError>, Vec<String>) {
-        let root = Section::new(Some(tree.root()), "");
+        let asked = crate::read::Asked::default();
+        let root = Section::recording(tree.root(), &asked);
         let mut errs = Vec::new();
         let stats = Stats::read(&root.child("stats"), &mut errs);
         let raw = |key: &str| tree.get(key).cloned();
@@ -273,6 +275,11 @@ impl Config {
             .filter(|k| !UNDERSTOOD_KEYS.contains(k))
             .map(str::to_string)
             .collect();
+        // Top-level sections read whole by other crates count as asked for.
+        for key in UNDERSTOOD_KEYS {
+            root.child(key);
+        }
+        crate::typos::find(tree.root(), "", &asked, &mut errs);
         (config, errs, ignored)
     }
 

@@ -8,20 +8,46 @@
 use crate::error::ConfigError;
 use crate::tree::ConfigNode;
 use crate::value;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 /// Errors found while typing a tree.
 pub(crate) type Errors = Vec<ConfigError>;
+
+/// The keys the typed reader asked for, by the node they were asked of
+/// (its address): what the configuration could have said, for telling a
+/// mistyped key from one vigil reads.
+#[derive(Default)]
+pub(crate) struct Asked(RefCell<HashMap<usize, HashSet<String>>>);
+
+impl Asked {
+    fn record(&self, parent: &ConfigNode, key: &str) {
+        let id = parent as *const ConfigNode as usize;
+        self.0.borrow_mut().entry(id).or_default().insert(key.to_string());
+    }
+
+    pub(crate) fn of(&self, parent: &ConfigNode) -> Option<HashSet<String>> {
+        self.0.borrow().get(&(parent as *const ConfigNode as usize)).cloned()
+    }
+}
 
 /// A place in the tree: the node there (if the key exists) and its path.
 #[derive(Clone)]
 pub(crate) struct Section<'a> {
     pub(crate) node: Option<&'a ConfigNode>,
     pub(crate) path: String,
+    asked: Option<&'a Asked>,
 }
 
 impl<'a> Section<'a> {
-    pub(crate) fn new(node: Option<&'a ConfigNode>, path: impl Into<String>) -> Self {
-        Section { node, path: path.into() }
+    /// The root section of a read that records the keys it asks for.
+    pub(crate) fn recording(node: &'a ConfigNode, asked: &'a Asked) -> Self {
+        Section { node: Some(node), path: String::new(), asked: Some(asked) }
+    }
+
+    /// A section of another node (a list item read as a map) in the same read.
+    pub(crate) fn with_node(&self, node: Option<&'a ConfigNode>, path: impl Into<String>) -> Self {
+        Section { node, path: path.into(), asked: self.asked }
     }
 
     fn key_path(&self, key: &str) -> String {
@@ -34,15 +60,21 @@ impl<'a> Section<'a> {
 
     /// The section for child `key` (absent when this one is).
     pub(crate) fn child(&self, key: &str) -> Section<'a> {
-        Section { node: self.node.and_then(|n| n.child(key)), path: self.key_path(key) }
+        if let (Some(asked), Some(n)) = (self.asked, self.node) {
+            asked.record(n, key);
+        }
+        Section { node: self.node.and_then(|n| n.child(key)), path: self.key_path(key), asked: self.asked }
     }
 
     /// Children of this node, each as a section.
     pub(crate) fn children(&self) -> impl Iterator<Item = Section<'a>> + '_ {
-        self.node
-            .into_iter()
-            .flat_map(|n| n.children())
-            .map(|c| Section { node: Some(c), path: self.key_path(c.name()) })
+        self.node.into_iter().flat_map(|n| n.children()).map(|c| {
+            // Keys read by walking them are all read.
+            if let (Some(asked), Some(n)) = (self.asked, self.node) {
+                asked.record(n, c.name());
+            }
+            Section { node: Some(c), path: self.key_path(c.name()), asked: self.asked }
+        })
     }
 
     /// The scalar of child `key`, or an error when `key` holds a list or map.
@@ -115,15 +147,24 @@ impl<'a> Section<'a> {
     }
 
     /// A size in bytes (`64mb`, `32 KiB`), which must not exceed `max`.
+    /// A size (`64mb`, `32 KiB`, bytes) of at most `max`. One that cannot
+    /// be read is fatal: Suricata refuses to start on it.
     pub(crate) fn size_max(&self, key: &str, max: u64, errs: &mut Errors) -> Option<u64> {
-        self.convert(key, errs, |s| {
+        let before = errs.len();
+        let v = self.convert(key, errs, |s| {
             let v = value::parse_size(s)?;
             if v <= max {
                 Ok(v)
             } else {
                 Err(format!("size {v} is larger than the maximum {max}"))
             }
-        })
+        });
+        if errs.len() > before {
+            if let Some(e) = errs.pop() {
+                errs.push(e.fatal());
+            }
+        }
+        v
     }
 
     /// A string list: a YAML list of scalars. A null is an empty list; a

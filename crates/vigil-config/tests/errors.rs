@@ -190,3 +190,34 @@ fn eve_drop_flows_must_be_start_or_all() {
     assert!(errors[0].contains("drop.flows: expected start or all, got 'some'"), "{errors:?}");
     assert_eq!(c.outputs.eve_log[0].types.drop.as_ref().unwrap().flows, vigil_config::DropFlows::Start);
 }
+
+#[test]
+fn what_suricata_refuses_is_fatal() {
+    let tree = ConfigTree::parse_str(
+        "flow:\n  memcap: lots\nstats:\n  interval: ten\noutputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - dnz\n        - smtp\n",
+        "suricata.yaml",
+    )
+    .unwrap();
+    let (_, errors, _) = Config::from_tree(&tree);
+    let fatal: Vec<String> = errors.iter().filter(|e| e.fatal).map(ToString::to_string).collect();
+    assert_eq!(
+        fatal,
+        [
+            "suricata.yaml:10:11: outputs.0.eve-log.types.1: no EVE record type named \"dnz\" (no output module eve-log.dnz)",
+            "suricata.yaml:2:11: flow.memcap: expected a size like 64mb, 32 KiB or a number of bytes, got \"lots\"",
+        ]
+    );
+    // A bad integer Suricata reads as its default, and a type Suricata has
+    // that vigil does not write (smtp), are not fatal.
+    assert_eq!(errors.len(), 3, "{errors:?}");
+}
+
+#[test]
+fn a_near_miss_of_a_key_vigil_reads_is_named() {
+    let (c, errors) = typed("stream:\n  reassembly:\n    depht: 1mb\n    segment-prealloc: 2048\n  memcap: 1mb\n");
+    assert_eq!(
+        errors,
+        ["suricata.yaml:3:5: stream.reassembly.depht: not a key vigil reads; a typo of \"depth\"? (Suricata would ignore it too)"]
+    );
+    assert_eq!(c.stream.memcap, 1 << 20, "the rest still loads");
+}

@@ -75,8 +75,12 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     let (config, errors, ignored) = Config::from_tree(&tree);
     let mut problems: Vec<String> = tree.warnings().iter().map(|e| e.to_string()).collect();
     problems.extend(errors.iter().map(|e| e.to_string()));
-    if opts.init_errors_fatal && !errors.is_empty() {
-        return Err(EngineError::Config(problems));
+    // What Suricata refuses to start on, vigil refuses too; the rest is
+    // fatal only when asked.
+    if errors.iter().any(|e| e.fatal) || (opts.init_errors_fatal && !errors.is_empty()) {
+        let fatal: Vec<String> =
+            errors.iter().filter(|e| e.fatal || opts.init_errors_fatal).map(|e| e.to_string()).collect();
+        return Err(EngineError::Config(fatal));
     }
     let mut warnings = problems;
     warnings.extend(crate::unwritten::warnings(&config));

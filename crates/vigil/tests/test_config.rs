@@ -59,3 +59,22 @@ fn a_configuration_error_fails_the_test() {
     let (out, _) = check("bad-config", "", &["--init-errors-fatal", "--set", "stream.memcap=lots"]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn a_size_suricata_cannot_read_fails_the_test_and_the_run() {
+    let dir = scratch("bad-size");
+    std::fs::write(dir.join("c.yaml"), "flow:\n  memcap: lots\n").unwrap();
+    let config = dir.join("c.yaml");
+    let (out, _) = check("bad-size-t", "", &["-c", config.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("c.yaml:2:11: flow.memcap"));
+    let run = Command::new(env!("CARGO_BIN_EXE_vigil"))
+        .args(["-r", "/nonexistent.pcap", "-l"])
+        .arg(&dir)
+        .arg("-c")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!run.status.success(), "a run refuses to start on it too");
+    assert!(String::from_utf8_lossy(&run.stderr).contains("configuration error"));
+}
