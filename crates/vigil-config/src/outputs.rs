@@ -20,6 +20,8 @@ pub struct Outputs {
     pub stats: Vec<StatsLog>,
     /// Every enabled `- file-store:` item, in list order.
     pub file_store: Vec<FileStore>,
+    /// Every enabled `- pcap-log:` item, in list order.
+    pub pcap_log: Vec<crate::pcap_log::PcapLog>,
     /// Names of other enabled items (`pcap-log`, ...), which
     /// vigil does not write, for the engine to warn about.
     pub other_enabled: Vec<String>,
@@ -80,6 +82,7 @@ impl Default for Outputs {
             fast: vec![FastLog { enabled: true, ..FastLog::default() }],
             stats: vec![StatsLog { enabled: true, ..StatsLog::default() }],
             file_store: Vec::new(),
+            pcap_log: Vec::new(),
             other_enabled: Vec::new(),
         }
     }
@@ -93,6 +96,7 @@ impl Outputs {
             fast: Vec::new(),
             stats: Vec::new(),
             file_store: Vec::new(),
+            pcap_log: Vec::new(),
             other_enabled: Vec::new(),
         }
     }
@@ -113,6 +117,7 @@ impl Outputs {
                 "fast" => out.fast.push(FastLog::read(&conf, errs)),
                 "stats" => out.stats.push(StatsLog::read(&conf, errs)),
                 "file-store" => out.file_store.extend(FileStore::read(&conf, errs)),
+                "pcap-log" => out.pcap_log.extend(crate::pcap_log::PcapLog::read(&conf, errs)),
                 other => {
                     if conf.child_value_is_true("enabled") {
                         out.other_enabled.push(other.to_string());

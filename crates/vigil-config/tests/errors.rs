@@ -221,3 +221,26 @@ fn a_near_miss_of_a_key_vigil_reads_is_named() {
     );
     assert_eq!(c.stream.memcap, 1 << 20, "the rest still loads");
 }
+
+#[test]
+fn pcap_log_settings_and_what_suricata_refuses() {
+    let (c, errors) = typed(
+        "outputs:\n  - pcap-log:\n      enabled: yes\n      mode: multi\n      filename: log.%n.%t\n      limit: 8mb\n      max-files: 3\n      conditional: alerts\n      ts-format: usec\n",
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    let p = &c.outputs.pcap_log[0];
+    assert_eq!((p.multi, p.limit, p.max_files, p.usec), (true, 8 << 20, 3, true));
+    assert_eq!(p.conditional, vigil_config::PcapCondition::Alerts);
+    let tree = ConfigTree::parse_str(
+        "outputs:\n  - pcap-log:\n      enabled: yes\n      limit: 1mb\n  - pcap-log:\n      enabled: yes\n      mode: multi\n",
+        "suricata.yaml",
+    )
+    .unwrap();
+    let (_, errors, _) = Config::from_tree(&tree);
+    let fatal: Vec<String> = errors.iter().filter(|e| e.fatal).map(ToString::to_string).collect();
+    assert_eq!(fatal.len(), 2, "{fatal:?}");
+    assert!(fatal[0].contains("outputs.0.pcap-log.limit: less than the allowed minimum of 4194304 bytes"));
+    assert!(fatal[1].contains("multi mode needs at least one of %n, %i, %t"));
+    let (c, _) = typed("outputs:\n  - pcap-log:\n      enabled: no\n");
+    assert!(c.outputs.pcap_log.is_empty());
+}

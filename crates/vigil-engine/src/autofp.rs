@@ -100,7 +100,7 @@ impl<'scope> Autofp<'scope> {
         for i in 0..workers {
             let (tx, rx) = sync_channel(ring);
             rings.push(tx);
-            let lane = Lane::new(setup, workers, outputs.share());
+            let lane = Lane::new(setup, workers, outputs.share_for(i));
             let give_back = give_back.clone();
             let handle = spawn_worker(scope, setup, i, move || work(setup, lane, rx, give_back, i))?;
             handles.push(handle);

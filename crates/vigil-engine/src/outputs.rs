@@ -18,7 +18,7 @@ use vigil_flow::Flow;
 use vigil_output::{
     alert_record, anomaly_record, drop_record, flow_record, insert_alert_flow, insert_flow_id, stream_anomaly_record,
     AlertFlow, AlertInfo, AlertOptions, AnomalyOptions, DropReason, EnvelopeOptions, EveWriter, FastAction, FastAlert,
-    FastWriter, FileStore, FlowRecord, FlowTcpSession, FlushPolicy, StatsLog, StatsLogOptions,
+    FastWriter, FileStore, FlowRecord, FlowTcpSession, FlushPolicy, PcapLog, PcapLogOptions, StatsLog, StatsLogOptions,
 };
 use vigil_stream::{SessionSummary, StreamEventSet};
 use vigil_types::Direction;
@@ -126,6 +126,29 @@ pub(crate) struct Outputs {
     file_store: Option<FileStore>,
     /// `- stats:` outputs: the text stats log.
     stats_logs: Vec<StatsLog>,
+    /// `- pcap-log:` outputs, with which packets each writes.
+    pcap_logs: Vec<(PcapLog, PcapWhich)>,
+}
+
+/// Which packets a `pcap-log` output writes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PcapWhich {
+    conditional: vigil_config::PcapCondition,
+    use_stream_depth: bool,
+    honor_pass_rules: bool,
+}
+
+/// What a pcap-log output asks of a packet.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PcapMark {
+    /// The packet alerted, or its flow did before.
+    pub alerted: bool,
+    /// The `tag` keyword tagged it.
+    pub tagged: bool,
+    /// A `pass` rule matched its flow.
+    pub passed: bool,
+    /// Its direction of the stream is past the reassembly depth.
+    pub past_depth: bool,
 }
 
 /// Whether the run reads a capture file or captures live: live output must
@@ -239,7 +262,32 @@ impl Outputs {
                     .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?,
             );
         }
-        Ok(Outputs { sinks, fast, urgent_alerts: mode == OutputMode::Live && setup.ips, file_store, stats_logs })
+        let mut pcap_logs = Vec::new();
+        for log in &setup.config.outputs.pcap_log {
+            let dir = log.dir.as_deref().map_or_else(|| setup.log_dir.clone(), |d| log_path(&setup.log_dir, d));
+            let opts = PcapLogOptions {
+                dir,
+                filename: log.filename.clone(),
+                limit: log.limit,
+                max_files: log.max_files as usize,
+                multi: log.multi,
+                usec: log.usec,
+            };
+            let which = PcapWhich {
+                conditional: log.conditional,
+                use_stream_depth: log.use_stream_depth,
+                honor_pass_rules: log.honor_pass_rules,
+            };
+            pcap_logs.push((PcapLog::new(opts), which));
+        }
+        Ok(Outputs {
+            sinks,
+            fast,
+            urgent_alerts: mode == OutputMode::Live && setup.ips,
+            file_store,
+            stats_logs,
+            pcap_logs,
+        })
     }
 
     /// The same outputs for another worker: records go to the same files,
@@ -252,13 +300,51 @@ impl Outputs {
             urgent_alerts: self.urgent_alerts,
             file_store: self.file_store.as_ref().map(FileStore::share),
             stats_logs: self.stats_logs.iter().map(StatsLog::share).collect(),
+            pcap_logs: self.pcap_logs.iter().map(|(l, w)| (l.share(0), *w)).collect(),
         }
+    }
+
+    /// The same outputs for worker `index` (0-based): as [`Outputs::share`],
+    /// with the worker's own pcap-log files in multi mode.
+    pub(crate) fn share_for(&self, index: usize) -> Outputs {
+        let mut o = self.share();
+        o.pcap_logs = self.pcap_logs.iter().map(|(l, w)| (l.share(index), *w)).collect();
+        o
+    }
+
+    /// Whether any pcap-log output is on (the worker then marks its packets).
+    pub(crate) fn pcap_logging(&self) -> bool {
+        !self.pcap_logs.is_empty()
+    }
+
+    /// Writes the packet to every pcap-log output that wants it.
+    pub(crate) fn pcap_log(&mut self, p: &Packet<'_>, mark: PcapMark) -> Result<(), EngineError> {
+        for (log, which) in &mut self.pcap_logs {
+            let wanted = match which.conditional {
+                vigil_config::PcapCondition::All => true,
+                vigil_config::PcapCondition::Alerts => mark.alerted,
+                vigil_config::PcapCondition::Tag => mark.tagged,
+            };
+            if !wanted || (which.honor_pass_rules && mark.passed) || (which.use_stream_depth && mark.past_depth) {
+                continue;
+            }
+            log.write(p.ts, p.linktype, p.data).map_err(|error| output_error(&log.path(), error))?;
+        }
+        Ok(())
     }
 
     /// Sends records that waited their time to their files (live workers call
     /// this as time passes, with traffic or without).
     pub(crate) fn poll(&mut self) -> Result<(), EngineError> {
-        self.each_file(EveWriter::poll)
+        self.each_file(EveWriter::poll)?;
+        self.flush_pcap_logs()
+    }
+
+    fn flush_pcap_logs(&mut self) -> Result<(), EngineError> {
+        for (log, _) in &mut self.pcap_logs {
+            log.flush().map_err(|error| output_error(&log.path(), error))?;
+        }
+        Ok(())
     }
 
     /// Opens every output file again by name (SIGHUP, `reopen-log-files`):
@@ -664,6 +750,7 @@ impl Outputs {
         for w in &mut self.fast {
             w.flush().map_err(|error| EngineError::Output { path: w.path().display().to_string(), error })?;
         }
+        self.flush_pcap_logs()?;
         Ok(records)
     }
 }

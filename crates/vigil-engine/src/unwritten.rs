@@ -12,6 +12,17 @@ pub(crate) fn warnings(config: &Config) -> Vec<String> {
         .iter()
         .map(|name| format!("outputs.{name}: vigil does not write this output; nothing is written for it"))
         .collect();
+    for log in &config.outputs.pcap_log {
+        if log.lz4 {
+            out.push(format!(
+                "outputs.pcap-log ({}): vigil does not compress pcap files; compression: lz4 is written uncompressed",
+                log.filename
+            ));
+        }
+        if let Some(f) = &log.bpf_filter {
+            out.push(format!("outputs.pcap-log ({}): bpf-filter {f:?} is not applied: every packet the conditional chooses is written", log.filename));
+        }
+    }
     if !config.stats.enabled {
         for log in config.outputs.stats.iter().filter(|s| s.enabled) {
             out.push(format!("outputs.stats ({}): stats.enabled is no, so no counters are written", log.filename));
@@ -42,13 +53,14 @@ mod tests {
 
     #[test]
     fn unwritten_outputs_and_record_types_are_named() {
-        let yaml = "stats:\n  enabled: no\noutputs:\n  - pcap-log:\n      enabled: yes\n  - alert-debug:\n      enabled: no\n  - stats:\n      enabled: yes\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - http\n        - ssh\n        - smtp\n        - nfs\n";
+        let yaml = "stats:\n  enabled: no\noutputs:\n  - tcp-data:\n      enabled: yes\n  - pcap-log:\n      enabled: yes\n      compression: lz4\n  - alert-debug:\n      enabled: no\n  - stats:\n      enabled: yes\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - http\n        - ssh\n        - smtp\n        - nfs\n";
         let tree = vigil_config::ConfigTree::parse_str(yaml, "t.yaml").unwrap();
         let (config, _, _) = Config::from_tree(&tree);
         let w = warnings(&config);
-        assert_eq!(w.len(), 3, "{w:?}");
-        assert!(w[0].starts_with("outputs.pcap-log: "), "{w:?}");
-        assert!(w[1].starts_with("outputs.stats (stats.log): stats.enabled is no"), "{w:?}");
-        assert!(w[2].contains("no smtp, nfs records"), "{w:?}");
+        assert_eq!(w.len(), 4, "{w:?}");
+        assert!(w[0].starts_with("outputs.tcp-data: "), "{w:?}");
+        assert!(w[1].contains("lz4 is written uncompressed"), "{w:?}");
+        assert!(w[2].starts_with("outputs.stats (stats.log): stats.enabled is no"), "{w:?}");
+        assert!(w[3].contains("no smtp, nfs records"), "{w:?}");
     }
 }

@@ -497,6 +497,8 @@ impl Worker {
             fresh_from,
         };
         let f = flow.and_then(|h| self.flows.get_mut(h).map(|f| (h, f)));
+        // A packet without a flow that alerted (its flow's `alerted` says it otherwise).
+        let mut alerted_now = false;
         let result = match f {
             Some((h, f)) => {
                 let info = FlowInfo { stream_events: events, ..flow_info(f, h.dir, established) };
@@ -564,15 +566,19 @@ impl Worker {
                 alerted.and(logged)
             }
             None => {
-                let r = self.detector.run(p, None, stream, None, None, outputs).map(|_| ());
+                let r = self.detector.run(p, None, stream, None, None, outputs).map(|a| alerted_now = a);
                 self.detector.bypass_flow = false;
                 r
             }
         };
         self.stream_buf = buf;
         result?;
-        if self.tag(p, flow) {
+        let tagged = self.tag(p, flow);
+        if tagged {
             outputs.tagged_packet(p, flow.filter(|_| !p.fragment).map(|h| h.id))?;
+        }
+        if root && outputs.pcap_logging() {
+            outputs.pcap_log(p, self.pcap_mark(flow, tagged, alerted_now))?;
         }
         let Some((reassembled, datagram, mut frame)) = defragged else {
             return outputs.packet(p, events, flow.filter(|_| !p.fragment).map(|h| h.id));
@@ -590,6 +596,19 @@ impl Worker {
         }
         self.buffers[depth] = (datagram, frame);
         result
+    }
+
+    /// What the pcap-log outputs ask of the packet just inspected.
+    fn pcap_mark(&self, flow: Option<FlowHandle>, tagged: bool, alerted_now: bool) -> crate::outputs::PcapMark {
+        let f = flow.and_then(|h| self.flows.get(h).map(|f| (h.dir, f)));
+        crate::outputs::PcapMark {
+            alerted: alerted_now || f.is_some_and(|(_, f)| f.alerted),
+            tagged,
+            passed: f.is_some_and(|(_, f)| f.ext.detect.passed),
+            past_depth: f
+                .and_then(|(dir, f)| f.ext.tcp.as_deref().map(|s| s.dirs.get(dir).depth_reached))
+                .unwrap_or(false),
+        }
     }
 
     /// Counts the packet against the tags of its session and hosts, and

@@ -106,13 +106,13 @@ impl<'scope> Workers<'scope> {
         for i in 1..workers {
             let (tx, rx) = channel();
             senders.push(tx);
-            let lane = Lane::new(setup, workers, outputs.share());
+            let lane = Lane::new(setup, workers, outputs.share_for(i));
             let stop = stop.clone();
             let handle = spawn_worker(scope, setup, i, move || read_own(setup, files, lane, i, workers, rx, &stop))?;
             handles.push(handle);
         }
         Ok(Workers {
-            lane: Lane::new(setup, workers, outputs.share()),
+            lane: Lane::new(setup, workers, outputs.share_for(0)),
             workers,
             clock: Clock::default(),
             senders,

@@ -29,6 +29,7 @@ mod fast;
 mod filestore;
 mod flow;
 mod packet;
+mod pcap_log;
 mod protocol;
 #[cfg(test)]
 mod schema_check;
@@ -48,6 +49,7 @@ pub use fast::{fast_line, FastAction, FastAlert, FastWriter};
 pub use filestore::{FileStore, FileStoreCounts};
 pub use flow::{flow_record, insert_flow_id, FlowRecord, FlowTcpSession};
 pub use packet::packet_record;
+pub use pcap_log::{PcapLog, PcapLogOptions};
 pub use protocol::proto_name;
 pub use stats::stats_record;
 pub use stats_log::{stats_block, StatsLog, StatsLogOptions};

@@ -71,7 +71,7 @@ pub fn run_live(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveSta
         for (index, src) in sources.into_iter().enumerate() {
             let (tx, rx) = channel();
             ctls.push(tx);
-            let mut lane = Lane::new(setup, n, outputs.share());
+            let mut lane = Lane::new(setup, n, outputs.share_for(index));
             lane.worker.detector.respond = true;
             let w = LiveWorker { index, lane, src, validate, raw: raw.clone() };
             let h = std::thread::Builder::new()
