@@ -302,23 +302,65 @@ fn nfqueue_fail_open_keeps_traffic_flowing_when_the_queue_is_full() {
     std::fs::write(dir.join("nfq.yaml"), "%YAML 1.1\n---\nnfq:\n  fail-open: yes\n  queue-maxlen: 2\n").unwrap();
     let inc = dir.join("nfq.yaml");
     let mut vigil = start_vigil(&lab, &router, &dir, &["-q", "6", "--include", inc.to_str().unwrap()]);
+    let pid = vigil.0.id();
     // A stopped vigil reads nothing: the queue fills with two datagrams...
     // SAFETY: signals to our own child process.
-    unsafe { libc::kill(vigil.0.id() as i32, libc::SIGSTOP) };
+    unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
+    // The signal takes hold asynchronously: a vigil still running could
+    // give the datagrams their verdicts and leave the queue with room.
+    wait_for("vigil to stop", Duration::from_secs(10), || stopped(pid));
     Lab::within(&client, || {
         let s = UdpSocket::bind("0.0.0.0:0").unwrap();
         for _ in 0..4 {
             s.send_to(b"fill", "198.18.5.1:53").unwrap();
         }
     });
-    std::thread::sleep(Duration::from_millis(100));
-    // ...and with fail-open the kernel lets the rest through unseen.
-    let ok = http_get(&client, "198.18.5.1:80", "/index.html");
+    let router_ns = router.clone();
+    wait_for("the queue to fill", Duration::from_secs(10), || nfqueue_waiting(&router_ns, 6).is_none_or(|n| n >= 2));
+    // ...and with fail-open the kernel lets the rest through unseen (a few
+    // tries: a loaded machine may be slow to answer, never to pass it).
+    let ok = (0..3)
+        .map(|_| http_get(&client, "198.18.5.1:80", "/index.html"))
+        .find(Result::is_ok)
+        .unwrap_or_else(|| http_get(&client, "198.18.5.1:80", "/index.html"));
     // SAFETY: as above.
-    unsafe { libc::kill(vigil.0.id() as i32, libc::SIGCONT) };
+    unsafe { libc::kill(pid as i32, libc::SIGCONT) };
     assert!(ok.is_ok(), "fail-open must keep traffic flowing: {ok:?}");
     stop(&mut vigil.0);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Waits until `done`, failing the test after `limit`.
+fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Whether every thread of process `pid` is stopped.
+fn stopped(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return false };
+    tasks.filter_map(Result::ok).all(|t| {
+        // The state follows the command name, which is in parentheses.
+        std::fs::read_to_string(t.path().join("stat"))
+            .ok()
+            .and_then(|s| s.rsplit(')').next().map(|rest| matches!(rest.trim_start().chars().next(), Some('T' | 't'))))
+            .unwrap_or(false)
+    })
+}
+
+/// Packets of NFQUEUE `queue` in namespace `ns` waiting for a verdict;
+/// `None` where the kernel does not list its queues.
+fn nfqueue_waiting(ns: &str, queue: u16) -> Option<u64> {
+    Lab::within(ns, move || {
+        let text = std::fs::read_to_string("/proc/thread-self/net/netfilter/nfnetlink_queue").ok()?;
+        text.lines().find_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.first()?.parse::<u16>().ok()? == queue).then(|| f.get(2)?.parse().ok())?
+        })
+    })
 }
 
 /// Lines of a log file that mention `needle` (the file may not exist yet).
