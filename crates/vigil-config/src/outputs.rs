@@ -16,10 +16,16 @@ pub struct Outputs {
     pub eve_log: Vec<EveLog>,
     /// Every `- fast:` item, in list order.
     pub fast: Vec<FastLog>,
+    /// Every `- alert-debug:` item (the same three keys as fast's), in list order.
+    pub alert_debug: Vec<FastLog>,
     /// Every `- stats:` item (the `stats.log` text file), in list order.
     pub stats: Vec<StatsLog>,
     /// Every enabled `- file-store:` item, in list order.
     pub file_store: Vec<FileStore>,
+    /// Every enabled `- tcp-data:` item.
+    pub tcp_data: Vec<DataLog>,
+    /// Every enabled `- http-body-data:` item.
+    pub http_body_data: Vec<DataLog>,
     /// Every enabled `- pcap-log:` item, in list order.
     pub pcap_log: Vec<crate::pcap_log::PcapLog>,
     /// Names of other enabled items (`pcap-log`, ...), which
@@ -27,7 +33,46 @@ pub struct Outputs {
     pub other_enabled: Vec<String>,
 }
 
-/// `- fast:` — one line per alert.
+/// `- tcp-data:` and `- http-body-data:` — stream and HTTP body bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataLog {
+    /// `type`: `file`, `dir` or `both`.
+    pub kind: DataLogType,
+    /// `filename`, for `file`.
+    pub filename: String,
+}
+
+/// `type` of a data log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataLogType {
+    File,
+    Dir,
+    Both,
+}
+
+impl DataLog {
+    /// `None` when disabled.
+    fn read(sec: &Section<'_>, default_name: &str, errs: &mut Errors) -> Option<DataLog> {
+        let mut e = Errors::new();
+        if !sec.bool("enabled", false, &mut e) {
+            return None;
+        }
+        let kind = match sec.string("type", &mut e).as_deref() {
+            None | Some("file") => DataLogType::File,
+            Some("dir") => DataLogType::Dir,
+            Some("both") => DataLogType::Both,
+            Some(other) => {
+                sec.error("type", &mut e, format!("expected file, dir or both, got '{other}'"));
+                DataLogType::File
+            }
+        };
+        let filename = sec.string("filename", &mut e).unwrap_or_else(|| default_name.to_string());
+        errs.extend(e);
+        Some(DataLog { kind, filename })
+    }
+}
+
+/// `- fast:` — one line per alert; `- alert-debug:` — a block per alert.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FastLog {
     /// `enabled`. Default false.
@@ -80,8 +125,11 @@ impl Default for Outputs {
         Outputs {
             eve_log: vec![EveLog::stock()],
             fast: vec![FastLog { enabled: true, ..FastLog::default() }],
+            alert_debug: Vec::new(),
             stats: vec![StatsLog { enabled: true, ..StatsLog::default() }],
             file_store: Vec::new(),
+            tcp_data: Vec::new(),
+            http_body_data: Vec::new(),
             pcap_log: Vec::new(),
             other_enabled: Vec::new(),
         }
@@ -94,8 +142,11 @@ impl Outputs {
         Outputs {
             eve_log: Vec::new(),
             fast: Vec::new(),
+            alert_debug: Vec::new(),
             stats: Vec::new(),
             file_store: Vec::new(),
+            tcp_data: Vec::new(),
+            http_body_data: Vec::new(),
             pcap_log: Vec::new(),
             other_enabled: Vec::new(),
         }
@@ -114,9 +165,12 @@ impl Outputs {
             let conf = item.child(name);
             match name {
                 "eve-log" => out.eve_log.push(EveLog::read(&conf, stats_on, errs)),
-                "fast" => out.fast.push(FastLog::read(&conf, errs)),
+                "fast" => out.fast.push(FastLog::read(&conf, "fast.log", errs)),
+                "alert-debug" => out.alert_debug.push(FastLog::read(&conf, "alert-debug.log", errs)),
                 "stats" => out.stats.push(StatsLog::read(&conf, errs)),
                 "file-store" => out.file_store.extend(FileStore::read(&conf, errs)),
+                "tcp-data" => out.tcp_data.extend(DataLog::read(&conf, "tcp-data.log", errs)),
+                "http-body-data" => out.http_body_data.extend(DataLog::read(&conf, "http-data.log", errs)),
                 "pcap-log" => out.pcap_log.extend(crate::pcap_log::PcapLog::read(&conf, errs)),
                 other => {
                     if conf.child_value_is_true("enabled") {
@@ -143,12 +197,12 @@ impl Section<'_> {
 }
 
 impl FastLog {
-    fn read(sec: &Section<'_>, errs: &mut Errors) -> FastLog {
+    fn read(sec: &Section<'_>, default_name: &str, errs: &mut Errors) -> FastLog {
         let d = FastLog::default();
         let mut e = Errors::new();
         let log = FastLog {
             enabled: sec.bool("enabled", d.enabled, &mut e),
-            filename: sec.string("filename", &mut e).unwrap_or(d.filename),
+            filename: sec.string("filename", &mut e).unwrap_or_else(|| default_name.to_string()),
             append: sec.bool("append", d.append, &mut e),
         };
         if log.enabled {

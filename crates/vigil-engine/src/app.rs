@@ -54,7 +54,16 @@ impl FlowApp {
     /// Gives the parser what `ssn` has ready (acknowledged data in IDS mode,
     /// everything with `flush`), reports holes as gaps, and tells it when a
     /// side has finished. `buf` is reused scratch space.
-    pub(crate) fn feed_tcp(&mut self, ssn: &mut TcpSession, ctx: &mut StreamCtx, flush: bool, buf: &mut Vec<u8>) {
+    /// `tap`: where a `tcp-data` output wants a copy of each piece given
+    /// to the parser (`None` when there is none: no copy is made).
+    pub(crate) fn feed_tcp(
+        &mut self,
+        ssn: &mut TcpSession,
+        ctx: &mut StreamCtx,
+        flush: bool,
+        buf: &mut Vec<u8>,
+        mut tap: Option<&mut Vec<(Direction, Vec<u8>)>>,
+    ) {
         for dir in DIRS {
             while let Some((skipped, start, end)) = ssn.app_ready(ctx, dir, flush || ssn.reset) {
                 if skipped > 0 {
@@ -62,6 +71,9 @@ impl FlowApp {
                 }
                 buf.clear();
                 ssn.read(dir, start, end, buf);
+                if let Some(t) = tap.as_deref_mut() {
+                    t.push((dir, buf.clone()));
+                }
                 self.layer.feed(dir, buf);
                 ssn.app_done(ctx, dir, end);
             }

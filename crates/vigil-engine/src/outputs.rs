@@ -17,8 +17,9 @@ use vigil_detect::Signature;
 use vigil_flow::Flow;
 use vigil_output::{
     alert_record, anomaly_record, drop_record, flow_record, insert_alert_flow, insert_flow_id, stream_anomaly_record,
-    AlertFlow, AlertInfo, AlertOptions, AnomalyOptions, DropReason, EnvelopeOptions, EveWriter, FastAction, FastAlert,
-    FastWriter, FileStore, FlowRecord, FlowTcpSession, FlushPolicy, PcapLog, PcapLogOptions, StatsLog, StatsLogOptions,
+    AlertDebugWriter, AlertFlow, AlertInfo, AlertOptions, AnomalyOptions, DataLog, DataLogKind, DebugAlert, DebugFlow,
+    DropReason, EnvelopeOptions, EveWriter, FastAction, FastAlert, FastWriter, FileStore, FlowRecord, FlowTcpSession,
+    FlushPolicy, PcapLog, PcapLogOptions, StatsLog, StatsLogOptions,
 };
 use vigil_stream::{SessionSummary, StreamEventSet};
 use vigil_types::Direction;
@@ -119,6 +120,8 @@ pub(crate) struct Outputs {
     sinks: Vec<EveSink>,
     /// `- fast:` outputs: one line per alert.
     fast: Vec<FastWriter>,
+    /// `- alert-debug:` outputs: a block per alert.
+    alert_debug: Vec<AlertDebugWriter>,
     /// Every alert goes to its files at once (live IPS: an operator watching
     /// a drop must see why without waiting for the flush interval).
     urgent_alerts: bool,
@@ -126,6 +129,9 @@ pub(crate) struct Outputs {
     file_store: Option<FileStore>,
     /// `- stats:` outputs: the text stats log.
     stats_logs: Vec<StatsLog>,
+    /// `- tcp-data:` and `- http-body-data:` outputs.
+    tcp_data: Vec<DataLog>,
+    http_bodies: Vec<DataLog>,
     /// `- pcap-log:` outputs, with which packets each writes.
     pcap_logs: Vec<(PcapLog, PcapWhich)>,
 }
@@ -243,6 +249,14 @@ impl Outputs {
             writer.writer_mut().set_flush(flush_policy(setup, mode, None));
             fast.push(writer);
         }
+        let mut alert_debug = Vec::new();
+        for log in setup.config.outputs.alert_debug.iter().filter(|f| f.enabled) {
+            let path = log_path(&setup.log_dir, &log.filename);
+            let mut writer = AlertDebugWriter::create(&path, log.append)
+                .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?;
+            writer.writer_mut().set_flush(flush_policy(setup, mode, None));
+            alert_debug.push(writer);
+        }
         let file_store = match setup.config.outputs.file_store.first() {
             Some(fs) => {
                 let path = log_path(&setup.log_dir, &fs.dir);
@@ -262,6 +276,23 @@ impl Outputs {
                     .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?,
             );
         }
+        let data_log = |conf: &vigil_config::DataLog, sub: &str| -> Result<DataLog, EngineError> {
+            let kind = match conf.kind {
+                vigil_config::DataLogType::File => DataLogKind::File,
+                vigil_config::DataLogType::Dir => DataLogKind::Dir,
+                vigil_config::DataLogType::Both => DataLogKind::Both,
+            };
+            let path = log_path(&setup.log_dir, &conf.filename);
+            let mut log = DataLog::open(kind, &path, &setup.log_dir.join(sub))
+                .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?;
+            if let Some(w) = log.writer_mut() {
+                w.set_flush(flush_policy(setup, mode, None));
+            }
+            Ok(log)
+        };
+        let tcp_data = setup.config.outputs.tcp_data.iter().map(|c| data_log(c, "tcp")).collect::<Result<_, _>>()?;
+        let http_bodies =
+            setup.config.outputs.http_body_data.iter().map(|c| data_log(c, "http")).collect::<Result<_, _>>()?;
         let mut pcap_logs = Vec::new();
         for log in &setup.config.outputs.pcap_log {
             let dir = log.dir.as_deref().map_or_else(|| setup.log_dir.clone(), |d| log_path(&setup.log_dir, d));
@@ -283,9 +314,12 @@ impl Outputs {
         Ok(Outputs {
             sinks,
             fast,
+            alert_debug,
             urgent_alerts: mode == OutputMode::Live && setup.ips,
             file_store,
             stats_logs,
+            tcp_data,
+            http_bodies,
             pcap_logs,
         })
     }
@@ -297,11 +331,50 @@ impl Outputs {
         Outputs {
             sinks,
             fast: self.fast.iter().map(FastWriter::share).collect(),
+            alert_debug: self.alert_debug.iter().map(AlertDebugWriter::share).collect(),
             urgent_alerts: self.urgent_alerts,
             file_store: self.file_store.as_ref().map(FileStore::share),
             stats_logs: self.stats_logs.iter().map(StatsLog::share).collect(),
+            tcp_data: self.tcp_data.iter().map(DataLog::share).collect(),
+            http_bodies: self.http_bodies.iter().map(DataLog::share).collect(),
             pcap_logs: self.pcap_logs.iter().map(|(l, w)| (l.share(0), *w)).collect(),
         }
+    }
+
+    /// Pieces of a flow's streams, as its parser was given them.
+    pub(crate) fn tcp_data(
+        &mut self,
+        flow: &str,
+        pieces: impl Iterator<Item = (Direction, Vec<u8>)>,
+    ) -> Result<(), EngineError> {
+        for (dir, data) in pieces {
+            for log in &mut self.tcp_data {
+                log.write(flow, None, dir == Direction::ToServer, &data)
+                    .map_err(|error| output_error(&log.path(), error))?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn wants_http_bodies(&self) -> bool {
+        !self.http_bodies.is_empty()
+    }
+
+    /// The bodies of an HTTP transaction being logged; `p` is a packet of
+    /// its flow going `dir`.
+    pub(crate) fn http_bodies(&mut self, p: &Packet<'_>, dir: Direction, tx: &HttpTx) -> Result<(), EngineError> {
+        let (Some(ip), Some(sp), Some(dp)) = (p.ip, p.sport(), p.dport()) else { return Ok(()) };
+        let flow = match dir {
+            Direction::ToServer => vigil_output::data_flow_name(ip.src, sp, ip.dst, dp),
+            Direction::ToClient => vigil_output::data_flow_name(ip.dst, dp, ip.src, sp),
+        };
+        for side in [Direction::ToServer, Direction::ToClient] {
+            for log in &mut self.http_bodies {
+                log.write(&flow, Some(vigil_applayer::Transaction::id(tx)), side == Direction::ToServer, tx.body(side))
+                    .map_err(|error| output_error(&log.path(), error))?;
+            }
+        }
+        Ok(())
     }
 
     /// The same outputs for worker `index` (0-based): as [`Outputs::share`],
@@ -452,6 +525,37 @@ impl Outputs {
             for w in &mut self.fast {
                 w.write(p, &line)
                     .map_err(|error| EngineError::Output { path: w.path().display().to_string(), error })?;
+            }
+        }
+        if !self.alert_debug.is_empty() {
+            let debug_flow = flow.map(|f| DebugFlow {
+                // The packet's own direction: the record's, turned back when it was turned.
+                to_server: flow_dir.unwrap_or(true) ^ app.is_some_and(|a| a.swap),
+                start: f.eve.start,
+                pkts_toserver: f.eve.pkts_toserver,
+                pkts_toclient: f.eve.pkts_toclient,
+                bytes: f.eve.bytes_toserver + f.eve.bytes_toclient,
+                dropped: blocked,
+                app_proto: app.map(|a| a.proto).filter(|p| !matches!(p, AppProto::Unknown)).map(|p| p.name()),
+            });
+            let found_in = match (stream_payload, app.and_then(|a| a.tx)) {
+                (Some(_), _) => "STREAM",
+                (None, Some(_)) => "STATE",
+                (None, None) => "PACKET",
+            };
+            let debug = DebugAlert {
+                msg: &sig.msg,
+                gid: sig.gid,
+                sid: sig.sid,
+                rev: sig.rev,
+                class: &sig.category,
+                priority: sig.severity,
+                found_in,
+                tx_id: app.and_then(|a| a.tx).map(|t| t.id()),
+                stream: stream_payload,
+            };
+            for w in &mut self.alert_debug {
+                w.write(p, debug_flow.as_ref(), &debug).map_err(|error| output_error(w.path(), error))?;
             }
         }
         for sink in &mut self.sinks {
@@ -749,6 +853,15 @@ impl Outputs {
         }
         for w in &mut self.fast {
             w.flush().map_err(|error| EngineError::Output { path: w.path().display().to_string(), error })?;
+        }
+        for w in &mut self.alert_debug {
+            w.writer_mut().flush().map_err(|error| output_error(w.path(), error))?;
+        }
+        for log in self.tcp_data.iter_mut().chain(self.http_bodies.iter_mut()) {
+            let path = log.path();
+            if let Some(w) = log.writer_mut() {
+                w.flush().map_err(|error| output_error(&path, error))?;
+            }
         }
         self.flush_pcap_logs()?;
         Ok(records)

@@ -65,6 +65,9 @@ pub(crate) struct Worker {
     pub flow_ends: crate::stats::FlowEnds,
     /// The highest `memcap.pressure` a stats record showed.
     pub pressure_max: std::cell::Cell<u64>,
+    /// With a `tcp-data` output: the stream pieces given to the parsers
+    /// since they were last written.
+    pub tcp_tap: Option<Vec<(Direction, Vec<u8>)>>,
 }
 
 /// A reader's capture clock at a frame: what flows time out by, and the
@@ -220,6 +223,7 @@ impl Worker {
             bypassed: (0, 0),
             flow_ends: crate::stats::FlowEnds::default(),
             pressure_max: std::cell::Cell::new(0),
+            tcp_tap: (!setup.config.outputs.tcp_data.is_empty()).then(Vec::new),
         }
     }
 
@@ -397,7 +401,7 @@ impl Worker {
         let mut encrypted_now = false;
         if let Some(app) = f.ext.app.as_deref_mut() {
             let errors = app.layer.policy_errors();
-            app.feed_tcp(ssn, &mut self.stream, false, &mut self.app_buf);
+            app.feed_tcp(ssn, &mut self.stream, false, &mut self.app_buf, self.tcp_tap.as_mut());
             if app.layer.policy_errors() > errors {
                 self.detector.exceptions.met_app_error(app.layer.proto(), Transport::Tcp);
             }
@@ -475,6 +479,10 @@ impl Worker {
             };
         if let (Some(h), Some(state)) = (flow, flow_state) {
             self.flows.set_state(h, state);
+        }
+        if let (Some(h), Some(tap)) = (flow, self.tcp_tap.as_mut().filter(|t| !t.is_empty())) {
+            let name = self.flows.get(h).map(data_flow_name).unwrap_or_default();
+            outputs.tcp_data(&name, tap.drain(..))?;
         }
         if let Some(h) = flow {
             self.feed_udp(p, h);
@@ -653,7 +661,10 @@ impl Worker {
     fn flush_streams(&mut self, f: &mut Flow<FlowExt>, outputs: &mut Outputs) -> Result<(), EngineError> {
         let mut result = Ok(());
         if let (Some(ssn), Some(app)) = (f.ext.tcp.as_deref_mut(), f.ext.app.as_deref_mut()) {
-            app.feed_tcp(ssn, &mut self.stream, true, &mut self.app_buf);
+            app.feed_tcp(ssn, &mut self.stream, true, &mut self.app_buf, self.tcp_tap.as_mut());
+        }
+        if let Some(tap) = self.tcp_tap.as_mut().filter(|t| !t.is_empty()) {
+            result = outputs.tcp_data(&data_flow_name(f), tap.drain(..));
         }
         for dir in [Direction::ToServer, Direction::ToClient] {
             if result.is_ok() {
@@ -793,10 +804,18 @@ fn log_transactions(
         if outputs.wants_transactions() {
             outputs.transaction(p, flow_id, tx, record_dir(tx) != dir)?;
         }
+        if let (TxRef::Http(h), true) = (tx, outputs.wants_http_bodies()) {
+            outputs.http_bodies(p, dir, h)?;
+        }
     }
     app.no_log_dns.extend(quiet_dns);
     app.logged_up_to(last);
     Ok(())
+}
+
+/// A flow as the data logs name it: client, then server.
+fn data_flow_name<E>(f: &Flow<E>) -> String {
+    vigil_output::data_flow_name(f.key.src_ip(), f.key.sport, f.key.dst_ip(), f.key.dport)
 }
 
 /// The worker's parts that inspect a stream's held bytes through pseudo

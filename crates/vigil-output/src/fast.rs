@@ -96,7 +96,7 @@ pub fn fast_line(p: &Packet<'_>, a: &FastAlert<'_>) -> String {
 }
 
 /// `MM/DD/YYYY-HH:MM:SS.uuuuuu`, in UTC like the EVE timestamps.
-fn fast_time(ts: Timestamp) -> String {
+pub(crate) fn fast_time(ts: Timestamp) -> String {
     let secs = ts.secs();
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(secs.div_euclid(86_400));

@@ -18,16 +18,19 @@
 //! ```
 
 mod alert;
+mod alert_debug;
 mod anomaly;
 mod app;
 mod base64;
 mod community;
+mod data_log;
 mod drop;
 mod engine;
 mod envelope;
 mod fast;
 mod filestore;
 mod flow;
+mod hexdump;
 mod packet;
 mod pcap_log;
 mod protocol;
@@ -39,9 +42,11 @@ mod time;
 mod writer;
 
 pub use alert::{alert_record, insert_alert_flow, AlertFlow, AlertInfo, AlertOptions, Verdict};
+pub use alert_debug::{alert_debug_block, AlertDebugWriter, DebugAlert, DebugFlow};
 pub use anomaly::{anomaly_record, applayer_anomaly_record, stream_anomaly_record, AnomalyOptions};
 pub use app::{app_record, fileinfo_record, swap_endpoints, FileInfo};
 pub use community::community_id;
+pub use data_log::{data_flow_name, DataLog, DataLogKind};
 pub use drop::{drop_record, DropReason};
 pub use engine::engine_record;
 pub use envelope::{envelope, insert_traffic, ip_text, EnvelopeOptions};

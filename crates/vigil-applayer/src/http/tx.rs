@@ -317,6 +317,15 @@ impl HttpTx {
         self.req.http09
     }
 
+    /// The body of one side as kept (dechunked, decompressed, up to the
+    /// body limit of its side).
+    pub fn body(&self, dir: Direction) -> &[u8] {
+        match dir {
+            Direction::ToServer => &self.req.body.kept,
+            Direction::ToClient => &self.res.body.kept,
+        }
+    }
+
     /// Decoded request body bytes seen (not only those kept for inspection),
     /// plus those lost to capture gaps: Suricata counts a file's gaps in its size.
     pub fn request_body_len(&self) -> u64 {
