@@ -67,6 +67,8 @@ pub struct RunOptions {
     /// `--pcap-file-continuous`, `--pcap-file-delete`,
     /// `--pcap-file-recursive`: set over the `pcap-file` section.
     pub pcap_continuous: bool,
+    /// `--reject-dev`: live refusals go out of this interface at layer 2.
+    pub reject_dev: Option<String>,
     pub pcap_delete: bool,
     pub pcap_recursive: bool,
 }

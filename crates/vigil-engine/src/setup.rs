@@ -22,6 +22,9 @@ pub struct Setup {
     pub config: Config,
     /// The configuration as read (`conf-get` answers from it).
     pub tree: Arc<ConfigTree>,
+    /// What start-up said, at Suricata's levels (the `logging` outputs
+    /// got it; the console shows more of it with each `-v`).
+    pub log: Vec<LogRecord>,
     pub decode: DecodeConfig,
     /// The flow table (`flow`, `flow-timeouts`, tracking switches).
     pub flow: FlowConfig,
@@ -125,6 +128,19 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         let name = master.name().replace('_', "-");
         log.push(LogRecord::new(LogLevel::Info, "exception-policy", format!("master exception-policy set to: {name}")));
     }
+    log.push(LogRecord::new(
+        LogLevel::Info,
+        "runmodes",
+        format!("runmode {} with {} worker(s); outputs to {}", runmode.name(), runmode.workers(), log_dir.display()),
+    ));
+    log.push(LogRecord::new(
+        LogLevel::Config,
+        "config",
+        format!(
+            "configuration: {}",
+            opts.config.as_ref().map_or("vigil's built-in defaults".into(), |c| c.display().to_string())
+        ),
+    ));
     let fatal = opts.init_errors_fatal && rules.failed > 0;
     if fatal {
         // The run stops here: the failures, then why, in place of a load summary.
@@ -140,6 +156,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     warnings.extend(rules.messages.iter().cloned());
     Ok(Setup {
         config,
+        log,
         tree: Arc::new(tree),
         decode,
         flow,

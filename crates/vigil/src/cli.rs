@@ -97,6 +97,14 @@ pub struct RunArgs {
     /// With -r and a directory: read its sub-directories too (`pcap-file.recursive`).
     #[arg(long)]
     pub pcap_file_recursive: bool,
+    /// Send `reject` refusals out of this interface at layer 2 (live
+    /// capture; by default the host routes them).
+    #[arg(long, value_name = "DEV")]
+    pub reject_dev: Option<String>,
+    /// Suricata's data directory (datasets' files); vigil keeps no data
+    /// files yet, so it is only checked and said at start-up.
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
     /// Run inline on this NFQUEUE queue (repeatable: one worker per queue).
     #[arg(short = 'q', value_name = "QUEUE")]
     pub nfq: Vec<u16>,
@@ -269,6 +277,7 @@ impl RunArgs {
             pcap_continuous: self.pcap_file_continuous,
             pcap_delete: self.pcap_file_delete,
             pcap_recursive: self.pcap_file_recursive,
+            reject_dev: self.reject_dev.clone(),
             // Suricata's override of every eve-log's DNS format, read here at the edge.
             eve_dns_version: std::env::var("SURICATA_EVE_DNS_VERSION").ok().and_then(|v| v.trim().parse().ok()),
         }

@@ -93,6 +93,13 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         }
     };
     let mut opts = args.to_options();
+    if let Some(dir) = &args.data_dir {
+        if !dir.is_dir() {
+            eprintln!("vigil: --data-dir {}: not a directory", dir.display());
+            return ExitCode::from(2);
+        }
+        eprintln!("vigil: warning: --data-dir {}: vigil keeps no data files there (no datasets yet)", dir.display());
+    }
     if let Some(iface) = &args.af_packet {
         // Empty: every interface of the `af-packet` section.
         opts.live.push(vigil_engine::LiveInput::AfPacket(iface.clone()));
@@ -196,12 +203,30 @@ pub(crate) fn setup_or_report(opts: &vigil_engine::RunOptions) -> Option<vigil_e
             for w in &setup.warnings {
                 eprintln!("vigil: warning: {w}");
             }
+            print_verbose(&setup.log, opts.verbose);
             Some(setup)
         }
         Err(e) => {
             eprintln!("vigil: {e}");
             None
         }
+    }
+}
+
+/// Start-up messages below warnings, as Suricata's `-v` shows them: `-v`
+/// info, `-vv` perf, `-vvv` config, `-vvvv` debug (errors and warnings are
+/// shown as warnings already).
+fn print_verbose(log: &[vigil_engine::LogRecord], verbose: u8) {
+    use vigil_config::LogLevel;
+    let most = match verbose {
+        0 => return,
+        1 => LogLevel::Info,
+        2 => LogLevel::Perf,
+        3 => LogLevel::Config,
+        _ => LogLevel::Debug,
+    };
+    for r in log.iter().filter(|r| r.level > LogLevel::Warning && r.level <= most) {
+        eprintln!("vigil: {}: {}: {}", r.level.name(), r.module, r.message);
     }
 }
 

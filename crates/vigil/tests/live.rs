@@ -86,6 +86,11 @@ fn dns_query(ns: &str, server: &'static str, name: &'static str) {
 
 /// A tiny HTTP server in `ns` answering every request with 200, on its own thread.
 fn http_server(ns: &str, addr: &'static str) {
+    http_server_after(ns, addr, Duration::ZERO);
+}
+
+/// An HTTP server that answers each request `delay` after it came.
+fn http_server_after(ns: &str, addr: &'static str, delay: Duration) {
     let ns = ns.to_string();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -105,6 +110,7 @@ fn http_server(ns: &str, addr: &'static str) {
                         Ok(n) => req.extend_from_slice(&buf[..n]),
                     }
                 }
+                std::thread::sleep(delay);
                 let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
             }
         })
@@ -187,6 +193,45 @@ fn ids_with_af_packet_fanout_and_two_workers() {
         let sum: u64 = t.values().map(|w| w["decoder"]["pkts"].as_u64().unwrap_or(0)).sum();
         assert_eq!(sum, decoded);
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ids_rejects_at_layer_2_out_of_the_reject_dev() {
+    // The sensor is a kernel bridge between client and server, with no
+    // address: a refusal it routed would go nowhere, so a reset the client
+    // sees came out of the --reject-dev interface.
+    let Some(mut lab) = Lab::new("rjd") else { return };
+    let client = lab.ns("c");
+    let sensor = lab.ns("b");
+    let server = lab.ns("s");
+    let id = std::process::id();
+    let (vc, b1, b2, vs) = (format!("rc{id}"), format!("r1{id}"), format!("r2{id}"), format!("rs{id}"));
+    lab.veth(&client, &vc, &sensor, &b1);
+    lab.veth(&sensor, &b2, &server, &vs);
+    let br = format!("rb{id}");
+    lab.run(&sensor, &format!("ip link add {br} type bridge"));
+    lab.run(&sensor, &format!("ip link set {b1} master {br}"));
+    lab.run(&sensor, &format!("ip link set {b2} master {br}"));
+    lab.run(&sensor, &format!("ip link set {br} up"));
+    lab.run(&client, &format!("ip addr add 198.18.7.1/24 dev {vc}"));
+    lab.run(&server, &format!("ip addr add 198.18.7.2/24 dev {vs}"));
+    neighbours(&lab, (&client, &vc, "198.18.7.1"), (&server, &vs, "198.18.7.2"));
+    // IDS: the request reaches the server, and the reset races its answer;
+    // a slow answer leaves the reset first.
+    http_server_after(&server, "198.18.7.2:80", Duration::from_millis(1500));
+    assert!(http_get(&client, "198.18.7.2:80", "/index.html").is_ok(), "the bridge forwards");
+
+    let dir = out_dir("rejectdev");
+    // IDS detects the request once the server acknowledged it: that packet's
+    // sender is the server, so both ends are refused, the client included.
+    let both = "rejectboth http any any -> any any (msg:\"lab: refuse group\"; http.uri; content:\"/etc/group\"; sid:1000005; rev:1;)\n";
+    std::fs::write(dir.join("lab.rules"), format!("{RULES}{both}")).unwrap();
+    let mut vigil = start_vigil(&lab, &sensor, &dir, &["-i", &b1, "--runmode", "single", "--reject-dev", &b1]);
+    let refused = http_get(&client, "198.18.7.2:80", "/download?f=/etc/group");
+    assert!(refused.as_ref().is_err_and(|e| e.contains("reset")), "the reject must reset the client: {refused:?}");
+    stop(&mut vigil.0);
+    assert!(alert_sids(&eve(&dir)).contains(&1000005), "the reject rule alerted");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -58,6 +58,12 @@ pub fn run_live(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveSta
     // `reject` refusals the host routes (a bridge sends its own at layer 2).
     // Send-only sockets: they cost nothing when no rule rejects.
     let raw = vigil_capture::RawIpSender::open().ok().map(Arc::new);
+    let reject_dev = match opts.reject_dev.as_deref() {
+        Some(dev) => Some(Arc::new(
+            vigil_capture::AfPacketTx::open(dev).map_err(|e| EngineError::Usage(format!("--reject-dev {dev}: {e}")))?,
+        )),
+        None => None,
+    };
     // Sockets and log files are open: nothing more needs root.
     if opts.user.is_some() || opts.group.is_some() {
         vigil_capture::drop_privileges(opts.user.as_deref(), opts.group.as_deref()).map_err(EngineError::Usage)?;
@@ -73,7 +79,7 @@ pub fn run_live(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveSta
             ctls.push(tx);
             let mut lane = Lane::new(setup, n, outputs.share_for(index));
             lane.worker.detector.respond = true;
-            let w = LiveWorker { index, lane, src, validate, raw: raw.clone() };
+            let w = LiveWorker { index, lane, src, validate, raw: raw.clone(), reject_dev: reject_dev.clone() };
             let h = std::thread::Builder::new()
                 .name(worker_name(index))
                 .spawn_scoped(scope, move || {

@@ -122,24 +122,44 @@ impl Source {
     /// toward its destination), in its own link-layer header with the MAC
     /// addresses turned round; elsewhere the host routes them. A refusal that
     /// cannot be sent is lost, as any packet on a busy link may be.
-    pub(crate) fn respond(&mut self, frame: &[u8], responses: &[Response], raw: Option<&RawIpSender>) {
+    /// `frame`: the refused frame (its link header at least); `reject_dev`:
+    /// the interface `--reject-dev` names, where refusals go at layer 2.
+    pub(crate) fn respond(
+        &mut self,
+        frame: &[u8],
+        responses: &[Response],
+        raw: Option<&RawIpSender>,
+        reject_dev: Option<&AfPacketTx>,
+    ) {
+        // A refusal at layer 2: the refused frame's link header (its
+        // addresses turned round toward the source) before the datagram.
+        let framed = |r: &Response, l2: usize, out: &mut Vec<u8>| {
+            out.clear();
+            out.extend_from_slice(&frame[..l2]);
+            if r.to_src {
+                out[..6].copy_from_slice(&frame[6..12]);
+                out[6..12].copy_from_slice(&frame[..6]);
+            }
+            out.extend_from_slice(&r.ip);
+        };
+        let mut out = Vec::new();
         if let Source::AfPacket { sides, last, .. } = self {
             if let (Some(side), Some(l2)) = (sides.get(*last), ethernet_header_len(frame)) {
                 if let (Some(back), Some(peer)) = (&side.back, &side.peer) {
-                    let mut out = Vec::new();
                     for r in responses {
-                        out.clear();
-                        out.extend_from_slice(&frame[..l2]);
-                        if r.to_src {
-                            out[..6].copy_from_slice(&frame[6..12]);
-                            out[6..12].copy_from_slice(&frame[..6]);
-                        }
-                        out.extend_from_slice(&r.ip);
+                        framed(r, l2, &mut out);
                         let _ = if r.to_src { back.send(&out) } else { peer.send(&out) };
                     }
                     return;
                 }
             }
+        }
+        if let (Some(dev), Some(l2)) = (reject_dev, ethernet_header_len(frame)) {
+            for r in responses {
+                framed(r, l2, &mut out);
+                let _ = dev.send(&out);
+            }
+            return;
         }
         if let Some(raw) = raw {
             for r in responses {

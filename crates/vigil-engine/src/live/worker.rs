@@ -38,7 +38,13 @@ pub(crate) struct LiveWorker {
     pub validate: bool,
     /// Where `reject` refusals go when the source cannot send them itself.
     pub raw: Option<Arc<vigil_capture::RawIpSender>>,
+    /// `--reject-dev`: refusals go out of this interface at layer 2.
+    pub reject_dev: Option<Arc<vigil_capture::AfPacketTx>>,
 }
+
+/// Bytes of a frame kept for a `--reject-dev` refusal's link header
+/// (Ethernet with two VLAN tags fits).
+const LINK_HEADER_COPY: usize = 64;
 
 /// What a worker hands back when it ends.
 pub(crate) struct WorkerEnd {
@@ -95,10 +101,14 @@ impl LiveWorker {
             *tenth = now;
             self.lane.outputs.poll()?;
         }
-        // The bridge sends the frame on (and answers a refusal in its link header).
+        // The bridge sends the frame on (and answers a refusal in its link
+        // header); with `--reject-dev`, a refusal needs the link header too.
         if inline {
             copy.clear();
             copy.extend_from_slice(raw.data);
+        } else if self.reject_dev.is_some() {
+            copy.clear();
+            copy.extend_from_slice(&raw.data[..raw.data.len().min(LINK_HEADER_COPY)]);
         }
         let validate = self.validate && !f.csum_not_ready;
         // Live frames have no number in a file: EVE leaves `pcap_cnt` out.
@@ -106,7 +116,7 @@ impl LiveWorker {
         let drop = self.lane.worker.detector.verdict_drop;
         let responses = std::mem::take(&mut self.lane.worker.detector.responses);
         if !responses.is_empty() {
-            self.src.respond(copy, &responses, self.raw.as_deref());
+            self.src.respond(copy, &responses, self.raw.as_deref(), self.reject_dev.as_deref());
         }
         self.src.done(copy, drop)?;
         Ok(true)

@@ -1,0 +1,49 @@
+//! Suricata's command-line habits through the binary: `-v` levels,
+//! `--list-runmodes`, `--data-dir`.
+
+use std::process::{Command, Output};
+
+fn vigil(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vigil")).args(args).output().expect("vigil runs")
+}
+
+fn capture() -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/conformance/suricata-verify/tests/ssh-hassh/input.pcap");
+    p.display().to_string()
+}
+
+#[test]
+fn each_v_shows_a_level_more() {
+    let dir = std::env::temp_dir().join(format!("vigil-cli-flags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let cap = capture();
+    let stderr = |extra: &[&str]| {
+        let mut args = vec!["-r", cap.as_str(), "-l", d, "-k", "none", "--quiet"];
+        args.extend_from_slice(extra);
+        let out = vigil(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let quiet = stderr(&[]);
+    assert!(!quiet.contains("Info:"), "{quiet}");
+    let info = stderr(&["-v"]);
+    assert!(info.contains("vigil: Info: runmodes: runmode single"), "{info}");
+    assert!(!info.contains("Config:"), "{info}");
+    let config = stderr(&["-vvv"]);
+    assert!(config.contains("vigil: Config: config: configuration: vigil's built-in defaults"), "{config}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn list_runmodes_and_data_dir() {
+    let out = vigil(&["--list-runmodes"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.lines().nth(1).is_some_and(|l| l.starts_with("| RunMode Type      | Custom Mode")), "{text}");
+    assert!(text.contains("| UNIX_SOCKET"));
+    let out = vigil(&["--data-dir", "/nonexistent/vigil-data", "-r", "x.pcap"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--data-dir /nonexistent/vigil-data: not a directory"));
+}
