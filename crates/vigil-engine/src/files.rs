@@ -68,7 +68,11 @@ pub(crate) fn file_config(
             cfg.store_all = fs.force_filestore;
         }
         None if wants_store => {
-            warnings.push("rules use filestore but no file-store output is enabled: no file is stored".into())
+            // Suricata's words, which operators grep for, then what it means.
+            warnings.push(
+                "One or more rule(s) depends on the file-store output log which is not enabled. Enable the output \"file-store\" (no file is stored)."
+                    .into(),
+            )
         }
         None => {}
     }

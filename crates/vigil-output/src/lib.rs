@@ -58,5 +58,5 @@ pub use pcap_log::{PcapLog, PcapLogOptions};
 pub use protocol::proto_name;
 pub use stats::stats_record;
 pub use stats_log::{stats_block, StatsLog, StatsLogOptions};
-pub use time::format_timestamp;
+pub use time::{civil_from_days, format_timestamp};
 pub use writer::{EveWriter, FlushPolicy};

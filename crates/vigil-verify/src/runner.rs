@@ -181,6 +181,13 @@ impl Runner {
             Ok(Exit::TimedOut) => return Err("timeout".to_string()),
             Err(e) => return Err(format!("cannot run {}: {e}", self.vigil.display())),
         };
+        // Suricata's console is its stdout, where checks look for its
+        // messages; vigil's is its stderr, added to `stdout` after the run.
+        if let Ok(console) = fs::read(out_dir.join("stderr")) {
+            let mut out =
+                fs::OpenOptions::new().append(true).open(out_dir.join("stdout")).map_err(|e| e.to_string())?;
+            std::io::Write::write_all(&mut out, &console).map_err(|e| e.to_string())?;
+        }
         let expected = config.get("exit-code").cloned().unwrap_or(Yaml::Int(0));
         if !int_matches(code.into(), &expected) {
             return Err(format!("got exit code {code}, expected {expected}"));

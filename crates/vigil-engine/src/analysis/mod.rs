@@ -2,12 +2,14 @@
 //! signature that loaded (Suricata's file of the same name and fields for
 //! what vigil reports: the rule's text, ids, message, application protocol,
 //! signature type, and its packet-level keywords with their values, see
-//! [`lists`]), and `rule_group.json`, the rules split by port ([`groups`]).
+//! [`lists`]), `rule_group.json`, the rules split by port ([`groups`]),
+//! and `rules_analysis.txt`, the readable account ([`text`]).
 //! Rules that failed or that the engine cannot run are not in it; their
 //! errors are in the run's messages, as for any run.
 
 mod groups;
 mod lists;
+mod text;
 
 use crate::error::EngineError;
 use serde_json::{json, Value};
@@ -26,6 +28,8 @@ pub struct Analysis {
     groups: Vec<groups::GroupSig>,
     /// Rule files' text, read once, for each rule's `raw`.
     texts: HashMap<Arc<str>, Option<Arc<str>>>,
+    /// What `rules_analysis.txt` says of each record beyond it.
+    notes: Vec<text::Notes>,
 }
 
 impl Analysis {
@@ -52,6 +56,7 @@ impl Analysis {
             lists::describe(rule, sig, map);
         }
         self.records.push(rec);
+        self.notes.push(text::Notes { filestore: sig.filestore.is_some() });
         self.groups.extend(groups::GroupSig::of(sig));
     }
 }
@@ -87,5 +92,11 @@ pub(crate) fn write_rules_json(
     let doc = groups::document(&analysis.groups, &limits);
     let group_path = log_dir.join("rule_group.json");
     std::fs::write(&group_path, format!("{doc}\n")).map_err(|e| io(&group_path, e))?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let now = vigil_types::Timestamp::from_secs_nanos(now.as_secs() as i64, now.subsec_nanos());
+    let file_store = !config.outputs.file_store.is_empty();
+    let text_path = log_dir.join("rules_analysis.txt");
+    std::fs::write(&text_path, text::document(&analysis.records, &analysis.notes, file_store, now))
+        .map_err(|e| io(&text_path, e))?;
     Ok(path)
 }
