@@ -40,7 +40,9 @@ pub fn applayer_anomaly_record(
         m.insert("tx_id".into(), json!(id));
     }
     let bare = name.split_once('.').map_or(name, |(_, rest)| rest);
-    let event = if app_proto == "http" { bare.to_ascii_uppercase() } else { bare.to_string() };
+    // Suricata's parsers written in C (libhtp's HTTP, TLS) name their events
+    // in capitals in EVE; its Rust ones in lower case, as rules spell them all.
+    let event = if matches!(app_proto, "http" | "tls") { bare.to_ascii_uppercase() } else { bare.to_string() };
     m.insert(
         "anomaly".into(),
         json!({ "app_proto": app_proto, "type": "applayer", "event": event, "layer": "proto_parser" }),
@@ -83,6 +85,8 @@ mod tests {
         let dns = applayer_anomaly_record(&p, 5, "dns", "dns.malformed_data", None, opts);
         assert_eq!(dns["anomaly"]["event"], "malformed_data");
         assert!(dns.get("tx_id").is_none());
+        let tls = applayer_anomaly_record(&p, 5, "tls", "tls.invalid_record_type", None, opts);
+        assert_eq!(tls["anomaly"]["event"], "INVALID_RECORD_TYPE");
     }
 
     #[test]
