@@ -326,6 +326,13 @@ impl Detector {
         }
     }
 
+    /// Whether `dir`'s first bytes matched nothing, and what it sent that
+    /// is still undecided.
+    pub(crate) fn side(&self, dir: Direction) -> (bool, &[u8]) {
+        let s = self.sides.get(dir);
+        (s.failed && s.active, if s.failed { &[] } else { &s.kept })
+    }
+
     /// What was kept, for the chosen parser.
     pub(crate) fn into_replay(self) -> Replay {
         Replay {

@@ -20,6 +20,7 @@ use crate::detect::{Detect, Detector, Probes, Replay, Step, Verdict};
 use crate::dns::{DnsParser, DnsTx};
 use crate::frames::Framer;
 use crate::http::{HttpParser, HttpTx};
+use crate::other_side::OtherSide;
 use crate::parser::{AppEvent, AppParser, ParseResult};
 use crate::proto::{ParserInit, ProtoDef, ProtoParser};
 use crate::tls::{TlsParser, TlsTx};
@@ -235,6 +236,8 @@ pub struct AppFlow {
     /// Stream bytes of each direction that reached the parser stage (offered or lost).
     parsed: PerDir<u64>,
     counters: AppCounters,
+    /// Detection of the direction that did not decide the protocol.
+    other: OtherSide,
 }
 
 impl fmt::Debug for AppFlow {
@@ -266,6 +269,21 @@ impl AppFlow {
             sides: PerDir::default(),
             parsed: PerDir::default(),
             counters: AppCounters::default(),
+            other: OtherSide::default(),
+        }
+    }
+
+    /// What `dir` was found to speak, when detection of that direction did
+    /// not agree with the flow's protocol (Suricata's `app_proto_ts` and
+    /// `app_proto_tc`): `Failed` when it matched nothing.
+    pub fn side_proto(&self, dir: Direction) -> Option<AppProto> {
+        // Judged against what was first detected, before any tunnel.
+        self.other.differs(dir, self.orig.unwrap_or(self.proto))
+    }
+
+    fn raise(&mut self, raised: Option<&'static str>) {
+        if let Some(name) = raised {
+            self.events.push(AppEvent { name, tx_id: None });
         }
     }
 
@@ -293,6 +311,10 @@ impl AppFlow {
     pub fn feed(&mut self, dir: Direction, data: &[u8]) {
         if data.is_empty() {
             return;
+        }
+        if matches!(self.other, OtherSide::Waiting { .. }) {
+            let raised = self.other.feed(dir, data, self.proto, self.probes, self.cfg.detect_limit);
+            self.raise(raised);
         }
         let verdict = match &mut self.stage {
             Stage::Idle => return,
@@ -452,10 +474,24 @@ impl AppFlow {
             Verdict::Failed => self.give_up(),
             Verdict::Found(proto) => {
                 let Stage::Detect(det) = mem::replace(&mut self.stage, Stage::Idle) else { return };
+                // The other direction is judged on its own, on the flow's
+                // first detection (not again inside a tunnel).
+                let other = match then {
+                    Some((dir, _)) if self.transport == Transport::Tcp && self.tunnels == 0 => {
+                        let (failed, kept) = det.side(dir.flip());
+                        Some(OtherSide::start(dir, proto, failed, kept, self.probes, self.cfg.detect_limit))
+                    }
+                    _ => None,
+                };
                 self.start(proto);
                 self.replay(det.into_replay());
                 if let Some((dir, data)) = then {
                     self.feed(dir, data);
+                }
+                // Set after the replay, which feeds the bytes already judged.
+                if let Some((side, raised)) = other {
+                    self.other = side;
+                    self.raise(raised);
                 }
             }
         }
@@ -647,6 +683,8 @@ impl AppFlow {
         if self.transport == Transport::Udp {
             return;
         }
+        let raised = self.other.close(dir);
+        self.raise(raised);
         let verdict = match &mut self.stage {
             Stage::Idle | Stage::Frame(_) => return,
             Stage::Detect(det) => det.close(dir),

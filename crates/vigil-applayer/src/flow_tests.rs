@@ -530,3 +530,48 @@ fn detected_but_unparsed_protocols_want_data_only_while_framed() {
     // HTTP is parsed: it wants the rest.
     assert!(check(&AppConfig::default(), (40000, 80), &http_exchange()).wants_data());
 }
+
+/// As [`check`], comparing outcomes only: a parser's error on bytes of
+/// another protocol counts the bytes it drops by the cut.
+fn check_outcome(ports: (u16, u16), segs: &[Seg]) -> AppFlow {
+    let (flow, whole) = run_flow(&AppConfig::default(), ports, segs, Cut::Whole);
+    for cut in CUTS {
+        assert_eq!(run_flow(&AppConfig::default(), ports, segs, cut).1, whole, "{cut:?}");
+    }
+    flow
+}
+
+fn detect_events(segs: &[Seg]) -> Vec<&'static str> {
+    let (_, out) = run_flow(&AppConfig::default(), (40000, 8080), segs, Cut::Whole);
+    out.events.iter().map(|(n, _)| *n).filter(|n| n.starts_with("applayer_")).collect()
+}
+
+#[test]
+fn each_direction_is_detected_on_its_own() {
+    // Both sides speak HTTP: nothing to say.
+    let flow = check(&AppConfig::default(), (40000, 8080), &http_exchange());
+    assert!(detect_events(&http_exchange()).is_empty());
+    assert_eq!((flow.side_proto(ToServer), flow.side_proto(ToClient)), (None, None));
+
+    // An HTTP request answered by an SSH banner: the flow stays HTTP, its
+    // answering side is recorded as SSH, and the mismatch is raised once.
+    let segs = [c2s("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), s2c("SSH-2.0-OpenSSH_8.0\r\n"), Seg::Close(ToClient)];
+    let flow = check_outcome((40000, 8080), &segs);
+    assert_eq!(flow.proto(), AppProto::Http);
+    assert_eq!(flow.side_proto(ToClient).map(AppProto::name), Some("ssh"));
+    assert_eq!(detect_events(&segs), ["applayer_mismatch_protocol_both_directions"]);
+
+    // A TLS hello answered by bytes no protocol has: only one direction.
+    let hello = tls12_flights()[0].1.clone();
+    let segs = [c2s(&hello), s2c(b"\x00\x07not a protocol at all\r\n"), Seg::Close(ToClient)];
+    let flow = check_outcome((40000, 8443), &segs);
+    assert_eq!(flow.proto(), AppProto::Tls);
+    assert_eq!(flow.side_proto(ToClient), Some(AppProto::Failed));
+    assert_eq!(detect_events(&segs), ["applayer_detect_protocol_only_one_direction"]);
+
+    // A side that never speaks is not judged.
+    let segs = [c2s("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), Seg::Close(ToClient), Seg::Close(ToServer)];
+    let flow = check(&AppConfig::default(), (40000, 8080), &segs);
+    assert!(detect_events(&segs).is_empty());
+    assert_eq!(flow.side_proto(ToClient), None);
+}

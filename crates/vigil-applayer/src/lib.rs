@@ -43,6 +43,7 @@ mod flow;
 mod flow_tests;
 mod frames;
 pub mod http;
+mod other_side;
 mod parser;
 mod progress;
 pub mod proto;

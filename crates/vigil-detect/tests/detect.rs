@@ -399,6 +399,7 @@ alert tcp any any -> any any (msg:"dsize"; dsize:>2; content:"GET"; sid:3;)
         stream_events: Default::default(),
         stream_size: Default::default(),
         age_secs: 0,
+        detect_events: 0,
     };
     let stream = vigil_detect::StreamInput { chunk: None, payload_in_stream: true, pseudo: false, fresh_from: 0 };
     let mut out = Vec::new();
@@ -443,6 +444,29 @@ alert tcp any any -> any any (msg:"depth"; stream-event:reassembly_depth_reached
         .unwrap();
     let unsupported = compile(&set.rules[0], &Classifications::default()).expect_err("unsupported");
     assert!(format!("{unsupported:?}").contains("stream-event:rst_invalid_ack"), "{unsupported:?}");
+}
+
+#[test]
+fn protocol_detection_events_match_the_packet_that_raised_them() {
+    let rules = r#"
+alert ip any any -> any any (msg:"mismatch"; flow:established; app-layer-event:applayer_mismatch_protocol_both_directions; sid:90;)
+alert ip any any -> any any (msg:"one way"; app-layer-event:APPLAYER_DETECT_PROTOCOL_ONLY_ONE_DIRECTION; sid:91;)
+"#;
+    let e = engine(rules, Algo::best());
+    let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).tcp_flags(ACK).build_ethernet();
+    let bit = |name| vigil_detect::compile::detect_event_bit(name).unwrap();
+    let fi = |detect_events| Some(FlowInfo { established: true, detect_events, ..FlowInfo::default() });
+    assert_eq!(sids_with_flow(&e, &f, fi(bit("applayer_mismatch_protocol_both_directions"))), vec![90]);
+    assert_eq!(sids_with_flow(&e, &f, fi(bit("applayer_detect_protocol_only_one_direction"))), vec![91]);
+    assert!(sids_with_flow(&e, &f, fi(0)).is_empty(), "on the packet that raised it only");
+    // The detection events vigil does not raise stay unsupported.
+    let set = Loader::new()
+        .load_str(
+            "alert ip any any -> any any (app-layer-event:applayer_proto_detection_skipped; sid:82;)\n",
+            "t.rules",
+        )
+        .unwrap();
+    assert!(compile(&set.rules[0], &Classifications::default()).is_err());
 }
 
 #[test]

@@ -22,8 +22,8 @@ use vigil_output::{
     FlushPolicy, PcapLog, PcapLogOptions, StatsLog, StatsLogOptions,
 };
 use vigil_stream::{SessionSummary, StreamEventSet};
-use vigil_types::Direction;
 use vigil_types::{AppProto, Timestamp};
+use vigil_types::{Direction, PerDir};
 use vigil_wire::ip_proto;
 
 /// One enabled `eve-log` output.
@@ -776,6 +776,7 @@ impl Outputs {
         now: Timestamp,
         app: AppProto,
         orig: Option<AppProto>,
+        sides: PerDir<Option<AppProto>>,
         tcp: Option<&SessionSummary>,
         fate: FlowFate<'_>,
     ) -> Result<(), EngineError> {
@@ -790,6 +791,8 @@ impl Outputs {
         }
         fields.app_proto = (app != AppProto::Unknown).then_some(app.name());
         fields.app_proto_orig = orig.filter(|&o| o != app && o != AppProto::Unknown).map(AppProto::name);
+        fields.app_proto_ts = sides.to_server.map(AppProto::name);
+        fields.app_proto_tc = sides.to_client.map(AppProto::name);
         fields.tcp_session = tcp.map(|t| FlowTcpSession {
             state: t.state.name(),
             gap: (t.gap.to_server, t.gap.to_client),
@@ -941,6 +944,8 @@ fn flow_fields<E>(f: &Flow<E>) -> FlowRecord<'_> {
         icmp_response: if is_icmp && f.pkts.to_client > 0 { f.icmp.to_client } else { None },
         spi: f.spi,
         app_proto: None,
+        app_proto_ts: None,
+        app_proto_tc: None,
         app_proto_orig: None,
         pkts_toserver: f.pkts.to_server,
         pkts_toclient: f.pkts.to_client,

@@ -142,6 +142,7 @@ fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> Fl
         stream_events: StreamEventSet::default(),
         stream_size: f.ext.tcp.as_deref().map(stream_sizes).unwrap_or_default(),
         age_secs: f.last.secs().saturating_sub(f.start.secs()).max(0) as u64,
+        detect_events: 0,
     }
 }
 
@@ -484,15 +485,21 @@ impl Worker {
             let name = self.flows.get(h).map(data_flow_name).unwrap_or_default();
             outputs.tcp_data(&name, tap.drain(..))?;
         }
+        let mut detect_events = 0u8;
         if let Some(h) = flow {
             self.feed_udp(p, h);
             if let Some(a) = self.flows.get_mut(h).and_then(|f| f.ext.app.as_deref_mut()) {
                 self.app_stats.flow(a);
                 // Drained every packet, logged or not, so a long hostile flow
                 // cannot pile them up (`app-layer-event` rules read the
-                // transactions' own event bits, not this queue).
+                // transactions' own event bits, not this queue; protocol
+                // detection's events are the packet's, kept for its rules).
                 let events = a.layer.take_events();
                 if !events.is_empty() {
+                    detect_events = events
+                        .iter()
+                        .filter_map(|e| vigil_detect::compile::detect_event_bit(e.name))
+                        .fold(0, |all, bit| all | bit);
                     outputs.app_anomalies(p, h.id, a.layer.proto(), &events)?;
                 }
             }
@@ -509,7 +516,7 @@ impl Worker {
         let mut alerted_now = false;
         let result = match f {
             Some((h, f)) => {
-                let info = FlowInfo { stream_events: events, ..flow_info(f, h.dir, established) };
+                let info = FlowInfo { stream_events: events, detect_events, ..flow_info(f, h.dir, established) };
                 let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
                 let app = (!txs.is_empty()).then(|| app_input(f, &txs, p.ts));
                 let seen: Vec<(u64, PerDir<Progress>)> = txs.iter().map(|t| (t.tx.id(), t.to)).collect();
@@ -756,7 +763,9 @@ impl Worker {
                     tx_cnt,
                     traffic: &traffic,
                 };
-                result = outputs.flow(&f, now, app, orig, f.ext.tcp_end.as_ref(), fate);
+                let side = |d| f.ext.app.as_deref().and_then(|a| a.layer.side_proto(d));
+                let sides = PerDir { to_server: side(Direction::ToServer), to_client: side(Direction::ToClient) };
+                result = outputs.flow(&f, now, app, orig, sides, f.ext.tcp_end.as_ref(), fate);
             }
         }
         self.flows.give_back_ended(ended);

@@ -40,13 +40,14 @@ pub fn applayer_anomaly_record(
         m.insert("tx_id".into(), json!(id));
     }
     let bare = name.split_once('.').map_or(name, |(_, rest)| rest);
-    // Suricata's parsers written in C (libhtp's HTTP, TLS) name their events
-    // in capitals in EVE; its Rust ones in lower case, as rules spell them all.
-    let event = if matches!(app_proto, "http" | "tls") { bare.to_ascii_uppercase() } else { bare.to_string() };
-    m.insert(
-        "anomaly".into(),
-        json!({ "app_proto": app_proto, "type": "applayer", "event": event, "layer": "proto_parser" }),
-    );
+    // Protocol detection's own events (`applayer_*`), and those of Suricata's
+    // parsers written in C (libhtp's HTTP, TLS), are in capitals in EVE; its
+    // Rust parsers' in lower case, as rules spell them all.
+    let detect = bare.starts_with("applayer_");
+    let event =
+        if detect || matches!(app_proto, "http" | "tls") { bare.to_ascii_uppercase() } else { bare.to_string() };
+    let layer = if detect { "proto_detect" } else { "proto_parser" };
+    m.insert("anomaly".into(), json!({ "app_proto": app_proto, "type": "applayer", "event": event, "layer": layer }));
     let mut rec = Value::Object(m);
     crate::insert_flow_id(&mut rec, flow_id);
     rec
@@ -87,6 +88,11 @@ mod tests {
         assert!(dns.get("tx_id").is_none());
         let tls = applayer_anomaly_record(&p, 5, "tls", "tls.invalid_record_type", None, opts);
         assert_eq!(tls["anomaly"]["event"], "INVALID_RECORD_TYPE");
+        let detect = applayer_anomaly_record(&p, 5, "smb", "applayer_detect_protocol_only_one_direction", None, opts);
+        assert_eq!(
+            detect["anomaly"],
+            json!({ "app_proto": "smb", "type": "applayer", "event": "APPLAYER_DETECT_PROTOCOL_ONLY_ONE_DIRECTION", "layer": "proto_detect" })
+        );
     }
 
     #[test]

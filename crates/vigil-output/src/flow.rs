@@ -23,6 +23,10 @@ pub struct FlowRecord<'a> {
     pub icmp_response: Option<(u8, u8)>,
     pub spi: Option<u32>,
     pub app_proto: Option<&'a str>,
+    /// What each direction was found to speak, when it differs from `app_proto`
+    /// (`failed`: nothing).
+    pub app_proto_ts: Option<&'a str>,
+    pub app_proto_tc: Option<&'a str>,
     /// The protocol before the flow changed protocol (HTTP before a CONNECT tunnel), when it
     /// differs from `app_proto`.
     pub app_proto_orig: Option<&'a str>,
@@ -103,6 +107,12 @@ pub fn flow_record(r: &FlowRecord<'_>, now: Timestamp) -> Value {
     }
     if let Some(a) = r.app_proto {
         m.insert("app_proto".into(), Value::String(a.into()));
+    }
+    if let Some(a) = r.app_proto_ts {
+        m.insert("app_proto_ts".into(), Value::String(a.into()));
+    }
+    if let Some(a) = r.app_proto_tc {
+        m.insert("app_proto_tc".into(), Value::String(a.into()));
     }
     if let Some(a) = r.app_proto_orig {
         m.insert("app_proto_orig".into(), Value::String(a.into()));
@@ -203,6 +213,8 @@ mod tests {
             icmp_response: None,
             spi: None,
             app_proto: None,
+            app_proto_ts: None,
+            app_proto_tc: None,
             app_proto_orig: None,
             pkts_toserver: 3,
             pkts_toclient: 2,

@@ -101,6 +101,13 @@ pub fn probe(data: &[u8]) -> TlsProbe {
             [3, 0..=4, _, _, 1 | 2, ..] => TlsProbe::Tls,
             _ => TlsProbe::NotTls,
         },
+        // An alert record, what a server refusing the hello answers: two
+        // bytes, a level (warning or fatal) and a description.
+        [0x15, rest @ ..] => match rest {
+            [] | [3] | [3, 0..=4] | [3, 0..=4, 0] | [3, 0..=4, 0, 2] => TlsProbe::NeedMore,
+            [3, 0..=4, 0, 2, 1 | 2, ..] => TlsProbe::Tls,
+            _ => TlsProbe::NotTls,
+        },
         [b0, rest @ ..] if b0 & 0x80 != 0 => match rest {
             [] | [_] | [_, _] | [_, _, _] => TlsProbe::NeedMore,
             // Length, CLIENT-HELLO with version 0.2 or 3.x.

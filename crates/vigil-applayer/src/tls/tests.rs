@@ -593,6 +593,10 @@ fn probes() {
     assert_eq!(probe(&hello[..3]), TlsProbe::NeedMore);
     assert_eq!(probe(&[]), TlsProbe::NeedMore);
     assert_eq!(probe(b"\x16\x03\x01\x00\x10\x0b"), TlsProbe::NotTls);
+    // A server's alert refusing the hello.
+    assert_eq!(probe(b"\x15\x03\x01\x00\x02\x02\x46"), TlsProbe::Tls);
+    assert_eq!(probe(b"\x15\x03\x01\x00"), TlsProbe::NeedMore);
+    assert_eq!(probe(b"\x15\x03\x01\x00\x05\x02"), TlsProbe::NotTls);
     assert_eq!(probe(b"\x16\x02\x01"), TlsProbe::NotTls);
     assert_eq!(probe(b"GET / HTTP/1.1\r\n"), TlsProbe::NotTls);
     assert_eq!(probe(b"\x80\x2e\x01\x00\x02"), TlsProbe::Tls);

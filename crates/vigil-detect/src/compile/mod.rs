@@ -17,7 +17,7 @@ pub use app::{AppCheck, HttpEvent};
 pub use file::{FileHash, FileSize, FileStoreSpec, HashKind};
 pub use hdr::HeaderMatch;
 pub use header::{ActionOrder, Proto, RejectTo, RuleAction};
-pub use packet::{Csum, FlowInfo, PacketCheck, SizeSide, VlanLayer};
+pub use packet::{detect_event_bit, Csum, FlowInfo, PacketCheck, SizeSide, VlanLayer, DETECT_EVENTS};
 pub use tx::{BufferMatch, TxSig};
 
 use crate::inspect::Step;
@@ -290,6 +290,8 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
             ("app-layer-event", Value::Text(t)) => match app::HttpEvent::compile(t) {
                 Some(e) => app_checks.push(AppCheck::HttpEvent(e)),
                 None if app::table_event(t).is_some() => app_checks.extend(app::table_event(t)),
+                // Protocol detection's events are the packet's (see `packet`).
+                None if packet::detect_event_bit(t).is_some() => {}
                 None => missing.push(format!("app-layer-event:{}", t.trim())),
             },
             ("app-layer-protocol", Value::Text(t)) => match tx::layer_protocol(t) {

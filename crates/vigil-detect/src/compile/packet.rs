@@ -39,6 +39,9 @@ pub enum PacketCheck {
     DecodeEvent(DecodeEvent),
     /// `stream-event`: the stream engine raised this event on the packet.
     StreamEvent(StreamEvent),
+    /// `app-layer-event:applayer_*`: protocol detection raised this event
+    /// (its bit in [`FlowInfo::detect_events`]) on the packet.
+    DetectEvent(u8),
     /// `stream_size`: bytes a side of the TCP session sent, by sequence numbers.
     StreamSize {
         side: SizeSide,
@@ -113,6 +116,18 @@ pub struct FlowInfo {
     pub stream_size: PerDir<u32>,
     /// Whole seconds between the flow's first packet and this one.
     pub age_secs: u64,
+    /// What protocol detection raised on this packet, by [`DETECT_EVENTS`] bit.
+    pub detect_events: u8,
+}
+
+/// Protocol detection's events a rule can wait for, by bit.
+pub const DETECT_EVENTS: [&str; 2] =
+    ["applayer_mismatch_protocol_both_directions", "applayer_detect_protocol_only_one_direction"];
+
+/// The bit of a protocol detection event (`app-layer-event` value).
+pub fn detect_event_bit(name: &str) -> Option<u8> {
+    let name = name.trim();
+    DETECT_EVENTS.iter().position(|e| e.eq_ignore_ascii_case(name)).map(|i| 1 << i)
 }
 
 pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck> {
@@ -126,6 +141,10 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
                     Some(e) => checks.push(PacketCheck::DecodeEvent(*e)),
                     None => missing.push(format!("decode-event:{wanted}")),
                 }
+                continue;
+            }
+            ("app-layer-event", Value::Text(t)) if detect_event_bit(t).is_some() => {
+                checks.extend(detect_event_bit(t).map(PacketCheck::DetectEvent));
                 continue;
             }
             ("stream-event", Value::Text(t)) => {
@@ -313,6 +332,7 @@ impl PacketCheck {
             PacketCheck::Checksum { which, valid } => checksum_ok(p, *which) == Some(*valid),
             PacketCheck::DecodeEvent(e) => p.events.contains(*e),
             PacketCheck::StreamEvent(e) => flow.is_some_and(|f| f.stream_events.contains(*e)),
+            PacketCheck::DetectEvent(bit) => flow.is_some_and(|f| f.detect_events & bit != 0),
             PacketCheck::StreamSize { side, cmp } => {
                 // Suricata needs a TCP packet of a session it tracks.
                 let Some(f) = flow.filter(|f| f.tracked && tcp.is_some()) else { return false };
