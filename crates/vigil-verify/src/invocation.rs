@@ -57,6 +57,13 @@ pub const HONOURED: &[Honoured] = &[
     Honoured { flag: "--dump-config", takes: Takes::Nothing },
     Honoured { flag: "--build-info", takes: Takes::Nothing },
     Honoured { flag: "-V", takes: Takes::Nothing },
+    Honoured { flag: "--data-dir", takes: Takes::Value },
+    Honoured { flag: "--list-runmodes", takes: Takes::Nothing },
+    Honoured { flag: "--list-app-layer-protos", takes: Takes::Nothing },
+    Honoured { flag: "--list-keywords", takes: Takes::Attached },
+    Honoured { flag: "--pcap-file-continuous", takes: Takes::Nothing },
+    Honoured { flag: "--pcap-file-delete", takes: Takes::Nothing },
+    Honoured { flag: "--pcap-file-recursive", takes: Takes::Nothing },
 ];
 
 fn lookup(flag: &str) -> Option<&'static Honoured> {
@@ -382,7 +389,7 @@ mod tests {
     #[test]
     fn everything_else_is_unsupported() {
         let err = |v: &[&str]| translate_args(&strs(v)).unwrap_err();
-        assert_eq!(err(&["--data-dir=/x"]), "unsupported argument: --data-dir");
+        assert_eq!(err(&["--unix-socket"]), "unsupported argument: --unix-socket");
         assert_eq!(err(&["port", "22"]), "unsupported argument: port");
         assert_eq!(err(&["-k", "bogus"]), "unsupported argument: -k bogus");
         assert_eq!(err(&["--runmode"]), "unsupported argument: --runmode (missing value)");
@@ -488,7 +495,7 @@ mod tests {
         );
         let args = build(&d, "{}", Some(Path::new("/cfg.yaml"))).unwrap();
         assert!(args.windows(2).any(|w| w == ["-c", "/cfg.yaml"]), "{args:?}");
-        assert_eq!(build(&d, "args: ['--list-runmodes']", None), Err("unsupported argument: --list-runmodes".into()));
+        assert_eq!(build(&d, "args: ['--unix-socket']", None), Err("unsupported argument: --unix-socket".into()));
         assert_eq!(build(&d, "pcap: nope.pcap", None), Err("PCAP filename does not exist: nope.pcap".into()));
     }
 

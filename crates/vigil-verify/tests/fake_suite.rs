@@ -86,7 +86,7 @@ fn build_suite(tag: &str) -> Suite {
         &["input.pcap"],
     );
     suite.test("beta-skip", "requires:\n  min-version: 9\n", &["input.pcap"]);
-    suite.test("gamma-unsupported", "args:\n  - --list-runmodes\n", &["input.pcap"]);
+    suite.test("gamma-unsupported", "args:\n  - --unix-socket\n", &["input.pcap"]);
     suite.test(
         "delta-cmd",
         &format!("command: |\n  ${{SRCDIR}}/src/suricata -k none -l ${{OUTPUT_DIR}} \\\n    -r ${{TEST_DIR}}/input.pcap\n{ALERT_AND_STATS}"),
@@ -133,7 +133,7 @@ fn cli_prints_results_table_and_closing_line() {
     assert_eq!(results[3], "SKIP beta-skip: requires at least version 9");
     assert_eq!(results[4], "PASS delta-cmd");
     assert_eq!(results[5], "FAIL epsilon-slow: timeout");
-    assert_eq!(results[6], "FAIL gamma-unsupported: unsupported argument: --list-runmodes");
+    assert_eq!(results[6], "FAIL gamma-unsupported: unsupported argument: --unix-socket");
     assert_eq!(results[7], "PASS neg-only");
     assert_eq!(results[8], "PASS zeta-ips");
 
