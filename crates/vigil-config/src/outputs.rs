@@ -16,7 +16,7 @@ pub struct Outputs {
     pub eve_log: Vec<EveLog>,
     /// Every `- fast:` item, in list order.
     pub fast: Vec<FastLog>,
-    /// Every `- alert-debug:` item (the same three keys as fast's), in list order.
+    /// Every enabled `- alert-debug:` item (the same three keys as fast's), in list order.
     pub alert_debug: Vec<FastLog>,
     /// Every `- stats:` item (the `stats.log` text file), in list order.
     pub stats: Vec<StatsLog>,
@@ -166,7 +166,9 @@ impl Outputs {
             match name {
                 "eve-log" => out.eve_log.push(EveLog::read(&conf, stats_on, errs)),
                 "fast" => out.fast.push(FastLog::read(&conf, "fast.log", errs)),
-                "alert-debug" => out.alert_debug.push(FastLog::read(&conf, "alert-debug.log", errs)),
+                "alert-debug" => {
+                    out.alert_debug.extend(Some(FastLog::read(&conf, "alert-debug.log", errs)).filter(|l| l.enabled))
+                }
                 "stats" => out.stats.push(StatsLog::read(&conf, errs)),
                 "file-store" => out.file_store.extend(FileStore::read(&conf, errs)),
                 "tcp-data" => out.tcp_data.extend(DataLog::read(&conf, "tcp-data.log", errs)),

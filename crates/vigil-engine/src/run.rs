@@ -72,13 +72,16 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
             read(setup, opts, feed, Box::new(dispatch), progress)
         }),
         // Every worker reads the whole list: files that arrive later
-        // (continuous) and a full ring dropping frames (the lab's live
+        // (continuous), files deleted once read (another worker may not have
+        // read them yet) and a full ring dropping frames (the lab's live
         // policy on a file) need autofp's one reader.
-        Runmode::Workers { workers } if !opts.drop_when_full && !feed_opts.continuous => std::thread::scope(|scope| {
-            let dispatch =
-                crate::workers::Workers::start(scope, setup, &files, workers, outputs, opts.control.clone())?;
-            read(setup, opts, feed, Box::new(dispatch), progress)
-        }),
+        Runmode::Workers { workers } if !opts.drop_when_full && !feed_opts.continuous && !feed_opts.delete => {
+            std::thread::scope(|scope| {
+                let dispatch =
+                    crate::workers::Workers::start(scope, setup, &files, workers, outputs, opts.control.clone())?;
+                read(setup, opts, feed, Box::new(dispatch), progress)
+            })
+        }
         Runmode::Workers { workers } => std::thread::scope(|scope| {
             let dispatch = crate::autofp::Autofp::start(scope, setup, workers, outputs, true)?;
             read(setup, opts, feed, Box::new(dispatch), progress)
