@@ -314,52 +314,20 @@ impl Default for EveLog {
     }
 }
 
+/// EVE record types Suricata has an output module for beyond the stock
+/// list below (and `alert`, `anomaly`, `stats`, `flow`, `drop`, read
+/// apart): 8.0's others, and `ntp` and `stream` of the versions the
+/// conformance suite also covers.
+const MORE_SURICATA_EVE_TYPES: &[&str] =
+    &["arp", "pgsql", "frame", "netflow", "metadata", "dnp3", "modbus", "enip", "template", "ntp", "stream"];
+
+/// Whether Suricata has an output module for EVE type `name`.
+fn suricata_eve_type(name: &str) -> bool {
+    STOCK_OTHER_TYPES.contains(&name) || MORE_SURICATA_EVE_TYPES.contains(&name)
+}
+
 /// Enabled types of the stock file besides alert/anomaly/stats/flow
 /// (`frame`, `arp` and `pgsql` are listed there but `enabled: no`).
-/// The EVE record types Suricata has an output module for, besides
-/// `alert`, `anomaly`, `stats`, `flow` and `drop` (read apart): 8.0's, and
-/// `ntp` and `stream` of the versions the conformance suite also covers.
-const SURICATA_EVE_TYPES: &[&str] = &[
-    "http",
-    "dns",
-    "mdns",
-    "tls",
-    "files",
-    "smtp",
-    "websocket",
-    "ftp",
-    "rdp",
-    "nfs",
-    "smb",
-    "tftp",
-    "ike",
-    "dcerpc",
-    "krb5",
-    "bittorrent-dht",
-    "snmp",
-    "rfb",
-    "sip",
-    "quic",
-    "ldap",
-    "pop3",
-    "arp",
-    "dhcp",
-    "mqtt",
-    "http2",
-    "doh2",
-    "pgsql",
-    "ssh",
-    "frame",
-    "netflow",
-    "metadata",
-    "dnp3",
-    "modbus",
-    "enip",
-    "template",
-    "ntp",
-    "stream",
-];
-
 const STOCK_OTHER_TYPES: [&str; 27] = [
     "http",
     "dns",
@@ -532,7 +500,7 @@ impl EveTypes {
                     }
                 }
                 "alert" | "anomaly" | "stats" | "flow" | "drop" => {}
-                other if enabled && !SURICATA_EVE_TYPES.contains(&other) => {
+                other if enabled && !suricata_eve_type(other) => {
                     // Suricata refuses to start on an output module it does not have.
                     item.error(
                         "",

@@ -767,19 +767,17 @@ impl Outputs {
         self.sinks.iter().any(|s| s.flow)
     }
 
-    /// Writes the record of a flow that ended, at packet time `now`; `orig` is the protocol
-    /// the flow spoke before it changed (HTTP before a CONNECT tunnel); `tcp` what its
+    /// Writes the record of a flow that ended, at packet time `now`; `tcp` is what its
     /// TCP session ended with.
     pub(crate) fn flow<E>(
         &mut self,
         f: &Flow<E>,
         now: Timestamp,
-        app: AppProto,
-        orig: Option<AppProto>,
-        sides: PerDir<Option<AppProto>>,
+        protos: FlowProtos,
         tcp: Option<&SessionSummary>,
         fate: FlowFate<'_>,
     ) -> Result<(), EngineError> {
+        let FlowProtos { app, orig, sides } = protos;
         if !self.wants_flows() {
             return Ok(());
         }
@@ -911,6 +909,16 @@ pub(crate) struct AlertAt<'a> {
     pub verdict: vigil_output::Verdict,
     /// The flow's traffic tags.
     pub traffic: &'a vigil_detect::Traffic<'a>,
+}
+
+/// What a flow spoke, for its record.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FlowProtos {
+    pub app: AppProto,
+    /// What it spoke before it changed (HTTP before a CONNECT tunnel).
+    pub orig: Option<AppProto>,
+    /// What each direction was found to speak, where that differs (`app_proto_ts`/`_tc`).
+    pub sides: PerDir<Option<AppProto>>,
 }
 
 /// What the IPS and the exception policies did to a flow, for its record.

@@ -765,7 +765,8 @@ impl Worker {
                 };
                 let side = |d| f.ext.app.as_deref().and_then(|a| a.layer.side_proto(d));
                 let sides = PerDir { to_server: side(Direction::ToServer), to_client: side(Direction::ToClient) };
-                result = outputs.flow(&f, now, app, orig, sides, f.ext.tcp_end.as_ref(), fate);
+                let protos = crate::outputs::FlowProtos { app, orig, sides };
+                result = outputs.flow(&f, now, protos, f.ext.tcp_end.as_ref(), fate);
             }
         }
         self.flows.give_back_ended(ended);
