@@ -40,8 +40,8 @@ mod writer;
 
 #[cfg(target_os = "linux")]
 pub use afpacket::{
-    compile_bpf, wait_any, AfPacket, AfPacketConfig, AfPacketError, AfPacketTx, BpfInsn, Fanout, FanoutKind,
-    KernelStats, LiveFrame,
+    bpf_accepts, compile_bpf, wait_any, AfPacket, AfPacketConfig, AfPacketError, AfPacketTx, BpfInsn, Fanout,
+    FanoutKind, KernelStats, LiveFrame,
 };
 pub use error::CaptureError;
 pub use file::{FileFormat, PcapFile};

@@ -29,7 +29,7 @@ pub struct PcapLog {
     pub conditional: PcapCondition,
     /// `compression: lz4`, which vigil does not write (warned, written uncompressed).
     pub lz4: bool,
-    /// `bpf-filter`, which vigil does not apply (warned).
+    /// `bpf-filter`: only the frames this tcpdump expression keeps are written.
     pub bpf_filter: Option<String>,
 }
 

@@ -37,6 +37,7 @@ mod detector;
 mod error;
 mod exception;
 mod files;
+mod frame_filter;
 mod inputs;
 mod lane;
 #[cfg(target_os = "linux")]

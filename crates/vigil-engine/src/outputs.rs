@@ -137,11 +137,13 @@ pub(crate) struct Outputs {
 }
 
 /// Which packets a `pcap-log` output writes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct PcapWhich {
     conditional: vigil_config::PcapCondition,
     use_stream_depth: bool,
     honor_pass_rules: bool,
+    /// `bpf-filter`: only the frames it keeps.
+    filter: Option<crate::frame_filter::FrameFilter>,
 }
 
 /// What a pcap-log output asks of a packet.
@@ -304,10 +306,20 @@ impl Outputs {
                 multi: log.multi,
                 usec: log.usec,
             };
+            let filter = match &log.bpf_filter {
+                Some(expr) => {
+                    // A mistake is found at start-up, not at the first frame.
+                    let mut f = crate::frame_filter::FrameFilter::new(expr);
+                    f.accepts(vigil_types::LinkType::Ethernet, &[])?;
+                    Some(f)
+                }
+                None => None,
+            };
             let which = PcapWhich {
                 conditional: log.conditional,
                 use_stream_depth: log.use_stream_depth,
                 honor_pass_rules: log.honor_pass_rules,
+                filter,
             };
             pcap_logs.push((PcapLog::new(opts), which));
         }
@@ -337,7 +349,7 @@ impl Outputs {
             stats_logs: self.stats_logs.iter().map(StatsLog::share).collect(),
             tcp_data: self.tcp_data.iter().map(DataLog::share).collect(),
             http_bodies: self.http_bodies.iter().map(DataLog::share).collect(),
-            pcap_logs: self.pcap_logs.iter().map(|(l, w)| (l.share(0), *w)).collect(),
+            pcap_logs: self.pcap_logs.iter().map(|(l, w)| (l.share(0), w.clone())).collect(),
         }
     }
 
@@ -381,7 +393,7 @@ impl Outputs {
     /// with the worker's own pcap-log files in multi mode.
     pub(crate) fn share_for(&self, index: usize) -> Outputs {
         let mut o = self.share();
-        o.pcap_logs = self.pcap_logs.iter().map(|(l, w)| (l.share(index), *w)).collect();
+        o.pcap_logs = self.pcap_logs.iter().map(|(l, w)| (l.share(index), w.clone())).collect();
         o
     }
 
@@ -400,6 +412,11 @@ impl Outputs {
             };
             if !wanted || (which.honor_pass_rules && mark.passed) || (which.use_stream_depth && mark.past_depth) {
                 continue;
+            }
+            if let Some(f) = which.filter.as_mut() {
+                if !f.accepts(p.linktype, p.data)? {
+                    continue;
+                }
             }
             log.write(p.ts, p.linktype, p.data).map_err(|error| output_error(&log.path(), error))?;
         }

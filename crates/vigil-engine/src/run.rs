@@ -73,9 +73,12 @@ pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Prog
         }),
         // Every worker reads the whole list: files that arrive later
         // (continuous), files deleted once read (another worker may not have
-        // read them yet) and a full ring dropping frames (the lab's live
-        // policy on a file) need autofp's one reader.
-        Runmode::Workers { workers } if !opts.drop_when_full && !feed_opts.continuous && !feed_opts.delete => {
+        // read them yet), a BPF filter (run once, by the reader) and a full
+        // ring dropping frames (the lab's live policy on a file) need
+        // autofp's one reader.
+        Runmode::Workers { workers }
+            if !opts.drop_when_full && !feed_opts.continuous && !feed_opts.delete && opts.bpf_filter.is_none() =>
+        {
             std::thread::scope(|scope| {
                 let dispatch =
                     crate::workers::Workers::start(scope, setup, &files, workers, outputs, opts.control.clone())?;
@@ -138,6 +141,7 @@ fn read(
     let mut result = Ok(());
     let control = &opts.control;
     let mut reload = Reload::default();
+    let mut filter = opts.bpf_filter.as_deref().map(crate::frame_filter::FrameFilter::new);
 
     'files: loop {
         // Waiting for files to arrive (continuous), requests are still answered.
@@ -185,6 +189,19 @@ fn read(
             if control.stopping() {
                 summary.interrupted = true;
                 break 'files;
+            }
+            if let Some(f) = filter.as_mut() {
+                match f.accepts(raw.linktype, raw.data) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        summary.filtered += 1;
+                        continue;
+                    }
+                    Err(e) => {
+                        result = Err(e);
+                        break 'files;
+                    }
+                }
             }
             summary.packets += 1;
             summary.bytes += raw.data.len() as u64;

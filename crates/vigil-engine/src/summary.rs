@@ -21,6 +21,8 @@ pub struct Summary {
     pub rules: Option<String>,
     /// Packets lost before inspection (never, when reading files).
     pub dropped: u64,
+    /// Frames of the files a BPF filter (`-f`) kept out.
+    pub filtered: u64,
     pub eve_records: u64,
     /// Damaged or unreadable captures: each stops its own file only.
     pub capture_errors: Vec<String>,
@@ -68,6 +70,9 @@ impl fmt::Display for Summary {
             writeln!(f, "  inspected      {}", self.packets - self.dropped)?;
         }
         writeln!(f, "  dropped        {}", self.dropped)?;
+        if self.filtered > 0 {
+            writeln!(f, "  filtered       {} (not kept by the BPF filter)", self.filtered)?;
+        }
         writeln!(f, "  decode errors  {} invalid packets, {} decode events", self.invalid, self.decode_events)?;
         writeln!(f, "  flows          {} ({} datagrams reassembled)", self.flows, self.reassembled)?;
         writeln!(f, "  alerts         {}", self.alerts)?;

@@ -19,9 +19,6 @@ pub(crate) fn warnings(config: &Config) -> Vec<String> {
                 log.filename
             ));
         }
-        if let Some(f) = &log.bpf_filter {
-            out.push(format!("outputs.pcap-log ({}): bpf-filter {f:?} is not applied: every packet the conditional chooses is written", log.filename));
-        }
     }
     if !config.stats.enabled {
         for log in config.outputs.stats.iter().filter(|s| s.enabled) {

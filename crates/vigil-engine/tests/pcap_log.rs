@@ -103,3 +103,16 @@ fn multi_mode_writes_a_file_per_worker() {
     assert_eq!(all, want, "every packet once, in its worker's file");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_bpf_filter_keeps_only_its_frames() {
+    if vigil_capture::compile_bpf("udp", 1).is_err() {
+        eprintln!("skipped: libpcap cannot be loaded to compile filters");
+        return;
+    }
+    let (dir, frames) = run("bpf", "      bpf-filter: udp\n", "", "single");
+    let files = logged(&dir, "log.pcap");
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].1, vec![frames[5].clone()], "only the datagram");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -16,10 +16,12 @@
 //! ```
 
 mod bpf;
+mod bpf_vm;
 mod ring;
 mod sys;
 
 pub use bpf::{compile_bpf, BpfInsn};
+pub use bpf_vm::bpf_accepts;
 
 use crate::RawPacket;
 use ring::Ring;
