@@ -38,6 +38,7 @@
 //! assert_eq!(config.outputs.eve_log[0].filename, "alerts.json");
 //! ```
 
+mod app_layer;
 mod checksum;
 mod decoder;
 mod defrag;
@@ -65,6 +66,7 @@ mod typos;
 pub mod value;
 mod vars;
 
+pub use app_layer::{AppLayer, AppProtoConf, ProtoSwitch};
 pub use checksum::{Checksum, ChecksumMode, ChecksumOverride};
 pub use decoder::{Decoder, TunnelDecoder};
 pub use defrag::{Cidr, Defrag, HostOsPolicy, OsPolicy};
@@ -181,6 +183,8 @@ pub struct Config {
     pub logging: Logging,
     /// `heartbeat`: the output flush interval.
     pub heartbeat: Heartbeat,
+    /// `app-layer`: protocol switches and the settings vigil reads.
+    pub app_layer: AppLayer,
     /// Sections accepted as they are until they get typed.
     pub raw: RawSections,
 }
@@ -226,6 +230,7 @@ impl Default for Config {
             detect: Detect::default(),
             logging: Logging::default(),
             heartbeat: Heartbeat::default(),
+            app_layer: AppLayer::default(),
             raw: RawSections::default(),
         }
     }
@@ -261,6 +266,7 @@ impl Config {
             detect: Detect::read(&root, &mut errs),
             logging: Logging::read(&root.child("logging"), &mut errs),
             heartbeat: Heartbeat::read(&root.child("heartbeat"), &mut errs),
+            app_layer: AppLayer::read(&root.child("app-layer"), &mut errs),
             stats,
             raw: RawSections {
                 stream: raw("stream"),

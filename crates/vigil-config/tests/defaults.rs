@@ -5,9 +5,11 @@ use vigil_config::{Config, ConfigTree, RawSections, DEFAULT_YAML};
 
 const STOCK: &str = "/work/shared/reference/suricata-8.0/suricata.yaml";
 
-/// The typed parts only: raw sections are passthrough subtrees.
+/// The typed parts only: raw sections are passthrough subtrees, and the
+/// `app-layer` protocol list is every protocol the file names (checked apart).
 fn typed(mut c: Config) -> Config {
     c.raw = RawSections::default();
+    c.app_layer = Default::default();
     c
 }
 
@@ -28,6 +30,9 @@ fn stock_yields_default() {
         assert!(sec.is_some(), "{name}");
     }
     assert_eq!(raw.stream.as_ref().unwrap().get("reassembly.depth").unwrap().value(), Some("1 MiB"));
+    let a = &config.app_layer;
+    assert!(["http", "tls", "dns", "ssh", "smb", "dcerpc"].iter().all(|p| a.enabled(p)));
+    assert_eq!((a.http_request_body_limit, a.http_response_body_limit), (Some(100 << 10), Some(100 << 10)));
     assert_eq!(typed(config), Config::default());
 }
 

@@ -116,7 +116,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     let ips = opts.simulate_ips || is_inline(&config, &opts.live);
     let stream = stream_config(&config, ips);
     let rules = crate::rules::load(opts, &config, vars, mpm_algo(&config, &mut warnings))?;
-    let mut app = app_config(config.raw.app_layer.as_ref(), &mut warnings)
+    let mut app = app_config(&config.app_layer, &mut warnings)
         .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a });
     let files = crate::files::file_config(&config, &rules, &mut warnings)?;
     if let Some(a) = app.as_mut() {
@@ -284,30 +284,22 @@ fn stream_config(config: &Config, ips: bool) -> vigil_stream::StreamConfig {
 /// `app-layer.protocols`: which parsers run (`enabled: yes|no|detection-only`;
 /// DNS as `tcp`/`udp` sub-keys) and the HTTP body limits of
 /// `libhtp.default-config`.
-fn app_config(sec: Option<&vigil_config::ConfigNode>, warnings: &mut Vec<String>) -> Option<vigil_applayer::AppConfig> {
+fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<vigil_applayer::AppConfig> {
     let mut cfg = vigil_applayer::AppConfig::default();
-    let Some(protocols) = sec.and_then(|s| s.get("protocols")) else { return Some(cfg) };
-    let enabled = |path: &str| {
-        protocols
-            .get(path)
-            .and_then(|n| n.value())
-            .is_none_or(|v| v == "detection-only" || vigil_config::value::parse_bool(v) != Some(false))
-    };
-    cfg.http_enabled = enabled("http.enabled");
-    cfg.tls_enabled = enabled("tls.enabled");
-    cfg.dns_enabled = enabled("dns.tcp.enabled") || enabled("dns.udp.enabled");
-    cfg.dcerpc_enabled = enabled("dcerpc.enabled");
-    cfg.smb_enabled = enabled("smb.enabled");
+    cfg.http_enabled = a.enabled("http");
+    cfg.tls_enabled = a.enabled("tls");
+    cfg.dns_enabled = a.enabled_on("dns", true) || a.enabled_on("dns", false);
+    cfg.dcerpc_enabled = a.enabled("dcerpc");
+    cfg.smb_enabled = a.enabled("smb");
     for def in vigil_applayer::protocols::ALL {
-        cfg.set_enabled(def.name, enabled(&format!("{}.enabled", def.name)));
+        cfg.set_enabled(def.name, a.enabled(def.name));
     }
     let mut encryption = |name: &str| {
-        let key = format!("{name}.encryption-handling");
-        let v = protocols.get(&key).and_then(|n| n.value())?;
+        let v = a.protocol(name)?.encryption_handling.as_deref()?;
         let e = vigil_applayer::Encryption::parse(v);
         if e.is_none() {
             warnings.push(format!(
-                "app-layer.protocols.{key}: unknown value '{v}' (expected track-only, bypass or full); using track-only"
+                "app-layer.protocols.{name}.encryption-handling: unknown value '{v}' (expected track-only, bypass or full); using track-only"
             ));
         }
         e
@@ -315,18 +307,15 @@ fn app_config(sec: Option<&vigil_config::ConfigNode>, warnings: &mut Vec<String>
     cfg.tls_encryption = encryption("tls").unwrap_or_default();
     cfg.table_encryption =
         vigil_applayer::protocols::ALL.iter().map(|d| encryption(d.name).unwrap_or_default()).collect();
-    for (key, slot) in [
-        ("request-body-limit", &mut cfg.http.request_body_limit),
-        ("response-body-limit", &mut cfg.http.response_body_limit),
+    for (limit, slot) in [
+        (a.http_request_body_limit, &mut cfg.http.request_body_limit),
+        (a.http_response_body_limit, &mut cfg.http.response_body_limit),
     ] {
-        let Some(v) = protocols.get(&format!("http.libhtp.default-config.{key}")).and_then(|n| n.value()) else {
-            continue;
-        };
-        match vigil_config::value::parse_size(v) {
+        match limit {
             // 0 means no limit in Suricata; vigil keeps a bound.
-            Ok(0) => *slot = 16 << 20,
-            Ok(n) => *slot = n.min(16 << 20) as usize,
-            Err(e) => warnings.push(format!("app-layer.protocols.http.libhtp.default-config.{key}: {e}")),
+            Some(0) => *slot = 16 << 20,
+            Some(n) => *slot = n.min(16 << 20) as usize,
+            None => {}
         }
     }
     cfg.any_enabled().then_some(cfg)

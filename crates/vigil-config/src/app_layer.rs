@@ -1,0 +1,146 @@
+//! `app-layer`: which protocols are detected and parsed, and the settings
+//! vigil reads of them. A value Suricata refuses to start on (an
+//! `enabled` that is neither a boolean nor `detection-only`, a body limit
+//! that is not a size) is a fatal error here too.
+
+use crate::read::{Errors, Section};
+
+/// `app-layer.protocols.<name>.enabled`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ProtoSwitch {
+    /// Absent, or `yes`.
+    #[default]
+    On,
+    Off,
+    /// `detection-only`: detected, not parsed (vigil parses it anyway).
+    DetectionOnly,
+}
+
+impl ProtoSwitch {
+    fn parse(s: &str) -> Result<ProtoSwitch, String> {
+        if s == "detection-only" {
+            return Ok(ProtoSwitch::DetectionOnly);
+        }
+        match crate::value::parse_bool(s) {
+            Some(true) => Ok(ProtoSwitch::On),
+            Some(false) => Ok(ProtoSwitch::Off),
+            None => Err(format!("invalid value {s:?} (expected yes, no or detection-only)")),
+        }
+    }
+
+    pub fn enabled(self) -> bool {
+        self != ProtoSwitch::Off
+    }
+}
+
+/// One protocol's settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppProtoConf {
+    pub name: String,
+    pub enabled: ProtoSwitch,
+    /// The per-transport switches (`dns.tcp.enabled`, `dns.udp.enabled`),
+    /// when written: they win over `enabled` for their transport.
+    pub tcp_enabled: Option<ProtoSwitch>,
+    pub udp_enabled: Option<ProtoSwitch>,
+    /// `encryption-handling`, as written (checked by the engine, which knows the values).
+    pub encryption_handling: Option<String>,
+}
+
+/// `app-layer`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct AppLayer {
+    /// Every protocol the section names, in file order.
+    pub protocols: Vec<AppProtoConf>,
+    /// `protocols.http.libhtp.default-config.request-body-limit` and
+    /// `response-body-limit`, in bytes.
+    pub http_request_body_limit: Option<u64>,
+    pub http_response_body_limit: Option<u64>,
+}
+
+impl AppLayer {
+    pub(crate) fn read(sec: &Section<'_>, errs: &mut Errors) -> AppLayer {
+        let mut out = AppLayer::default();
+        let protocols = sec.child("protocols");
+        let switch = |s: &Section<'_>, key: &str, errs: &mut Errors| {
+            let before = errs.len();
+            let v = s.convert(key, errs, ProtoSwitch::parse).unwrap_or_default();
+            // Suricata refuses to start on it.
+            if errs.len() > before {
+                if let Some(e) = errs.pop() {
+                    errs.push(e.fatal());
+                }
+            }
+            v
+        };
+        for p in protocols.children() {
+            let Some(node) = p.node else { continue };
+            let transport = |t: &str, errs: &mut Errors| {
+                let s = p.child(t);
+                s.child("enabled").node.is_some().then(|| switch(&s, "enabled", errs))
+            };
+            out.protocols.push(AppProtoConf {
+                name: node.name().to_string(),
+                enabled: switch(&p, "enabled", errs),
+                tcp_enabled: transport("tcp", errs),
+                udp_enabled: transport("udp", errs),
+                encryption_handling: p.string("encryption-handling", errs),
+            });
+        }
+        let http = protocols.child("http").child("libhtp").child("default-config");
+        out.http_request_body_limit = http.size_max("request-body-limit", u64::MAX, errs);
+        out.http_response_body_limit = http.size_max("response-body-limit", u64::MAX, errs);
+        out
+    }
+
+    /// The settings of protocol `name`, if the section names it.
+    pub fn protocol(&self, name: &str) -> Option<&AppProtoConf> {
+        self.protocols.iter().find(|p| p.name == name)
+    }
+
+    /// Whether protocol `name` runs (absent: yes, as in Suricata).
+    pub fn enabled(&self, name: &str) -> bool {
+        self.protocol(name).is_none_or(|p| p.enabled.enabled())
+    }
+
+    /// Whether protocol `name` runs over TCP (`tcp: true`) or UDP: its
+    /// switch for that transport when written, else its own.
+    pub fn enabled_on(&self, name: &str, tcp: bool) -> bool {
+        let Some(p) = self.protocol(name) else { return true };
+        let own = if tcp { p.tcp_enabled } else { p.udp_enabled };
+        own.unwrap_or(p.enabled).enabled()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Config, ConfigTree};
+
+    fn config(yaml: &str) -> (Config, Vec<crate::ConfigError>) {
+        let tree = ConfigTree::parse_str(yaml, "s.yaml").unwrap();
+        let (c, errs, _) = Config::from_tree(&tree);
+        (c, errs)
+    }
+
+    #[test]
+    fn switches_limits_and_what_suricata_refuses() {
+        let (c, errs) = config(
+            "app-layer:\n  protocols:\n    http:\n      enabled: detection-only\n      libhtp:\n        default-config:\n          request-body-limit: 4kb\n    tls:\n      enabled: no\n      encryption-handling: bypass\n    dns:\n      tcp:\n        enabled: no\n",
+        );
+        assert!(errs.is_empty(), "{errs:?}");
+        let a = &c.app_layer;
+        assert!(a.enabled("http") && !a.enabled("tls") && a.enabled("ssh"));
+        assert_eq!(a.protocol("tls").unwrap().encryption_handling.as_deref(), Some("bypass"));
+        assert!(!a.enabled_on("dns", true) && a.enabled_on("dns", false));
+        assert_eq!(a.http_request_body_limit, Some(4096));
+        let (_, errs) = config(
+            "app-layer:\n  protocols:\n    http:\n      enabled: maybe\n      libhtp:\n        default-config:\n          response-body-limit: lots\n",
+        );
+        let fatal: Vec<String> = errs.iter().filter(|e| e.fatal).map(ToString::to_string).collect();
+        assert_eq!(fatal.len(), 2, "{errs:?}");
+        assert!(
+            fatal[0].starts_with("s.yaml:4:16: app-layer.protocols.http.enabled: invalid value \"maybe\""),
+            "{fatal:?}"
+        );
+        assert!(fatal[1].contains("response-body-limit"), "{fatal:?}");
+    }
+}
