@@ -285,12 +285,14 @@ fn stream_config(config: &Config, ips: bool) -> vigil_stream::StreamConfig {
 /// DNS as `tcp`/`udp` sub-keys) and the HTTP body limits of
 /// `libhtp.default-config`.
 fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<vigil_applayer::AppConfig> {
-    let mut cfg = vigil_applayer::AppConfig::default();
-    cfg.http_enabled = a.enabled("http");
-    cfg.tls_enabled = a.enabled("tls");
-    cfg.dns_enabled = a.enabled_on("dns", true) || a.enabled_on("dns", false);
-    cfg.dcerpc_enabled = a.enabled("dcerpc");
-    cfg.smb_enabled = a.enabled("smb");
+    let mut cfg = vigil_applayer::AppConfig {
+        http_enabled: a.enabled("http"),
+        tls_enabled: a.enabled("tls"),
+        dns_enabled: a.enabled_on("dns", true) || a.enabled_on("dns", false),
+        dcerpc_enabled: a.enabled("dcerpc"),
+        smb_enabled: a.enabled("smb"),
+        ..vigil_applayer::AppConfig::default()
+    };
     for def in vigil_applayer::protocols::ALL {
         cfg.set_enabled(def.name, a.enabled(def.name));
     }
