@@ -177,4 +177,26 @@ mod tests {
         assert!(bpf_accepts(&[insn(0x80, 0, 0, 0), insn(0x16, 0, 0, 0)], b"xy"));
         assert!(!bpf_accepts(&[insn(0x80, 0, 0, 0), insn(0x16, 0, 0, 0)], b""));
     }
+
+    #[test]
+    fn random_programs_end_without_panicking() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let frame: Vec<u8> = (0..64).map(|_| next() as u8).collect();
+        for _ in 0..20_000 {
+            let len = (next() % 12) as usize;
+            let program: Vec<BpfInsn> = (0..len)
+                .map(|_| {
+                    let r = next();
+                    insn(r as u16, (r >> 16) as u8, (r >> 24) as u8, (r >> 32) as u32 % 80)
+                })
+                .collect();
+            let _ = bpf_accepts(&program, &frame[..(next() % 65) as usize]);
+        }
+    }
 }
