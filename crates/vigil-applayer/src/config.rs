@@ -51,6 +51,9 @@ pub struct AppConfig {
     /// The `encryption-handling` of the table's protocols that have one,
     /// by their place in it (empty: the default for all).
     pub table_encryption: Vec<Encryption>,
+    /// The table's protocols' switches that are on ([`crate::proto::ParserInit::options`]),
+    /// by their place in it (empty: none on).
+    pub table_options: Vec<u32>,
     /// Bytes of one direction kept for an unfinished unit (a header line, a record) when a
     /// parser says `Incomplete`; past it those bytes are dropped and the parser told of a gap
     /// (counted in [`AppCounters::pending_overflows`](crate::AppCounters)). The default,
@@ -81,6 +84,7 @@ impl Default for AppConfig {
             table_enabled: u64::MAX,
             tls_encryption: Encryption::TrackOnly,
             table_encryption: Vec::new(),
+            table_options: Vec::new(),
             max_pending: 256 * 1024,
             detect_limit: 4096,
             simulate_error_at: PerDir::default(),

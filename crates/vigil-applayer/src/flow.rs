@@ -537,7 +537,12 @@ impl AppFlow {
             }
             AppProto::Plugin(name) => match crate::proto::find(name) {
                 Some(def) => {
-                    Parser::Dyn(def, (def.new_parser)(&ParserInit { transport: self.transport, first_tx_id: first }))
+                    let options =
+                        crate::proto::index(name).and_then(|i| self.cfg.table_options.get(i).copied()).unwrap_or(0);
+                    Parser::Dyn(
+                        def,
+                        (def.new_parser)(&ParserInit { transport: self.transport, first_tx_id: first, options }),
+                    )
                 }
                 None => return self.give_up(),
             },

@@ -31,6 +31,9 @@ pub struct LoadedRules {
     pub disabled: usize,
     /// Each rule that failed, as written.
     pub failed_rules: Vec<crate::log::FailedRule>,
+    /// Every keyword the rules that parsed use (Suricata's names): a rule
+    /// asking for what a protocol computes only on request turns it on.
+    pub keywords: std::collections::BTreeSet<&'static str>,
     /// When these rules were read (start-up or the reload that brought them).
     pub loaded_at: std::time::SystemTime,
     /// Errors and warnings to show the user.
@@ -133,6 +136,7 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
     out.messages.extend(set.errors.iter().map(|e| e.to_string()));
     out.failed_rules = crate::log::failed_rules(&set.errors);
     out.log.extend(crate::log::rule_error_records(&set.errors, &out.failed_rules));
+    out.keywords = set.rules.iter().flat_map(|r| r.options.iter().map(|o| o.keyword.canonical)).collect();
     let mut sigs = Vec::with_capacity(set.rules.len());
     for rule in &set.rules {
         match compile_all(rule, &classes) {
@@ -188,6 +192,7 @@ impl LoadedRules {
             unsupported_keywords: BTreeMap::new(),
             disabled: 0,
             failed_rules: Vec::new(),
+            keywords: Default::default(),
             loaded_at: std::time::SystemTime::now(),
             messages: Vec::new(),
             log: Vec::new(),

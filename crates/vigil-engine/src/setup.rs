@@ -117,6 +117,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     let stream = stream_config(&config, ips);
     let rules = crate::rules::load(opts, &config, vars, mpm_algo(&config, &mut warnings))?;
     let mut app = app_config(&config.app_layer, &mut warnings)
+        .map(|a| vigil_applayer::AppConfig { table_options: table_options(&config, &rules), ..a })
         .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a });
     let files = crate::files::file_config(&config, &rules, &mut warnings)?;
     if let Some(a) = app.as_mut() {
@@ -321,6 +322,30 @@ fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<
         }
     }
     cfg.any_enabled().then_some(cfg)
+}
+
+/// The switches of the table's protocols that are on: set true under
+/// `app-layer.protocols.<name>`, or asked for by a rule's keyword.
+fn table_options(config: &Config, rules: &LoadedRules) -> Vec<u32> {
+    let raw = config.raw.app_layer.as_ref();
+    vigil_applayer::protocols::ALL
+        .iter()
+        .map(|def| {
+            def.options.iter().enumerate().take(32).fold(0u32, |bits, (i, opt)| {
+                let set = raw
+                    .and_then(|a| a.get(&format!("protocols.{}.{}", def.name, opt.key)))
+                    .and_then(|n| n.value())
+                    .and_then(vigil_config::value::parse_bool)
+                    .unwrap_or(false);
+                let asked = opt.keywords.iter().any(|k| rules.keywords.contains(k));
+                if set || asked {
+                    bits | (1 << i)
+                } else {
+                    bits
+                }
+            })
+        })
+        .collect()
 }
 
 /// Whether the run's inputs make it inline: an AF_PACKET bridge or a queue.

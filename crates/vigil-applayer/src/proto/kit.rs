@@ -75,7 +75,8 @@ pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
 /// events and its EVE body; then the events raised, and the parser's end state.
 pub fn run(def: &'static ProtoDef, conv: &[(Direction, Vec<u8>)], cut: Cut) -> Value {
     let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
-    let mut p = (def.new_parser)(&ParserInit { transport, first_tx_id: 0 });
+    // Every switch on: the kit runs all of a protocol's parsing.
+    let mut p = (def.new_parser)(&ParserInit { transport, first_tx_id: 0, options: u32::MAX });
     let mut held = [Vec::new(), Vec::new()];
     let mut failed = [false, false];
     let mut rng = match cut {

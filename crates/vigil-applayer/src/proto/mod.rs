@@ -117,6 +117,18 @@ pub struct ParserInit {
     /// The id of its first transaction (ids go on growing across a
     /// tunnel's change of protocol, so they stay unique in the flow).
     pub first_tx_id: u64,
+    /// The protocol's [`ProtoDef::options`] that are on, bit `i` for the
+    /// `i`th.
+    pub options: u32,
+}
+
+/// A switch of a protocol: on when `app-layer.protocols.<name>.<key>` is
+/// true, or when a loaded rule uses one of `keywords` (a rule that asks for
+/// what the switch computes turns it on, as in Suricata).
+#[derive(Debug, Clone, Copy)]
+pub struct ProtoOption {
+    pub key: &'static str,
+    pub keywords: &'static [&'static str],
 }
 
 /// One protocol, as the rest of vigil sees it.
@@ -130,6 +142,8 @@ pub struct ProtoDef {
     pub checks: &'static [CheckDef],
     /// `app-layer-event` names (without the `<name>.` prefix).
     pub events: &'static [&'static str],
+    /// Its switches, at most 32 (see [`ParserInit::options`]).
+    pub options: &'static [ProtoOption],
     /// A short conversation of the protocol, in order (one datagram per
     /// entry over UDP): what the test kit ([`kit`]) runs every protocol
     /// through, and where fuzzing starts.

@@ -5,7 +5,10 @@
 //!
 //! One transaction per flow. Each side is `Headers` once its banner line is
 //! read (`ssh.proto`, `ssh.software`) and `Complete` once its KEXINIT is read
-//! (`ssh.hassh*`), it starts encrypting, or it closes.
+//! (`ssh.hassh*`), it starts encrypting, or it closes. HASSH is computed only
+//! with `app-layer.protocols.ssh.hassh: yes` or when a rule uses a
+//! `ssh.hassh*` keyword, as in Suricata; without it a side is `Complete`
+//! once its banner is read.
 //!
 //! ```
 //! use vigil_applayer::protocols::ssh::PROTO;
@@ -14,7 +17,7 @@
 //! use vigil_types::Direction;
 //!
 //! assert_eq!((PROTO.detection.probe)(Direction::ToServer, b"SSH-2.0-x\r\n"), Probe::Match);
-//! let mut p = (PROTO.new_parser)(&ParserInit { transport: Transport::Tcp, first_tx_id: 0 });
+//! let mut p = (PROTO.new_parser)(&ParserInit { transport: Transport::Tcp, first_tx_id: 0, options: 0 });
 //! assert_eq!(p.parse(Direction::ToServer, b"SSH-2.0-OpenSSH_9.6 Debian\r\n"), ParseResult::Done);
 //! let tx = p.tx(0).unwrap();
 //! assert_eq!(tx.buffer(Direction::ToServer, 1, 0), Some(&b"OpenSSH_9.6"[..]));
@@ -27,7 +30,7 @@ mod tests;
 mod tx;
 
 use crate::progress::Progress;
-use crate::proto::{BufferDef, Detection, ParserInit, Probe, ProtoDef, ProtoParser, Sides};
+use crate::proto::{BufferDef, Detection, ParserInit, Probe, ProtoDef, ProtoOption, ProtoParser, Sides};
 use vigil_types::Direction;
 
 pub use parser::SshParser;
@@ -85,8 +88,14 @@ fn probe(_dir: Direction, data: &[u8]) -> Probe {
     }
 }
 
+/// `hassh`: bit 0 of [`ParserInit::options`].
+pub const OPTIONS: &[ProtoOption] = &[ProtoOption {
+    key: "hassh",
+    keywords: &["ssh.hassh", "ssh.hassh.string", "ssh.hassh.server", "ssh.hassh.server.string"],
+}];
+
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
-    Box::new(SshParser::new(init.first_tx_id))
+    Box::new(SshParser::new(init.first_tx_id).with_hassh(init.options & 1 != 0))
 }
 
 pub static PROTO: ProtoDef = ProtoDef {
@@ -103,5 +112,6 @@ pub static PROTO: ProtoDef = ProtoDef {
     ],
     checks: &[],
     events: EVENTS,
+    options: OPTIONS,
     sample: sample::conversation,
 };

@@ -54,6 +54,8 @@ pub struct SshParser {
     tx: Option<SshTx>,
     next_id: u64,
     events: Vec<AppEvent>,
+    /// HASSH is computed: a side is complete at its KEXINIT, not its banner.
+    hassh: bool,
 }
 
 impl SshParser {
@@ -63,7 +65,14 @@ impl SshParser {
             tx: Some(SshTx { id: first_tx_id, ..SshTx::default() }),
             next_id: first_tx_id + 1,
             events: Vec::new(),
+            hassh: false,
         }
+    }
+
+    /// Computes HASSH (`app-layer.protocols.ssh.hassh`, or a rule that uses it).
+    pub fn with_hassh(mut self, on: bool) -> Self {
+        self.hassh = on;
+        self
     }
 
     /// Whether `dir` sends encrypted data now.
@@ -138,10 +147,13 @@ impl SshParser {
             self.event("ssh.long_banner");
         }
         let (proto, software) = (proto.to_vec(), software.to_vec());
+        let hassh = self.hassh;
         if let Some(s) = self.tx_side(dir) {
             s.banner = true;
             s.proto_version = proto;
             s.software_version = software;
+            // Without HASSH, the banner is all this side's record says.
+            s.done |= !hassh;
         }
         self.sides.get_mut(dir).state = if long { State::BannerTail } else { State::Packets };
         Ok(used)
@@ -167,7 +179,7 @@ impl SshParser {
                 }
                 Ok(data.len())
             }
-            MSG_KEXINIT if len <= MAX_KEXINIT => {
+            MSG_KEXINIT if len <= MAX_KEXINIT && self.hassh => {
                 if data.len() < total {
                     return Err(total - data.len());
                 }
@@ -186,7 +198,7 @@ impl SshParser {
                 Ok(total)
             }
             kind => {
-                if kind == MSG_KEXINIT {
+                if kind == MSG_KEXINIT && len > MAX_KEXINIT {
                     self.event("ssh.long_kex_record");
                 }
                 let n = total.min(data.len());

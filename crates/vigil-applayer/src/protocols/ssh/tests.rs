@@ -9,7 +9,7 @@ use super::sample::{client_stream, packet, server_stream};
 
 /// Feeds both streams in chunks cut by `cut`, as the flow would (keeping what the parser left).
 fn run(cut: &mut dyn FnMut(usize) -> usize) -> SshParser {
-    let mut p = SshParser::new(7);
+    let mut p = SshParser::new(7).with_hassh(true);
     for (dir, data) in [(ToServer, client_stream()), (ToClient, server_stream())] {
         let mut held: Vec<u8> = Vec::new();
         let mut at = 0;
@@ -79,7 +79,7 @@ fn eve_names_both_sides_as_suricata() {
 
 #[test]
 fn banner_progress_and_close() {
-    let mut p = SshParser::new(0);
+    let mut p = SshParser::new(0).with_hassh(true);
     assert_eq!(p.parse(ToServer, b"SSH-2.0-Go"), ParseResult::Incomplete { consumed: 0, needed: 1 });
     assert_eq!(p.tx(0).unwrap().progress(ToServer), crate::Progress::None);
     assert_eq!(p.parse(ToServer, b"SSH-2.0-Go\n"), ParseResult::Done);
@@ -97,7 +97,7 @@ fn banner_progress_and_close() {
 #[test]
 fn hostile_input_raises_events_and_stays_bounded() {
     // A client line that is not a banner; an over-long banner; a huge packet length.
-    let mut p = SshParser::new(0);
+    let mut p = SshParser::new(0).with_hassh(true);
     assert_eq!(p.parse(ToServer, b"GET / HTTP/1.0\r\n"), ParseResult::Done);
     let mut long = b"SSH-2.0-".to_vec();
     long.extend(std::iter::repeat_n(b'A', 10_000));
@@ -110,14 +110,14 @@ fn hostile_input_raises_events_and_stays_bounded() {
     let bits = |names: &[&str]| names.iter().map(|n| 1u64 << EVENTS.iter().position(|e| e == n).unwrap()).sum::<u64>();
     assert_eq!(p.tx(0).unwrap().events(), bits(&["invalid_banner", "long_banner"]));
     assert_eq!(p.tx(0).unwrap().buffer(ToClient, Buffer::Software as u8, 0).unwrap().len(), 247);
-    let mut q = SshParser::new(0);
+    let mut q = SshParser::new(0).with_hassh(true);
     let mut data = b"SSH-2.0-x\r\n".to_vec();
     data.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 4, 20]);
     assert_eq!(q.parse(ToServer, &data), ParseResult::Done);
     q.drain_events(&mut events);
     assert_eq!(events.last().unwrap().name, "ssh.invalid_record");
     // A KEXINIT that claims more lists than it holds is an event, not a panic.
-    let mut r = SshParser::new(0);
+    let mut r = SshParser::new(0).with_hassh(true);
     let mut data = b"SSH-2.0-x\r\n".to_vec();
     data.extend(packet(&[20, 1, 2, 3]));
     assert_eq!(r.parse(ToServer, &data), ParseResult::Done);
@@ -127,9 +127,9 @@ fn hostile_input_raises_events_and_stays_bounded() {
 
 #[test]
 fn gaps_before_encryption_are_errors_after_it_not() {
-    let mut p = SshParser::new(0);
+    let mut p = SshParser::new(0).with_hassh(true);
     assert!(!p.on_gap(ToServer, 10), "banner lost");
-    let mut q = SshParser::new(0);
+    let mut q = SshParser::new(0).with_hassh(true);
     let mut data = b"SSH-2.0-x\r\n".to_vec();
     data.extend(packet(&[21]));
     q.parse(ToServer, &data);
@@ -142,4 +142,15 @@ fn probe_wants_the_version_string() {
     assert_eq!(probe(ToServer, b"SS"), crate::proto::Probe::NeedMore);
     assert_eq!(probe(ToClient, b"SSH-2.0"), crate::proto::Probe::Match);
     assert_eq!(probe(ToServer, b"GET /"), crate::proto::Probe::NoMatch);
+}
+
+#[test]
+fn without_hassh_a_side_is_complete_at_its_banner() {
+    let mut p = SshParser::new(0);
+    assert_eq!(p.parse(ToServer, b"SSH-2.0-Go\r\n"), ParseResult::Done);
+    assert_eq!(p.tx(0).unwrap().progress(ToServer), crate::Progress::Complete);
+    assert_eq!(p.parse(ToClient, b"SSH-2.0-OpenSSH_9.6\r\n"), ParseResult::Done);
+    assert!(p.tx(0).unwrap().finished(), "logged once both banners are read, as Suricata does");
+    let eve = p.tx(0).unwrap().eve();
+    assert!(eve["client"].get("hassh").is_none() && eve["server"]["software_version"] == "OpenSSH_9.6");
 }
