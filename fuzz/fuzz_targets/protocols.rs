@@ -25,7 +25,8 @@ fuzz_target!(|data: &[u8]| {
     let _ = (def.detection.probe)(ToServer, rest);
     let _ = (def.detection.probe)(ToClient, rest);
     let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
-    let mut p = (def.new_parser)(&ParserInit { transport, first_tx_id: 0 });
+    // Every switch on: all of the protocol's parsing is fuzzed.
+    let mut p = (def.new_parser)(&ParserInit { transport, first_tx_id: 0, options: u32::MAX });
     let mut pending = [Vec::new(), Vec::new()];
     let mut failed = [false, false];
     let mut rest = rest;
