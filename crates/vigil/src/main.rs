@@ -152,6 +152,9 @@ fn run(args: &cli::RunArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    if let Some(dev) = &args.reject_dev {
+        eprintln!("vigil: warning: --reject-dev {dev}: reading files, no refusal is sent");
+    }
     run_options(&opts, args.quiet)
 }
 
