@@ -51,7 +51,7 @@ pub use nfq::{NfQueue, NfqKernelStats, NfqMode, NfqOptions, NfqPacket, NfqStats,
 pub use privileges::{check_log_dir, drop_privileges};
 #[cfg(target_os = "linux")]
 pub use raw::RawIpSender;
-pub use writer::PcapWriter;
+pub use writer::{PcapWriter, SNAPLEN};
 
 use vigil_types::{LinkType, Timestamp};
 

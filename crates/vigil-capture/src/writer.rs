@@ -4,6 +4,9 @@
 use std::io::{self, Write};
 use vigil_types::{LinkType, Timestamp};
 
+/// The snap length of the files written: frames longer are cut to it.
+pub const SNAPLEN: u32 = 262_144;
+
 /// A pcap file being written.
 pub struct PcapWriter<W: Write> {
     out: W,
@@ -13,7 +16,7 @@ pub struct PcapWriter<W: Write> {
 impl<W: Write> PcapWriter<W> {
     /// Writes the global header for `linktype` with a 256 KiB snap length.
     pub fn new(mut out: W, linktype: LinkType) -> io::Result<Self> {
-        let snaplen = 262_144u32;
+        let snaplen = SNAPLEN;
         let mut h = Vec::with_capacity(24);
         h.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
         h.extend_from_slice(&2u16.to_le_bytes());
@@ -37,6 +40,11 @@ impl<W: Write> PcapWriter<W> {
         h[12..16].copy_from_slice(&(data.len() as u32).to_le_bytes());
         self.out.write_all(&h)?;
         self.out.write_all(&data[..caplen])
+    }
+
+    /// Sends what `W` buffers to where it writes.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
     }
 
     pub fn into_inner(self) -> W {

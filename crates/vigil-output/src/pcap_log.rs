@@ -7,13 +7,12 @@
 
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use vigil_capture::{PcapWriter, SNAPLEN};
 use vigil_types::{LinkType, Timestamp};
 
-/// Bytes of a packet kept at most (the files' snap length).
-const SNAPLEN: u32 = 262_144;
 const FILE_HEADER: u64 = 24;
 const RECORD_HEADER: u64 = 16;
 
@@ -47,10 +46,10 @@ struct Files {
 }
 
 struct Current {
-    w: BufWriter<File>,
+    w: PcapWriter<BufWriter<File>>,
     path: PathBuf,
     size: u64,
-    linktype: u32,
+    linktype: LinkType,
 }
 
 impl PcapLog {
@@ -71,19 +70,15 @@ impl PcapLog {
         let mut files = self.files.lock().unwrap_or_else(|p| p.into_inner());
         let caplen = data.len().min(SNAPLEN as usize);
         let record = RECORD_HEADER + caplen as u64;
-        let dlt = linktype.dlt();
         let full = files.out.as_ref().is_some_and(|c| c.size > FILE_HEADER && c.size + record > self.opts.limit);
-        if files.out.as_ref().is_none_or(|c| c.linktype != dlt) || full {
-            files.open(&self.opts, ts, dlt)?;
+        if files.out.as_ref().is_none_or(|c| c.linktype != linktype) || full {
+            files.open(&self.opts, ts, linktype)?;
         }
         let Some(c) = files.out.as_mut() else { return Ok(()) };
-        let mut head = [0u8; RECORD_HEADER as usize];
-        head[0..4].copy_from_slice(&(ts.secs() as u32).to_le_bytes());
-        head[4..8].copy_from_slice(&ts.subsec_micros().to_le_bytes());
-        head[8..12].copy_from_slice(&(caplen as u32).to_le_bytes());
-        head[12..16].copy_from_slice(&(data.len() as u32).to_le_bytes());
-        c.w.write_all(&head)?;
-        c.w.write_all(&data[..caplen])?;
+        // pcap has 32-bit seconds: a time outside them (a broken capture's)
+        // is written at the nearest end rather than failing the run.
+        let secs = ts.secs().clamp(0, i64::from(u32::MAX));
+        c.w.write_packet(Timestamp::from_secs_nanos(secs, ts.subsec_nanos()), data)?;
         c.size += record;
         files.packets += 1;
         Ok(())
@@ -117,7 +112,7 @@ impl Files {
 
     /// Closes the file in hand and starts the next, named by `ts`; the
     /// oldest files beyond `max_files` go.
-    fn open(&mut self, opts: &PcapLogOptions, ts: Timestamp, dlt: u32) -> io::Result<()> {
+    fn open(&mut self, opts: &PcapLogOptions, ts: Timestamp, linktype: LinkType) -> io::Result<()> {
         if let Some(mut c) = self.out.take() {
             c.w.flush()?;
         }
@@ -128,23 +123,14 @@ impl Files {
             path = opts.dir.join(format!("{}.{n}", file_name(opts, self.thread, ts)));
             n += 1;
         }
-        let mut w = BufWriter::with_capacity(64 * 1024, File::create(&path)?);
-        let mut head = Vec::with_capacity(FILE_HEADER as usize);
-        head.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
-        head.extend_from_slice(&2u16.to_le_bytes());
-        head.extend_from_slice(&4u16.to_le_bytes());
-        head.extend_from_slice(&0i32.to_le_bytes());
-        head.extend_from_slice(&0u32.to_le_bytes());
-        head.extend_from_slice(&SNAPLEN.to_le_bytes());
-        head.extend_from_slice(&dlt.to_le_bytes());
-        w.write_all(&head)?;
+        let w = PcapWriter::new(BufWriter::with_capacity(64 * 1024, File::create(&path)?), linktype)?;
         self.kept.push_back(path.clone());
         while opts.max_files > 0 && self.kept.len() > opts.max_files {
             if let Some(old) = self.kept.pop_front() {
                 remove_if_there(&old)?;
             }
         }
-        self.out = Some(Current { w, path, size: FILE_HEADER, linktype: dlt });
+        self.out = Some(Current { w, path, size: FILE_HEADER, linktype });
         Ok(())
     }
 }
@@ -171,16 +157,14 @@ fn file_name(opts: &PcapLogOptions, thread: usize, ts: Timestamp) -> String {
 mod tests {
     use super::*;
 
-    fn records(path: &Path) -> Vec<(u32, u32, Vec<u8>)> {
-        let b = std::fs::read(path).unwrap();
-        assert_eq!(&b[..4], &0xa1b2_c3d4u32.to_le_bytes());
+    /// (seconds, microseconds, link type, frame) of every record, as vigil's reader reads them.
+    fn records(path: &Path) -> Vec<(i64, u32, LinkType, Vec<u8>)> {
+        use vigil_capture::Source;
+        let mut f = vigil_capture::PcapFile::open(path).unwrap();
         let mut out = Vec::new();
-        let mut at = FILE_HEADER as usize;
-        while at < b.len() {
-            let word = |i: usize| u32::from_le_bytes(b[at + i..at + i + 4].try_into().unwrap());
-            let (secs, usec, incl) = (word(0), word(4), word(8) as usize);
-            out.push((secs, usec, b[at + 16..at + 16 + incl].to_vec()));
-            at += 16 + incl;
+        while let Some(r) = f.next_packet() {
+            let r = r.unwrap();
+            out.push((r.ts.secs(), r.ts.subsec_micros(), r.linktype, r.data.to_vec()));
         }
         out
     }
@@ -219,7 +203,7 @@ mod tests {
         assert_eq!(names(&dir), ["log.pcap.1004", "log.pcap.1006"]);
         let recs = records(&dir.join("log.pcap.1004"));
         assert_eq!(recs.len(), 2);
-        assert_eq!((recs[0].0, recs[0].1, recs[0].2[0]), (1004, 5, 4));
+        assert_eq!((recs[0].0, recs[0].1, recs[0].3[0]), (1004, 5, 4));
         assert_eq!(log.packets(), 7);
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -242,8 +226,29 @@ mod tests {
         one.flush().unwrap();
         two.flush().unwrap();
         assert_eq!(names(&dir), ["log.1.7.000042.pcap", "log.2.8.000000.pcap"]);
-        let raw = std::fs::read(dir.join("log.2.8.000000.pcap")).unwrap();
-        assert_eq!(u32::from_le_bytes(raw[20..24].try_into().unwrap()), LinkType::Raw.dlt());
+        assert_eq!(records(&dir.join("log.2.8.000000.pcap"))[0].2, LinkType::Raw);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn times_outside_pcaps_seconds_are_written_at_the_nearest_end() {
+        let dir = scratch("clamp");
+        let opts = PcapLogOptions {
+            dir: dir.clone(),
+            filename: "log.pcap".into(),
+            limit: 1 << 20,
+            max_files: 0,
+            multi: false,
+            usec: false,
+        };
+        let mut log = PcapLog::new(opts);
+        log.write(Timestamp::from_micros(-5, 7), LinkType::Ethernet, b"a").unwrap();
+        log.write(Timestamp::from_micros(i64::from(u32::MAX) + 9, 7), LinkType::Ethernet, b"b").unwrap();
+        log.flush().unwrap();
+        let name = names(&dir).remove(0);
+        let secs: Vec<i64> = records(&dir.join(name)).iter().map(|r| r.0).collect();
+        assert_eq!(secs, [0, i64::from(u32::MAX)]);
+        assert_eq!(log.packets(), 2);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
