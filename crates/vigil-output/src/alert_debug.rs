@@ -2,6 +2,7 @@
 //! as Suricata's (the packet and its flow, the alert, hex dumps of the
 //! packet, its payload and the stream data the rule matched).
 
+use crate::alert::AlertInfo;
 use crate::writer::EveWriter;
 use std::fmt::Write as _;
 use std::io;
@@ -9,19 +10,13 @@ use std::path::Path;
 use vigil_decode::{Packet, Transport};
 use vigil_types::Timestamp;
 
-/// What the block says of the alert.
+/// What the block says of the alert: the signature as the EVE record has
+/// it (its stream bytes, for a stream match), and where it matched.
 pub struct DebugAlert<'a> {
-    pub msg: &'a str,
-    pub gid: u32,
-    pub sid: u32,
-    pub rev: u32,
-    pub class: &'a str,
-    pub priority: u32,
+    pub info: &'a AlertInfo<'a>,
     /// `PACKET`, `STREAM` or `STATE` (a transaction's buffers).
     pub found_in: &'static str,
     pub tx_id: Option<u64>,
-    /// The stream bytes the rule matched, for a stream match.
-    pub stream: Option<&'a [u8]>,
 }
 
 /// What the block says of the packet's flow.
@@ -102,12 +97,12 @@ pub fn alert_debug_block(p: &Packet<'_>, flow: Option<&DebugFlow<'_>>, a: &Debug
     s.push_str("PACKET:\n");
     crate::hexdump::hexdump(&mut s, p.data);
     s.push_str("ALERT CNT:           1\n");
-    let _ = writeln!(s, "ALERT MSG [00]:      {}", a.msg);
-    let _ = writeln!(s, "ALERT GID [00]:      {}", a.gid);
-    let _ = writeln!(s, "ALERT SID [00]:      {}", a.sid);
-    let _ = writeln!(s, "ALERT REV [00]:      {}", a.rev);
-    let _ = writeln!(s, "ALERT CLASS [00]:    {}", if a.class.is_empty() { "<none>" } else { a.class });
-    let _ = writeln!(s, "ALERT PRIO [00]:     {}", a.priority);
+    let _ = writeln!(s, "ALERT MSG [00]:      {}", a.info.msg);
+    let _ = writeln!(s, "ALERT GID [00]:      {}", a.info.gid);
+    let _ = writeln!(s, "ALERT SID [00]:      {}", a.info.sid);
+    let _ = writeln!(s, "ALERT REV [00]:      {}", a.info.rev);
+    let _ = writeln!(s, "ALERT CLASS [00]:    {}", if a.info.category.is_empty() { "<none>" } else { a.info.category });
+    let _ = writeln!(s, "ALERT PRIO [00]:     {}", a.info.severity);
     let _ = writeln!(s, "ALERT FOUND IN [00]: {}", a.found_in);
     if let Some(id) = a.tx_id {
         let _ = writeln!(s, "ALERT IN TX [00]:    {id}");
@@ -116,7 +111,7 @@ pub fn alert_debug_block(p: &Packet<'_>, flow: Option<&DebugFlow<'_>>, a: &Debug
     let _ = writeln!(s, "PAYLOAD LEN:         {}", payload.len());
     s.push_str("PAYLOAD:\n");
     crate::hexdump::hexdump(&mut s, payload);
-    if let Some(data) = a.stream {
+    if let Some(data) = a.info.stream_payload {
         let _ = writeln!(s, "STREAM DATA LEN:     {}", data.len());
         s.push_str("STREAM DATA:\n");
         crate::hexdump::hexdump(&mut s, data);
@@ -132,17 +127,20 @@ mod tests {
     fn a_packet_without_flow_or_ports() {
         let data = [0u8; 20];
         let p = Packet::new(&data, Timestamp::default(), vigil_types::LinkType::Raw, 3);
-        let a = DebugAlert {
-            msg: "m",
+        let info = AlertInfo {
+            action: "allowed",
             gid: 1,
             sid: 2,
             rev: 3,
-            class: "",
-            priority: 3,
-            found_in: "PACKET",
-            tx_id: None,
-            stream: None,
+            msg: "m",
+            category: "",
+            severity: 3,
+            metadata: &[],
+            references: &[],
+            stream_payload: None,
+            verdict: crate::alert::Verdict::Alert,
         };
+        let a = DebugAlert { info: &info, found_in: "PACKET", tx_id: None };
         let text = alert_debug_block(&p, None, &a);
         assert!(text.contains("PCAP PKT NUM:      3\n") && text.contains("ALERT CLASS [00]:    <none>\n"));
         assert!(!text.contains("FLOW") && !text.contains("PORT") && !text.contains("STREAM DATA"));

@@ -427,17 +427,7 @@ impl Outputs {
                 (None, Some(_)) => "STATE",
                 (None, None) => "PACKET",
             };
-            let debug = DebugAlert {
-                msg: &sig.msg,
-                gid: sig.gid,
-                sid: sig.sid,
-                rev: sig.rev,
-                class: &sig.category,
-                priority: sig.severity,
-                found_in,
-                tx_id: app.and_then(|a| a.tx).map(|t| t.id()),
-                stream: stream_payload,
-            };
+            let debug = DebugAlert { info: &info, found_in, tx_id: app.and_then(|a| a.tx).map(|t| t.id()) };
             for w in &mut self.alert_debug {
                 w.write(p, debug_flow.as_ref(), &debug).map_err(|error| output_error(w.path(), error))?;
             }
