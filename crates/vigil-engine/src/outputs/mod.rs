@@ -613,7 +613,7 @@ impl Outputs {
                 if let (Some(rec), Some(fs), Some(id), Some(sha)) =
                     (&plain, self.file_store.as_mut(), file_id, info.sha256.as_deref())
                 {
-                    fs.write_fileinfo(sha, p.ts.secs() as i64, id, rec);
+                    fs.write_fileinfo(sha, p.ts.secs(), id, rec);
                 }
                 for sink in self.sinks.iter_mut().filter(|s| s.files) {
                     match &plain {
