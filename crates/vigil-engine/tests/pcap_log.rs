@@ -6,6 +6,7 @@ mod common;
 
 use common::{offline_opts, short_session, spaced, tempdir, write_pcap};
 use std::path::Path;
+use vigil_capture::{PcapFile, Source};
 use vigil_engine::{run_offline, RunOptions};
 
 /// The frames of every pcap file in `dir` whose name starts with `prefix`, by file.
@@ -16,13 +17,10 @@ fn logged(dir: &Path, prefix: &str) -> Vec<(String, Vec<Vec<u8>>)> {
         if !name.starts_with(prefix) {
             continue;
         }
-        let b = std::fs::read(dir.join(&name)).unwrap();
+        let mut file = PcapFile::open(dir.join(&name)).unwrap();
         let mut frames = Vec::new();
-        let mut at = 24;
-        while at < b.len() {
-            let incl = u32::from_le_bytes(b[at + 8..at + 12].try_into().unwrap()) as usize;
-            frames.push(b[at + 16..at + 16 + incl].to_vec());
-            at += 16 + incl;
+        while let Some(r) = file.next_packet() {
+            frames.push(r.unwrap().data.to_vec());
         }
         out.push((name, frames));
     }
