@@ -1,5 +1,5 @@
 //! Suricata's command-line habits through the binary: `-v` levels,
-//! `--list-runmodes`, `--data-dir`.
+//! `--list-runmodes`, `--data-dir`, `--pcap`, `--reject-dev` on files.
 
 use std::process::{Command, Output};
 
@@ -46,4 +46,35 @@ fn list_runmodes_and_data_dir() {
     let out = vigil(&["--data-dir", "/nonexistent/vigil-data", "-r", "x.pcap"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--data-dir /nonexistent/vigil-data: not a directory"));
+}
+
+#[test]
+fn pcap_takes_the_pcap_sections_interfaces_and_reject_dev_on_files_is_said() {
+    let dir = std::env::temp_dir().join(format!("vigil-cli-pcap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    // Neither --pcap=IFACE nor a pcap section: refused as a usage error.
+    let bare = dir.join("bare.yaml");
+    std::fs::write(&bare, "%YAML 1.1\n---\nvars:\n  address-groups:\n    HOME_NET: any\n").unwrap();
+    let out = vigil(&["--pcap", "-c", bare.to_str().unwrap(), "-l", d]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--pcap: no interface given and none in the pcap section"));
+    // The section's interfaces, less its `default` entry, captured through AF_PACKET
+    // (the interface does not exist, so the run then fails).
+    let listed = dir.join("listed.yaml");
+    std::fs::write(
+        &listed,
+        "%YAML 1.1\n---\npcap:\n  - interface: vigil-none0\n  - interface: default\n    checksum-checks: auto\n",
+    )
+    .unwrap();
+    let out = vigil(&["--pcap", "-c", listed.to_str().unwrap(), "-l", d]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--pcap: vigil captures through AF_PACKET, not libpcap (vigil-none0)\n"), "{said}");
+    let cap = capture();
+    let out = vigil(&["-r", &cap, "-l", d, "-k", "none", "--reject-dev", "vigil-none0"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--reject-dev vigil-none0: reading files, no refusal is sent"), "{said}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
