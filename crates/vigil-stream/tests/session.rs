@@ -396,3 +396,34 @@ fn a_session_is_untouched_until_data_or_a_fin() {
     ssn.handle(&mut ctx, &seg(ToServer, ACK | PSH, CISN, SISN, b"x"), &mut |_| {});
     assert!(!ssn.untouched());
 }
+
+#[test]
+fn urgent_segments_and_open_sessions_are_counted() {
+    let mut ctx = StreamCtx::new(StreamConfig::default());
+    let mut segs = handshake();
+    segs.push(seg(ToServer, ACK | PSH | URG, CISN + 1, SISN + 1, b"x"));
+    let (mut one, _) = run(&mut ctx, &segs);
+    let (mut two, _) = run(&mut ctx, &handshake());
+    assert_eq!((ctx.counters.urg, ctx.counters.active_sessions, ctx.counters.sessions), (1, 2, 2));
+    ctx.end(&mut one);
+    assert_eq!(ctx.counters.active_sessions, 1);
+    ctx.end(&mut two);
+    assert_eq!((ctx.counters.active_sessions, ctx.counters.sessions), (0, 2), "a gauge, the total stays");
+}
+
+#[test]
+fn data_the_reassembly_memcap_refuses_is_counted_by_kind() {
+    // Room for the first segment only: new bytes of its retransmission with
+    // more, and the next segment, find none.
+    let first = seg(ToServer, ACK | PSH, CISN + 1, SISN + 1, b"hello");
+    let mut probe = StreamCtx::new(StreamConfig::default());
+    let mut segs = handshake();
+    segs.push(first);
+    run(&mut probe, &segs);
+    let room = probe.reassembly_memuse;
+    let mut ctx = StreamCtx::new(StreamConfig { reassembly_memcap: room, ..StreamConfig::default() });
+    segs.push(seg(ToServer, ACK | PSH, CISN + 1, SISN + 1, b"hello world"));
+    segs.push(seg(ToServer, ACK | PSH, CISN + 12, SISN + 1, b"more"));
+    run(&mut ctx, &segs);
+    assert_eq!((ctx.counters.insert_data_overlap_fail, ctx.counters.insert_data_normal_fail), (1, 1));
+}
