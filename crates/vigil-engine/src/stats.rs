@@ -274,6 +274,14 @@ mod tests {
     }
 
     #[test]
+    fn memcap_pressures_merge_as_the_fullest_workers() {
+        let mut all = Vec::new();
+        merge(&mut all, &c(&[("memcap.pressure", 40), ("memcap.pressure_max", 90), ("flow.total", 2)]));
+        merge(&mut all, &c(&[("memcap.pressure", 70), ("memcap.pressure_max", 70), ("flow.total", 3)]));
+        assert_eq!(all, c(&[("memcap.pressure", 70), ("memcap.pressure_max", 90), ("flow.total", 5)]));
+    }
+
+    #[test]
     fn merged_counters_add_up_and_sizes_are_derived() {
         let mut all = Vec::new();
         let a = c(&[
