@@ -114,6 +114,10 @@ pub struct RunArgs {
     /// Live capture filter read from a file.
     #[arg(short = 'F', value_name = "FILE")]
     pub bpf_file: Option<PathBuf>,
+    /// A capture filter after the options, as Suricata takes it
+    /// (`vigil -r in.pcap tcp port 80`); the same as `-f`.
+    #[arg(value_name = "BPF FILTER", trailing_var_arg = true, conflicts_with_all = ["bpf", "bpf_file"])]
+    pub bpf_words: Vec<String>,
     /// After opening the capture, run as this user (live capture).
     #[arg(long, value_name = "USER")]
     pub user: Option<String>,
@@ -245,7 +249,7 @@ impl RunArgs {
                 .map(|i| vigil_engine::LiveInput::AfPacket(i.clone()))
                 .chain(self.nfq.iter().map(|q| vigil_engine::LiveInput::Nfq(*q)))
                 .collect(),
-            bpf_filter: self.bpf.clone(),
+            bpf_filter: self.bpf.clone().or_else(|| (!self.bpf_words.is_empty()).then(|| self.bpf_words.join(" "))),
             user: self.user.clone(),
             group: self.group.clone(),
             log_dir: self.log_dir.clone(),

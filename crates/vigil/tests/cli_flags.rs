@@ -1,5 +1,6 @@
 //! Suricata's command-line habits through the binary: `-v` levels,
-//! `--list-runmodes`, `--data-dir`, `--pcap`, `--reject-dev` on files.
+//! `--list-runmodes`, `--data-dir`, `--pcap`, `--reject-dev` on files, a
+//! BPF filter after the options.
 
 use std::process::{Command, Output};
 
@@ -76,5 +77,35 @@ fn pcap_takes_the_pcap_sections_interfaces_and_reject_dev_on_files_is_said() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("--reject-dev vigil-none0: reading files, no refusal is sent"), "{said}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_filter_after_the_options_is_the_bpf_filter() {
+    if vigil_capture::compile_bpf("udp", 1).is_err() {
+        eprintln!("skipped: libpcap (which compiles filters) is not installed");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("vigil-cli-bpf-{}", std::process::id()));
+    let cap = capture();
+    // `decoder.pkts` of the run's final stats record: only the frames the filter keeps.
+    let kept = |filter: &[&str]| {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut args = vec!["-r", cap.as_str(), "-l", dir.to_str().unwrap(), "-k", "none", "--quiet"];
+        args.extend_from_slice(filter);
+        let out = vigil(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let eve = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+        let last: serde_json::Value = serde_json::from_str(eve.lines().last().unwrap()).unwrap();
+        last["stats"]["decoder"]["pkts"].as_u64().unwrap()
+    };
+    let all = kept(&[]);
+    let words = kept(&["tcp", "port", "22"]);
+    assert!(words > 0 && words < all, "{words} of {all}");
+    assert_eq!(kept(&["tcp port 22"]), words, "one quoted word or several");
+    assert_eq!(kept(&["-f", "tcp port 22"]), words, "the same as -f");
+    let out = vigil(&["-r", &cap, "-l", dir.to_str().unwrap(), "-f", "port 22", "port", "23"]);
+    assert_eq!(out.status.code(), Some(2), "two filters are refused");
     std::fs::remove_dir_all(&dir).unwrap();
 }
