@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vigil_applayer::proto::ParserInit;
+use vigil_applayer::proto::{ParserInit, Ports};
 use vigil_applayer::protocols::ALL;
 use vigil_applayer::{ParseResult, Transport};
 use vigil_types::Direction::{ToClient, ToServer};
@@ -22,8 +22,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let def = ALL[usize::from(*pick) % ALL.len()];
-    let _ = (def.detection.probe)(ToServer, rest);
-    let _ = (def.detection.probe)(ToClient, rest);
+    let ports = Ports { client: 40000, server: def.detection.ports.first().copied().unwrap_or(0) };
+    let _ = (def.detection.probe)(ToServer, rest, ports);
+    let _ = (def.detection.probe)(ToClient, rest, Ports::default());
     let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
     // Every switch on: all of the protocol's parsing is fuzzed.
     let mut p = (def.new_parser)(&ParserInit { transport, first_tx_id: 0, options: u32::MAX });
@@ -64,6 +65,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(e.name.starts_with(def.name) && e.name.as_bytes().get(def.name.len()) == Some(&b'.'));
         }
     }
+    let _ = (p.wants_data(), p.take_raw_trigger(ToServer), p.take_raw_trigger(ToClient));
     p.close(ToServer, &pending[0]);
     p.close(ToClient, &pending[1]);
     let _ = p.inspection_done();

@@ -39,10 +39,6 @@ pub struct AppConfig {
     pub dns_enabled: bool,
     /// Whether detection may pick TLS.
     pub tls_enabled: bool,
-    /// Whether detection may pick DCE/RPC (TCP), which is not parsed.
-    pub dcerpc_enabled: bool,
-    /// Whether detection may pick SMB, which is not parsed.
-    pub smb_enabled: bool,
     /// Which protocols of the table ([`crate::protocols::ALL`]) detection may pick, by
     /// their place in it (see [`AppConfig::set_enabled`]).
     pub table_enabled: u64,
@@ -79,8 +75,6 @@ impl Default for AppConfig {
             http_enabled: true,
             dns_enabled: true,
             tls_enabled: true,
-            dcerpc_enabled: true,
-            smb_enabled: true,
             table_enabled: u64::MAX,
             tls_encryption: Encryption::TrackOnly,
             table_encryption: Vec::new(),
@@ -110,7 +104,7 @@ impl AppConfig {
     pub fn any_enabled(&self) -> bool {
         let table = crate::protocols::ALL.len();
         let table_on = table > 0 && self.table_enabled & (u64::MAX >> (64 - table.min(64))) != 0;
-        self.http_enabled || self.tls_enabled || self.dns_enabled || self.dcerpc_enabled || self.smb_enabled || table_on
+        self.http_enabled || self.tls_enabled || self.dns_enabled || table_on
     }
 }
 

@@ -13,9 +13,9 @@
 use vigil_types::{AppProto, Direction, PerDir};
 
 use crate::config::{AppConfig, Transport};
-use crate::proto::Probe;
+use crate::proto::{Ports, Probe};
 use crate::protocols::ALL;
-use crate::{dcerpc, dns, http, smb, tls};
+use crate::{dns, http, tls};
 
 /// The table's protocols that may run on a flow over `transport` between these ports.
 fn table_probes(cfg: &AppConfig, transport: Transport, client_port: u16, server_port: u16) -> u64 {
@@ -78,10 +78,7 @@ pub(crate) struct Probes {
     tls: bool,
     /// DNS is enabled and a port is 53.
     dns: bool,
-    dcerpc: bool,
-    smb: bool,
-    /// A port is 139: SMB may follow NetBIOS session-service messages.
-    netbios: bool,
+    ports: Ports,
     /// Protocols of the table probed on this flow, by place (enabled, and
     /// on one of their ports where they ask for it).
     table: u64,
@@ -94,9 +91,7 @@ impl Probes {
             http: cfg.http_enabled,
             tls: cfg.tls_enabled,
             dns: cfg.dns_enabled && (client_port == 53 || server_port == 53),
-            dcerpc: cfg.dcerpc_enabled,
-            smb: cfg.smb_enabled,
-            netbios: client_port == 139 || server_port == 139,
+            ports: Ports { client: client_port, server: server_port },
             table: table_probes(cfg, transport, client_port, server_port),
             transport,
         }
@@ -111,7 +106,7 @@ impl Probes {
             if self.table & (1u64 << i) == 0 {
                 continue;
             }
-            match (def.detection.probe)(dir, data) {
+            match (def.detection.probe)(dir, data, self.ports) {
                 Probe::Match => return Some(def.app_proto()),
                 Probe::NeedMore if self.transport == Transport::Tcp => *need_more = true,
                 Probe::NeedMore | Probe::NoMatch => {}
@@ -145,23 +140,8 @@ impl Probes {
                 dns::DnsProbe::NotDns => {}
             }
         }
-        if self.dcerpc {
-            match dcerpc::probe_tcp(data) {
-                dcerpc::DcerpcProbe::Match => return Detect::Match(AppProto::Dcerpc),
-                dcerpc::DcerpcProbe::NeedMore => need_more = true,
-                dcerpc::DcerpcProbe::No => {}
-            }
-        }
         if let Some(proto) = self.table(dir, data, &mut need_more) {
             return Detect::Match(proto);
-        }
-        if self.smb {
-            let probe = if self.netbios { smb::probe_tcp_netbios(data) } else { smb::probe_tcp(data) };
-            match probe {
-                smb::SmbProbe::Match => return Detect::Match(AppProto::Smb),
-                smb::SmbProbe::NeedMore => need_more = true,
-                smb::SmbProbe::No => {}
-            }
         }
         if need_more {
             Detect::NeedMore

@@ -18,7 +18,6 @@ use vigil_types::{AppProto, Direction, PerDir};
 use crate::config::{AppConfig, Encryption, Transport};
 use crate::detect::{Detect, Detector, Probes, Replay, Step, Verdict};
 use crate::dns::{DnsParser, DnsTx};
-use crate::frames::Framer;
 use crate::http::{HttpParser, HttpTx};
 use crate::other_side::OtherSide;
 use crate::parser::{AppEvent, AppParser, ParseResult};
@@ -171,15 +170,19 @@ impl Parser {
     fn tunnel(&self) -> bool {
         matches!(self, Parser::Http(p) if p.tunnel())
     }
+
+    fn wants_data(&self) -> bool {
+        match self {
+            Parser::Dyn(_, p) => p.wants_data(),
+            Parser::Http(_) | Parser::Dns(_) | Parser::Tls(_) => true,
+        }
+    }
 }
 
 enum Stage {
     Detect(Detector),
     Parse(Box<Parser>),
-    /// A protocol vigil does not parse: only its record boundaries are followed.
-    Frame(Framer),
-    /// Nothing more is read: detection failed, a tunnel was not followed, or
-    /// the protocol found is neither parsed nor framed (SMB).
+    /// Nothing more is read: detection failed, or a tunnel was not followed.
     Idle,
 }
 
@@ -287,7 +290,7 @@ impl AppFlow {
         }
     }
 
-    /// Unknown while detecting; Http/Dns/Tls once detected (Dcerpc/Smb: detected, not parsed);
+    /// Unknown while detecting; Http/Dns/Tls or a protocol of the table once detected;
     /// Failed when detection gave up.
     /// After a tunnel it stays Http until what runs inside is recognized, and becomes Failed
     /// if it is not (see [`orig_proto`](Self::orig_proto)).
@@ -318,7 +321,7 @@ impl AppFlow {
         }
         let verdict = match &mut self.stage {
             Stage::Idle => return,
-            Stage::Frame(f) => return f.feed(dir, data),
+            Stage::Parse(p) if !p.wants_data() => return,
             Stage::Parse(_) => return self.parse(dir, data),
             Stage::Detect(_) if self.transport == Transport::Udp => match self.probes.udp(dir, data) {
                 Detect::Match(proto) => Verdict::Found(proto),
@@ -330,12 +333,15 @@ impl AppFlow {
     }
 
     /// Whether a record of `dir` was completed since the last call: raw
-    /// stream inspection of `dir` need not wait for a chunk of bytes (a
-    /// protocol followed only by its record boundaries).
+    /// stream inspection of `dir` need not wait for a chunk of bytes
+    /// ([`ProtoParser::take_raw_trigger`]).
     pub fn take_raw_trigger(&mut self, dir: Direction) -> bool {
         match &mut self.stage {
-            Stage::Frame(f) => f.take_ended(dir),
-            _ => false,
+            Stage::Parse(p) => match &mut **p {
+                Parser::Dyn(_, p) => p.take_raw_trigger(dir),
+                Parser::Http(_) | Parser::Dns(_) | Parser::Tls(_) => false,
+            },
+            Stage::Detect(_) | Stage::Idle => false,
         }
     }
 
@@ -356,12 +362,12 @@ impl AppFlow {
     }
 
     /// Whether the flow's bytes are still of use here: false once detection is over and
-    /// neither a parser nor a framer that still knows where the PDUs are reads them.
+    /// no parser reads them (a protocol detected but not parsed, or one that lost its place).
     pub fn wants_data(&self) -> bool {
         match &self.stage {
             Stage::Idle => false,
-            Stage::Frame(f) => f.following(),
-            Stage::Detect(_) | Stage::Parse(_) => true,
+            Stage::Detect(_) => true,
+            Stage::Parse(p) => p.wants_data(),
         }
     }
 
@@ -436,7 +442,7 @@ impl AppFlow {
     pub fn tx_count(&self) -> u64 {
         match &self.stage {
             Stage::Parse(p) => p.next_tx_id(),
-            Stage::Detect(_) | Stage::Frame(_) | Stage::Idle => self.next_id,
+            Stage::Detect(_) | Stage::Idle => self.next_id,
         }
     }
 
@@ -462,7 +468,7 @@ impl AppFlow {
     fn parser(&self) -> Option<&Parser> {
         match &self.stage {
             Stage::Parse(p) => Some(p),
-            Stage::Detect(_) | Stage::Frame(_) | Stage::Idle => None,
+            Stage::Detect(_) | Stage::Idle => None,
         }
     }
 
@@ -525,16 +531,6 @@ impl AppFlow {
                 }
                 .with_first_tx_id(first),
             ),
-            // Detected, not parsed: only where DCE/RPC's PDUs end is followed.
-            // SMB's messages are not used as triggers: Suricata's SMB parser
-            // inspects the stream at a few commands, not at each message, and
-            // chunks serve it better.
-            AppProto::Dcerpc | AppProto::Smb => {
-                self.proto = proto;
-                self.stage = if proto == AppProto::Dcerpc { Stage::Frame(Framer::new()) } else { Stage::Idle };
-                self.drop_held();
-                return;
-            }
             AppProto::Plugin(name) => match crate::proto::find(name) {
                 Some(def) => {
                     let options =
@@ -653,7 +649,6 @@ impl AppFlow {
         }
         let verdict = match &mut self.stage {
             Stage::Idle => return,
-            Stage::Frame(f) => return f.gap(dir),
             Stage::Detect(det) => det.gap(dir, len),
             Stage::Parse(parser) => {
                 *self.parsed.get_mut(dir) += len;
@@ -691,7 +686,7 @@ impl AppFlow {
         let raised = self.other.close(dir);
         self.raise(raised);
         let verdict = match &mut self.stage {
-            Stage::Idle | Stage::Frame(_) => return,
+            Stage::Idle => return,
             Stage::Detect(det) => det.close(dir),
             Stage::Parse(parser) => {
                 let side = self.sides.get_mut(dir);

@@ -514,7 +514,7 @@ fn detected_but_unparsed_protocols_want_data_only_while_framed() {
     pdu.extend_from_slice(&[0; 4]);
     // DCE/RPC: its PDUs are followed, and a finished one asks for inspection.
     let flow = check(&AppConfig::default(), (40000, 135), &[c2s(&pdu)]);
-    assert_eq!(flow.proto(), AppProto::Dcerpc);
+    assert_eq!(flow.proto(), crate::protocols::dcerpc::PROTO.app_proto());
     assert!(flow.wants_data());
     let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 40000, 135);
     flow.feed(ToServer, &pdu);
@@ -525,7 +525,7 @@ fn detected_but_unparsed_protocols_want_data_only_while_framed() {
     assert!(!flow.wants_data());
     // SMB: detected, nothing follows it.
     let flow = check(&AppConfig::default(), (40000, 445), &[c2s(b"\x00\x00\x00\x08\xffSMBrest")]);
-    assert_eq!(flow.proto(), AppProto::Smb);
+    assert_eq!(flow.proto(), crate::protocols::smb::PROTO.app_proto());
     assert!(!flow.wants_data());
     // HTTP is parsed: it wants the rest.
     assert!(check(&AppConfig::default(), (40000, 80), &http_exchange()).wants_data());

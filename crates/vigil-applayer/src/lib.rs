@@ -34,21 +34,18 @@
 
 pub mod codecs;
 mod config;
-pub mod dcerpc;
 pub mod detect;
 pub mod dns;
 pub mod files;
 mod flow;
 #[cfg(test)]
 mod flow_tests;
-mod frames;
 pub mod http;
 mod other_side;
 mod parser;
 mod progress;
 pub mod proto;
 pub mod protocols;
-pub mod smb;
 pub mod tls;
 mod txref;
 

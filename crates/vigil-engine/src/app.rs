@@ -155,20 +155,23 @@ pub(crate) struct AppStats {
     txs: [u64; TX_NAMES.len()],
     /// `app_layer.error.<proto>.parser` and `.gap`, by [`FLOW_NAMES`] slot.
     errors: [[u64; 2]; FLOW_NAMES.len()],
-    /// The same three for the application layer's table, by place in it:
+    /// The same for the application layer's table, by [`table_slot`]:
     /// flows, transactions, parser errors, gap errors.
     table: Vec<[u64; 4]>,
 }
 
-/// The place of a table protocol's flow in [`AppStats::table`].
-fn table_slot(proto: AppProto) -> Option<usize> {
+/// The row of a table protocol's flow in [`AppStats::table`]: two per
+/// protocol, by its place in the table, TCP then UDP.
+fn table_slot(proto: AppProto, transport: Transport) -> Option<usize> {
     match proto {
-        AppProto::Plugin(name) => vigil_applayer::proto::index(name),
+        AppProto::Plugin(name) => {
+            vigil_applayer::proto::index(name).map(|i| 2 * i + usize::from(transport == Transport::Udp))
+        }
         _ => None,
     }
 }
 
-const FLOW_NAMES: [&str; 8] = ["http", "tls", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp", "dcerpc_tcp", "smb"];
+const FLOW_NAMES: [&str; 6] = ["http", "tls", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp"];
 pub(crate) const TX_NAMES: [&str; 4] = ["http", "tls", "dns_udp", "dns_tcp"];
 
 pub(crate) fn slot(proto: AppProto, transport: Transport) -> Option<usize> {
@@ -179,10 +182,7 @@ pub(crate) fn slot(proto: AppProto, transport: Transport) -> Option<usize> {
         (AppProto::Dns, Transport::Tcp) => 3,
         (AppProto::Failed, Transport::Tcp) => 4,
         (AppProto::Failed, Transport::Udp) => 5,
-        // Detected only: flows are counted, there are no transactions.
-        (AppProto::Dcerpc, Transport::Tcp) => 6,
-        (AppProto::Smb, Transport::Tcp) => 7,
-        (AppProto::Unknown | AppProto::Dcerpc | AppProto::Smb | AppProto::Plugin(_), _) => return None,
+        (AppProto::Unknown | AppProto::Plugin(_), _) => return None,
     })
 }
 
@@ -195,7 +195,7 @@ impl AppStats {
         if let Some(i) = slot(app.layer.proto(), app.layer.transport()) {
             self.flows[i] += 1;
             app.counted = true;
-        } else if let Some(i) = table_slot(app.layer.proto()) {
+        } else if let Some(i) = table_slot(app.layer.proto(), app.layer.transport()) {
             self.table_row(i)[0] += 1;
             app.counted = true;
         }
@@ -203,7 +203,7 @@ impl AppStats {
 
     fn table_row(&mut self, i: usize) -> &mut [u64; 4] {
         if self.table.len() <= i {
-            self.table.resize(ALL.len().max(i + 1), [0; 4]);
+            self.table.resize((2 * ALL.len()).max(i + 1), [0; 4]);
         }
         &mut self.table[i]
     }
@@ -211,7 +211,7 @@ impl AppStats {
     pub(crate) fn tx(&mut self, tx: TxRef<'_>, transport: Transport) {
         if let Some(i) = slot(tx.proto(), transport).filter(|&i| i < TX_NAMES.len()) {
             self.txs[i] += 1;
-        } else if let Some(i) = table_slot(tx.proto()) {
+        } else if let Some(i) = table_slot(tx.proto(), transport) {
             self.table_row(i)[1] += 1;
         }
     }
@@ -222,7 +222,7 @@ impl AppStats {
             let c = app.layer.counters();
             self.errors[i][0] += c.parser_errors;
             self.errors[i][1] += c.gap_errors;
-        } else if let Some(i) = table_slot(app.layer.proto()) {
+        } else if let Some(i) = table_slot(app.layer.proto(), app.layer.transport()) {
             let c = app.layer.counters();
             let row = self.table_row(i);
             row[2] += c.parser_errors;
@@ -243,12 +243,29 @@ impl AppStats {
             let tcp = !n.ends_with("_udp");
             error_counters(n, tcp, parser, gap)
         });
-        // Every protocol of the table is named, counted or not, as Suricata lists its counters.
+        // Every protocol of the table is named, counted or not, as Suricata lists its
+        // counters: once per transport it runs over when its names carry the transport.
         let table = ALL.iter().enumerate().flat_map(|(i, d)| {
-            let [flows, txs, parser, gap] = self.table.get(i).copied().unwrap_or_default();
-            [(format!("app_layer.flow.{}", d.name), flows), (format!("app_layer.tx.{}", d.name), txs)]
-                .into_iter()
-                .chain(error_counters(d.name, d.detection.tcp, parser, gap))
+            let row = |t: usize| self.table.get(2 * i + t).copied().unwrap_or_default();
+            let names = match (d.detection.counters_by_transport, d.detection.tcp, d.detection.udp) {
+                (true, tcp, udp) => [
+                    tcp.then(|| (format!("{}_tcp", d.name), true, row(0))),
+                    udp.then(|| (format!("{}_udp", d.name), false, row(1))),
+                ],
+                (false, tcp, _) => {
+                    let sum = std::array::from_fn(|k| row(0)[k] + row(1)[k]);
+                    [Some((d.name.to_string(), tcp, sum)), None]
+                }
+            };
+            names.into_iter().flatten().flat_map(|(name, tcp, [flows, txs, parser, gap])| {
+                let mut out = vec![(format!("app_layer.flow.{name}"), flows)];
+                // A protocol detected but not parsed has no transactions to count.
+                if d.transactions {
+                    out.push((format!("app_layer.tx.{name}"), txs));
+                }
+                out.extend(error_counters(&name, tcp, parser, gap));
+                out
+            })
         });
         flows.chain(txs).chain(errors).chain(table)
     }
@@ -268,5 +285,39 @@ fn error_counters(name: &str, tcp: bool, parser: u64, gap: u64) -> Vec<(String, 
             out.extend([(key("alloc"), 0), (key("parser"), parser), (key("internal"), 0)]);
             out
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vigil_applayer::AppConfig;
+
+    /// A flow of `ports` whose client sent `first`, counted and ended.
+    fn count(stats: &mut AppStats, ports: (u16, u16), first: &[u8]) {
+        let mut layer = AppFlow::new(&AppConfig::default(), Transport::Tcp, ports.0, ports.1);
+        layer.feed(Direction::ToServer, first);
+        let mut app = FlowApp::new(layer);
+        stats.flow(&mut app);
+        stats.ended(&app);
+    }
+
+    #[test]
+    fn table_protocols_are_named_as_suricata_names_them() {
+        let mut stats = AppStats::default();
+        let bind = [5, 0, 11, 3, 0x10, 0, 0, 0, 16, 0, 0, 0, 1, 0, 0, 0];
+        count(&mut stats, (40000, 135), &bind);
+        count(&mut stats, (40000, 135), &bind);
+        count(&mut stats, (40000, 445), b"\x00\x00\x00\x08\xfeSMBxxxx");
+        let named: std::collections::BTreeMap<String, u64> = stats.named().collect();
+        // Registered over both transports in Suricata: the name carries the transport.
+        assert_eq!(named.get("app_layer.flow.dcerpc_tcp"), Some(&2));
+        assert_eq!(named.get("app_layer.error.dcerpc_tcp.gap"), Some(&0));
+        assert!(!named.contains_key("app_layer.flow.dcerpc"));
+        assert_eq!(named.get("app_layer.flow.smb"), Some(&1));
+        assert_eq!(named.get("app_layer.flow.ssh"), Some(&0));
+        // Detected but not parsed: no transactions to count, so none named.
+        assert!(!named.contains_key("app_layer.tx.smb") && !named.contains_key("app_layer.tx.dcerpc_tcp"));
+        assert_eq!(named.get("app_layer.tx.ssh"), Some(&0));
     }
 }

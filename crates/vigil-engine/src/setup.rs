@@ -290,8 +290,6 @@ fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<
         http_enabled: a.enabled("http"),
         tls_enabled: a.enabled("tls"),
         dns_enabled: a.enabled_on("dns", true) || a.enabled_on("dns", false),
-        dcerpc_enabled: a.enabled("dcerpc"),
-        smb_enabled: a.enabled("smb"),
         ..vigil_applayer::AppConfig::default()
     };
     for def in vigil_applayer::protocols::ALL {

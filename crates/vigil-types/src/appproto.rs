@@ -7,10 +7,6 @@ pub enum AppProto {
     Http,
     Dns,
     Tls,
-    /// DCE/RPC over TCP: detected, not parsed.
-    Dcerpc,
-    /// SMB over TCP: detected, not parsed.
-    Smb,
     /// A protocol of the application layer's protocol table, by its name
     /// (the table is static: the name is its identity).
     Plugin(&'static str),
@@ -26,8 +22,6 @@ impl AppProto {
             AppProto::Http => "http",
             AppProto::Dns => "dns",
             AppProto::Tls => "tls",
-            AppProto::Dcerpc => "dcerpc",
-            AppProto::Smb => "smb",
             AppProto::Failed => "failed",
             AppProto::Plugin(name) => name,
         }

@@ -16,7 +16,8 @@ fn validator() -> jsonschema::Validator {
 #[test]
 fn every_protocols_records_are_schema_valid() {
     let v = validator();
-    for def in ALL {
+    // Protocols detected but not parsed write no records.
+    for def in ALL.iter().filter(|d| d.transactions) {
         let run = kit::cuts_agree(def).unwrap_or_else(|e| panic!("{e}"));
         let txs = run["txs"].as_array().unwrap();
         assert!(!txs.is_empty(), "{}", def.name);

@@ -58,11 +58,22 @@ pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
             say(format!("event {e:?} is empty, dotted or repeated"));
         }
     }
+    let answers = !(def.buffers.is_empty() && def.checks.is_empty() && def.events.is_empty());
+    if answers && !def.transactions {
+        say("buffers, checks or events without transactions to answer them".into());
+    }
+    for inc in def.includes {
+        let builtin = matches!(*inc, "http" | "dns" | "tls");
+        if *inc == def.name || !(builtin || super::find(inc).is_some()) {
+            say(format!("includes {inc}, which is not another protocol"));
+        }
+    }
     let sample = (def.sample)();
     match sample.first() {
         None => say("the sample conversation is empty".into()),
         Some((dir, data)) => {
-            if (def.detection.probe)(*dir, data) != super::Probe::Match {
+            let ports = super::Ports { client: 40000, server: def.detection.ports.first().copied().unwrap_or(0) };
+            if (def.detection.probe)(*dir, data, ports) != super::Probe::Match {
                 say("the probe does not recognize the sample's first bytes".into());
             }
         }

@@ -96,7 +96,23 @@ impl fmt::Debug for CheckDef {
     }
 }
 
-/// Where a protocol runs and how it is found.
+/// The ports of a flow being probed, as seen to the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Ports {
+    pub client: u16,
+    pub server: u16,
+}
+
+impl Ports {
+    /// Either end uses `port`.
+    pub fn has(self, port: u16) -> bool {
+        self.client == port || self.server == port
+    }
+}
+
+/// Where a protocol runs and how it is found. The table's protocols are
+/// probed after HTTP, TLS and DNS, in the table's order: a protocol whose
+/// signature is weak goes after those it could be mistaken for.
 #[derive(Debug, Clone, Copy)]
 pub struct Detection {
     pub tcp: bool,
@@ -106,8 +122,12 @@ pub struct Detection {
     pub ports: &'static [u16],
     /// Probed only when a port is one of `ports` (weak signatures).
     pub ports_only: bool,
-    /// The first bytes of `dir`.
-    pub probe: fn(dir: Direction, data: &[u8]) -> Probe,
+    /// The first bytes of `dir`, on a flow between `ports` (some protocols
+    /// start differently on a port of their own, as SMB after NetBIOS).
+    pub probe: fn(dir: Direction, data: &[u8], ports: Ports) -> Probe,
+    /// Its `app_layer.*` counters carry the transport (`dcerpc_tcp`), as
+    /// Suricata names the protocols it registers over both TCP and UDP.
+    pub counters_by_transport: bool,
 }
 
 /// What a new parser is told about its flow.
@@ -148,6 +168,13 @@ pub struct ProtoDef {
     /// entry over UDP): what the test kit ([`kit`]) runs every protocol
     /// through, and where fuzzing starts.
     pub sample: fn() -> Vec<(Direction, Vec<u8>)>,
+    /// Whether its parser forms transactions (and so EVE records). False
+    /// for a protocol that is detected (its rules apply, its flows are
+    /// named) but not parsed yet.
+    pub transactions: bool,
+    /// Protocols whose rules also apply to this one's flows: SMB carries
+    /// DCE/RPC, so `alert dcerpc` rules inspect SMB flows, as in Suricata.
+    pub includes: &'static [&'static str],
 }
 
 impl fmt::Debug for ProtoDef {
@@ -189,6 +216,55 @@ pub trait ProtoParser: Send {
     /// Transactions dropped unpruned at the parser's own limit.
     fn txs_evicted(&self) -> u64 {
         0
+    }
+    /// Whether it still reads the flow's bytes. False: they need not be
+    /// handed over, reassembled or kept for it (a protocol detected but not
+    /// parsed, or one that lost its place).
+    fn wants_data(&self) -> bool {
+        true
+    }
+    /// Whether a record of `dir` ended since the last call, so raw stream
+    /// inspection of `dir` need not wait for a chunk of bytes (Suricata's
+    /// parsers ask for it at their record boundaries).
+    fn take_raw_trigger(&mut self, _dir: Direction) -> bool {
+        false
+    }
+}
+
+/// The parser of a protocol that is detected but not parsed: it reads
+/// nothing and forms no transactions, and a flow of it keeps the name.
+#[derive(Debug, Default)]
+pub struct NotParsed {
+    next_id: u64,
+}
+
+impl NotParsed {
+    pub fn boxed(init: &ParserInit) -> Box<dyn ProtoParser> {
+        Box::new(NotParsed { next_id: init.first_tx_id })
+    }
+}
+
+impl ProtoParser for NotParsed {
+    fn parse(&mut self, _dir: Direction, _data: &[u8]) -> ParseResult {
+        ParseResult::Done
+    }
+    fn on_gap(&mut self, _dir: Direction, _len: u64) -> bool {
+        true
+    }
+    fn close(&mut self, _dir: Direction, _held: &[u8]) {}
+    fn tx_count(&self) -> usize {
+        0
+    }
+    fn tx(&self, _i: usize) -> Option<&dyn ProtoTx> {
+        None
+    }
+    fn prune(&mut self, _id: u64) {}
+    fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
+    fn next_tx_id(&self) -> u64 {
+        self.next_id
+    }
+    fn wants_data(&self) -> bool {
+        false
     }
 }
 
@@ -241,6 +317,12 @@ pub fn of(proto: AppProto) -> Option<&'static ProtoDef> {
 /// The sticky buffer named `name` and its protocol.
 pub fn buffer(name: &str) -> Option<(&'static ProtoDef, &'static BufferDef)> {
     ALL.iter().find_map(|d| d.buffers.iter().find(|b| b.name == name).map(|b| (*d, b)))
+}
+
+/// Whether rules written for `want` apply to a flow that speaks `have`:
+/// the same protocol, or one that carries it ([`ProtoDef::includes`]).
+pub fn applies(want: AppProto, have: AppProto) -> bool {
+    want == have || of(have).is_some_and(|d| d.includes.contains(&want.name()))
 }
 
 /// The value check named `name` and its protocol.

@@ -143,9 +143,6 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Pr
         (ProtoClass::Packet, "pkthdr") => Proto::PktHdr,
         (_, "http" | "http1") => return (action, Proto::Tcp, Some(AppProto::Http)),
         (_, "tls") => return (action, Proto::Tcp, Some(AppProto::Tls)),
-        // Detected, not parsed: its payload keywords run, its `dce_*` ones do not yet.
-        (_, "dcerpc") => return (action, Proto::Tcp, Some(AppProto::Dcerpc)),
-        (_, "smb") => return (action, Proto::Tcp, Some(AppProto::Smb)),
         // DNS runs over UDP and TCP.
         (_, "dns") => return (action, Proto::Ip, Some(AppProto::Dns)),
         (_, name) => {

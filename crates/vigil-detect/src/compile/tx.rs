@@ -61,8 +61,6 @@ pub(super) fn layer_protocol(value: &str) -> Option<(AppProto, bool)> {
         "http" | "http1" => AppProto::Http,
         "dns" => AppProto::Dns,
         "tls" => AppProto::Tls,
-        "dcerpc" => AppProto::Dcerpc,
-        "smb" => AppProto::Smb,
         "failed" => AppProto::Failed,
         "unknown" => AppProto::Unknown,
         other => vigil_applayer::proto::find(other)?.app_proto(),

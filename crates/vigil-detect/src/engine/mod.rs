@@ -451,14 +451,14 @@ fn tx_header_matches(sig: &Signature, src: (IpAddr, u16), dst: (IpAddr, u16)) ->
         || sig.bidirectional && header_matches(sig, dst.0, src.0, Some(dst.1), Some(src.1))
 }
 
-/// The flow speaks (or, negated, does not speak) the signature's application protocol.
-/// DCE/RPC rules also apply to SMB flows, which carry DCE/RPC, as in Suricata.
+/// The flow speaks (or, negated, does not speak) the signature's application protocol,
+/// or one that carries it (DCE/RPC rules on SMB flows, as in Suricata).
 fn app_proto_ok(sig: &Signature, flow: Option<FlowInfo>) -> bool {
-    use vigil_types::AppProto;
-    let speaks = |have: AppProto, want: AppProto| have == want || (want == AppProto::Dcerpc && have == AppProto::Smb);
     match sig.app_proto {
         None => true,
-        Some(want) => flow.is_some_and(|f| speaks(f.app_proto, want) != sig.app_proto_negated),
+        Some(want) => {
+            flow.is_some_and(|f| vigil_applayer::proto::applies(want, f.app_proto) != sig.app_proto_negated)
+        }
     }
 }
 

@@ -1,11 +1,12 @@
-//! Record boundaries of a protocol vigil detects but does not parse:
-//! DCE/RPC over TCP, whose PDUs say their length in their header. Knowing
-//! where each PDU ends lets raw stream inspection run once a PDU is
-//! complete rather than wait for a chunk of bytes, as Suricata's parser
-//! asks for it: a rule on the stream then sees each request on its own,
-//! however small the requests are.
+//! DCE/RPC's parser while its PDUs are not parsed: it follows where each
+//! PDU ends (the header says its length), so raw stream inspection runs
+//! once a PDU is complete rather than wait for a chunk of bytes, as
+//! Suricata's parser asks for it: a rule on the stream then sees each
+//! request on its own, however small the requests are.
 
-use crate::dcerpc::{pdu_len, HEADER_LEN};
+use super::{pdu_len, HEADER_LEN};
+use crate::parser::{AppEvent, ParseResult};
+use crate::proto::{ParserInit, ProtoParser, ProtoTx};
 use vigil_types::{Direction, PerDir};
 
 #[derive(Debug, Default)]
@@ -23,17 +24,18 @@ struct Side {
 
 /// Follows the PDUs of both directions of one flow.
 #[derive(Debug, Default)]
-pub(crate) struct Framer {
+pub struct Framer {
     sides: PerDir<Side>,
+    next_id: u64,
 }
 
 impl Framer {
-    pub(crate) fn new() -> Self {
-        Framer::default()
+    pub(crate) fn boxed(init: &ParserInit) -> Box<dyn ProtoParser> {
+        Box::new(Framer { next_id: init.first_tx_id, ..Framer::default() })
     }
 
     /// The next in-order bytes of `dir`.
-    pub(crate) fn feed(&mut self, dir: Direction, mut data: &[u8]) {
+    fn feed(&mut self, dir: Direction, mut data: &[u8]) {
         let side = self.sides.get_mut(dir);
         while !data.is_empty() && !side.lost {
             if side.left > 0 {
@@ -61,18 +63,44 @@ impl Framer {
         }
     }
 
-    /// Bytes of `dir` were lost: where the next PDU starts is unknown.
-    pub(crate) fn gap(&mut self, dir: Direction) {
-        self.sides.get_mut(dir).lost = true;
+}
+
+impl ProtoParser for Framer {
+    fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
+        self.feed(dir, data);
+        ParseResult::Done
     }
 
-    /// Whether either direction's PDUs are still followed.
-    pub(crate) fn following(&self) -> bool {
+    /// Where the next PDU starts is unknown: that side is no longer followed.
+    fn on_gap(&mut self, dir: Direction, _len: u64) -> bool {
+        self.sides.get_mut(dir).lost = true;
+        true
+    }
+
+    fn close(&mut self, _dir: Direction, _held: &[u8]) {}
+
+    fn tx_count(&self) -> usize {
+        0
+    }
+
+    fn tx(&self, _i: usize) -> Option<&dyn ProtoTx> {
+        None
+    }
+
+    fn prune(&mut self, _id: u64) {}
+
+    fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
+
+    fn next_tx_id(&self) -> u64 {
+        self.next_id
+    }
+
+    /// While either direction's PDUs are still followed.
+    fn wants_data(&self) -> bool {
         !self.sides.to_server.lost || !self.sides.to_client.lost
     }
 
-    /// Whether a PDU of `dir` ended since the last call.
-    pub(crate) fn take_ended(&mut self, dir: Direction) -> bool {
+    fn take_raw_trigger(&mut self, dir: Direction) -> bool {
         std::mem::take(&mut self.sides.get_mut(dir).ended)
     }
 }
@@ -81,6 +109,10 @@ impl Framer {
 mod tests {
     use super::*;
     use Direction::*;
+
+    fn framer() -> Framer {
+        Framer::default()
+    }
 
     fn pdu(len: u16) -> Vec<u8> {
         let mut p = vec![5, 0, 0, 3, 0x10, 0, 0, 0];
@@ -93,29 +125,29 @@ mod tests {
     fn a_record_ends_whatever_the_chunking() {
         let two: Vec<u8> = [pdu(40), pdu(24)].concat();
         for cut in 1..two.len() {
-            let mut f = Framer::new();
+            let mut f = framer();
             f.feed(ToServer, &two[..cut]);
-            let first = f.take_ended(ToServer);
+            let first = f.take_raw_trigger(ToServer);
             assert_eq!(first, cut >= 40, "cut {cut}");
             f.feed(ToServer, &two[cut..]);
-            assert!(f.take_ended(ToServer), "cut {cut}");
-            assert!(!f.take_ended(ToServer));
-            assert!(!f.take_ended(ToClient));
+            assert!(f.take_raw_trigger(ToServer), "cut {cut}");
+            assert!(!f.take_raw_trigger(ToServer));
+            assert!(!f.take_raw_trigger(ToClient));
         }
     }
 
     #[test]
     fn nonsense_or_a_gap_stops_the_triggers() {
-        let mut f = Framer::new();
+        let mut f = framer();
         let mut bad = pdu(40);
         bad[0] = 4;
         f.feed(ToClient, &bad);
         f.feed(ToClient, &pdu(16));
-        assert!(!f.take_ended(ToClient));
-        let mut f = Framer::new();
+        assert!(!f.take_raw_trigger(ToClient));
+        let mut f = framer();
         f.feed(ToServer, &pdu(40)[..20]);
-        f.gap(ToServer);
+        f.on_gap(ToServer, 1);
         f.feed(ToServer, &pdu(16));
-        assert!(!f.take_ended(ToServer));
+        assert!(!f.take_raw_trigger(ToServer));
     }
 }

@@ -1,0 +1,136 @@
+//! DCE/RPC over TCP, detected but not parsed: a flow whose first bytes are
+//! a connection-oriented DCE/RPC PDU header (version 5.0 or 5.1, a known
+//! PDU type, a data representation and a fragment length that make sense)
+//! speaks `dcerpc`. Rules written `alert dcerpc ...` with payload keywords
+//! then apply to it, and its flow record says so; the `dce_*` keywords,
+//! which need the parsed PDUs, are not run yet. Its parser follows where
+//! each PDU ends ([`framer`]), so raw stream inspection runs once a PDU is
+//! complete, as Suricata's parser asks for it.
+//!
+//! ```
+//! use vigil_applayer::protocols::dcerpc::PROTO;
+//! use vigil_applayer::proto::{Ports, Probe};
+//! use vigil_types::Direction::ToServer;
+//! // A bind: version 5.0, type 11, first and last fragment, little-endian, 72 bytes.
+//! let bind = [5, 0, 11, 3, 0x10, 0, 0, 0, 72, 0, 0, 0, 1, 0, 0, 0];
+//! let probe = |d: &[u8]| (PROTO.detection.probe)(ToServer, d, Ports::default());
+//! assert_eq!(probe(&bind), Probe::Match);
+//! assert_eq!(probe(&bind[..3]), Probe::NeedMore);
+//! assert_eq!(probe(b"GET / HTTP/1.1\r\n"), Probe::NoMatch);
+//! ```
+
+mod framer;
+
+use crate::proto::{Detection, Probe, ProtoDef};
+use vigil_types::Direction;
+
+pub use framer::Framer;
+
+pub static PROTO: ProtoDef = ProtoDef {
+    name: "dcerpc",
+    detection: Detection {
+        tcp: true,
+        udp: false,
+        ports: &[135],
+        ports_only: false,
+        probe: |_, data, _| probe_tcp(data),
+        counters_by_transport: true,
+    },
+    new_parser: Framer::boxed,
+    buffers: &[],
+    checks: &[],
+    events: &[],
+    options: &[],
+    sample,
+    transactions: false,
+    includes: &[],
+};
+
+/// A bind and its acknowledgement, little-endian.
+fn sample() -> Vec<(Direction, Vec<u8>)> {
+    let pdu = |ptype: u8, len: u16| {
+        let mut p = vec![5, 0, ptype, 3, 0x10, 0, 0, 0];
+        p.extend_from_slice(&len.to_le_bytes());
+        p.extend_from_slice(&[0, 0, 1, 0, 0, 0]);
+        p.resize(usize::from(len), 0);
+        p
+    };
+    vec![(Direction::ToServer, pdu(11, 72)), (Direction::ToClient, pdu(12, 68))]
+}
+
+/// The fixed part of a connection-oriented PDU header.
+pub(crate) const HEADER_LEN: usize = 16;
+
+/// PDU types of the connection-oriented protocol (request, response,
+/// fault, bind, bind_ack, bind_nak, alter_context, alter_context_resp,
+/// auth3, shutdown, co_cancel, orphaned, rts).
+fn known_type(t: u8) -> bool {
+    matches!(t, 0 | 2 | 3 | 11..=20)
+}
+
+/// Probes the first bytes of one direction of a TCP flow.
+fn probe_tcp(data: &[u8]) -> Probe {
+    let get = |i: usize| data.get(i).copied();
+    // Each byte seen so far must fit; a short prefix that fits wants more.
+    let fits = [
+        get(0).map(|v| v == 5),
+        get(1).map(|m| m <= 1),
+        get(2).map(known_type),
+        // Data representation: integer and character formats are one bit each.
+        get(4).map(|d| d & 0xee == 0),
+    ];
+    if fits.contains(&Some(false)) {
+        return Probe::NoMatch;
+    }
+    if data.len() < HEADER_LEN {
+        return Probe::NeedMore;
+    }
+    match pdu_len(data) {
+        Some(_) => Probe::Match,
+        None => Probe::NoMatch,
+    }
+}
+
+/// The length of the PDU whose header starts `h` (its fragment length, in
+/// the byte order its data representation names); `None` if `h` is too
+/// short, not version 5, or the length cannot even hold the header.
+pub(crate) fn pdu_len(h: &[u8]) -> Option<u16> {
+    let pair = [*h.get(8)?, *h.get(9)?];
+    let len = if h[4] & 0x10 != 0 { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) };
+    (h[0] == 5 && len as usize >= HEADER_LEN).then_some(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(vers: u8, minor: u8, ptype: u8, drep: u8, frag: u16) -> Vec<u8> {
+        let mut h = vec![vers, minor, ptype, 3, drep, 0, 0, 0];
+        if drep & 0x10 != 0 {
+            h.extend_from_slice(&frag.to_le_bytes());
+        } else {
+            h.extend_from_slice(&frag.to_be_bytes());
+        }
+        h.extend_from_slice(&[0, 0, 1, 0, 0, 0]);
+        h
+    }
+
+    #[test]
+    fn headers_of_either_byte_order_match() {
+        assert_eq!(probe_tcp(&header(5, 0, 11, 0x10, 72)), Probe::Match);
+        assert_eq!(probe_tcp(&header(5, 1, 0, 0x00, 100)), Probe::Match);
+        assert_eq!(probe_tcp(&header(5, 0, 12, 0x10, 16)), Probe::Match);
+    }
+
+    #[test]
+    fn anything_out_of_place_does_not() {
+        assert_eq!(probe_tcp(&header(4, 0, 11, 0x10, 72)), Probe::NoMatch);
+        assert_eq!(probe_tcp(&header(5, 2, 11, 0x10, 72)), Probe::NoMatch);
+        assert_eq!(probe_tcp(&header(5, 0, 7, 0x10, 72)), Probe::NoMatch);
+        assert_eq!(probe_tcp(&header(5, 0, 11, 0x12, 72)), Probe::NoMatch);
+        assert_eq!(probe_tcp(&header(5, 0, 11, 0x10, 15)), Probe::NoMatch);
+        assert_eq!(probe_tcp(&[5, 0, 11, 3, 0x10]), Probe::NeedMore);
+        assert_eq!(probe_tcp(&[5, 9]), Probe::NoMatch);
+        assert_eq!(probe_tcp(&[]), Probe::NeedMore);
+    }
+}
