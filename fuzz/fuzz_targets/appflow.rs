@@ -21,11 +21,12 @@ const BUFFERS: &[BufferId] = &[
     BufferId::HttpResponseBody,
     BufferId::DnsQuery,
     BufferId::DnsAnswerName,
-    BufferId::TlsSni,
-    BufferId::TlsCertSubject,
-    BufferId::TlsCerts,
-    BufferId::Ja3Hash,
-    BufferId::TlsAlpn,
+    // The table's protocols number their buffers from 0.
+    BufferId::Proto(0),
+    BufferId::Proto(1),
+    BufferId::Proto(5),
+    BufferId::Proto(6),
+    BufferId::Proto(10),
 ];
 
 fn inspect(flow: &mut AppFlow) {

@@ -5,23 +5,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vigil_applayer::tls::{probe, record::MAX_RECORD_LEN, TlsEveOptions, TlsParser};
-use vigil_applayer::{AppParser, BufferId, ParseResult, Transaction};
+use vigil_applayer::tls::{probe, record::MAX_RECORD_LEN, Buffer, TlsEveOptions, TlsParser};
+use vigil_applayer::ParseResult;
 use vigil_types::Direction::{ToClient, ToServer};
-
-const BUFFERS: [BufferId; 11] = [
-    BufferId::TlsSni,
-    BufferId::TlsCertSubject,
-    BufferId::TlsCertIssuer,
-    BufferId::TlsCertSerial,
-    BufferId::TlsCertFingerprint,
-    BufferId::TlsCerts,
-    BufferId::Ja3Hash,
-    BufferId::Ja3String,
-    BufferId::Ja3sHash,
-    BufferId::Ja3sString,
-    BufferId::TlsAlpn,
-];
 
 fuzz_target!(|data: &[u8]| {
     let _ = probe(data);
@@ -59,10 +45,11 @@ fuzz_target!(|data: &[u8]| {
     let _ = p.encrypted();
     for tx in p.txs() {
         let _ = tx.eve_with(TlsEveOptions::fields(u32::MAX));
-        for id in BUFFERS {
+        for id in (0..=u8::MAX).map_while(Buffer::from_id) {
             for i in 0..3 {
                 let _ = tx.buffer(id, i);
                 let _ = tx.buffer_dir(ToServer, id, i);
+                let _ = tx.buffer_dir(ToClient, id, i);
             }
         }
         let _ = (tx.cert_expired(0), tx.cert_valid(0), tx.version_name(), tx.complete(ToClient));

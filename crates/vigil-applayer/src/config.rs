@@ -37,13 +37,9 @@ pub struct AppConfig {
     pub http_enabled: bool,
     /// Whether detection may pick DNS.
     pub dns_enabled: bool,
-    /// Whether detection may pick TLS.
-    pub tls_enabled: bool,
     /// Which protocols of the table ([`crate::protocols::ALL`]) detection may pick, by
     /// their place in it (see [`AppConfig::set_enabled`]).
     pub table_enabled: u64,
-    /// `tls.encryption-handling`.
-    pub tls_encryption: Encryption,
     /// The `encryption-handling` of the table's protocols that have one,
     /// by their place in it (empty: the default for all).
     pub table_encryption: Vec<Encryption>,
@@ -74,9 +70,7 @@ impl Default for AppConfig {
             http: HttpConfig::default(),
             http_enabled: true,
             dns_enabled: true,
-            tls_enabled: true,
             table_enabled: u64::MAX,
-            tls_encryption: Encryption::TrackOnly,
             table_encryption: Vec::new(),
             table_options: Vec::new(),
             max_pending: 256 * 1024,
@@ -104,7 +98,7 @@ impl AppConfig {
     pub fn any_enabled(&self) -> bool {
         let table = crate::protocols::ALL.len();
         let table_on = table > 0 && self.table_enabled & (u64::MAX >> (64 - table.min(64))) != 0;
-        self.http_enabled || self.tls_enabled || self.dns_enabled || table_on
+        self.http_enabled || self.dns_enabled || table_on
     }
 }
 

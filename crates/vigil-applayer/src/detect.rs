@@ -1,7 +1,8 @@
 //! Protocol detection: which parser a flow's bytes belong to, decided from
 //! its first bytes the way Suricata does it: every enabled protocol is
-//! probed whatever the ports (HTTP and TLS first, as Suricata's pattern
-//! stage runs before its probing parsers), and ports are only a hint (DNS
+//! probed whatever the ports (HTTP and the table's early protocols such as
+//! TLS first, as Suricata's pattern stage runs before its probing parsers),
+//! and ports are only a hint (DNS
 //! over TCP is probed when a port is 53, since a 2-byte length and a
 //! 12-byte header are too easy to match by chance).
 //!
@@ -15,7 +16,7 @@ use vigil_types::{AppProto, Direction, PerDir};
 use crate::config::{AppConfig, Transport};
 use crate::proto::{Ports, Probe};
 use crate::protocols::ALL;
-use crate::{dns, http, tls};
+use crate::{dns, http};
 
 /// The table's protocols that may run on a flow over `transport` between these ports.
 fn table_probes(cfg: &AppConfig, transport: Transport, client_port: u16, server_port: u16) -> u64 {
@@ -75,7 +76,6 @@ pub fn answers_first(cfg: &AppConfig, data: &[u8]) -> bool {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Probes {
     http: bool,
-    tls: bool,
     /// DNS is enabled and a port is 53.
     dns: bool,
     ports: Ports,
@@ -89,7 +89,6 @@ impl Probes {
     pub(crate) fn new(cfg: &AppConfig, transport: Transport, client_port: u16, server_port: u16) -> Self {
         Probes {
             http: cfg.http_enabled,
-            tls: cfg.tls_enabled,
             dns: cfg.dns_enabled && (client_port == 53 || server_port == 53),
             ports: Ports { client: client_port, server: server_port },
             table: table_probes(cfg, transport, client_port, server_port),
@@ -97,13 +96,14 @@ impl Probes {
         }
     }
 
-    /// Probes the table's protocols; `None` when none decided.
-    fn table(self, dir: Direction, data: &[u8], need_more: &mut bool) -> Option<AppProto> {
+    /// Probes the table's protocols, the [`early`](crate::proto::Detection::early) ones or
+    /// the rest; `None` when none decided.
+    fn table(self, early: bool, dir: Direction, data: &[u8], need_more: &mut bool) -> Option<AppProto> {
         if self.table == 0 {
             return None;
         }
         for (i, def) in ALL.iter().enumerate() {
-            if self.table & (1u64 << i) == 0 {
+            if self.table & (1u64 << i) == 0 || def.detection.early != early {
                 continue;
             }
             match (def.detection.probe)(dir, data, self.ports) {
@@ -125,12 +125,8 @@ impl Probes {
                 http::Probe::NoMatch => {}
             }
         }
-        if self.tls {
-            match tls::probe(data) {
-                tls::TlsProbe::Tls => return Detect::Match(AppProto::Tls),
-                tls::TlsProbe::NeedMore => need_more = true,
-                tls::TlsProbe::NotTls => {}
-            }
+        if let Some(proto) = self.table(true, dir, data, &mut need_more) {
+            return Detect::Match(proto);
         }
         // A port of 53 says DNS before the protocols found by content alone.
         if self.dns {
@@ -140,7 +136,7 @@ impl Probes {
                 dns::DnsProbe::NotDns => {}
             }
         }
-        if let Some(proto) = self.table(dir, data, &mut need_more) {
+        if let Some(proto) = self.table(false, dir, data, &mut need_more) {
             return Detect::Match(proto);
         }
         if need_more {
@@ -154,7 +150,7 @@ impl Probes {
     pub(crate) fn udp(self, dir: Direction, data: &[u8]) -> Detect {
         match dns::probe_udp(data) {
             dns::DnsProbe::Request | dns::DnsProbe::Response if self.dns => Detect::Match(AppProto::Dns),
-            _ => match self.table(dir, data, &mut false) {
+            _ => match self.table(true, dir, data, &mut false).or_else(|| self.table(false, dir, data, &mut false)) {
                 Some(proto) => Detect::Match(proto),
                 None => Detect::NoMatch,
             },

@@ -22,7 +22,6 @@ use crate::http::{HttpParser, HttpTx};
 use crate::other_side::OtherSide;
 use crate::parser::{AppEvent, AppParser, ParseResult};
 use crate::proto::{ParserInit, ProtoDef, ProtoParser};
-use crate::tls::{TlsParser, TlsTx};
 use crate::txref::TxRef;
 
 /// Tunnels followed per flow (CONNECT inside CONNECT ...); past it the
@@ -73,7 +72,6 @@ pub struct AppCounters {
 enum Parser {
     Http(HttpParser),
     Dns(DnsParser),
-    Tls(TlsParser),
     /// A protocol of the table ([`crate::protocols::ALL`]).
     Dyn(&'static ProtoDef, Box<dyn ProtoParser>),
 }
@@ -83,7 +81,6 @@ impl Parser {
         match self {
             Parser::Http(p) => p.parse(dir, data),
             Parser::Dns(p) => p.parse(dir, data),
-            Parser::Tls(p) => p.parse(dir, data),
             Parser::Dyn(_, p) => p.parse(dir, data),
         }
     }
@@ -92,7 +89,6 @@ impl Parser {
         match self {
             Parser::Http(p) => p.on_gap(dir, len),
             Parser::Dns(p) => p.on_gap(dir, len),
-            Parser::Tls(p) => p.on_gap(dir, len),
             Parser::Dyn(_, p) => {
                 p.on_gap(dir, len);
             }
@@ -101,11 +97,10 @@ impl Parser {
 
     /// All but one of the sources are empty: one iterator type serves every protocol.
     fn txs(&self) -> impl Iterator<Item = TxRef<'_>> {
-        let (http, dns, tls): (&[HttpTx], &[DnsTx], &[TlsTx]) = match self {
-            Parser::Http(p) => (p.txs(), &[], &[]),
-            Parser::Dns(p) => (&[], p.txs(), &[]),
-            Parser::Tls(p) => (&[], &[], p.txs()),
-            Parser::Dyn(..) => (&[], &[], &[]),
+        let (http, dns): (&[HttpTx], &[DnsTx]) = match self {
+            Parser::Http(p) => (p.txs(), &[]),
+            Parser::Dns(p) => (&[], p.txs()),
+            Parser::Dyn(..) => (&[], &[]),
         };
         let dynamic = match self {
             Parser::Dyn(def, p) => Some((*def, &**p)),
@@ -114,14 +109,13 @@ impl Parser {
         let dyn_txs = dynamic
             .into_iter()
             .flat_map(|(def, p)| (0..p.tx_count()).filter_map(move |i| p.tx(i).map(|tx| TxRef::Dyn(def, tx))));
-        http.iter().map(TxRef::Http).chain(dns.iter().map(TxRef::Dns)).chain(tls.iter().map(TxRef::Tls)).chain(dyn_txs)
+        http.iter().map(TxRef::Http).chain(dns.iter().map(TxRef::Dns)).chain(dyn_txs)
     }
 
     fn has_txs(&self) -> bool {
         match self {
             Parser::Http(p) => !p.txs().is_empty(),
             Parser::Dns(p) => !p.txs().is_empty(),
-            Parser::Tls(p) => !p.txs().is_empty(),
             Parser::Dyn(_, p) => p.tx_count() > 0,
         }
     }
@@ -130,7 +124,6 @@ impl Parser {
         match self {
             Parser::Http(p) => p.prune(id),
             Parser::Dns(p) => p.prune(id),
-            Parser::Tls(p) => p.prune(id),
             Parser::Dyn(_, p) => p.prune(id),
         }
     }
@@ -139,7 +132,6 @@ impl Parser {
         match self {
             Parser::Http(p) => p.take_events(),
             Parser::Dns(p) => p.take_events(),
-            Parser::Tls(p) => p.take_events(),
             Parser::Dyn(_, p) => {
                 let mut out = Vec::new();
                 p.drain_events(&mut out);
@@ -152,7 +144,6 @@ impl Parser {
         match self {
             Parser::Http(p) => p.next_tx_id(),
             Parser::Dns(p) => p.next_tx_id(),
-            Parser::Tls(p) => p.next_tx_id(),
             Parser::Dyn(_, p) => p.next_tx_id(),
         }
     }
@@ -161,7 +152,6 @@ impl Parser {
         match self {
             Parser::Http(p) => p.stats().txs_evicted,
             Parser::Dns(p) => p.dropped_txs(),
-            Parser::Tls(_) => 0,
             Parser::Dyn(_, p) => p.txs_evicted(),
         }
     }
@@ -174,7 +164,7 @@ impl Parser {
     fn wants_data(&self) -> bool {
         match self {
             Parser::Dyn(_, p) => p.wants_data(),
-            Parser::Http(_) | Parser::Dns(_) | Parser::Tls(_) => true,
+            Parser::Http(_) | Parser::Dns(_) => true,
         }
     }
 }
@@ -290,7 +280,7 @@ impl AppFlow {
         }
     }
 
-    /// Unknown while detecting; Http/Dns/Tls or a protocol of the table once detected;
+    /// Unknown while detecting; Http/Dns or a protocol of the table once detected;
     /// Failed when detection gave up.
     /// After a tunnel it stays Http until what runs inside is recognized, and becomes Failed
     /// if it is not (see [`orig_proto`](Self::orig_proto)).
@@ -339,7 +329,7 @@ impl AppFlow {
         match &mut self.stage {
             Stage::Parse(p) => match &mut **p {
                 Parser::Dyn(_, p) => p.take_raw_trigger(dir),
-                Parser::Http(_) | Parser::Dns(_) | Parser::Tls(_) => false,
+                Parser::Http(_) | Parser::Dns(_) => false,
             },
             Stage::Detect(_) | Stage::Idle => false,
         }
@@ -371,8 +361,8 @@ impl AppFlow {
         }
     }
 
-    /// Payload inspection should stop for this flow: its traffic went encrypted both ways (TLS,
-    /// or a protocol of the table that says so), unless its `encryption-handling` is `full`.
+    /// Payload inspection should stop for this flow: its traffic went encrypted both ways (its
+    /// protocol says so), unless its `encryption-handling` is `full`.
     pub fn no_inspection(&self) -> bool {
         self.encrypted().is_some_and(|e| e != Encryption::Full)
     }
@@ -385,7 +375,6 @@ impl AppFlow {
     /// The encryption handling in force, once the flow's traffic is encrypted.
     fn encrypted(&self) -> Option<Encryption> {
         match self.parser() {
-            Some(Parser::Tls(p)) => p.encrypted().then_some(self.cfg.tls_encryption),
             Some(Parser::Dyn(def, p)) => p.inspection_done().then(|| {
                 let at = crate::proto::index(def.name);
                 at.and_then(|i| self.cfg.table_encryption.get(i).copied()).unwrap_or_default()
@@ -523,7 +512,6 @@ impl AppFlow {
         let first = self.next_id;
         let parser = match proto {
             AppProto::Http => Parser::Http(HttpParser::new(self.cfg.http).with_first_tx_id(first)),
-            AppProto::Tls => Parser::Tls(TlsParser::new().with_first_tx_id(first)),
             AppProto::Dns => Parser::Dns(
                 match self.transport {
                     Transport::Tcp => DnsParser::tcp(),
@@ -658,9 +646,6 @@ impl AppFlow {
                     self.counters.bytes_dropped += side.held.len() as u64;
                     side.clear();
                     let goes_on = match &mut **parser {
-                        // Records cannot be found again after a hole (Suricata's TLS does not
-                        // accept gaps either): an error.
-                        Parser::Tls(_) => false,
                         Parser::Dyn(_, p) => p.on_gap(dir, len),
                         other => {
                             other.on_gap(dir, len);

@@ -7,8 +7,14 @@ use vigil_types::Direction::{self, ToClient, ToServer};
 
 use crate::dns::tests::{answer, query};
 use crate::http::HttpConfig;
-use crate::tls::tests::tls12_flights;
+use crate::protocols::tls::sample::tls12_flights;
+use crate::protocols::tls::Buffer as TlsBuffer;
 use crate::{AppConfig, AppFlow, BufferId, Progress, Transport, TxRef};
+
+const TLS: AppProto = AppProto::Plugin("tls");
+const TLS_SNI: BufferId = BufferId::Proto(TlsBuffer::Sni as u8);
+const TLS_ALPN: BufferId = BufferId::Proto(TlsBuffer::Alpn as u8);
+const TLS_CERTS: BufferId = BufferId::Proto(TlsBuffer::Certs as u8);
 
 #[derive(Clone)]
 enum Seg {
@@ -192,12 +198,12 @@ fn bytes_held_during_detection_reach_the_parser_in_order() {
 fn tls_is_found_on_any_port() {
     let flights: Vec<Seg> = tls12_flights().into_iter().map(|(dir, bytes)| Seg::Data(dir, bytes)).collect();
     let flow = check(&AppConfig::default(), (50000, 8443), &flights);
-    assert_eq!(flow.proto(), AppProto::Tls);
+    assert_eq!(flow.proto(), TLS);
     let tx = flow.txs().next().unwrap();
-    assert_eq!((tx.id(), tx.proto()), (0, AppProto::Tls));
-    assert_eq!(buf(tx, ToServer, BufferId::TlsSni), Some("example.com"));
-    assert_eq!(tx.buffer(ToServer, BufferId::TlsAlpn, 1), Some(&b"http/1.1"[..]));
-    assert_eq!(tx.buffer(ToClient, BufferId::TlsAlpn, 0), Some(&b"h2"[..]));
+    assert_eq!((tx.id(), tx.proto()), (0, TLS));
+    assert_eq!(buf(tx, ToServer, TLS_SNI), Some("example.com"));
+    assert_eq!(tx.buffer(ToServer, TLS_ALPN, 1), Some(&b"http/1.1"[..]));
+    assert_eq!(tx.buffer(ToClient, TLS_ALPN, 0), Some(&b"h2"[..]));
     assert_eq!((tx.progress(ToServer), tx.progress(ToClient)), (Progress::Complete, Progress::Complete));
     // Both sides sent ChangeCipherSpec: what follows is ciphertext.
     assert!(flow.no_inspection());
@@ -210,7 +216,8 @@ fn tls_is_found_on_any_port() {
     assert!(!flow.no_inspection());
 
     // Disabled, it is not detected.
-    let cfg = AppConfig { tls_enabled: false, ..AppConfig::default() };
+    let mut cfg = AppConfig::default();
+    cfg.set_enabled("tls", false);
     let flow = check(&cfg, (50000, 443), &flights);
     assert_eq!(flow.proto(), AppProto::Failed);
     assert_eq!(flow.txs().count(), 0);
@@ -342,12 +349,12 @@ fn connect_tunnel_is_detected_again() {
         Seg::Data(server2.0, server2.1),
     ];
     let flow = check(&AppConfig::default(), (40000, 3128), &segs);
-    assert_eq!(flow.proto(), AppProto::Tls);
+    assert_eq!(flow.proto(), TLS);
     assert_eq!(flow.orig_proto(), Some(AppProto::Http));
     let txs: Vec<_> = flow.txs().collect();
-    assert_eq!(txs.iter().map(|t| (t.id(), t.proto())).collect::<Vec<_>>(), [(0, AppProto::Http), (1, AppProto::Tls)]);
+    assert_eq!(txs.iter().map(|t| (t.id(), t.proto())).collect::<Vec<_>>(), [(0, AppProto::Http), (1, TLS)]);
     assert_eq!(buf(txs[0], ToServer, BufferId::HttpMethod), Some("CONNECT"));
-    assert_eq!(buf(txs[1], ToServer, BufferId::TlsSni), Some("example.com"));
+    assert_eq!(buf(txs[1], ToServer, TLS_SNI), Some("example.com"));
     assert!(flow.no_inspection());
     assert_eq!(flow.counters().tunnels, 1);
 
@@ -364,8 +371,8 @@ fn connect_tunnel_is_detected_again() {
         s2c("HTTP/1.1 200 Connection established\r\n\r\n"),
     ];
     let flow = check(&AppConfig::default(), (40000, 3128), &segs);
-    assert_eq!(flow.proto(), AppProto::Tls);
-    assert_eq!(flow.txs().filter_map(|t| buf(t, ToServer, BufferId::TlsSni)).collect::<Vec<_>>(), ["example.com"]);
+    assert_eq!(flow.proto(), TLS);
+    assert_eq!(flow.txs().filter_map(|t| buf(t, ToServer, TLS_SNI)).collect::<Vec<_>>(), ["example.com"]);
 
     // Inside a WebSocket upgrade nothing is recognized: detection failed, the flow was HTTP.
     let segs = [
@@ -425,7 +432,7 @@ fn a_parser_error_gives_the_direction_up() {
     flow.feed(ToServer, b"more");
     let c = flow.counters();
     assert_eq!((c.parser_errors, c.bytes_dropped), (1, 4));
-    assert_eq!(buf(flow.txs().next().unwrap(), ToServer, BufferId::TlsSni), Some("example.com"));
+    assert_eq!(buf(flow.txs().next().unwrap(), ToServer, TLS_SNI), Some("example.com"));
 }
 
 #[test]
@@ -454,7 +461,7 @@ fn hostile_input_never_panics() {
             }
             for tx in flow.txs() {
                 let _ = (tx.id(), tx.progress(ToServer), tx.progress(ToClient));
-                for id in [BufferId::HttpUri, BufferId::DnsQuery, BufferId::TlsSni, BufferId::TlsCerts] {
+                for id in [BufferId::HttpUri, BufferId::DnsQuery, TLS_SNI, TLS_CERTS] {
                     let _ = tx.buffer(dir, id, 0);
                 }
             }
@@ -475,8 +482,8 @@ fn an_error_stops_parsing_both_ways_and_is_counted_for_the_error_policy() {
     let mut flow = AppFlow::new(&cfg, Transport::Tcp, 50000, 443);
     flow.feed(ToServer, &hello.1);
     flow.feed(ToClient, &server1.1);
-    assert_eq!(flow.proto(), AppProto::Tls, "detected before the parser failed");
-    assert!(flow.txs().all(|t| matches!(t, TxRef::Tls(t) if !t.has_handshake())));
+    assert_eq!(flow.proto(), TLS, "detected before the parser failed");
+    assert!(flow.txs().all(|t| !t.writes_record()));
     let c = flow.counters();
     assert_eq!((c.parser_errors, c.policy_errors), (1, 1));
     // Past the offset given, the error comes later: the hello is parsed first.
@@ -490,7 +497,7 @@ fn an_error_stops_parsing_both_ways_and_is_counted_for_the_error_policy() {
     assert_eq!(flow.counters().policy_errors, 0);
     flow.feed(ToServer, b"\x16\x03\x03\x00\x01\x00");
     assert_eq!(flow.counters().policy_errors, 1);
-    assert!(flow.txs().any(|t| buf(t, ToServer, BufferId::TlsSni) == Some("example.com")));
+    assert!(flow.txs().any(|t| buf(t, ToServer, TLS_SNI) == Some("example.com")));
 
     // TLS cannot resume after a gap: an error; HTTP can, and it is none.
     let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 50000, 443);
@@ -565,7 +572,7 @@ fn each_direction_is_detected_on_its_own() {
     let hello = tls12_flights()[0].1.clone();
     let segs = [c2s(&hello), s2c(b"\x00\x07not a protocol at all\r\n"), Seg::Close(ToClient)];
     let flow = check_outcome((40000, 8443), &segs);
-    assert_eq!(flow.proto(), AppProto::Tls);
+    assert_eq!(flow.proto(), TLS);
     assert_eq!(flow.side_proto(ToClient), Some(AppProto::Failed));
     assert_eq!(detect_events(&segs), ["applayer_detect_protocol_only_one_direction"]);
 

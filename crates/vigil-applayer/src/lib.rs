@@ -46,8 +46,11 @@ mod parser;
 mod progress;
 pub mod proto;
 pub mod protocols;
-pub mod tls;
+
 mod txref;
+
+/// TLS, a protocol of the table, under its old path.
+pub use protocols::tls;
 
 pub use config::{AppConfig, Encryption, Transport};
 pub use detect::Detect;

@@ -156,39 +156,6 @@ pub enum BufferId {
     /// `dns.response.rrname`: question names, then each answer and authority record name
     /// followed by the name in its data, then additional record names. Indexed.
     DnsResponseRrname,
-    // TLS.
-    /// `tls.sni`
-    TlsSni,
-    /// `tls.cert_subject` / `tls.subject`: leaf certificate subject, RFC 4514-ish as Suricata prints it.
-    TlsCertSubject,
-    /// `tls.cert_issuer` / `tls.issuerdn`
-    TlsCertIssuer,
-    /// `tls.cert_serial`: `XX:XX:...` uppercase hex.
-    TlsCertSerial,
-    /// `tls.cert_fingerprint`: SHA-1 of the leaf DER, `xx:xx:...` lowercase hex.
-    TlsCertFingerprint,
-    /// `tls.certs`: each certificate's DER. Indexed.
-    TlsCerts,
-    /// `ja3.hash` (client): 32 lowercase hex chars.
-    Ja3Hash,
-    /// `ja3.string`
-    Ja3String,
-    /// `ja3s.hash` (server)
-    Ja3sHash,
-    /// `ja3s.string`
-    Ja3sString,
-    /// `tls.alpn`: each ALPN protocol offered by the client. Indexed.
-    TlsAlpn,
-    /// `tls.subjectaltname`: each DNS name / IP address of the leaf's subjectAltName (of the
-    /// side inspected, like the other certificate buffers). Indexed.
-    TlsSubjectAltName,
-    /// `tls.random`: the 32-byte hello random of the side inspected (client to-server, server
-    /// to-client).
-    TlsRandom,
-    /// `tls.random_time`: its first 4 bytes.
-    TlsRandomTime,
-    /// `tls.random_bytes`: its last 28 bytes.
-    TlsRandomBytes,
     /// `file.data`: the data of each file of the side inspected (an HTTP
     /// body, or each part of a multipart upload), as far as kept. Indexed.
     FileData,

@@ -9,14 +9,12 @@ use crate::http::HttpTx;
 use crate::parser::{BufferId, Transaction};
 use crate::progress::Progress;
 use crate::proto::{ProtoDef, ProtoTx};
-use crate::tls::TlsTx;
 
 /// A transaction of whichever protocol the flow speaks.
 #[derive(Clone, Copy)]
 pub enum TxRef<'a> {
     Http(&'a HttpTx),
     Dns(&'a DnsTx),
-    Tls(&'a TlsTx),
     /// A transaction of a protocol of the table.
     Dyn(&'static ProtoDef, &'a dyn ProtoTx),
 }
@@ -26,7 +24,6 @@ impl std::fmt::Debug for TxRef<'_> {
         match self {
             TxRef::Http(tx) => f.debug_tuple("Http").field(tx).finish(),
             TxRef::Dns(tx) => f.debug_tuple("Dns").field(tx).finish(),
-            TxRef::Tls(tx) => f.debug_tuple("Tls").field(tx).finish(),
             TxRef::Dyn(def, tx) => f.debug_tuple(def.name).field(&tx.id()).finish(),
         }
     }
@@ -39,7 +36,6 @@ impl<'a> TxRef<'a> {
         match *self {
             TxRef::Http(tx) => tx.id(),
             TxRef::Dns(tx) => tx.id(),
-            TxRef::Tls(tx) => tx.id(),
             TxRef::Dyn(_, tx) => tx.id(),
         }
     }
@@ -48,7 +44,6 @@ impl<'a> TxRef<'a> {
         match self {
             TxRef::Http(_) => AppProto::Http,
             TxRef::Dns(_) => AppProto::Dns,
-            TxRef::Tls(_) => AppProto::Tls,
             TxRef::Dyn(def, _) => def.app_proto(),
         }
     }
@@ -58,8 +53,15 @@ impl<'a> TxRef<'a> {
         match *self {
             TxRef::Http(tx) => tx.complete(dir),
             TxRef::Dns(tx) => tx.complete(dir),
-            TxRef::Tls(tx) => tx.complete(dir),
             TxRef::Dyn(_, tx) => tx.progress(dir) == Progress::Complete,
+        }
+    }
+
+    /// Whether it makes an EVE record ([`ProtoTx::writes_record`]).
+    pub fn writes_record(&self) -> bool {
+        match *self {
+            TxRef::Http(_) | TxRef::Dns(_) => true,
+            TxRef::Dyn(_, tx) => tx.writes_record(),
         }
     }
 
@@ -69,7 +71,7 @@ impl<'a> TxRef<'a> {
         match self {
             // One message each.
             TxRef::Dns(_) => complete(Direction::ToServer) || complete(Direction::ToClient),
-            TxRef::Http(_) | TxRef::Tls(_) => complete(Direction::ToServer) && complete(Direction::ToClient),
+            TxRef::Http(_) => complete(Direction::ToServer) && complete(Direction::ToClient),
             TxRef::Dyn(_, tx) => tx.finished(),
         }
     }
@@ -78,19 +80,12 @@ impl<'a> TxRef<'a> {
     ///
     /// HTTP: `Headers` once that side's start line and headers are parsed. DNS: a transaction
     /// is one message, `Complete` on the side it travelled and `None` on the other (which
-    /// never carries anything). TLS: `Headers` once that side's hello was seen.
+    /// never carries anything). The table's protocols say themselves ([`ProtoTx::progress`]).
     pub fn progress(&self, dir: Direction) -> Progress {
         let (complete, headers) = match *self {
             TxRef::Dyn(_, tx) => return tx.progress(dir),
             TxRef::Http(tx) => (tx.complete(dir), tx.headers_done(dir)),
             TxRef::Dns(tx) => (tx.direction() == dir, false),
-            TxRef::Tls(tx) => (
-                tx.complete(dir),
-                match dir {
-                    Direction::ToServer => tx.client_hello().is_some(),
-                    Direction::ToClient => tx.server_version().is_some(),
-                },
-            ),
         };
         if complete {
             Progress::Complete
@@ -105,14 +100,14 @@ impl<'a> TxRef<'a> {
     pub fn files(&self, dir: Direction) -> &'a [File] {
         match *self {
             TxRef::Http(tx) => tx.files(dir),
-            TxRef::Dns(_) | TxRef::Tls(_) => &[],
+            TxRef::Dns(_) => &[],
             TxRef::Dyn(_, tx) => tx.files(dir),
         }
     }
 
-    /// A buffer as seen by a rule inspecting side `dir`. TLS answers the certificate and ALPN
-    /// buffers of that side ([`TlsTx::buffer_dir`]); HTTP and DNS buffers belong to one side
-    /// already ([`Transaction::buffer`]).
+    /// A buffer as seen by a rule inspecting side `dir`. The table's protocols answer per side
+    /// ([`ProtoTx::buffer`]); HTTP and DNS buffers belong to one side already
+    /// ([`Transaction::buffer`]).
     pub fn buffer(&self, dir: Direction, id: BufferId, index: usize) -> Option<&'a [u8]> {
         if id == BufferId::FileName {
             return self.files(dir).get(index).map(|f| f.name.as_slice());
@@ -126,7 +121,6 @@ impl<'a> TxRef<'a> {
         match *self {
             TxRef::Http(tx) => tx.buffer(id, index),
             TxRef::Dns(tx) => tx.buffer(id, index),
-            TxRef::Tls(tx) => tx.buffer_dir(dir, id, index),
             TxRef::Dyn(_, tx) => match id {
                 BufferId::Proto(n) => tx.buffer(dir, n, index),
                 _ => None,

@@ -160,30 +160,62 @@ pub(crate) struct AppStats {
     table: Vec<[u64; 4]>,
 }
 
-/// The row of a table protocol's flow in [`AppStats::table`]: two per
-/// protocol, by its place in the table, TCP then UDP.
+/// The row of a table protocol's flow in [`AppStats::table`] and the
+/// per-protocol exception counters: two per protocol, by its place in the
+/// table, TCP then UDP; a protocol whose counter names carry no transport
+/// uses the first for both.
 fn table_slot(proto: AppProto, transport: Transport) -> Option<usize> {
-    match proto {
-        AppProto::Plugin(name) => {
-            vigil_applayer::proto::index(name).map(|i| 2 * i + usize::from(transport == Transport::Udp))
-        }
-        _ => None,
-    }
+    let def = vigil_applayer::proto::of(proto)?;
+    let i = vigil_applayer::proto::index(def.name)?;
+    Some(2 * i + usize::from(def.detection.counters_by_transport && transport == Transport::Udp))
 }
 
-const FLOW_NAMES: [&str; 6] = ["http", "tls", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp"];
-pub(crate) const TX_NAMES: [&str; 4] = ["http", "tls", "dns_udp", "dns_tcp"];
+/// The table's counter names (`ssh`, `dcerpc_tcp`), each with its
+/// [`table_slot`] and whether it runs over TCP (which has gap counters).
+pub(crate) fn table_names() -> impl Iterator<Item = (usize, String, bool)> {
+    ALL.iter().enumerate().flat_map(|(i, d)| {
+        let t = d.detection;
+        let names = if t.counters_by_transport {
+            [t.tcp.then(|| (2 * i, format!("{}_tcp", d.name), true)), t.udp.then(|| (2 * i + 1, format!("{}_udp", d.name), false))]
+        } else {
+            [Some((2 * i, d.name.to_string(), t.tcp)), None]
+        };
+        names.into_iter().flatten()
+    })
+}
+
+const FLOW_NAMES: [&str; 5] = ["http", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp"];
+pub(crate) const TX_NAMES: [&str; 3] = ["http", "dns_udp", "dns_tcp"];
 
 pub(crate) fn slot(proto: AppProto, transport: Transport) -> Option<usize> {
     Some(match (proto, transport) {
         (AppProto::Http, _) => 0,
-        (AppProto::Tls, _) => 1,
-        (AppProto::Dns, Transport::Udp) => 2,
-        (AppProto::Dns, Transport::Tcp) => 3,
-        (AppProto::Failed, Transport::Tcp) => 4,
-        (AppProto::Failed, Transport::Udp) => 5,
+        (AppProto::Dns, Transport::Udp) => 1,
+        (AppProto::Dns, Transport::Tcp) => 2,
+        (AppProto::Failed, Transport::Tcp) => 3,
+        (AppProto::Failed, Transport::Udp) => 4,
         (AppProto::Unknown | AppProto::Plugin(_), _) => return None,
     })
+}
+
+/// The place of a protocol's app-layer errors among [`error_names`].
+pub(crate) fn error_slot(proto: AppProto, transport: Transport) -> Option<usize> {
+    match slot(proto, transport).filter(|&i| i < TX_NAMES.len()) {
+        Some(i) => Some(i),
+        None => table_slot(proto, transport).map(|i| TX_NAMES.len() + i),
+    }
+}
+
+/// Every protocol's counter name with its [`error_slot`], for per-protocol
+/// error counters.
+pub(crate) fn error_names() -> impl Iterator<Item = (usize, String)> {
+    let builtin = TX_NAMES.iter().enumerate().map(|(i, n)| (i, n.to_string()));
+    builtin.chain(table_names().map(|(i, n, _)| (TX_NAMES.len() + i, n)))
+}
+
+/// The number of [`error_slot`]s.
+pub(crate) fn error_slots() -> usize {
+    TX_NAMES.len() + 2 * ALL.len()
 }
 
 impl AppStats {
@@ -245,27 +277,16 @@ impl AppStats {
         });
         // Every protocol of the table is named, counted or not, as Suricata lists its
         // counters: once per transport it runs over when its names carry the transport.
-        let table = ALL.iter().enumerate().flat_map(|(i, d)| {
-            let row = |t: usize| self.table.get(2 * i + t).copied().unwrap_or_default();
-            let names = match (d.detection.counters_by_transport, d.detection.tcp, d.detection.udp) {
-                (true, tcp, udp) => [
-                    tcp.then(|| (format!("{}_tcp", d.name), true, row(0))),
-                    udp.then(|| (format!("{}_udp", d.name), false, row(1))),
-                ],
-                (false, tcp, _) => {
-                    let sum = std::array::from_fn(|k| row(0)[k] + row(1)[k]);
-                    [Some((d.name.to_string(), tcp, sum)), None]
-                }
-            };
-            names.into_iter().flatten().flat_map(|(name, tcp, [flows, txs, parser, gap])| {
-                let mut out = vec![(format!("app_layer.flow.{name}"), flows)];
-                // A protocol detected but not parsed has no transactions to count.
-                if d.transactions {
-                    out.push((format!("app_layer.tx.{name}"), txs));
-                }
-                out.extend(error_counters(&name, tcp, parser, gap));
-                out
-            })
+        let table = table_names().flat_map(|(i, name, tcp)| {
+            let [flows, txs, parser, gap] = self.table.get(i).copied().unwrap_or_default();
+            let def = ALL[i / 2];
+            let mut out = vec![(format!("app_layer.flow.{name}"), flows)];
+            // A protocol detected but not parsed has no transactions to count.
+            if def.transactions {
+                out.push((format!("app_layer.tx.{name}"), txs));
+            }
+            out.extend(error_counters(&name, tcp, parser, gap));
+            out
         });
         flows.chain(txs).chain(errors).chain(table)
     }

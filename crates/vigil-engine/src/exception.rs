@@ -6,7 +6,6 @@
 //! `exception_policy.<target>.<policy>` names, and the flow record lists the
 //! targets its flow met.
 
-use crate::app::TX_NAMES;
 use vigil_applayer::Transport;
 use vigil_config::{ExceptionPolicy as Policy, ExceptionTarget as Target, Exceptions};
 use vigil_output::DropReason;
@@ -21,18 +20,18 @@ pub(crate) struct ExceptionState {
     pub hits: [[u64; 6]; 6],
     /// The target the packet in hand met, for the detector to apply.
     pub pending: Option<Target>,
-    /// The protocol slot (`app::TX_NAMES`) of the app-layer error in hand.
+    /// The protocol slot ([`crate::app::error_slot`]) of the app-layer error in hand.
     pending_app: Option<usize>,
     /// `stats.exception-policy.per-app-proto-errors`: app-layer error
     /// policy applications by protocol slot and policy.
-    per_app: Option<[[u64; 6]; TX_NAMES.len()]>,
+    per_app: Option<Vec<[u64; 6]>>,
     ips: bool,
 }
 
 impl ExceptionState {
     pub(crate) fn new(cfg: &Exceptions, ips: bool, midstream: bool, per_app: bool) -> Self {
         let policies = Target::ALL.map(|t| cfg.resolve(t, ips, midstream));
-        let per_app = per_app.then_some([[0; 6]; TX_NAMES.len()]);
+        let per_app = per_app.then(|| vec![[0; 6]; crate::app::error_slots()]);
         ExceptionState { policies, hits: [[0; 6]; 6], pending: None, pending_app: None, per_app, ips }
     }
 
@@ -44,7 +43,7 @@ impl ExceptionState {
     /// The application layer of the packet's flow failed.
     pub(crate) fn met_app_error(&mut self, proto: AppProto, transport: Transport) {
         if self.pending.is_none() {
-            self.pending_app = crate::app::slot(proto, transport).filter(|&i| i < TX_NAMES.len());
+            self.pending_app = crate::app::error_slot(proto, transport);
         }
         self.met(Target::AppLayerError);
     }
@@ -65,8 +64,8 @@ impl ExceptionState {
         if let Some(i) = Policy::COUNTED.iter().position(|&c| c == p) {
             self.hits[t.index()][i] += 1;
             let app = if t == Target::AppLayerError { self.pending_app.take() } else { None };
-            if let (Some(per_app), Some(slot)) = (self.per_app.as_mut(), app) {
-                per_app[slot][i] += 1;
+            if let Some(row) = app.and_then(|slot| self.per_app.as_mut()?.get_mut(slot)) {
+                row[i] += 1;
             }
         }
     }
@@ -94,7 +93,8 @@ impl ExceptionState {
         }
         let app_error = Target::AppLayerError;
         if let Some(per_app) = self.per_app.as_ref().filter(|_| self.policy(app_error) != Policy::Ignore) {
-            for (name, hits) in TX_NAMES.iter().zip(per_app) {
+            for (slot, name) in crate::app::error_names() {
+                let hits = per_app.get(slot).copied().unwrap_or_default();
                 for (pi, p) in Policy::COUNTED.into_iter().enumerate() {
                     if self.applicable(app_error, p) {
                         out.push((format!("app_layer.error.{name}.exception_policy.{}", p.name()), hits[pi]));

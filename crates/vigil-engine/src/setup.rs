@@ -288,7 +288,6 @@ fn stream_config(config: &Config, ips: bool) -> vigil_stream::StreamConfig {
 fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<vigil_applayer::AppConfig> {
     let mut cfg = vigil_applayer::AppConfig {
         http_enabled: a.enabled("http"),
-        tls_enabled: a.enabled("tls"),
         dns_enabled: a.enabled_on("dns", true) || a.enabled_on("dns", false),
         ..vigil_applayer::AppConfig::default()
     };
@@ -305,7 +304,6 @@ fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<
         }
         e
     };
-    cfg.tls_encryption = encryption("tls").unwrap_or_default();
     cfg.table_encryption =
         vigil_applayer::protocols::ALL.iter().map(|d| encryption(d.name).unwrap_or_default()).collect();
     for (limit, slot) in [

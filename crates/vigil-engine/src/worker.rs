@@ -161,7 +161,7 @@ fn app_input<'a>(f: &Flow<FlowExt>, txs: &'a [TxInput<'a>], now: Timestamp) -> A
 fn record_dir(tx: TxRef<'_>) -> Direction {
     match tx {
         TxRef::Dns(d) => d.direction(),
-        TxRef::Http(_) | TxRef::Tls(_) | TxRef::Dyn(..) => Direction::ToServer,
+        TxRef::Http(_) | TxRef::Dyn(..) => Direction::ToServer,
     }
 }
 

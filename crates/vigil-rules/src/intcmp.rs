@@ -30,6 +30,16 @@ pub enum IntCmp {
 }
 
 impl IntCmp {
+    /// Every operand is at most `max` (a keyword's width; Suricata rejects wider ones).
+    pub fn fits(&self, max: u64) -> bool {
+        match *self {
+            IntCmp::Eq(a) | IntCmp::Ne(a) | IntCmp::Lt(a) | IntCmp::Le(a) | IntCmp::Gt(a) | IntCmp::Ge(a) => a <= max,
+            IntCmp::Range(a, b) | IntCmp::NotRange(a, b) | IntCmp::Mask(a, b) | IntCmp::NotMask(a, b) => {
+                a <= max && b <= max
+            }
+        }
+    }
+
     /// Parses `s`, rejecting numbers above `max` (the keyword's width).
     pub fn parse(s: &str, max: u64) -> VResult<IntCmp> {
         let mut p = Cursor { s, i: 0, max };

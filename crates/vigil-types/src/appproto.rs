@@ -6,7 +6,6 @@ pub enum AppProto {
     Unknown,
     Http,
     Dns,
-    Tls,
     /// A protocol of the application layer's protocol table, by its name
     /// (the table is static: the name is its identity).
     Plugin(&'static str),
@@ -21,7 +20,6 @@ impl AppProto {
             AppProto::Unknown => "unknown",
             AppProto::Http => "http",
             AppProto::Dns => "dns",
-            AppProto::Tls => "tls",
             AppProto::Failed => "failed",
             AppProto::Plugin(name) => name,
         }

@@ -385,7 +385,7 @@ const SURICATA_PROTOCOLS: &[&str] = &[
 
 /// The protocols vigil parses: the built-in ones and the protocol table's.
 fn vigil_protocols() -> Vec<&'static str> {
-    let mut out = vec!["http", "tls", "dns"];
+    let mut out = vec!["http", "dns"];
     out.extend(vigil_applayer::protocols::ALL.iter().map(|p| p.name));
     out
 }

@@ -63,7 +63,7 @@ pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
         say("buffers, checks or events without transactions to answer them".into());
     }
     for inc in def.includes {
-        let builtin = matches!(*inc, "http" | "dns" | "tls");
+        let builtin = matches!(*inc, "http" | "dns");
         if *inc == def.name || !(builtin || super::find(inc).is_some()) {
             say(format!("includes {inc}, which is not another protocol"));
         }

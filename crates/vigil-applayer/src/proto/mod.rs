@@ -29,7 +29,7 @@ use std::any::Any;
 use std::fmt;
 
 use vigil_rules::Value;
-use vigil_types::{AppProto, Direction};
+use vigil_types::{AppProto, Direction, PerDir};
 
 use crate::config::Transport;
 use crate::parser::{AppEvent, ParseResult};
@@ -75,8 +75,9 @@ pub struct BufferDef {
 
 /// A value check compiled from a rule keyword's value (`ssh_state:...`).
 pub trait TxCheck: fmt::Debug + Send + Sync {
-    /// Whether the transaction matches, inspected from side `dir`.
-    fn matches(&self, tx: &dyn ProtoTx, dir: Direction) -> bool;
+    /// Whether the transaction matches, inspected from side `dir`, at
+    /// packet time `now_secs` (unix seconds; certificate validity).
+    fn matches(&self, tx: &dyn ProtoTx, dir: Direction, now_secs: i64) -> bool;
 }
 
 /// A rule keyword that checks a value of a transaction rather than a buffer.
@@ -111,8 +112,9 @@ impl Ports {
 }
 
 /// Where a protocol runs and how it is found. The table's protocols are
-/// probed after HTTP, TLS and DNS, in the table's order: a protocol whose
-/// signature is weak goes after those it could be mistaken for.
+/// probed after HTTP, in the table's order, the [`Detection::early`] ones
+/// before DNS and the rest after it: a protocol whose signature is weak
+/// goes after those it could be mistaken for.
 #[derive(Debug, Clone, Copy)]
 pub struct Detection {
     pub tcp: bool,
@@ -128,6 +130,10 @@ pub struct Detection {
     /// Its `app_layer.*` counters carry the transport (`dcerpc_tcp`), as
     /// Suricata names the protocols it registers over both TCP and UDP.
     pub counters_by_transport: bool,
+    /// Probed before DNS on port 53, with HTTP: a signature strong enough
+    /// to win wherever it appears (TLS's record header), as Suricata's
+    /// pattern stage runs before its port-bound probing parsers.
+    pub early: bool,
 }
 
 /// What a new parser is told about its flow.
@@ -175,6 +181,10 @@ pub struct ProtoDef {
     /// Protocols whose rules also apply to this one's flows: SMB carries
     /// DCE/RPC, so `alert dcerpc` rules inspect SMB flows, as in Suricata.
     pub includes: &'static [&'static str],
+    /// How far each side must be parsed before a rule that names none of
+    /// its buffers is inspected on it (TLS: the server's side is whole once
+    /// its certificates came).
+    pub base_need: PerDir<Progress>,
 }
 
 impl fmt::Debug for ProtoDef {
@@ -231,6 +241,10 @@ pub trait ProtoParser: Send {
     }
 }
 
+/// [`ProtoDef::base_need`] of a protocol whose sides are each ready once
+/// their first unit is parsed.
+pub const HEADERS_BOTH: PerDir<Progress> = PerDir { to_server: Progress::Headers, to_client: Progress::Headers };
+
 /// The parser of a protocol that is detected but not parsed: it reads
 /// nothing and forms no transactions, and a flow of it keeps the name.
 #[derive(Debug, Default)]
@@ -286,6 +300,11 @@ pub trait ProtoTx: Any {
     /// [`ProtoDef::events`]`[i]` (what `app-layer-event` rules match).
     fn events(&self) -> u64 {
         0
+    }
+    /// Whether it makes an EVE record (a TLS session that failed before
+    /// any handshake message has nothing to say).
+    fn writes_record(&self) -> bool {
+        true
     }
     /// The files side `dir` carried, fed through [`crate::files`]; the
     /// file keywords, `fileinfo` records and the file store read them.

@@ -28,8 +28,7 @@ pub(crate) struct BufferDef {
 
 const fn def(proto: AppProto, request: Option<BufferId>, response: Option<BufferId>, need: Progress) -> BufferDef {
     let default = if request.is_some() { Direction::ToServer } else { Direction::ToClient };
-    // TLS versions and certificates are looked at per side already, and would alert twice.
-    let both_ways = request.is_some() && response.is_some() && matches!(proto, AppProto::Http | AppProto::Dns);
+    let both_ways = request.is_some() && response.is_some();
     BufferDef { proto, request, response, default, need, multi: false, both_ways }
 }
 
@@ -84,20 +83,6 @@ const fn default_to_client(mut d: BufferDef) -> BufferDef {
 /// for buffers vigil has no parser for yet.
 pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
     use BufferId as B;
-    let tls = |id: BufferId, dir: Direction| {
-        let d = match dir {
-            Direction::ToServer => def(AppProto::Tls, Some(id), None, Progress::Headers),
-            Direction::ToClient => def(AppProto::Tls, None, Some(id), Progress::Headers),
-        };
-        Some(d)
-    };
-    // Certificates and ALPN exist on both sides (client certificates, the
-    // server's choice); Suricata inspects the server's by default.
-    let tls_both = |id: BufferId, default: Direction, need: Progress| {
-        let mut d = def(AppProto::Tls, Some(id), Some(id), need);
-        d.default = default;
-        Some(d)
-    };
     match name {
         "http.uri" => Some(req(B::HttpUri)),
         "http.uri.raw" => Some(req(B::HttpUriRaw)),
@@ -147,22 +132,6 @@ pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
             Progress::Complete,
         )))),
         "dns.response.rrname" => Some(multi(def(AppProto::Dns, None, Some(B::DnsResponseRrname), Progress::Complete))),
-        "tls.sni" => tls(B::TlsSni, Direction::ToServer),
-        "ja3.hash" => tls(B::Ja3Hash, Direction::ToServer),
-        "ja3.string" => tls(B::Ja3String, Direction::ToServer),
-        "ja3s.hash" => tls(B::Ja3sHash, Direction::ToClient),
-        "ja3s.string" => tls(B::Ja3sString, Direction::ToClient),
-        "tls.cert_subject" => tls_both(B::TlsCertSubject, Direction::ToClient, Progress::Complete),
-        "tls.cert_issuer" => tls_both(B::TlsCertIssuer, Direction::ToClient, Progress::Complete),
-        "tls.cert_serial" => tls_both(B::TlsCertSerial, Direction::ToClient, Progress::Complete),
-        "tls.cert_fingerprint" => tls_both(B::TlsCertFingerprint, Direction::ToClient, Progress::Complete),
-        "tls.certs" => tls_both(B::TlsCerts, Direction::ToClient, Progress::Complete).map(multi),
-        "tls.alpn" => tls_both(B::TlsAlpn, Direction::ToServer, Progress::Headers).map(multi),
-        "tls.subjectaltname" => tls_both(B::TlsSubjectAltName, Direction::ToClient, Progress::Complete).map(multi),
-        // Each hello has its random: the client's to the server, the server's back.
-        "tls.random" => tls_both(B::TlsRandom, Direction::ToServer, Progress::Headers),
-        "tls.random_time" => tls_both(B::TlsRandomTime, Direction::ToServer, Progress::Headers),
-        "tls.random_bytes" => tls_both(B::TlsRandomBytes, Direction::ToServer, Progress::Headers),
         _ => table_buffer(name),
     }
 }

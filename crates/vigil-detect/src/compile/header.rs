@@ -142,7 +142,6 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Pr
         (ProtoClass::Packet, "sctp") => Proto::Sctp,
         (ProtoClass::Packet, "pkthdr") => Proto::PktHdr,
         (_, "http" | "http1") => return (action, Proto::Tcp, Some(AppProto::Http)),
-        (_, "tls") => return (action, Proto::Tcp, Some(AppProto::Tls)),
         // DNS runs over UDP and TCP.
         (_, "dns") => return (action, Proto::Ip, Some(AppProto::Dns)),
         (_, name) => {

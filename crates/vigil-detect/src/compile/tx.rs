@@ -60,7 +60,6 @@ pub(super) fn layer_protocol(value: &str) -> Option<(AppProto, bool)> {
     let p = match name {
         "http" | "http1" => AppProto::Http,
         "dns" => AppProto::Dns,
-        "tls" => AppProto::Tls,
         "failed" => AppProto::Failed,
         "unknown" => AppProto::Unknown,
         other => vigil_applayer::proto::find(other)?.app_proto(),
@@ -70,12 +69,10 @@ pub(super) fn layer_protocol(value: &str) -> Option<(AppProto, bool)> {
 
 /// What a side of `proto` must have reached for a rule with no buffer on it.
 fn base_need(proto: AppProto, dir: Direction) -> Progress {
-    match (proto, dir) {
+    match proto {
         // A DNS transaction is one message: it is there or not.
-        (AppProto::Dns, _) => Progress::Complete,
-        // The server's certificates come after its hello.
-        (AppProto::Tls, Direction::ToClient) => Progress::Complete,
-        _ => Progress::Headers,
+        AppProto::Dns => Progress::Complete,
+        _ => vigil_applayer::proto::of(proto).map_or(Progress::Headers, |d| *d.base_need.get(dir)),
     }
 }
 

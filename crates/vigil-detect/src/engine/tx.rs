@@ -170,9 +170,8 @@ pub(crate) fn tx_matches(
 ) -> bool {
     let checks_ok = tx_sig.checks.iter().all(|c| match tx {
         TxRef::Dns(d) => c.matches_dns(d),
-        TxRef::Tls(t) => c.matches_tls(t, now_secs),
         TxRef::Http(h) => c.matches_http(h, tx_sig.side),
-        TxRef::Dyn(_, t) => c.matches_table(t, tx_sig.side),
+        TxRef::Dyn(_, t) => c.matches_table(t, tx_sig.side, now_secs),
     });
     checks_ok && tx_sig.buffers.iter().all(|b| buffer_matches(b, tx, s, ictx))
 }

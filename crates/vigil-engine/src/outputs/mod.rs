@@ -57,10 +57,9 @@ struct EveSink {
     alert_flow: bool,
     /// `alert.xff`.
     xff: Option<vigil_config::EveXff>,
-    /// Transaction records written: `http`, `dns`, `tls`.
+    /// Transaction records written: `http`, `dns` (the table's protocols: `table`).
     http: bool,
     dns: bool,
-    tls: bool,
     /// `files`: a `fileinfo` record per HTTP body.
     files: bool,
     /// Protocols of the application layer's table whose records are written, by place.
@@ -113,7 +112,6 @@ pub(crate) fn tx_body(tx: TxRef<'_>) -> (&'static str, Value) {
     let v = match tx {
         TxRef::Http(h) => serde_json::to_value(h.eve()),
         TxRef::Dns(d) => serde_json::to_value(d.eve()),
-        TxRef::Tls(t) => serde_json::to_value(t.eve()),
         TxRef::Dyn(_, t) => Ok(t.eve()),
     };
     (tx.proto().name(), v.unwrap_or(Value::Null))
@@ -205,7 +203,6 @@ impl Outputs {
                 xff: eve.types.alert.as_ref().and_then(|a| a.xff.clone()),
                 http: eve.logs("http"),
                 dns: eve.logs("dns"),
-                tls: eve.logs("tls"),
                 files: eve.logs("files"),
                 table: ALL
                     .iter()
@@ -527,7 +524,7 @@ impl Outputs {
         tx: TxRef<'_>,
         swap: bool,
     ) -> Result<(), EngineError> {
-        if matches!(tx, TxRef::Tls(t) if !t.has_handshake()) {
+        if !tx.writes_record() {
             return Ok(());
         }
         let mut body = None;
@@ -535,7 +532,6 @@ impl Outputs {
             let wanted = match tx {
                 TxRef::Http(_) => sink.http,
                 TxRef::Dns(_) => sink.dns,
-                TxRef::Tls(_) => sink.tls,
                 TxRef::Dyn(def, _) => {
                     vigil_applayer::proto::index(def.name).is_some_and(|i| sink.table & (1 << i) != 0)
                 }
@@ -633,7 +629,7 @@ impl Outputs {
 
     /// True when some output logs transaction records.
     pub(crate) fn wants_transactions(&self) -> bool {
-        self.sinks.iter().any(|s| s.http || s.dns || s.tls || s.files) || self.file_store.is_some()
+        self.sinks.iter().any(|s| s.http || s.dns || s.table != 0 || s.files) || self.file_store.is_some()
     }
 
     /// True when some output logs flow records.

@@ -35,6 +35,7 @@ pub static PROTO: ProtoDef = ProtoDef {
         ports_only: false,
         probe: |_, data, _| probe_tcp(data),
         counters_by_transport: true,
+        early: false,
     },
     new_parser: Framer::boxed,
     buffers: &[],
@@ -44,6 +45,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     sample,
     transactions: false,
     includes: &[],
+    base_need: crate::proto::HEADERS_BOTH,
 };
 
 /// A bind and its acknowledgement, little-endian.

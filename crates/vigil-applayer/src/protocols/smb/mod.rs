@@ -33,6 +33,7 @@ pub static PROTO: ProtoDef = ProtoDef {
         ports_only: false,
         probe: probe_tcp,
         counters_by_transport: false,
+        early: false,
     },
     new_parser: NotParsed::boxed,
     buffers: &[],
@@ -42,6 +43,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     sample,
     transactions: false,
     includes: &["dcerpc"],
+    base_need: crate::proto::HEADERS_BOTH,
 };
 
 /// An SMB2 negotiate request and its answer, in NetBIOS session messages.

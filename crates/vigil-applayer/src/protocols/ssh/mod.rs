@@ -100,7 +100,7 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
 
 pub static PROTO: ProtoDef = ProtoDef {
     name: "ssh",
-    detection: Detection { tcp: true, udp: false, ports: &[22], ports_only: false, probe, counters_by_transport: false },
+    detection: Detection { tcp: true, udp: false, ports: &[22], ports_only: false, probe, counters_by_transport: false, early: false },
     new_parser,
     buffers: &[
         buffer("ssh.proto", Buffer::Proto, Sides::Both, Progress::Headers),
@@ -116,4 +116,5 @@ pub static PROTO: ProtoDef = ProtoDef {
     sample: sample::conversation,
     transactions: true,
     includes: &[],
+    base_need: crate::proto::HEADERS_BOTH,
 };

@@ -7,7 +7,7 @@ use vigil_types::{Direction, PerDir};
 use super::cert::CertInfo;
 use super::handshake::{ClientHello, ServerHello};
 use super::ja3::Ja3;
-use crate::parser::{BufferId, Transaction};
+use super::Buffer;
 
 /// One side's certificate chain.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -134,30 +134,30 @@ impl TlsTx {
         self.session_resumed
     }
 
-    /// Like [`Transaction::buffer`], but the certificate and ALPN buffers answer for the side
+    /// Like [`TlsTx::buffer`], but the certificate and ALPN buffers answer for the side
     /// `dir` inspects: to-server sees the client's certificate and offered protocols, to-client
     /// the server's (as Suricata matches `tls.cert_subject` and friends in each direction).
-    pub fn buffer_dir(&self, dir: Direction, id: BufferId, index: usize) -> Option<&[u8]> {
+    pub fn buffer_dir(&self, dir: Direction, id: Buffer, index: usize) -> Option<&[u8]> {
         let chain = match dir {
             Direction::ToServer => &self.client_certs,
             Direction::ToClient => &self.server_certs,
         };
         let leaf = || chain.leaf.as_ref().filter(|_| index == 0);
         match id {
-            BufferId::TlsCertSubject => leaf().map(|c| c.subject.as_bytes()),
-            BufferId::TlsCertIssuer => leaf().map(|c| c.issuer.as_bytes()),
-            BufferId::TlsCertSerial => leaf().map(|c| c.serial.as_bytes()),
-            BufferId::TlsCertFingerprint => leaf().map(|c| c.fingerprint.as_bytes()),
-            BufferId::TlsCerts => chain.certs.get(index).map(Vec::as_slice),
-            BufferId::TlsSubjectAltName => chain.leaf.as_ref()?.sans.get(index).map(String::as_bytes),
-            BufferId::TlsRandom | BufferId::TlsRandomTime | BufferId::TlsRandomBytes => {
+            Buffer::CertSubject => leaf().map(|c| c.subject.as_bytes()),
+            Buffer::CertIssuer => leaf().map(|c| c.issuer.as_bytes()),
+            Buffer::CertSerial => leaf().map(|c| c.serial.as_bytes()),
+            Buffer::CertFingerprint => leaf().map(|c| c.fingerprint.as_bytes()),
+            Buffer::Certs => chain.certs.get(index).map(Vec::as_slice),
+            Buffer::SubjectAltName => chain.leaf.as_ref()?.sans.get(index).map(String::as_bytes),
+            Buffer::Random | Buffer::RandomTime | Buffer::RandomBytes => {
                 let random = match dir {
                     Direction::ToServer => self.client_hello.as_ref().filter(|c| !c.sslv2).map(|c| c.random.as_slice()),
                     Direction::ToClient => self.server_hello.as_ref().map(|s| s.random.as_slice()),
                 };
                 first(index, random.and_then(|r| random_part(id, r)))
             }
-            BufferId::TlsAlpn => match dir {
+            Buffer::Alpn => match dir {
                 Direction::ToServer => self.alpn().get(index).map(Vec::as_slice),
                 Direction::ToClient => self.server_alpn().filter(|_| index == 0),
             },
@@ -166,52 +166,51 @@ impl TlsTx {
     }
 }
 
-impl Transaction for TlsTx {
-    fn id(&self) -> u64 {
+impl TlsTx {
+    pub fn id(&self) -> u64 {
         self.id
     }
 
     /// To-server: the ClientHello was seen (or that side went encrypted or was given up).
     /// To-client: the server's part up to its certificates or ServerHelloDone was seen, or it
     /// went encrypted.
-    fn complete(&self, dir: Direction) -> bool {
+    pub fn complete(&self, dir: Direction) -> bool {
         *self.done.get(dir)
     }
 
     /// Certificate buffers answer for the server's chain and `tls.alpn` for the client's offer;
     /// see [`TlsTx::buffer_dir`] for the per-direction view.
-    fn buffer(&self, id: BufferId, index: usize) -> Option<&[u8]> {
+    pub fn buffer(&self, id: Buffer, index: usize) -> Option<&[u8]> {
         match id {
-            BufferId::TlsSni => first(index, self.sni()),
-            BufferId::Ja3Hash => first(index, self.ja3.as_ref().map(|j| j.hash.as_bytes())),
-            BufferId::Ja3String => first(index, self.ja3.as_ref().map(|j| j.string.as_bytes())),
-            BufferId::Ja3sHash => first(index, self.ja3s.as_ref().map(|j| j.hash.as_bytes())),
-            BufferId::Ja3sString => first(index, self.ja3s.as_ref().map(|j| j.string.as_bytes())),
-            BufferId::TlsAlpn => self.alpn().get(index).map(Vec::as_slice),
-            BufferId::TlsCertSubject
-            | BufferId::TlsCertIssuer
-            | BufferId::TlsCertSerial
-            | BufferId::TlsCertFingerprint
-            | BufferId::TlsCerts
-            | BufferId::TlsSubjectAltName => self.buffer_dir(Direction::ToClient, id, index),
+            Buffer::Sni => first(index, self.sni()),
+            Buffer::Ja3Hash => first(index, self.ja3.as_ref().map(|j| j.hash.as_bytes())),
+            Buffer::Ja3String => first(index, self.ja3.as_ref().map(|j| j.string.as_bytes())),
+            Buffer::Ja3sHash => first(index, self.ja3s.as_ref().map(|j| j.hash.as_bytes())),
+            Buffer::Ja3sString => first(index, self.ja3s.as_ref().map(|j| j.string.as_bytes())),
+            Buffer::Alpn => self.alpn().get(index).map(Vec::as_slice),
+            Buffer::CertSubject
+            | Buffer::CertIssuer
+            | Buffer::CertSerial
+            | Buffer::CertFingerprint
+            | Buffer::Certs
+            | Buffer::SubjectAltName => self.buffer_dir(Direction::ToClient, id, index),
             // The client's random: a rule without a side inspects the client's hello.
-            BufferId::TlsRandom | BufferId::TlsRandomTime | BufferId::TlsRandomBytes => {
+            Buffer::Random | Buffer::RandomTime | Buffer::RandomBytes => {
                 self.buffer_dir(Direction::ToServer, id, index)
             }
-            _ => None,
         }
     }
 }
 
 /// The part of a 32-byte hello random a `tls.random*` buffer names. SSLv2 challenges (16 to 32
 /// bytes) are not TLS randoms, and Suricata fills these buffers only from 32-byte ones.
-fn random_part(id: BufferId, random: &[u8]) -> Option<&[u8]> {
+fn random_part(id: Buffer, random: &[u8]) -> Option<&[u8]> {
     if random.len() != 32 {
         return None;
     }
     match id {
-        BufferId::TlsRandomTime => random.get(..4),
-        BufferId::TlsRandomBytes => random.get(4..),
+        Buffer::RandomTime => random.get(..4),
+        Buffer::RandomBytes => random.get(4..),
         _ => Some(random),
     }
 }

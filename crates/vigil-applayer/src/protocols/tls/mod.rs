@@ -19,7 +19,7 @@
 //!
 //! ```
 //! use vigil_applayer::tls::{probe, TlsParser, TlsProbe};
-//! use vigil_applayer::{AppParser, ParseResult, Transaction};
+//! use vigil_applayer::ParseResult;
 //! use vigil_types::Direction;
 //!
 //! // A ClientHello in a handshake record: TLS 1.2, no session id, one cipher, no extensions.
@@ -35,10 +35,13 @@
 //! ```
 
 pub mod cert;
+mod checks;
 mod eve;
 pub mod handshake;
 pub mod ja3;
+mod proto;
 pub mod record;
+pub(crate) mod sample;
 mod tx;
 
 #[cfg(test)]
@@ -50,11 +53,12 @@ pub use cert::CertInfo;
 pub use eve::{base64, EveCert, EveClientHandshake, EveJa3, EveServerHandshake, TlsEve, TlsEveOptions};
 pub use handshake::{ClientHello, ServerHello};
 pub use ja3::Ja3;
+pub use proto::{Buffer, PROTO};
 pub use tx::{CertChain, TlsTx};
 
 use vigil_types::{Direction, PerDir};
 
-use crate::parser::{AppEvent, AppParser, ParseResult};
+use crate::parser::{AppEvent, ParseResult};
 use record::{Frame, Record};
 
 pub const EVENT_INVALID_SSLV2_HEADER: &str = "tls.invalid_sslv2_header";
@@ -410,10 +414,10 @@ impl TlsParser {
     }
 }
 
-impl AppParser for TlsParser {
-    type Tx = TlsTx;
-
-    fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
+impl TlsParser {
+    /// The next bytes of `dir`, in any chunking (the streaming contract of
+    /// [`crate::AppParser`]).
+    pub fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
         let mut off = 0;
         loop {
             let st = self.dirs.get(dir);
@@ -438,14 +442,14 @@ impl AppParser for TlsParser {
 
     /// Record framing is lost; unless the direction is already encrypted (and ignored anyway),
     /// its handshake is given up and counted complete so nothing waits for it.
-    fn on_gap(&mut self, dir: Direction, _len: u64) {
+    pub fn on_gap(&mut self, dir: Direction, _len: u64) {
         let st = self.dirs.get_mut(dir);
         st.lost = true;
         st.hs = Vec::new();
         *self.tx.done.get_mut(dir) = true;
     }
 
-    fn txs(&self) -> &[TlsTx] {
+    pub fn txs(&self) -> &[TlsTx] {
         if self.pruned {
             &[]
         } else {
@@ -453,11 +457,11 @@ impl AppParser for TlsParser {
         }
     }
 
-    fn prune(&mut self, id: u64) {
+    pub fn prune(&mut self, id: u64) {
         self.pruned |= id > self.tx.id;
     }
 
-    fn take_events(&mut self) -> Vec<AppEvent> {
+    pub fn take_events(&mut self) -> Vec<AppEvent> {
         std::mem::take(&mut self.events)
     }
 }
