@@ -19,13 +19,12 @@ const BUFFERS: &[BufferId] = &[
     BufferId::HttpRequestBody,
     BufferId::HttpStatCode,
     BufferId::HttpResponseBody,
-    BufferId::DnsQuery,
-    BufferId::DnsAnswerName,
     // The table's protocols number their buffers from 0.
     BufferId::Proto(0),
     BufferId::Proto(1),
     BufferId::Proto(5),
     BufferId::Proto(6),
+    BufferId::Proto(3),
     BufferId::Proto(10),
 ];
 

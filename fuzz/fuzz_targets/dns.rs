@@ -6,8 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vigil_applayer::dns::{probe_tcp, probe_udp, DnsParser};
-use vigil_applayer::{AppParser, BufferId, ParseResult, Transaction};
+use vigil_applayer::dns::{probe_tcp, probe_udp, Buffer, DnsParser};
+use vigil_applayer::ParseResult;
 use vigil_types::Direction::{ToClient, ToServer};
 
 const MAX_TXS: usize = 16;
@@ -77,8 +77,9 @@ fn inspect(p: &mut DnsParser) {
         let _ = tx.eve();
         let _ = tx.eve_with(false);
         for i in 0..4 {
-            let _ = tx.buffer(BufferId::DnsQuery, i);
-            let _ = tx.buffer(BufferId::DnsAnswerName, i);
+            for id in (0..=u8::MAX).map_while(Buffer::from_id) {
+                let _ = tx.buffer(id, i);
+            }
             let _ = tx.response_rrname(i);
         }
         assert!(tx.complete(ToServer) && tx.complete(ToClient));

@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vigil_applayer::proto::{ParserInit, Ports};
+use vigil_applayer::proto::{ParserInit, ProbeCx};
 use vigil_applayer::protocols::ALL;
 use vigil_applayer::{ParseResult, Transport};
 use vigil_types::Direction::{ToClient, ToServer};
@@ -22,9 +22,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let def = ALL[usize::from(*pick) % ALL.len()];
-    let ports = Ports { client: 40000, server: def.detection.ports.first().copied().unwrap_or(0) };
-    let _ = (def.detection.probe)(ToServer, rest, ports);
-    let _ = (def.detection.probe)(ToClient, rest, Ports::default());
+    let port = def.detection.ports.first().copied().unwrap_or(0);
+    let _ = (def.detection.probe)(ToServer, rest, ProbeCx::tcp(40000, port));
+    let _ = (def.detection.probe)(ToClient, rest, ProbeCx::udp(port, 40000));
     let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
     // Every switch on: all of the protocol's parsing is fuzzed.
     let mut p = (def.new_parser)(&ParserInit { transport, first_tx_id: 0, options: u32::MAX });

@@ -35,8 +35,6 @@ pub struct AppConfig {
     pub http: HttpConfig,
     /// Whether detection may pick HTTP (Suricata `app-layer.protocols.http.enabled`).
     pub http_enabled: bool,
-    /// Whether detection may pick DNS.
-    pub dns_enabled: bool,
     /// Which protocols of the table ([`crate::protocols::ALL`]) detection may pick, by
     /// their place in it (see [`AppConfig::set_enabled`]).
     pub table_enabled: u64,
@@ -69,7 +67,6 @@ impl Default for AppConfig {
         AppConfig {
             http: HttpConfig::default(),
             http_enabled: true,
-            dns_enabled: true,
             table_enabled: u64::MAX,
             table_encryption: Vec::new(),
             table_options: Vec::new(),
@@ -98,7 +95,7 @@ impl AppConfig {
     pub fn any_enabled(&self) -> bool {
         let table = crate::protocols::ALL.len();
         let table_on = table > 0 && self.table_enabled & (u64::MAX >> (64 - table.min(64))) != 0;
-        self.http_enabled || self.dns_enabled || table_on
+        self.http_enabled || table_on
     }
 }
 

@@ -1,9 +1,9 @@
 //! Protocol detection: which parser a flow's bytes belong to, decided from
 //! its first bytes the way Suricata does it: every enabled protocol is
-//! probed whatever the ports (HTTP and the table's early protocols such as
-//! TLS first, as Suricata's pattern stage runs before its probing parsers),
-//! and ports are only a hint (DNS
-//! over TCP is probed when a port is 53, since a 2-byte length and a
+//! probed whatever the ports (HTTP first, then the table's protocols in
+//! order: TLS, then DNS, then the weaker signatures), and ports are only a
+//! hint, except for the protocols whose signature is too weak to stand on
+//! its own (DNS is probed where a port is 53, since a 2-byte length and a
 //! 12-byte header are too easy to match by chance).
 //!
 //! A flow's detector keeps each direction's first bytes, and the order in
@@ -14,9 +14,9 @@
 use vigil_types::{AppProto, Direction, PerDir};
 
 use crate::config::{AppConfig, Transport};
-use crate::proto::{Ports, Probe};
+use crate::http;
+use crate::proto::{Probe, ProbeCx};
 use crate::protocols::ALL;
-use crate::{dns, http};
 
 /// The table's protocols that may run on a flow over `transport` between these ports.
 fn table_probes(cfg: &AppConfig, transport: Transport, client_port: u16, server_port: u16) -> u64 {
@@ -76,39 +76,33 @@ pub fn answers_first(cfg: &AppConfig, data: &[u8]) -> bool {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Probes {
     http: bool,
-    /// DNS is enabled and a port is 53.
-    dns: bool,
-    ports: Ports,
+    cx: ProbeCx,
     /// Protocols of the table probed on this flow, by place (enabled, and
     /// on one of their ports where they ask for it).
     table: u64,
-    transport: Transport,
 }
 
 impl Probes {
     pub(crate) fn new(cfg: &AppConfig, transport: Transport, client_port: u16, server_port: u16) -> Self {
         Probes {
             http: cfg.http_enabled,
-            dns: cfg.dns_enabled && (client_port == 53 || server_port == 53),
-            ports: Ports { client: client_port, server: server_port },
+            cx: ProbeCx { client: client_port, server: server_port, transport },
             table: table_probes(cfg, transport, client_port, server_port),
-            transport,
         }
     }
 
-    /// Probes the table's protocols, the [`early`](crate::proto::Detection::early) ones or
-    /// the rest; `None` when none decided.
-    fn table(self, early: bool, dir: Direction, data: &[u8], need_more: &mut bool) -> Option<AppProto> {
+    /// Probes the table's protocols in order; `None` when none decided.
+    fn table(self, dir: Direction, data: &[u8], need_more: &mut bool) -> Option<AppProto> {
         if self.table == 0 {
             return None;
         }
         for (i, def) in ALL.iter().enumerate() {
-            if self.table & (1u64 << i) == 0 || def.detection.early != early {
+            if self.table & (1u64 << i) == 0 {
                 continue;
             }
-            match (def.detection.probe)(dir, data, self.ports) {
+            match (def.detection.probe)(dir, data, self.cx) {
                 Probe::Match => return Some(def.app_proto()),
-                Probe::NeedMore if self.transport == Transport::Tcp => *need_more = true,
+                Probe::NeedMore if self.cx.transport == Transport::Tcp => *need_more = true,
                 Probe::NeedMore | Probe::NoMatch => {}
             }
         }
@@ -125,18 +119,7 @@ impl Probes {
                 http::Probe::NoMatch => {}
             }
         }
-        if let Some(proto) = self.table(true, dir, data, &mut need_more) {
-            return Detect::Match(proto);
-        }
-        // A port of 53 says DNS before the protocols found by content alone.
-        if self.dns {
-            match dns::probe_tcp(data) {
-                dns::DnsProbe::Request | dns::DnsProbe::Response => return Detect::Match(AppProto::Dns),
-                dns::DnsProbe::NeedMore => need_more = true,
-                dns::DnsProbe::NotDns => {}
-            }
-        }
-        if let Some(proto) = self.table(false, dir, data, &mut need_more) {
+        if let Some(proto) = self.table(dir, data, &mut need_more) {
             return Detect::Match(proto);
         }
         if need_more {
@@ -146,14 +129,11 @@ impl Probes {
         }
     }
 
-    /// A datagram is all there is to judge by: what is not DNS now never will be.
+    /// A datagram is all there is to judge by: what matches nothing now never will.
     pub(crate) fn udp(self, dir: Direction, data: &[u8]) -> Detect {
-        match dns::probe_udp(data) {
-            dns::DnsProbe::Request | dns::DnsProbe::Response if self.dns => Detect::Match(AppProto::Dns),
-            _ => match self.table(true, dir, data, &mut false).or_else(|| self.table(false, dir, data, &mut false)) {
-                Some(proto) => Detect::Match(proto),
-                None => Detect::NoMatch,
-            },
+        match self.table(dir, data, &mut false) {
+            Some(proto) => Detect::Match(proto),
+            None => Detect::NoMatch,
         }
     }
 }
@@ -413,9 +393,12 @@ mod tests {
     fn dns_over_tcp_only_with_port_53() {
         let msg = b"\x00\x1d\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07example\x03com\x00\x00\x01\x00\x01";
         let cfg = AppConfig::default();
-        assert_eq!(probe(&cfg, Transport::Tcp, 40000, 53, ToServer, msg), Detect::Match(AppProto::Dns));
+        let dns = crate::protocols::dns::PROTO.app_proto();
+        assert_eq!(probe(&cfg, Transport::Tcp, 40000, 53, ToServer, msg), Detect::Match(dns));
+        assert_eq!(probe(&cfg, Transport::Udp, 40000, 53, ToServer, &msg[2..]), Detect::Match(dns));
         assert_eq!(probe(&cfg, Transport::Tcp, 40000, 5353, ToServer, msg), Detect::NoMatch);
-        let cfg = AppConfig { dns_enabled: false, ..AppConfig::default() };
+        let mut cfg = AppConfig::default();
+        cfg.set_enabled("dns", false);
         assert_eq!(probe(&cfg, Transport::Tcp, 40000, 53, ToServer, msg), Detect::NoMatch);
     }
 }

@@ -17,7 +17,6 @@ use vigil_types::{AppProto, Direction, PerDir};
 
 use crate::config::{AppConfig, Encryption, Transport};
 use crate::detect::{Detect, Detector, Probes, Replay, Step, Verdict};
-use crate::dns::{DnsParser, DnsTx};
 use crate::http::{HttpParser, HttpTx};
 use crate::other_side::OtherSide;
 use crate::parser::{AppEvent, AppParser, ParseResult};
@@ -71,7 +70,6 @@ pub struct AppCounters {
 #[allow(clippy::large_enum_variant)]
 enum Parser {
     Http(HttpParser),
-    Dns(DnsParser),
     /// A protocol of the table ([`crate::protocols::ALL`]).
     Dyn(&'static ProtoDef, Box<dyn ProtoParser>),
 }
@@ -80,7 +78,6 @@ impl Parser {
     fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
         match self {
             Parser::Http(p) => p.parse(dir, data),
-            Parser::Dns(p) => p.parse(dir, data),
             Parser::Dyn(_, p) => p.parse(dir, data),
         }
     }
@@ -88,7 +85,6 @@ impl Parser {
     fn on_gap(&mut self, dir: Direction, len: u64) {
         match self {
             Parser::Http(p) => p.on_gap(dir, len),
-            Parser::Dns(p) => p.on_gap(dir, len),
             Parser::Dyn(_, p) => {
                 p.on_gap(dir, len);
             }
@@ -97,10 +93,9 @@ impl Parser {
 
     /// All but one of the sources are empty: one iterator type serves every protocol.
     fn txs(&self) -> impl Iterator<Item = TxRef<'_>> {
-        let (http, dns): (&[HttpTx], &[DnsTx]) = match self {
-            Parser::Http(p) => (p.txs(), &[]),
-            Parser::Dns(p) => (&[], p.txs()),
-            Parser::Dyn(..) => (&[], &[]),
+        let http: &[HttpTx] = match self {
+            Parser::Http(p) => p.txs(),
+            Parser::Dyn(..) => &[],
         };
         let dynamic = match self {
             Parser::Dyn(def, p) => Some((*def, &**p)),
@@ -109,13 +104,12 @@ impl Parser {
         let dyn_txs = dynamic
             .into_iter()
             .flat_map(|(def, p)| (0..p.tx_count()).filter_map(move |i| p.tx(i).map(|tx| TxRef::Dyn(def, tx))));
-        http.iter().map(TxRef::Http).chain(dns.iter().map(TxRef::Dns)).chain(dyn_txs)
+        http.iter().map(TxRef::Http).chain(dyn_txs)
     }
 
     fn has_txs(&self) -> bool {
         match self {
             Parser::Http(p) => !p.txs().is_empty(),
-            Parser::Dns(p) => !p.txs().is_empty(),
             Parser::Dyn(_, p) => p.tx_count() > 0,
         }
     }
@@ -123,7 +117,6 @@ impl Parser {
     fn prune(&mut self, id: u64) {
         match self {
             Parser::Http(p) => p.prune(id),
-            Parser::Dns(p) => p.prune(id),
             Parser::Dyn(_, p) => p.prune(id),
         }
     }
@@ -131,7 +124,6 @@ impl Parser {
     fn take_events(&mut self) -> Vec<AppEvent> {
         match self {
             Parser::Http(p) => p.take_events(),
-            Parser::Dns(p) => p.take_events(),
             Parser::Dyn(_, p) => {
                 let mut out = Vec::new();
                 p.drain_events(&mut out);
@@ -143,7 +135,6 @@ impl Parser {
     fn next_tx_id(&self) -> u64 {
         match self {
             Parser::Http(p) => p.next_tx_id(),
-            Parser::Dns(p) => p.next_tx_id(),
             Parser::Dyn(_, p) => p.next_tx_id(),
         }
     }
@@ -151,7 +142,6 @@ impl Parser {
     fn txs_evicted(&self) -> u64 {
         match self {
             Parser::Http(p) => p.stats().txs_evicted,
-            Parser::Dns(p) => p.dropped_txs(),
             Parser::Dyn(_, p) => p.txs_evicted(),
         }
     }
@@ -164,7 +154,7 @@ impl Parser {
     fn wants_data(&self) -> bool {
         match self {
             Parser::Dyn(_, p) => p.wants_data(),
-            Parser::Http(_) | Parser::Dns(_) => true,
+            Parser::Http(_) => true,
         }
     }
 }
@@ -280,7 +270,7 @@ impl AppFlow {
         }
     }
 
-    /// Unknown while detecting; Http/Dns or a protocol of the table once detected;
+    /// Unknown while detecting; Http or a protocol of the table once detected;
     /// Failed when detection gave up.
     /// After a tunnel it stays Http until what runs inside is recognized, and becomes Failed
     /// if it is not (see [`orig_proto`](Self::orig_proto)).
@@ -329,7 +319,7 @@ impl AppFlow {
         match &mut self.stage {
             Stage::Parse(p) => match &mut **p {
                 Parser::Dyn(_, p) => p.take_raw_trigger(dir),
-                Parser::Http(_) | Parser::Dns(_) => false,
+                Parser::Http(_) => false,
             },
             Stage::Detect(_) | Stage::Idle => false,
         }
@@ -512,13 +502,6 @@ impl AppFlow {
         let first = self.next_id;
         let parser = match proto {
             AppProto::Http => Parser::Http(HttpParser::new(self.cfg.http).with_first_tx_id(first)),
-            AppProto::Dns => Parser::Dns(
-                match self.transport {
-                    Transport::Tcp => DnsParser::tcp(),
-                    Transport::Udp => DnsParser::udp(),
-                }
-                .with_first_tx_id(first),
-            ),
             AppProto::Plugin(name) => match crate::proto::find(name) {
                 Some(def) => {
                     let options =

@@ -8,10 +8,14 @@ use vigil_types::Direction::{self, ToClient, ToServer};
 use crate::dns::tests::{answer, query};
 use crate::http::HttpConfig;
 use crate::protocols::tls::sample::tls12_flights;
+use crate::protocols::dns::Buffer as DnsBuffer;
 use crate::protocols::tls::Buffer as TlsBuffer;
 use crate::{AppConfig, AppFlow, BufferId, Progress, Transport, TxRef};
 
 const TLS: AppProto = AppProto::Plugin("tls");
+const DNS: AppProto = AppProto::Plugin("dns");
+const DNS_QUERY: BufferId = BufferId::Proto(DnsBuffer::Query as u8);
+const DNS_ANSWER_NAME: BufferId = BufferId::Proto(DnsBuffer::AnswerName as u8);
 const TLS_SNI: BufferId = BufferId::Proto(TlsBuffer::Sni as u8);
 const TLS_ALPN: BufferId = BufferId::Proto(TlsBuffer::Alpn as u8);
 const TLS_CERTS: BufferId = BufferId::Proto(TlsBuffer::Certs as u8);
@@ -228,15 +232,15 @@ fn dns_over_udp_needs_port_53() {
     let (q, a) = (query(), answer());
     let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 40000, 53);
     flow.feed(ToServer, q.bytes());
-    assert_eq!(flow.proto(), AppProto::Dns);
+    assert_eq!(flow.proto(), DNS);
     flow.feed(ToClient, a.bytes());
     // A datagram that is not DNS does not spoil the next one.
     flow.feed(ToClient, b"\x12\x34\x81\x80\x00\x01\x00\x01\x00\x00\x00\x00\x03bad");
     flow.feed(ToServer, q.bytes());
     let txs: Vec<_> = flow.txs().collect();
     assert_eq!(txs.iter().map(TxRef::id).collect::<Vec<_>>(), [0, 1, 2]);
-    assert_eq!(buf(txs[0], ToServer, BufferId::DnsQuery), Some("www.suricata-ids.org"));
-    assert_eq!(txs[1].buffer(ToClient, BufferId::DnsAnswerName, 1), Some(&b"suricata-ids.org"[..]));
+    assert_eq!(buf(txs[0], ToServer, DNS_QUERY), Some("www.suricata-ids.org"));
+    assert_eq!(txs[1].buffer(ToClient, DNS_ANSWER_NAME, 1), Some(&b"suricata-ids.org"[..]));
     assert_eq!((txs[0].progress(ToServer), txs[0].progress(ToClient)), (Progress::Complete, Progress::None));
     assert_eq!((txs[1].progress(ToServer), txs[1].progress(ToClient)), (Progress::None, Progress::Complete));
     assert_eq!(flow.counters().parser_errors, 1);
@@ -254,16 +258,16 @@ fn dns_over_udp_needs_port_53() {
     // The source port counts too (the flow may have been seen from the server first).
     let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 53, 40000);
     flow.feed(ToServer, a.bytes());
-    assert_eq!(flow.proto(), AppProto::Dns);
+    assert_eq!(flow.proto(), DNS);
 }
 
 #[test]
 fn dns_over_tcp_on_port_53() {
     let flow = check(&AppConfig::default(), (40000, 53), &[c2s(query().framed()), s2c(answer().framed())]);
-    assert_eq!(flow.proto(), AppProto::Dns);
+    assert_eq!(flow.proto(), DNS);
     let txs: Vec<_> = flow.txs().collect();
     assert_eq!(txs.len(), 2);
-    assert_eq!(buf(txs[1], ToClient, BufferId::DnsQuery), Some("www.suricata-ids.org"));
+    assert_eq!(buf(txs[1], ToClient, DNS_QUERY), Some("www.suricata-ids.org"));
 }
 
 #[test]
@@ -461,7 +465,7 @@ fn hostile_input_never_panics() {
             }
             for tx in flow.txs() {
                 let _ = (tx.id(), tx.progress(ToServer), tx.progress(ToClient));
-                for id in [BufferId::HttpUri, BufferId::DnsQuery, TLS_SNI, TLS_CERTS] {
+                for id in [BufferId::HttpUri, DNS_QUERY, TLS_SNI, TLS_CERTS] {
                     let _ = tx.buffer(dir, id, 0);
                 }
             }

@@ -35,7 +35,6 @@
 pub mod codecs;
 mod config;
 pub mod detect;
-pub mod dns;
 pub mod files;
 mod flow;
 #[cfg(test)]
@@ -49,8 +48,8 @@ pub mod protocols;
 
 mod txref;
 
-/// TLS, a protocol of the table, under its old path.
-pub use protocols::tls;
+/// Protocols of the table, under their old paths.
+pub use protocols::{dns, tls};
 
 pub use config::{AppConfig, Encryption, Transport};
 pub use detect::Detect;

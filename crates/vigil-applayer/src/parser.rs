@@ -148,14 +148,6 @@ pub enum BufferId {
     HttpRequestHeaderItem,
     /// `http.response_header`: each response header as `Name: value`. Indexed.
     HttpResponseHeaderItem,
-    // DNS.
-    /// `dns.query`: each question name (dotted, no trailing dot). Indexed.
-    DnsQuery,
-    /// `dns.answer.name`: each answer name. Indexed.
-    DnsAnswerName,
-    /// `dns.response.rrname`: question names, then each answer and authority record name
-    /// followed by the name in its data, then additional record names. Indexed.
-    DnsResponseRrname,
     /// `file.data`: the data of each file of the side inspected (an HTTP
     /// body, or each part of a multipart upload), as far as kept. Indexed.
     FileData,

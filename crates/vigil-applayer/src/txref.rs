@@ -3,7 +3,6 @@
 
 use vigil_types::{AppProto, Direction};
 
-use crate::dns::DnsTx;
 use crate::files::File;
 use crate::http::HttpTx;
 use crate::parser::{BufferId, Transaction};
@@ -14,7 +13,6 @@ use crate::proto::{ProtoDef, ProtoTx};
 #[derive(Clone, Copy)]
 pub enum TxRef<'a> {
     Http(&'a HttpTx),
-    Dns(&'a DnsTx),
     /// A transaction of a protocol of the table.
     Dyn(&'static ProtoDef, &'a dyn ProtoTx),
 }
@@ -23,7 +21,6 @@ impl std::fmt::Debug for TxRef<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TxRef::Http(tx) => f.debug_tuple("Http").field(tx).finish(),
-            TxRef::Dns(tx) => f.debug_tuple("Dns").field(tx).finish(),
             TxRef::Dyn(def, tx) => f.debug_tuple(def.name).field(&tx.id()).finish(),
         }
     }
@@ -35,7 +32,6 @@ impl<'a> TxRef<'a> {
     pub fn id(&self) -> u64 {
         match *self {
             TxRef::Http(tx) => tx.id(),
-            TxRef::Dns(tx) => tx.id(),
             TxRef::Dyn(_, tx) => tx.id(),
         }
     }
@@ -43,7 +39,6 @@ impl<'a> TxRef<'a> {
     pub fn proto(&self) -> AppProto {
         match self {
             TxRef::Http(_) => AppProto::Http,
-            TxRef::Dns(_) => AppProto::Dns,
             TxRef::Dyn(def, _) => def.app_proto(),
         }
     }
@@ -52,7 +47,6 @@ impl<'a> TxRef<'a> {
     pub fn complete(&self, dir: Direction) -> bool {
         match *self {
             TxRef::Http(tx) => tx.complete(dir),
-            TxRef::Dns(tx) => tx.complete(dir),
             TxRef::Dyn(_, tx) => tx.progress(dir) == Progress::Complete,
         }
     }
@@ -60,8 +54,24 @@ impl<'a> TxRef<'a> {
     /// Whether it makes an EVE record ([`ProtoTx::writes_record`]).
     pub fn writes_record(&self) -> bool {
         match *self {
-            TxRef::Http(_) | TxRef::Dns(_) => true,
+            TxRef::Http(_) => true,
             TxRef::Dyn(_, tx) => tx.writes_record(),
+        }
+    }
+
+    /// The direction its record is written in ([`ProtoTx::record_dir`]).
+    pub fn record_dir(&self) -> Direction {
+        match *self {
+            TxRef::Http(_) => Direction::ToServer,
+            TxRef::Dyn(_, tx) => tx.record_dir(),
+        }
+    }
+
+    /// Its group of transactions that log as one ([`ProtoTx::log_group`]).
+    pub fn log_group(&self) -> Option<u64> {
+        match *self {
+            TxRef::Http(_) => None,
+            TxRef::Dyn(_, tx) => tx.log_group(),
         }
     }
 
@@ -69,8 +79,6 @@ impl<'a> TxRef<'a> {
     pub fn finished(&self) -> bool {
         let complete = |d| self.progress(d) == Progress::Complete;
         match self {
-            // One message each.
-            TxRef::Dns(_) => complete(Direction::ToServer) || complete(Direction::ToClient),
             TxRef::Http(_) => complete(Direction::ToServer) && complete(Direction::ToClient),
             TxRef::Dyn(_, tx) => tx.finished(),
         }
@@ -85,7 +93,6 @@ impl<'a> TxRef<'a> {
         let (complete, headers) = match *self {
             TxRef::Dyn(_, tx) => return tx.progress(dir),
             TxRef::Http(tx) => (tx.complete(dir), tx.headers_done(dir)),
-            TxRef::Dns(tx) => (tx.direction() == dir, false),
         };
         if complete {
             Progress::Complete
@@ -100,7 +107,6 @@ impl<'a> TxRef<'a> {
     pub fn files(&self, dir: Direction) -> &'a [File] {
         match *self {
             TxRef::Http(tx) => tx.files(dir),
-            TxRef::Dns(_) => &[],
             TxRef::Dyn(_, tx) => tx.files(dir),
         }
     }
@@ -120,7 +126,6 @@ impl<'a> TxRef<'a> {
         }
         match *self {
             TxRef::Http(tx) => tx.buffer(id, index),
-            TxRef::Dns(tx) => tx.buffer(id, index),
             TxRef::Dyn(_, tx) => match id {
                 BufferId::Proto(n) => tx.buffer(dir, n, index),
                 _ => None,

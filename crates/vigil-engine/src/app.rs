@@ -22,8 +22,9 @@ pub(crate) struct FlowApp {
     closed: PerDir<bool>,
     /// Transactions a `config` rule excluded from logging.
     pub no_log: Vec<u64>,
-    /// DNS ids of queries excluded from logging: their answers are too.
-    pub no_log_dns: Vec<u16>,
+    /// Groups ([`TxRef::log_group`]: DNS ids) whose first transaction was
+    /// excluded from logging: the rest of each group is too.
+    pub no_log_groups: Vec<u64>,
     /// Encryption started and the streams before it were inspected: no
     /// more payload inspection on this flow.
     pub raw_off: bool,
@@ -45,7 +46,7 @@ impl FlowApp {
             logged: 0,
             closed: PerDir::default(),
             no_log: Vec::new(),
-            no_log_dns: Vec::new(),
+            no_log_groups: Vec::new(),
             raw_off: false,
             counted: false,
         }
@@ -184,16 +185,14 @@ pub(crate) fn table_names() -> impl Iterator<Item = (usize, String, bool)> {
     })
 }
 
-const FLOW_NAMES: [&str; 5] = ["http", "dns_udp", "dns_tcp", "failed_tcp", "failed_udp"];
-pub(crate) const TX_NAMES: [&str; 3] = ["http", "dns_udp", "dns_tcp"];
+const FLOW_NAMES: [&str; 3] = ["http", "failed_tcp", "failed_udp"];
+pub(crate) const TX_NAMES: [&str; 1] = ["http"];
 
 pub(crate) fn slot(proto: AppProto, transport: Transport) -> Option<usize> {
     Some(match (proto, transport) {
         (AppProto::Http, _) => 0,
-        (AppProto::Dns, Transport::Udp) => 1,
-        (AppProto::Dns, Transport::Tcp) => 2,
-        (AppProto::Failed, Transport::Tcp) => 3,
-        (AppProto::Failed, Transport::Udp) => 4,
+        (AppProto::Failed, Transport::Tcp) => 1,
+        (AppProto::Failed, Transport::Udp) => 2,
         (AppProto::Unknown | AppProto::Plugin(_), _) => return None,
     })
 }

@@ -288,11 +288,13 @@ fn stream_config(config: &Config, ips: bool) -> vigil_stream::StreamConfig {
 fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<vigil_applayer::AppConfig> {
     let mut cfg = vigil_applayer::AppConfig {
         http_enabled: a.enabled("http"),
-        dns_enabled: a.enabled_on("dns", true) || a.enabled_on("dns", false),
         ..vigil_applayer::AppConfig::default()
     };
+    // A protocol over both transports (DNS) may be switched per transport:
+    // it is detected while either is on.
     for def in vigil_applayer::protocols::ALL {
-        cfg.set_enabled(def.name, a.enabled(def.name));
+        let d = def.detection;
+        cfg.set_enabled(def.name, (d.tcp && a.enabled_on(def.name, true)) || (d.udp && a.enabled_on(def.name, false)));
     }
     let mut encryption = |name: &str| {
         let v = a.protocol(name)?.encryption_handling.as_deref()?;

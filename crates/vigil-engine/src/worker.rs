@@ -156,15 +156,6 @@ fn app_input<'a>(f: &Flow<FlowExt>, txs: &'a [TxInput<'a>], now: Timestamp) -> A
     AppInput { txs, client: (f.key.src_ip(), f.key.sport), server: (f.key.dst_ip(), f.key.dport), now_secs: now.secs() }
 }
 
-/// The direction a transaction's record is written in: the flow's, or a
-/// DNS message's own.
-fn record_dir(tx: TxRef<'_>) -> Direction {
-    match tx {
-        TxRef::Dns(d) => d.direction(),
-        TxRef::Http(_) | TxRef::Dyn(..) => Direction::ToServer,
-    }
-}
-
 impl Worker {
     /// One of `workers` workers: the memcaps and the flow table are shared
     /// out, so together they hold what the configuration allows.
@@ -798,27 +789,24 @@ fn log_transactions(
 ) -> Result<(), EngineError> {
     let ids = app.loggable(end);
     let Some(&last) = ids.last() else { return Ok(()) };
-    let mut quiet_dns = Vec::new();
+    let mut quiet = Vec::new();
     for tx in app.layer.txs().filter(|t| ids.contains(&t.id())) {
         stats.tx(tx, app.layer.transport());
         // Suricata keeps a DNS query and its answer in one transaction: what
         // silences the query silences the answer.
-        let dns_id = match tx {
-            TxRef::Dns(d) => Some(d.dns_id()),
-            _ => None,
-        };
-        if app.no_log.contains(&tx.id()) || dns_id.is_some_and(|i| app.no_log_dns.contains(&i)) {
-            quiet_dns.extend(dns_id);
+        let group = tx.log_group();
+        if app.no_log.contains(&tx.id()) || group.is_some_and(|g| app.no_log_groups.contains(&g)) {
+            quiet.extend(group);
             continue;
         }
         if outputs.wants_transactions() {
-            outputs.transaction(p, flow_id, tx, record_dir(tx) != dir)?;
+            outputs.transaction(p, flow_id, tx, tx.record_dir() != dir)?;
         }
         if let (TxRef::Http(h), true) = (tx, outputs.wants_http_bodies()) {
             outputs.http_bodies(p, dir, h)?;
         }
     }
-    app.no_log_dns.extend(quiet_dns);
+    app.no_log_groups.extend(quiet);
     app.logged_up_to(last);
     Ok(())
 }

@@ -5,7 +5,6 @@ pub enum AppProto {
     #[default]
     Unknown,
     Http,
-    Dns,
     /// A protocol of the application layer's protocol table, by its name
     /// (the table is static: the name is its identity).
     Plugin(&'static str),
@@ -19,7 +18,6 @@ impl AppProto {
         match self {
             AppProto::Unknown => "unknown",
             AppProto::Http => "http",
-            AppProto::Dns => "dns",
             AppProto::Failed => "failed",
             AppProto::Plugin(name) => name,
         }

@@ -228,7 +228,6 @@ fn simple_exchange_fills_every_buffer() {
     assert!(buf(tx, BufferId::HttpResponseHeaderNames).unwrap().contains("\r\nSet-Cookie\r\n"));
     assert!(buf(tx, BufferId::HttpResponseHeaderRaw).unwrap().ends_with("Content-Length: 5\r\n\r\n"));
     assert_eq!(tx.buffer(BufferId::HttpUri, 1), None, "single-valued buffers only answer index 0");
-    assert_eq!(tx.buffer(BufferId::DnsQuery, 0), None);
     assert_eq!((tx.status(), tx.response_body_len(), tx.port()), (Some(200), 5, Some(8080)));
     assert!(o.events.is_empty(), "{:?}", o.events);
 }

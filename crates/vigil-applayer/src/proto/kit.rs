@@ -72,8 +72,9 @@ pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
     match sample.first() {
         None => say("the sample conversation is empty".into()),
         Some((dir, data)) => {
-            let ports = super::Ports { client: 40000, server: def.detection.ports.first().copied().unwrap_or(0) };
-            if (def.detection.probe)(*dir, data, ports) != super::Probe::Match {
+            let port = def.detection.ports.first().copied().unwrap_or(0);
+            let cx = if def.detection.tcp { super::ProbeCx::tcp(40000, port) } else { super::ProbeCx::udp(40000, port) };
+            if (def.detection.probe)(*dir, data, cx) != super::Probe::Match {
                 say("the probe does not recognize the sample's first bytes".into());
             }
         }

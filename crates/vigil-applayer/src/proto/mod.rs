@@ -97,24 +97,41 @@ impl fmt::Debug for CheckDef {
     }
 }
 
-/// The ports of a flow being probed, as seen to the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Ports {
+/// What a probe is told of the flow: its ports as seen to the server, and
+/// what its payload travels over (a TCP stream's first bytes, or one UDP
+/// datagram).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProbeCx {
     pub client: u16,
     pub server: u16,
+    pub transport: Transport,
 }
 
-impl Ports {
+impl ProbeCx {
+    pub fn tcp(client: u16, server: u16) -> Self {
+        ProbeCx { client, server, transport: Transport::Tcp }
+    }
+
+    pub fn udp(client: u16, server: u16) -> Self {
+        ProbeCx { client, server, transport: Transport::Udp }
+    }
+
     /// Either end uses `port`.
     pub fn has(self, port: u16) -> bool {
         self.client == port || self.server == port
     }
 }
 
+impl Default for ProbeCx {
+    /// A TCP flow without ports.
+    fn default() -> Self {
+        ProbeCx::tcp(0, 0)
+    }
+}
+
 /// Where a protocol runs and how it is found. The table's protocols are
-/// probed after HTTP, in the table's order, the [`Detection::early`] ones
-/// before DNS and the rest after it: a protocol whose signature is weak
-/// goes after those it could be mistaken for.
+/// probed after HTTP, in the table's order: a protocol whose signature is
+/// weak goes after those it could be mistaken for.
 #[derive(Debug, Clone, Copy)]
 pub struct Detection {
     pub tcp: bool,
@@ -124,16 +141,12 @@ pub struct Detection {
     pub ports: &'static [u16],
     /// Probed only when a port is one of `ports` (weak signatures).
     pub ports_only: bool,
-    /// The first bytes of `dir`, on a flow between `ports` (some protocols
-    /// start differently on a port of their own, as SMB after NetBIOS).
-    pub probe: fn(dir: Direction, data: &[u8], ports: Ports) -> Probe,
+    /// The first bytes of `dir` (some protocols start differently on a
+    /// port of their own, as SMB after NetBIOS, or on each transport, as DNS).
+    pub probe: fn(dir: Direction, data: &[u8], cx: ProbeCx) -> Probe,
     /// Its `app_layer.*` counters carry the transport (`dcerpc_tcp`), as
     /// Suricata names the protocols it registers over both TCP and UDP.
     pub counters_by_transport: bool,
-    /// Probed before DNS on port 53, with HTTP: a signature strong enough
-    /// to win wherever it appears (TLS's record header), as Suricata's
-    /// pattern stage runs before its port-bound probing parsers.
-    pub early: bool,
 }
 
 /// What a new parser is told about its flow.
@@ -305,6 +318,23 @@ pub trait ProtoTx: Any {
     /// any handshake message has nothing to say).
     fn writes_record(&self) -> bool {
         true
+    }
+    /// The direction its record is written in: the flow's (to-server), or
+    /// its own (a DNS message, whose response record goes server to client).
+    fn record_dir(&self) -> Direction {
+        Direction::ToServer
+    }
+    /// Its records in an older format `version` an output asks for
+    /// (`- dns: version: 2`), each with the direction it is written in;
+    /// `None` where the protocol has no such version (then [`ProtoTx::eve`]).
+    fn eve_version(&self, _version: u8) -> Option<Vec<(Direction, serde_json::Value)>> {
+        None
+    }
+    /// Transactions of one group are one transaction to Suricata (a DNS
+    /// query and its answer, by the message id): a rule that silences the
+    /// logging of one silences the others.
+    fn log_group(&self) -> Option<u64> {
+        None
     }
     /// The files side `dir` carried, fed through [`crate::files`]; the
     /// file keywords, `fileinfo` records and the file store read them.

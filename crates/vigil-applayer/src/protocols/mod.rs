@@ -14,6 +14,7 @@ macro_rules! protocols {
 
 protocols! {
     tls,
+    dns,
     dcerpc,
     ssh,
     smb,

@@ -1,28 +1,20 @@
-//! App-layer keywords that check a value of a DNS or HTTP transaction rather than open a
-//! buffer: `dns.opcode`, `dns.rcode`, `dns.rrtype`; `filesize` and the file hashes (see
-//! [`super::file`]); `app-layer-event` for the HTTP parser's events, which Suricata also
-//! inspects per transaction; and, for the protocols of the application layer's table, their
-//! own checks ([`vigil_applayer::proto::CheckDef`]: TLS's versions and certificates, ...) and
-//! events.
+//! App-layer keywords that check a value of an HTTP transaction rather than open a buffer:
+//! `filesize` and the file hashes (see [`super::file`]) and `app-layer-event` for the HTTP
+//! parser's events, which Suricata also inspects per transaction; and, for the protocols of
+//! the application layer's table, their own checks ([`vigil_applayer::proto::CheckDef`]:
+//! DNS's opcode and codes, TLS's versions and certificates, ...) and events.
 
 use super::file::{FileHash, FileSize};
 use std::sync::Arc;
-use vigil_applayer::dns::{rcode_name, rrtype_name, DnsTx};
 use vigil_applayer::http::HttpTx;
 use vigil_applayer::proto::{CheckDef, ProtoTx, TxCheck};
 use vigil_applayer::Transaction;
-use vigil_rules::{IntCmp, Value};
+use vigil_rules::Value;
 use vigil_types::{AppProto, Direction};
 
 /// An app-layer keyword that checks a value of a transaction (not a buffer).
 #[derive(Debug, Clone)]
 pub enum AppCheck {
-    /// `dns.opcode`: the header opcode of the message.
-    DnsOpcode(IntCmp),
-    /// `dns.rcode`: the header rcode of the message.
-    DnsRcode(IntCmp),
-    /// `dns.rrtype`: any question type of a request, any answer type of a response.
-    DnsRrtype(IntCmp),
     /// `filesize`: the size of an HTTP body, once it is whole.
     FileSize(FileSize),
     /// `filemd5`/`filesha1`/`filesha256`: a file's digest in a list.
@@ -77,14 +69,6 @@ impl AppCheck {
     /// the keywords this module handles; Err(reason) when it is but the form is unsupported.
     pub fn compile(name: &str, value: &Value) -> Result<Option<AppCheck>, String> {
         let check = match name {
-            // Suricata parses the opcode as a plain u8; the others also take enumeration names.
-            "dns.opcode" => AppCheck::DnsOpcode(int_or_name(value, u8::MAX.into(), |_| None)?),
-            "dns.rcode" => AppCheck::DnsRcode(int_or_name(value, u16::MAX.into(), |n| {
-                (0..=u8::MAX).find(|&c| rcode_name(c).eq_ignore_ascii_case(n)).map(u64::from)
-            })?),
-            "dns.rrtype" => AppCheck::DnsRrtype(int_or_name(value, u16::MAX.into(), |n| {
-                (0..=u16::MAX).find(|&t| rrtype_name(t).eq_ignore_ascii_case(n)).map(u64::from)
-            })?),
             "filesize" => AppCheck::FileSize(FileSize::compile(value)?),
             _ => match vigil_applayer::proto::check(name) {
                 Some((owner, def)) => {
@@ -99,7 +83,6 @@ impl AppCheck {
     /// Which protocol the check belongs to.
     pub fn proto(&self) -> AppProto {
         match self {
-            AppCheck::DnsOpcode(_) | AppCheck::DnsRcode(_) | AppCheck::DnsRrtype(_) => AppProto::Dns,
             AppCheck::FileSize(_) | AppCheck::FileHash(_) | AppCheck::HttpEvent(_) => AppProto::Http,
             AppCheck::Table { proto, .. } | AppCheck::TableEvent { proto, .. } => *proto,
         }
@@ -151,47 +134,14 @@ impl AppCheck {
             _ => false,
         }
     }
-
-    pub fn matches_dns(&self, tx: &DnsTx) -> bool {
-        match self {
-            AppCheck::DnsOpcode(c) => c.matches(tx.opcode().into()),
-            AppCheck::DnsRcode(c) => c.matches(tx.rcode().into()),
-            AppCheck::DnsRrtype(c) if tx.is_response() => {
-                tx.message().answers.iter().any(|r| c.matches(r.rrtype.into()))
-            }
-            AppCheck::DnsRrtype(c) => tx.rrtypes().any(|t| c.matches(t.into())),
-            _ => false,
-        }
-    }
-}
-
-/// An integer comparison, or `[!]name` looked up with `lookup`.
-fn int_or_name(value: &Value, max: u64, lookup: impl Fn(&str) -> Option<u64>) -> Result<IntCmp, String> {
-    match value {
-        Value::Int(c) if c.fits(max) => Ok(*c),
-        Value::Int(_) => Err(format!("value out of range (at most {max})")),
-        Value::IntWith(..) => Err("index forms (`value,index`) are not supported".into()),
-        Value::Text(t) => {
-            let (neg, name) = match t.trim().strip_prefix('!') {
-                Some(rest) => (true, rest.trim()),
-                None => (false, t.trim()),
-            };
-            match lookup(name) {
-                Some(v) if neg => Ok(IntCmp::Ne(v)),
-                Some(v) => Ok(IntCmp::Eq(v)),
-                None => Err(format!("unknown name '{name}'")),
-            }
-        }
-        _ => Err("expects an integer comparison".into()),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vigil_applayer::dns::DnsParser;
+    use vigil_applayer::dns::{DnsParser, DnsTx};
     use vigil_applayer::tls::{TlsParser, TlsTx};
-    use vigil_applayer::{AppParser, ParseResult};
+    use vigil_applayer::ParseResult;
     use vigil_types::Direction::{ToClient, ToServer};
 
     /// Compiles the first option of a rule, as the engine would.
@@ -273,10 +223,8 @@ mod tests {
         }
         assert!(matches!(compile("dns.query"), Ok(None)));
         assert!(matches!(compile("http.method"), Ok(None)));
-        assert!(matches!(check("dns.rcode:!NXDOMAIN"), AppCheck::DnsRcode(IntCmp::Ne(3))));
-        assert!(matches!(check("dns.rrtype:txt"), AppCheck::DnsRrtype(IntCmp::Eq(16))));
         assert_eq!(check("tls.subject:\"x\"").side(), Some(ToClient));
-        assert_eq!(check("dns.opcode:0").proto(), AppProto::Dns);
+        assert_eq!(check("dns.opcode:0").proto().name(), "dns");
         assert_eq!(check("ssl_state:client_hello").proto().name(), "tls");
         let size = check("filesize:to_client, >100");
         assert_eq!((size.proto(), size.side(), size.needs_complete()), (AppProto::Http, Some(ToClient), true));
@@ -327,7 +275,7 @@ mod tests {
             (ToServer, dns_msg(0x2000, 0, 6, &[])),
         ]);
         let [query, nx, cname, notify] = &txs[..] else { panic!("{} txs", txs.len()) };
-        let yes = |opt: &str, tx: &DnsTx| check(opt).matches_dns(tx);
+        let yes = |opt: &str, tx: &DnsTx| check(opt).matches_table(tx, ToServer, 0);
         assert!(yes("dns.opcode:0", query) && yes("dns.opcode:0", nx) && !yes("dns.opcode:0", notify));
         assert!(yes("dns.opcode:4", notify) && yes("dns.opcode:!0", notify) && yes("dns.opcode:3-5", notify));
         assert!(yes("dns.rcode:nxdomain", nx) && yes("dns.rcode:3", nx) && !yes("dns.rcode:3", cname));
@@ -337,7 +285,7 @@ mod tests {
         assert!(!yes("dns.rrtype:TXT", nx) && !yes("dns.rrtype:TXT", cname) && yes("dns.rrtype:CNAME", cname));
         assert!(yes("dns.rrtype:6", notify));
         assert!(!check("dns.opcode:0").matches_table(&TlsTx::default(), ToServer, 0));
-        assert!(!check("tls.version:1.2").matches_dns(query));
+        assert!(!check("tls.version:1.2").matches_table(query, ToServer, 0));
         assert_eq!(check("dns.rcode:0").side(), None);
     }
 

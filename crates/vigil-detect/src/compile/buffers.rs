@@ -119,19 +119,6 @@ pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
         "http.response_line" => Some(resp(B::HttpResponseLine)),
         "http.server" => Some(resp(B::HttpServer)),
         "http.location" => Some(resp(B::HttpLocation)),
-        "dns.query" => Some(multi(complete(def(AppProto::Dns, Some(B::DnsQuery), None, Progress::Complete)))),
-        // Question names are in requests and in the responses that repeat them.
-        "dns.queries.rrname" | "dns.query.name" => {
-            Some(multi(def(AppProto::Dns, Some(B::DnsQuery), Some(B::DnsQuery), Progress::Complete)))
-        }
-        // Answers are in responses, and in the requests that carry some (mDNS, updates).
-        "dns.answer.name" | "dns.answers.rrname" => Some(default_to_client(multi(def(
-            AppProto::Dns,
-            Some(B::DnsAnswerName),
-            Some(B::DnsAnswerName),
-            Progress::Complete,
-        )))),
-        "dns.response.rrname" => Some(multi(def(AppProto::Dns, None, Some(B::DnsResponseRrname), Progress::Complete))),
         _ => table_buffer(name),
     }
 }

@@ -142,8 +142,6 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Pr
         (ProtoClass::Packet, "sctp") => Proto::Sctp,
         (ProtoClass::Packet, "pkthdr") => Proto::PktHdr,
         (_, "http" | "http1") => return (action, Proto::Tcp, Some(AppProto::Http)),
-        // DNS runs over UDP and TCP.
-        (_, "dns") => return (action, Proto::Ip, Some(AppProto::Dns)),
         (_, name) => {
             // App-layer protocols need their parsers.
             missing.push(format!("protocol {name}"));

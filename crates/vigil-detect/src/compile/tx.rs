@@ -59,7 +59,6 @@ pub(super) fn layer_protocol(value: &str) -> Option<(AppProto, bool)> {
     };
     let p = match name {
         "http" | "http1" => AppProto::Http,
-        "dns" => AppProto::Dns,
         "failed" => AppProto::Failed,
         "unknown" => AppProto::Unknown,
         other => vigil_applayer::proto::find(other)?.app_proto(),
@@ -69,11 +68,7 @@ pub(super) fn layer_protocol(value: &str) -> Option<(AppProto, bool)> {
 
 /// What a side of `proto` must have reached for a rule with no buffer on it.
 fn base_need(proto: AppProto, dir: Direction) -> Progress {
-    match proto {
-        // A DNS transaction is one message: it is there or not.
-        AppProto::Dns => Progress::Complete,
-        _ => vigil_applayer::proto::of(proto).map_or(Progress::Headers, |d| *d.base_need.get(dir)),
-    }
+    vigil_applayer::proto::of(proto).map_or(Progress::Headers, |d| *d.base_need.get(dir))
 }
 
 /// The required application protocol: `(protocol, negated)`.

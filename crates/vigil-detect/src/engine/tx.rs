@@ -169,7 +169,6 @@ pub(crate) fn tx_matches(
     ictx: &mut InspectCtx,
 ) -> bool {
     let checks_ok = tx_sig.checks.iter().all(|c| match tx {
-        TxRef::Dns(d) => c.matches_dns(d),
         TxRef::Http(h) => c.matches_http(h, tx_sig.side),
         TxRef::Dyn(_, t) => c.matches_table(t, tx_sig.side, now_secs),
     });

@@ -57,15 +57,15 @@ struct EveSink {
     alert_flow: bool,
     /// `alert.xff`.
     xff: Option<vigil_config::EveXff>,
-    /// Transaction records written: `http`, `dns` (the table's protocols: `table`).
+    /// `http` records written (the table's protocols: `table`).
     http: bool,
-    dns: bool,
     /// `files`: a `fileinfo` record per HTTP body.
     files: bool,
     /// Protocols of the application layer's table whose records are written, by place.
     table: u64,
-    /// `dns: version: 2`: Suricata's older per-record DNS format.
-    dns_v2: bool,
+    /// The record format version asked for each protocol of the table, by
+    /// place (`- dns: version: 2`, Suricata's older per-record DNS format).
+    versions: Vec<Option<u8>>,
     /// `http: dump-all-headers`: (request, response) headers in `http` records.
     http_headers: (bool, bool),
     envelope: EnvelopeOptions,
@@ -111,7 +111,6 @@ impl FlowAtAlert {
 pub(crate) fn tx_body(tx: TxRef<'_>) -> (&'static str, Value) {
     let v = match tx {
         TxRef::Http(h) => serde_json::to_value(h.eve()),
-        TxRef::Dns(d) => serde_json::to_value(d.eve()),
         TxRef::Dyn(_, t) => Ok(t.eve()),
     };
     (tx.proto().name(), v.unwrap_or(Value::Null))
@@ -202,7 +201,6 @@ impl Outputs {
                 alert_flow: eve.types.alert.as_ref().is_some_and(|a| a.metadata.flow),
                 xff: eve.types.alert.as_ref().and_then(|a| a.xff.clone()),
                 http: eve.logs("http"),
-                dns: eve.logs("dns"),
                 files: eve.logs("files"),
                 table: ALL
                     .iter()
@@ -210,7 +208,11 @@ impl Outputs {
                     .take(64)
                     .filter(|(_, d)| eve.logs(d.name))
                     .fold(0, |m, (i, _)| m | 1 << i),
-                dns_v2: setup.eve_dns_version.or(eve.types.dns_version) == Some(2),
+                // Only DNS has versions (SURICATA_EVE_DNS_VERSION wins, as in Suricata).
+                versions: ALL
+                    .iter()
+                    .map(|d| (d.name == "dns").then(|| setup.eve_dns_version.or(eve.types.dns_version)).flatten())
+                    .collect(),
                 http_headers: eve.types.http_dump_headers,
                 drop: eve
                     .types
@@ -272,7 +274,11 @@ impl Outputs {
     /// The same outputs for another worker: records go to the same files,
     /// gathered in buffers of its own.
     pub(crate) fn share(&self) -> Outputs {
-        let sinks = self.sinks.iter().map(|s| EveSink { writer: s.writer.share(), xff: s.xff.clone(), ..*s }).collect();
+        let sinks = self
+            .sinks
+            .iter()
+            .map(|s| EveSink { writer: s.writer.share(), xff: s.xff.clone(), versions: s.versions.clone(), ..*s })
+            .collect();
         Outputs {
             sinks,
             fast: self.fast.iter().map(FastWriter::share).collect(),
@@ -531,7 +537,6 @@ impl Outputs {
         for sink in &mut self.sinks {
             let wanted = match tx {
                 TxRef::Http(_) => sink.http,
-                TxRef::Dns(_) => sink.dns,
                 TxRef::Dyn(def, _) => {
                     vigil_applayer::proto::index(def.name).is_some_and(|i| sink.table & (1 << i) != 0)
                 }
@@ -539,12 +544,18 @@ impl Outputs {
             if !wanted {
                 continue;
             }
-            if let (TxRef::Dns(d), true) = (tx, sink.dns_v2) {
-                // Version 2 writes queries and answers in the flow's direction.
-                let swap = swap != (d.direction() == Direction::ToClient);
-                for rec in d.eve_v2() {
-                    let body = serde_json::to_value(rec).unwrap_or(Value::Null);
-                    let rec = vigil_output::app_record(p, "dns", swap, flow_id, tx.id(), body, sink.envelope);
+            let version = match tx {
+                TxRef::Dyn(def, t) => vigil_applayer::proto::index(def.name)
+                    .and_then(|i| sink.versions.get(i).copied().flatten())
+                    .and_then(|v| t.eve_version(v))
+                    .map(|recs| (def.name, t.record_dir(), recs)),
+                TxRef::Http(_) => None,
+            };
+            if let Some((name, own_dir, recs)) = version {
+                // `swap` orients the record's own direction; each of these says its own.
+                for (dir, body) in recs {
+                    let swap = swap != (own_dir != dir);
+                    let rec = vigil_output::app_record(p, name, swap, flow_id, tx.id(), body, sink.envelope);
                     write(&mut sink.writer, &rec)?;
                 }
                 continue;
@@ -629,7 +640,7 @@ impl Outputs {
 
     /// True when some output logs transaction records.
     pub(crate) fn wants_transactions(&self) -> bool {
-        self.sinks.iter().any(|s| s.http || s.dns || s.table != 0 || s.files) || self.file_store.is_some()
+        self.sinks.iter().any(|s| s.http || s.table != 0 || s.files) || self.file_store.is_some()
     }
 
     /// True when some output logs flow records.

@@ -9,11 +9,11 @@
 //!
 //! ```
 //! use vigil_applayer::protocols::dcerpc::PROTO;
-//! use vigil_applayer::proto::{Ports, Probe};
+//! use vigil_applayer::proto::{ProbeCx, Probe};
 //! use vigil_types::Direction::ToServer;
 //! // A bind: version 5.0, type 11, first and last fragment, little-endian, 72 bytes.
 //! let bind = [5, 0, 11, 3, 0x10, 0, 0, 0, 72, 0, 0, 0, 1, 0, 0, 0];
-//! let probe = |d: &[u8]| (PROTO.detection.probe)(ToServer, d, Ports::default());
+//! let probe = |d: &[u8]| (PROTO.detection.probe)(ToServer, d, ProbeCx::default());
 //! assert_eq!(probe(&bind), Probe::Match);
 //! assert_eq!(probe(&bind[..3]), Probe::NeedMore);
 //! assert_eq!(probe(b"GET / HTTP/1.1\r\n"), Probe::NoMatch);
@@ -35,7 +35,6 @@ pub static PROTO: ProtoDef = ProtoDef {
         ports_only: false,
         probe: |_, data, _| probe_tcp(data),
         counters_by_transport: true,
-        early: false,
     },
     new_parser: Framer::boxed,
     buffers: &[],

@@ -12,16 +12,16 @@
 //!
 //! ```
 //! use vigil_applayer::protocols::smb::PROTO;
-//! use vigil_applayer::proto::{Ports, Probe};
+//! use vigil_applayer::proto::{ProbeCx, Probe};
 //! use vigil_types::Direction::ToServer;
-//! let probe = |d: &[u8]| (PROTO.detection.probe)(ToServer, d, Ports { client: 40000, server: 445 });
+//! let probe = |d: &[u8]| (PROTO.detection.probe)(ToServer, d, ProbeCx::tcp(40000, 445));
 //! let negotiate = [0, 0, 0, 0x2f, 0xff, b'S', b'M', b'B', 0x72];
 //! assert_eq!(probe(&negotiate), Probe::Match);
 //! assert_eq!(probe(&negotiate[..5]), Probe::NeedMore);
 //! assert_eq!(probe(b"\x00\x00\x00\x10HTTP"), Probe::NoMatch);
 //! ```
 
-use crate::proto::{Detection, NotParsed, Ports, Probe, ProtoDef};
+use crate::proto::{Detection, NotParsed, ProbeCx, Probe, ProtoDef};
 use vigil_types::Direction;
 
 pub static PROTO: ProtoDef = ProtoDef {
@@ -33,7 +33,6 @@ pub static PROTO: ProtoDef = ProtoDef {
         ports_only: false,
         probe: probe_tcp,
         counters_by_transport: false,
-        early: false,
     },
     new_parser: NotParsed::boxed,
     buffers: &[],
@@ -68,8 +67,8 @@ const MAX_CONTROL: usize = 2;
 /// Probes the first bytes of one direction of a TCP flow: a session
 /// message (type 0) whose payload starts with an SMB protocol id, after at
 /// most [`MAX_CONTROL`] control messages on port 139.
-fn probe_tcp(_dir: Direction, data: &[u8], ports: Ports) -> Probe {
-    probe(data, if ports.has(139) { MAX_CONTROL } else { 0 })
+fn probe_tcp(_dir: Direction, data: &[u8], cx: ProbeCx) -> Probe {
+    probe(data, if cx.has(139) { MAX_CONTROL } else { 0 })
 }
 
 fn probe(mut data: &[u8], control: usize) -> Probe {

@@ -12,11 +12,11 @@
 //!
 //! ```
 //! use vigil_applayer::protocols::ssh::PROTO;
-//! use vigil_applayer::proto::{ParserInit, Ports, Probe};
+//! use vigil_applayer::proto::{ParserInit, ProbeCx, Probe};
 //! use vigil_applayer::{ParseResult, Transport};
 //! use vigil_types::Direction;
 //!
-//! assert_eq!((PROTO.detection.probe)(Direction::ToServer, b"SSH-2.0-x\r\n", Ports::default()), Probe::Match);
+//! assert_eq!((PROTO.detection.probe)(Direction::ToServer, b"SSH-2.0-x\r\n", ProbeCx::default()), Probe::Match);
 //! let mut p = (PROTO.new_parser)(&ParserInit { transport: Transport::Tcp, first_tx_id: 0, options: 0 });
 //! assert_eq!(p.parse(Direction::ToServer, b"SSH-2.0-OpenSSH_9.6 Debian\r\n"), ParseResult::Done);
 //! let tx = p.tx(0).unwrap();
@@ -30,7 +30,7 @@ mod tests;
 mod tx;
 
 use crate::progress::Progress;
-use crate::proto::{BufferDef, Detection, ParserInit, Ports, Probe, ProtoDef, ProtoOption, ProtoParser, Sides};
+use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoOption, ProtoParser, Sides};
 use vigil_types::Direction;
 
 pub use parser::SshParser;
@@ -76,7 +76,7 @@ const fn buffer(name: &'static str, id: Buffer, sides: Sides, need: Progress) ->
 pub const EVENTS: &[&str] = &["invalid_banner", "long_banner", "invalid_record", "long_kex_record"];
 
 /// The first bytes of either side: SSH's version string starts every session.
-fn probe(_dir: Direction, data: &[u8], _ports: Ports) -> Probe {
+fn probe(_dir: Direction, data: &[u8], _cx: ProbeCx) -> Probe {
     const MAGIC: &[u8] = b"SSH-";
     let n = data.len().min(MAGIC.len());
     if data[..n] != MAGIC[..n] {
@@ -100,7 +100,7 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
 
 pub static PROTO: ProtoDef = ProtoDef {
     name: "ssh",
-    detection: Detection { tcp: true, udp: false, ports: &[22], ports_only: false, probe, counters_by_transport: false, early: false },
+    detection: Detection { tcp: true, udp: false, ports: &[22], ports_only: false, probe, counters_by_transport: false },
     new_parser,
     buffers: &[
         buffer("ssh.proto", Buffer::Proto, Sides::Both, Progress::Headers),

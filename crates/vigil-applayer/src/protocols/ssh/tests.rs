@@ -138,7 +138,7 @@ fn gaps_before_encryption_are_errors_after_it_not() {
 
 #[test]
 fn probe_wants_the_version_string() {
-    let probe = |dir, data: &[u8]| (PROTO.detection.probe)(dir, data, crate::proto::Ports::default());
+    let probe = |dir, data: &[u8]| (PROTO.detection.probe)(dir, data, crate::proto::ProbeCx::default());
     assert_eq!(probe(ToServer, b"SS"), crate::proto::Probe::NeedMore);
     assert_eq!(probe(ToClient, b"SSH-2.0"), crate::proto::Probe::Match);
     assert_eq!(probe(ToServer, b"GET /"), crate::proto::Probe::NoMatch);

@@ -7,7 +7,7 @@ use vigil_types::{Direction, PerDir};
 use super::{checks, probe, TlsParser, TlsProbe, TlsTx};
 use crate::parser::{AppEvent, ParseResult};
 use crate::progress::Progress;
-use crate::proto::{BufferDef, Detection, ParserInit, Ports, Probe, ProtoDef, ProtoParser, ProtoTx, Sides};
+use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, Sides};
 
 /// The buffers, numbered for [`ProtoTx::buffer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,7 +107,7 @@ const BUFFERS: &[BufferDef] = &[
     each("tls.random_bytes", Buffer::RandomBytes, ToServer, Headers, false),
 ];
 
-fn probe_tls(_dir: Direction, data: &[u8], _ports: Ports) -> Probe {
+fn probe_tls(_dir: Direction, data: &[u8], _cx: ProbeCx) -> Probe {
     match probe(data) {
         TlsProbe::Tls => Probe::Match,
         TlsProbe::NeedMore => Probe::NeedMore,
@@ -128,7 +128,6 @@ pub static PROTO: ProtoDef = ProtoDef {
         ports_only: false,
         probe: probe_tls,
         counters_by_transport: false,
-        early: true,
     },
     new_parser,
     buffers: BUFFERS,

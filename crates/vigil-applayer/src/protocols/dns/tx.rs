@@ -8,7 +8,7 @@
 use vigil_types::Direction;
 
 use super::message::{DnsMessage, DnsRecord, RData};
-use crate::parser::{BufferId, Transaction};
+use super::Buffer;
 
 /// One DNS message and what the parser noticed about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,23 +117,23 @@ impl DnsTx {
     }
 }
 
-impl Transaction for DnsTx {
-    fn id(&self) -> u64 {
+impl DnsTx {
+    pub fn id(&self) -> u64 {
         self.id
     }
 
     /// A DNS transaction is one whole message, so it is complete from the moment it exists; the
     /// side it did not travel on has nothing to wait for.
-    fn complete(&self, _dir: Direction) -> bool {
+    pub fn complete(&self, _dir: Direction) -> bool {
         true
     }
 
-    fn buffer(&self, id: BufferId, index: usize) -> Option<&[u8]> {
+    /// Value `index` of buffer `id`, whichever side the message travelled.
+    pub fn buffer(&self, id: Buffer, index: usize) -> Option<&[u8]> {
         match id {
-            BufferId::DnsQuery => self.query_name(index),
-            BufferId::DnsAnswerName => self.answer_name(index),
-            BufferId::DnsResponseRrname => self.response_rrname(index),
-            _ => None,
+            Buffer::Query | Buffer::QueriesRrname | Buffer::QueryName => self.query_name(index),
+            Buffer::AnswerName | Buffer::AnswersRrname => self.answer_name(index),
+            Buffer::ResponseRrname => self.response_rrname(index),
         }
     }
 }

@@ -5,7 +5,7 @@ use vigil_types::Direction::{self, ToClient, ToServer};
 
 use super::name::{parse_name, MAX_NAME_LEN};
 use super::*;
-use crate::parser::{AppParser, BufferId, ParseResult, Transaction};
+use crate::parser::ParseResult;
 
 /// Builds a message byte by byte; names are written uncompressed unless given raw.
 pub(crate) struct Msg(Vec<u8>);
@@ -118,13 +118,12 @@ fn udp_query_and_answer_are_two_transactions() {
     let (q, a) = (&txs[0], &txs[1]);
     assert_eq!((q.id(), a.id()), (0, 1));
     assert!(!q.is_response() && a.is_response());
-    assert_eq!(q.buffer(BufferId::DnsQuery, 0), Some(&b"www.suricata-ids.org"[..]));
-    assert_eq!(q.buffer(BufferId::DnsQuery, 1), None);
-    assert_eq!(a.buffer(BufferId::DnsQuery, 0), Some(&b"www.suricata-ids.org"[..]));
-    assert_eq!(a.buffer(BufferId::DnsAnswerName, 0), Some(&b"www.suricata-ids.org"[..]));
-    assert_eq!(a.buffer(BufferId::DnsAnswerName, 1), Some(&b"suricata-ids.org"[..]));
-    assert_eq!(a.buffer(BufferId::DnsAnswerName, 3), None);
-    assert_eq!(a.buffer(BufferId::HttpUri, 0), None);
+    assert_eq!(q.buffer(Buffer::Query, 0), Some(&b"www.suricata-ids.org"[..]));
+    assert_eq!(q.buffer(Buffer::Query, 1), None);
+    assert_eq!(a.buffer(Buffer::Query, 0), Some(&b"www.suricata-ids.org"[..]));
+    assert_eq!(a.buffer(Buffer::AnswerName, 0), Some(&b"www.suricata-ids.org"[..]));
+    assert_eq!(a.buffer(Buffer::AnswerName, 1), Some(&b"suricata-ids.org"[..]));
+    assert_eq!(a.buffer(Buffer::AnswerName, 3), None);
     assert!(q.complete(ToServer) && q.complete(ToClient));
     assert_eq!(a.rrtypes().collect::<Vec<_>>(), vec![1]);
     assert_eq!((a.opcode(), a.rcode(), a.dns_id()), (0, 0, 36146));
@@ -535,7 +534,7 @@ fn response_rrname_buffer_walks_names_and_record_data() {
     let p = udp(&[(ToServer, query().bytes()), (ToClient, answer().bytes())]);
     let a = &p.txs()[1];
     // The question, then the CNAME's owner and target, then each A owner.
-    let names: Vec<_> = (0..).map_while(|i| a.buffer(BufferId::DnsResponseRrname, i)).collect();
+    let names: Vec<_> = (0..).map_while(|i| a.buffer(Buffer::ResponseRrname, i)).collect();
     assert_eq!(
         names,
         vec![

@@ -12,11 +12,11 @@
 //! [`ParseResult::Incomplete`], so any chunking yields the same transactions. Each message goes
 //! through [`message::parse_message`] (names via [`name::parse_name`], loop-safe), becomes a
 //! transaction in the to-server (request) or to-client (response) direction, and its anomalies
-//! are recorded on it and queued for [`AppParser::take_events`].
+//! are recorded on it and queued for [`DnsParser::take_events`].
 //!
 //! ```
-//! use vigil_applayer::dns::DnsParser;
-//! use vigil_applayer::{AppParser, BufferId, ParseResult, Transaction};
+//! use vigil_applayer::dns::{Buffer, DnsParser};
+//! use vigil_applayer::ParseResult;
 //! use vigil_types::Direction;
 //!
 //! // id 0x1234, RD, one question: example.com A IN.
@@ -25,13 +25,16 @@
 //! let mut dns = DnsParser::udp();
 //! assert_eq!(dns.parse(Direction::ToServer, query), ParseResult::Done);
 //! let tx = &dns.txs()[0];
-//! assert_eq!(tx.buffer(BufferId::DnsQuery, 0), Some(&b"example.com"[..]));
+//! assert_eq!(tx.buffer(Buffer::Query, 0), Some(&b"example.com"[..]));
 //! assert_eq!(tx.eve().kind, "request");
 //! ```
 
+mod checks;
 mod eve;
 pub mod message;
 pub mod name;
+mod proto;
+pub(crate) mod sample;
 mod tx;
 
 #[cfg(test)]
@@ -43,11 +46,12 @@ pub use eve::{
 };
 pub use message::{parse_message, DnsHeader, DnsMessage, DnsQuestion, DnsRecord, MessageError, RData};
 pub use name::{DnsName, NameFlags};
+pub use proto::{Buffer, PROTO};
 pub use tx::DnsTx;
 
 use vigil_types::{Direction, PerDir};
 
-use crate::parser::{AppEvent, AppParser, ParseResult};
+use crate::parser::{AppEvent, ParseResult};
 
 /// A message with invalid lengths or data that does not decode.
 pub const EVENT_MALFORMED_DATA: &str = "dns.malformed_data";
@@ -233,13 +237,11 @@ impl DnsParser {
     }
 }
 
-impl AppParser for DnsParser {
-    type Tx = DnsTx;
-
+impl DnsParser {
     /// UDP: `data` is one datagram; `Done` or `Error` (not DNS, or malformed), never
     /// `Incomplete`. The parser stays usable for the next datagram either way: datagrams are
     /// independent. TCP: see the module docs.
-    fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
+    pub fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
         match self.transport {
             Transport::Udp => match self.message(dir, data) {
                 Ok(()) => ParseResult::Done,
@@ -251,22 +253,22 @@ impl AppParser for DnsParser {
 
     /// Over TCP the message framing is lost: data is dropped until a chunk starts with
     /// something that probes as DNS. UDP loses whole datagrams only, so nothing changes.
-    fn on_gap(&mut self, dir: Direction, _len: u64) {
+    pub fn on_gap(&mut self, dir: Direction, _len: u64) {
         if self.is_tcp() {
             *self.gap.get_mut(dir) = true;
         }
     }
 
-    fn txs(&self) -> &[DnsTx] {
+    pub fn txs(&self) -> &[DnsTx] {
         &self.txs
     }
 
-    fn prune(&mut self, id: u64) {
+    pub fn prune(&mut self, id: u64) {
         let keep_from = self.txs.iter().position(|t| t.id >= id).unwrap_or(self.txs.len());
         self.txs.drain(..keep_from);
     }
 
-    fn take_events(&mut self) -> Vec<AppEvent> {
+    pub fn take_events(&mut self) -> Vec<AppEvent> {
         std::mem::take(&mut self.events)
     }
 }

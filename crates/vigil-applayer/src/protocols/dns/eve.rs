@@ -13,7 +13,6 @@ use serde::Serialize;
 use super::message::{DnsRecord, RData, Soa, Srv, Sshfp};
 use super::name::DnsName;
 use super::tx::DnsTx;
-use crate::parser::Transaction;
 
 /// The `dns` object of an EVE record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
