@@ -12,21 +12,11 @@ use vigil_applayer::http::HttpConfig;
 use vigil_applayer::{AppConfig, AppFlow, BufferId, Transport};
 use vigil_types::Direction::{self, ToClient, ToServer};
 
-const BUFFERS: &[BufferId] = &[
-    BufferId::HttpUri,
-    BufferId::HttpHost,
-    BufferId::HttpHeader,
-    BufferId::HttpRequestBody,
-    BufferId::HttpStatCode,
-    BufferId::HttpResponseBody,
-    // The table's protocols number their buffers from 0.
-    BufferId::Proto(0),
-    BufferId::Proto(1),
-    BufferId::Proto(5),
-    BufferId::Proto(6),
-    BufferId::Proto(3),
-    BufferId::Proto(10),
-];
+/// Every protocol numbers its buffers from 0: the first 32 numbers reach
+/// them all, and the file buffers are everyone's.
+fn buffers() -> impl Iterator<Item = BufferId> {
+    (0..32).map(BufferId::Proto).chain([BufferId::FileData, BufferId::FileName])
+}
 
 fn inspect(flow: &mut AppFlow) {
     let mut last = None;
@@ -35,7 +25,7 @@ fn inspect(flow: &mut AppFlow) {
         last = Some(tx.id());
         for dir in [ToServer, ToClient] {
             let _ = (tx.progress(dir), tx.complete(dir), tx.proto());
-            for &id in BUFFERS {
+            for id in buffers() {
                 for i in 0..2 {
                     let _ = tx.buffer(dir, id, i);
                 }

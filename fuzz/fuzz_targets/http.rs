@@ -6,46 +6,10 @@
 
 use libfuzzer_sys::fuzz_target;
 use vigil_applayer::http::{probe, HttpConfig, HttpParser};
-use vigil_applayer::{AppParser, BufferId, FileConfig, ParseResult, Transaction};
+use vigil_applayer::http::Buffer;
+use vigil_applayer::{FileConfig, ParseResult};
 use vigil_types::Direction;
 
-const BUFFERS: &[BufferId] = &[
-    BufferId::HttpUri,
-    BufferId::HttpUriRaw,
-    BufferId::HttpMethod,
-    BufferId::HttpProtocol,
-    BufferId::HttpRequestLine,
-    BufferId::HttpHost,
-    BufferId::HttpHostRaw,
-    BufferId::HttpUserAgent,
-    BufferId::HttpCookie,
-    BufferId::HttpReferer,
-    BufferId::HttpAccept,
-    BufferId::HttpAcceptEnc,
-    BufferId::HttpAcceptLang,
-    BufferId::HttpConnection,
-    BufferId::HttpContentType,
-    BufferId::HttpContentLen,
-    BufferId::HttpHeader,
-    BufferId::HttpHeaderRaw,
-    BufferId::HttpHeaderNames,
-    BufferId::HttpRequestBody,
-    BufferId::HttpStart,
-    BufferId::HttpStatCode,
-    BufferId::HttpStatMsg,
-    BufferId::HttpResponseLine,
-    BufferId::HttpLocation,
-    BufferId::HttpServer,
-    BufferId::HttpResponseBody,
-    BufferId::HttpResponseHeader,
-    BufferId::HttpResponseHeaderRaw,
-    BufferId::HttpResponseHeaderNames,
-    BufferId::HttpResponseStart,
-    BufferId::HttpResponseContentType,
-    BufferId::HttpResponseContentLen,
-    BufferId::HttpResponseProtocol,
-    BufferId::HttpResponseCookie,
-];
 
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, mut rest)) = data.split_first() else { return };
@@ -122,22 +86,18 @@ fuzz_target!(|data: &[u8]| {
         assert!(p.txs().len() <= cfg.max_txs);
         assert!(p.take_events().len() <= 1024);
         for tx in p.txs() {
-            for &id in BUFFERS {
-                let Some(b) = tx.buffer(id, 0) else { continue };
+            for (dir, id) in (0..=u8::MAX).map_while(Buffer::from_id).flat_map(|b| [(Direction::ToServer, b), (Direction::ToClient, b)]) {
+                let Some(b) = tx.buffer(dir, id, 0) else { continue };
                 let cap = match id {
-                    BufferId::HttpRequestBody => cfg.request_body_limit,
-                    BufferId::HttpResponseBody => cfg.response_body_limit,
-                    BufferId::HttpHeaderRaw | BufferId::HttpResponseHeaderRaw => max,
-                    BufferId::HttpUri
-                    | BufferId::HttpUriRaw
-                    | BufferId::HttpRequestLine
-                    | BufferId::HttpResponseLine
-                    | BufferId::HttpMethod => max,
+                    Buffer::RequestBody => cfg.request_body_limit,
+                    Buffer::ResponseBody => cfg.response_body_limit,
+                    Buffer::HeaderRaw => max,
+                    Buffer::Uri | Buffer::UriRaw | Buffer::RequestLine | Buffer::ResponseLine | Buffer::Method => max,
                     _ => header_cap,
                 };
                 assert!(b.len() <= cap, "{id:?} holds {} bytes, cap {cap}", b.len());
             }
-            assert!(tx.buffer(BufferId::HttpUri, 1).is_none());
+            assert!(tx.buffer(Direction::ToServer, Buffer::Uri, 1).is_none());
             for dir in [Direction::ToServer, Direction::ToClient] {
                 let files = tx.files(dir);
                 assert!(files.len() <= 256);

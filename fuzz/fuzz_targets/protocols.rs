@@ -10,7 +10,7 @@
 use libfuzzer_sys::fuzz_target;
 use vigil_applayer::proto::{ParserInit, ProbeCx};
 use vigil_applayer::protocols::ALL;
-use vigil_applayer::{ParseResult, Transport};
+use vigil_applayer::{AppConfig, ParseResult, Transport};
 use vigil_types::Direction::{ToClient, ToServer};
 
 /// Bytes a parser may leave unconsumed between calls before the flow would cut them.
@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = (def.detection.probe)(ToClient, rest, ProbeCx::udp(port, 40000));
     let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
     // Every switch on: all of the protocol's parsing is fuzzed.
-    let mut p = (def.new_parser)(&ParserInit { transport, first_tx_id: 0, options: u32::MAX });
+    let mut p = (def.new_parser)(&ParserInit { app: &AppConfig::default(), transport, first_tx_id: 0, options: u32::MAX });
     let mut pending = [Vec::new(), Vec::new()];
     let mut failed = [false, false];
     let mut rest = rest;

@@ -33,8 +33,6 @@ impl Encryption {
 pub struct AppConfig {
     /// Limits of the HTTP parser.
     pub http: HttpConfig,
-    /// Whether detection may pick HTTP (Suricata `app-layer.protocols.http.enabled`).
-    pub http_enabled: bool,
     /// Which protocols of the table ([`crate::protocols::ALL`]) detection may pick, by
     /// their place in it (see [`AppConfig::set_enabled`]).
     pub table_enabled: u64,
@@ -66,7 +64,6 @@ impl Default for AppConfig {
     fn default() -> Self {
         AppConfig {
             http: HttpConfig::default(),
-            http_enabled: true,
             table_enabled: u64::MAX,
             table_encryption: Vec::new(),
             table_options: Vec::new(),
@@ -94,8 +91,7 @@ impl AppConfig {
     /// Whether any protocol may be detected at all.
     pub fn any_enabled(&self) -> bool {
         let table = crate::protocols::ALL.len();
-        let table_on = table > 0 && self.table_enabled & (u64::MAX >> (64 - table.min(64))) != 0;
-        self.http_enabled || table_on
+        table > 0 && self.table_enabled & (u64::MAX >> (64 - table.min(64))) != 0
     }
 }
 

@@ -1,8 +1,8 @@
 //! Protocol detection: which parser a flow's bytes belong to, decided from
 //! its first bytes the way Suricata does it: every enabled protocol is
-//! probed whatever the ports (HTTP first, then the table's protocols in
-//! order: TLS, then DNS, then the weaker signatures), and ports are only a
-//! hint, except for the protocols whose signature is too weak to stand on
+//! probed whatever the ports, in the table's order (HTTP and TLS first, as
+//! Suricata's pattern stage runs before its probing parsers, then DNS, then
+//! the weaker signatures), and ports are only a hint, except for the protocols whose signature is too weak to stand on
 //! its own (DNS is probed where a port is 53, since a 2-byte length and a
 //! 12-byte header are too easy to match by chance).
 //!
@@ -14,7 +14,6 @@
 use vigil_types::{AppProto, Direction, PerDir};
 
 use crate::config::{AppConfig, Transport};
-use crate::http;
 use crate::proto::{Probe, ProbeCx};
 use crate::protocols::ALL;
 
@@ -67,15 +66,14 @@ pub fn probe(
 /// (an HTTP status line), so a session picked up mid-stream had its ends
 /// the wrong way round: Suricata's probing turns such a flow round.
 pub fn answers_first(cfg: &AppConfig, data: &[u8]) -> bool {
-    cfg.http_enabled
-        && http::probe(data, Direction::ToClient) == http::Probe::Match
-        && http::probe(data, Direction::ToServer) == http::Probe::NoMatch
+    ALL.iter().enumerate().take(64).any(|(i, def)| {
+        cfg.table_enabled & (1u64 << i) != 0 && def.detection.answers_first.is_some_and(|f| f(data))
+    })
 }
 
 /// The protocols a flow may be found to speak.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Probes {
-    http: bool,
     cx: ProbeCx,
     /// Protocols of the table probed on this flow, by place (enabled, and
     /// on one of their ports where they ask for it).
@@ -85,7 +83,6 @@ pub(crate) struct Probes {
 impl Probes {
     pub(crate) fn new(cfg: &AppConfig, transport: Transport, client_port: u16, server_port: u16) -> Self {
         Probes {
-            http: cfg.http_enabled,
             cx: ProbeCx { client: client_port, server: server_port, transport },
             table: table_probes(cfg, transport, client_port, server_port),
         }
@@ -112,13 +109,6 @@ impl Probes {
     /// A match by any probe wins over another probe wanting more bytes.
     pub(crate) fn tcp(self, dir: Direction, data: &[u8]) -> Detect {
         let mut need_more = false;
-        if self.http {
-            match http::probe(data, dir) {
-                http::Probe::Match => return Detect::Match(AppProto::Http),
-                http::Probe::NeedMore => need_more = true,
-                http::Probe::NoMatch => {}
-            }
-        }
         if let Some(proto) = self.table(dir, data, &mut need_more) {
             return Detect::Match(proto);
         }
@@ -338,6 +328,8 @@ mod tests {
     use super::*;
     use vigil_types::Direction::{ToClient, ToServer};
 
+    const HTTP: AppProto = AppProto::Plugin("http");
+
     fn detector(limit: usize) -> Detector {
         Detector::new(Probes::new(&AppConfig::default(), Transport::Tcp, 40000, 80), limit)
     }
@@ -345,7 +337,7 @@ mod tests {
     #[test]
     fn first_bytes_decide_without_keeping_them() {
         let mut d = detector(4096);
-        assert_eq!(d.feed(ToServer, b"GET / HTTP/1.1\r\n"), Verdict::Found(AppProto::Http));
+        assert_eq!(d.feed(ToServer, b"GET / HTTP/1.1\r\n"), Verdict::Found(HTTP));
         assert!(d.into_replay().runs.is_empty());
     }
 
@@ -355,7 +347,7 @@ mod tests {
         assert_eq!(d.feed(ToClient, b"220 hello\r\n"), Verdict::Undecided);
         assert_eq!(d.feed(ToServer, b"PO"), Verdict::Undecided);
         assert_eq!(d.feed(ToClient, b"more"), Verdict::Undecided);
-        assert_eq!(d.feed(ToServer, b"ST /x HTTP/1.0\r\n"), Verdict::Found(AppProto::Http));
+        assert_eq!(d.feed(ToServer, b"ST /x HTTP/1.0\r\n"), Verdict::Found(HTTP));
         let r = d.into_replay();
         let steps: Vec<_> = r.steps().collect();
         assert_eq!(

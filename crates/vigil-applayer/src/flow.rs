@@ -17,9 +17,8 @@ use vigil_types::{AppProto, Direction, PerDir};
 
 use crate::config::{AppConfig, Encryption, Transport};
 use crate::detect::{Detect, Detector, Probes, Replay, Step, Verdict};
-use crate::http::{HttpParser, HttpTx};
 use crate::other_side::OtherSide;
-use crate::parser::{AppEvent, AppParser, ParseResult};
+use crate::parser::{AppEvent, ParseResult};
 use crate::proto::{ParserInit, ProtoDef, ProtoParser};
 use crate::txref::TxRef;
 
@@ -65,97 +64,55 @@ pub struct AppCounters {
     pub txs_evicted: u64,
 }
 
-/// The parser a flow was found to need.
-// Boxed in `Stage::Parse`, and at most MAX_TUNNELS retired ones: the size gap costs nothing.
-#[allow(clippy::large_enum_variant)]
-enum Parser {
-    Http(HttpParser),
-    /// A protocol of the table ([`crate::protocols::ALL`]).
-    Dyn(&'static ProtoDef, Box<dyn ProtoParser>),
+/// The parser a flow was found to need, beside its protocol's definition.
+struct Parser {
+    def: &'static ProtoDef,
+    p: Box<dyn ProtoParser>,
 }
 
 impl Parser {
-    fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
-        match self {
-            Parser::Http(p) => p.parse(dir, data),
-            Parser::Dyn(_, p) => p.parse(dir, data),
-        }
-    }
-
-    fn on_gap(&mut self, dir: Direction, len: u64) {
-        match self {
-            Parser::Http(p) => p.on_gap(dir, len),
-            Parser::Dyn(_, p) => {
-                p.on_gap(dir, len);
-            }
-        }
-    }
-
-    /// All but one of the sources are empty: one iterator type serves every protocol.
     fn txs(&self) -> impl Iterator<Item = TxRef<'_>> {
-        let http: &[HttpTx] = match self {
-            Parser::Http(p) => p.txs(),
-            Parser::Dyn(..) => &[],
-        };
-        let dynamic = match self {
-            Parser::Dyn(def, p) => Some((*def, &**p)),
-            _ => None,
-        };
-        let dyn_txs = dynamic
-            .into_iter()
-            .flat_map(|(def, p)| (0..p.tx_count()).filter_map(move |i| p.tx(i).map(|tx| TxRef::Dyn(def, tx))));
-        http.iter().map(TxRef::Http).chain(dyn_txs)
+        let (def, p) = (self.def, &*self.p);
+        (0..p.tx_count()).filter_map(move |i| p.tx(i).map(|tx| TxRef::new(def, tx)))
     }
 
     fn has_txs(&self) -> bool {
-        match self {
-            Parser::Http(p) => !p.txs().is_empty(),
-            Parser::Dyn(_, p) => p.tx_count() > 0,
-        }
+        self.p.tx_count() > 0
     }
 
     fn prune(&mut self, id: u64) {
-        match self {
-            Parser::Http(p) => p.prune(id),
-            Parser::Dyn(_, p) => p.prune(id),
-        }
+        self.p.prune(id);
     }
 
     fn take_events(&mut self) -> Vec<AppEvent> {
-        match self {
-            Parser::Http(p) => p.take_events(),
-            Parser::Dyn(_, p) => {
-                let mut out = Vec::new();
-                p.drain_events(&mut out);
-                out
-            }
-        }
+        let mut out = Vec::new();
+        self.p.drain_events(&mut out);
+        out
     }
 
     fn next_tx_id(&self) -> u64 {
-        match self {
-            Parser::Http(p) => p.next_tx_id(),
-            Parser::Dyn(_, p) => p.next_tx_id(),
-        }
+        self.p.next_tx_id()
     }
 
     fn txs_evicted(&self) -> u64 {
-        match self {
-            Parser::Http(p) => p.stats().txs_evicted,
-            Parser::Dyn(_, p) => p.txs_evicted(),
-        }
+        self.p.txs_evicted()
     }
 
-    /// The flow stopped speaking this protocol (HTTP CONNECT or Upgrade).
+    fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
+        self.p.parse(dir, data)
+    }
+
+    /// Told of bytes it will not see; whether it goes on does not matter here.
+    fn skip(&mut self, dir: Direction, len: u64) {
+        self.p.on_gap(dir, len);
+    }
+
     fn tunnel(&self) -> bool {
-        matches!(self, Parser::Http(p) if p.tunnel())
+        self.p.tunnel()
     }
 
     fn wants_data(&self) -> bool {
-        match self {
-            Parser::Dyn(_, p) => p.wants_data(),
-            Parser::Http(_) => true,
-        }
+        self.p.wants_data()
     }
 }
 
@@ -317,10 +274,7 @@ impl AppFlow {
     /// ([`ProtoParser::take_raw_trigger`]).
     pub fn take_raw_trigger(&mut self, dir: Direction) -> bool {
         match &mut self.stage {
-            Stage::Parse(p) => match &mut **p {
-                Parser::Dyn(_, p) => p.take_raw_trigger(dir),
-                Parser::Http(_) => false,
-            },
+            Stage::Parse(p) => p.p.take_raw_trigger(dir),
             Stage::Detect(_) | Stage::Idle => false,
         }
     }
@@ -365,7 +319,7 @@ impl AppFlow {
     /// The encryption handling in force, once the flow's traffic is encrypted.
     fn encrypted(&self) -> Option<Encryption> {
         match self.parser() {
-            Some(Parser::Dyn(def, p)) => p.inspection_done().then(|| {
+            Some(Parser { def, p }) => p.inspection_done().then(|| {
                 let at = crate::proto::index(def.name);
                 at.and_then(|i| self.cfg.table_encryption.get(i).copied()).unwrap_or_default()
             }),
@@ -387,10 +341,8 @@ impl AppFlow {
             Stage::Parse(p) => Some(&mut **p),
             _ => None,
         };
-        for p in self.retired.iter_mut().chain(current) {
-            if let Parser::Http(h) = p {
-                h.store_files(tx, dirs, sid);
-            }
+        for parser in self.retired.iter_mut().chain(current) {
+            parser.p.store_files(tx, dirs, sid);
         }
     }
 
@@ -501,15 +453,12 @@ impl AppFlow {
     fn start(&mut self, proto: AppProto) {
         let first = self.next_id;
         let parser = match proto {
-            AppProto::Http => Parser::Http(HttpParser::new(self.cfg.http).with_first_tx_id(first)),
             AppProto::Plugin(name) => match crate::proto::find(name) {
                 Some(def) => {
                     let options =
                         crate::proto::index(name).and_then(|i| self.cfg.table_options.get(i).copied()).unwrap_or(0);
-                    Parser::Dyn(
-                        def,
-                        (def.new_parser)(&ParserInit { transport: self.transport, first_tx_id: first, options }),
-                    )
+                    let init = ParserInit { app: &self.cfg, transport: self.transport, first_tx_id: first, options };
+                    Parser { def, p: (def.new_parser)(&init) }
                 }
                 None => return self.give_up(),
             },
@@ -599,7 +548,7 @@ impl AppFlow {
             side.clear();
             counters.pending_overflows += 1;
             counters.bytes_dropped += lost;
-            parser.on_gap(dir, lost);
+            parser.skip(dir, lost);
         }
     }
 
@@ -628,13 +577,7 @@ impl AppFlow {
                     // An unfinished unit cut by the gap can never be finished.
                     self.counters.bytes_dropped += side.held.len() as u64;
                     side.clear();
-                    let goes_on = match &mut **parser {
-                        Parser::Dyn(_, p) => p.on_gap(dir, len),
-                        other => {
-                            other.on_gap(dir, len);
-                            true
-                        }
-                    };
+                    let goes_on = parser.p.on_gap(dir, len);
                     if !goes_on {
                         self.counters.gap_errors += 1;
                         self.fail();
@@ -660,11 +603,11 @@ impl AppFlow {
                 let side = self.sides.get_mut(dir);
                 let held = mem::take(&mut side.held);
                 side.clear();
-                match &mut **parser {
-                    // What HTTP held is final now (a last header line, a body up to the close).
-                    Parser::Http(p) if !side.stopped => p.close(dir, &held),
-                    Parser::Dyn(_, p) if !side.stopped => p.close(dir, &held),
-                    _ => self.counters.bytes_dropped += held.len() as u64,
+                // What a parser held is final now (HTTP: a last header line, a body up to the close).
+                if side.stopped {
+                    self.counters.bytes_dropped += held.len() as u64;
+                } else {
+                    parser.p.close(dir, &held);
                 }
                 if parser.tunnel() {
                     self.enter_tunnel(dir, Vec::new());

@@ -9,10 +9,16 @@ use crate::dns::tests::{answer, query};
 use crate::http::HttpConfig;
 use crate::protocols::tls::sample::tls12_flights;
 use crate::protocols::dns::Buffer as DnsBuffer;
+use crate::protocols::http::Buffer as HttpBuffer;
 use crate::protocols::tls::Buffer as TlsBuffer;
 use crate::{AppConfig, AppFlow, BufferId, Progress, Transport, TxRef};
 
+const HTTP: AppProto = AppProto::Plugin("http");
 const TLS: AppProto = AppProto::Plugin("tls");
+
+fn hb(b: HttpBuffer) -> BufferId {
+    BufferId::Proto(b as u8)
+}
 const DNS: AppProto = AppProto::Plugin("dns");
 const DNS_QUERY: BufferId = BufferId::Proto(DnsBuffer::Query as u8);
 const DNS_ANSWER_NAME: BufferId = BufferId::Proto(DnsBuffer::AnswerName as u8);
@@ -129,15 +135,15 @@ fn http_exchange() -> Vec<Seg> {
 #[test]
 fn http_exchange_is_the_same_however_cut() {
     let flow = check(&AppConfig::default(), (40000, 8080), &http_exchange());
-    assert_eq!(flow.proto(), AppProto::Http);
+    assert_eq!(flow.proto(), HTTP);
     let txs: Vec<_> = flow.txs().collect();
     assert_eq!(txs.iter().map(TxRef::id).collect::<Vec<_>>(), [0, 1]);
-    assert_eq!(buf(txs[0], ToServer, BufferId::HttpUri), Some("/index.html?q=1"));
-    assert_eq!(buf(txs[0], ToServer, BufferId::HttpHost), Some("example.com"));
-    assert_eq!(buf(txs[0], ToClient, BufferId::HttpResponseBody), Some("hello"));
-    assert_eq!(buf(txs[1], ToServer, BufferId::HttpRequestBody), Some("abc"));
-    assert_eq!(buf(txs[1], ToClient, BufferId::HttpStatCode), Some("404"));
-    assert!(txs.iter().all(|t| t.proto() == AppProto::Http && t.progress(ToClient) == Progress::Complete));
+    assert_eq!(buf(txs[0], ToServer, hb(HttpBuffer::Uri)), Some("/index.html?q=1"));
+    assert_eq!(buf(txs[0], ToServer, hb(HttpBuffer::Host)), Some("example.com"));
+    assert_eq!(buf(txs[0], ToClient, hb(HttpBuffer::ResponseBody)), Some("hello"));
+    assert_eq!(buf(txs[1], ToServer, hb(HttpBuffer::RequestBody)), Some("abc"));
+    assert_eq!(buf(txs[1], ToClient, hb(HttpBuffer::StatCode)), Some("404"));
+    assert!(txs.iter().all(|t| t.proto() == HTTP && t.progress(ToClient) == Progress::Complete));
     assert_eq!(flow.counters(), crate::AppCounters::default());
     assert!(!flow.no_inspection());
 }
@@ -150,11 +156,11 @@ fn http_progress_along_an_exchange() {
         (tx.progress(ToServer), tx.progress(ToClient))
     };
     flow.feed(ToServer, b"POST /up HTTP/1.1\r\nHost: h\r\nCont");
-    assert_eq!(flow.proto(), AppProto::Http);
+    assert_eq!(flow.proto(), HTTP);
     assert_eq!(progress(&flow), (Progress::None, Progress::None));
     flow.feed(ToServer, b"ent-Length: 6\r\n\r\nabc");
     assert_eq!(progress(&flow), (Progress::Headers, Progress::None));
-    assert_eq!(buf(flow.txs().next().unwrap(), ToServer, BufferId::HttpMethod), Some("POST"));
+    assert_eq!(buf(flow.txs().next().unwrap(), ToServer, hb(HttpBuffer::Method)), Some("POST"));
     flow.feed(ToServer, b"def");
     assert_eq!(progress(&flow), (Progress::Complete, Progress::None));
     flow.feed(ToClient, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n");
@@ -174,14 +180,14 @@ fn body_delimited_by_close_completes_at_close() {
     );
     let tx = flow.txs().next().unwrap();
     assert_eq!(tx.progress(ToClient), Progress::Complete);
-    assert_eq!(buf(tx, ToClient, BufferId::HttpResponseBody), Some("until the end"));
+    assert_eq!(buf(tx, ToClient, hb(HttpBuffer::ResponseBody)), Some("until the end"));
 }
 
 #[test]
 fn a_response_first_still_decides_http() {
     // The capture started after the request: the response alone says HTTP.
     let flow = check(&AppConfig::default(), (40000, 80), &[s2c("HTTP/1.1 204 No Content\r\n\r\n")]);
-    assert_eq!(flow.proto(), AppProto::Http);
+    assert_eq!(flow.proto(), HTTP);
     assert_eq!(flow.txs().count(), 1);
 }
 
@@ -193,8 +199,8 @@ fn bytes_held_during_detection_reach_the_parser_in_order() {
         (40000, 80),
         &[s2c("\x00\x01junk"), c2s("GET /late HTTP/1.1\r\nHost: h\r\n\r\n"), s2c("HTTP/1.1 200 OK\r\n\r\n")],
     );
-    assert_eq!(flow.proto(), AppProto::Http);
-    let uris: Vec<_> = flow.txs().filter_map(|t| buf(t, ToServer, BufferId::HttpUri)).collect();
+    assert_eq!(flow.proto(), HTTP);
+    let uris: Vec<_> = flow.txs().filter_map(|t| buf(t, ToServer, hb(HttpBuffer::Uri))).collect();
     assert_eq!(uris, ["/late"]);
 }
 
@@ -338,7 +344,7 @@ fn pending_is_bounded_with_a_1mb_header_line() {
     assert!(c.pending_overflows >= 1 && c.bytes_dropped > 0, "{c:?}");
     // After the gap HTTP resyncs on the next request.
     flow.feed(ToServer, b"GET /next HTTP/1.1\r\nHost: h\r\n\r\n");
-    assert!(flow.txs().any(|t| buf(t, ToServer, BufferId::HttpUri) == Some("/next")));
+    assert!(flow.txs().any(|t| buf(t, ToServer, hb(HttpBuffer::Uri)) == Some("/next")));
 }
 
 #[test]
@@ -354,10 +360,10 @@ fn connect_tunnel_is_detected_again() {
     ];
     let flow = check(&AppConfig::default(), (40000, 3128), &segs);
     assert_eq!(flow.proto(), TLS);
-    assert_eq!(flow.orig_proto(), Some(AppProto::Http));
+    assert_eq!(flow.orig_proto(), Some(HTTP));
     let txs: Vec<_> = flow.txs().collect();
-    assert_eq!(txs.iter().map(|t| (t.id(), t.proto())).collect::<Vec<_>>(), [(0, AppProto::Http), (1, TLS)]);
-    assert_eq!(buf(txs[0], ToServer, BufferId::HttpMethod), Some("CONNECT"));
+    assert_eq!(txs.iter().map(|t| (t.id(), t.proto())).collect::<Vec<_>>(), [(0, HTTP), (1, TLS)]);
+    assert_eq!(buf(txs[0], ToServer, hb(HttpBuffer::Method)), Some("CONNECT"));
     assert_eq!(buf(txs[1], ToServer, TLS_SNI), Some("example.com"));
     assert!(flow.no_inspection());
     assert_eq!(flow.counters().tunnels, 1);
@@ -385,7 +391,7 @@ fn connect_tunnel_is_detected_again() {
         c2s(b"\x81\x85\x00\x00\x00\x00hello"),
     ];
     let flow = check(&AppConfig::default(), (40000, 80), &segs);
-    assert_eq!((flow.proto(), flow.orig_proto()), (AppProto::Failed, Some(AppProto::Http)));
+    assert_eq!((flow.proto(), flow.orig_proto()), (AppProto::Failed, Some(HTTP)));
     assert_eq!(flow.txs().count(), 1);
     assert_eq!(flow.counters().detect_failed, 1);
 }
@@ -395,10 +401,10 @@ fn a_failed_tunnel_remembers_http_however_pruned() {
     // suricata-verify http-connect-fail: the proxy answers, then sends what no parser knows.
     let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 51479, 8001);
     flow.feed(ToServer, b"CONNECT abc:443 HTTP/1.1\r\nUser-Agent: Victor/1.0\r\n\r\n");
-    assert_eq!((flow.proto(), flow.orig_proto()), (AppProto::Http, None));
+    assert_eq!((flow.proto(), flow.orig_proto()), (HTTP, None));
     flow.feed(ToClient, b"HTTP/1.1 200 OK\r\nServer: VictorServer/1.0\r\n\r\n");
     // Detecting the tunnel the flow is still HTTP: nothing to tell apart yet.
-    assert_eq!((flow.proto(), flow.orig_proto(), flow.counters().tunnels), (AppProto::Http, None, 1));
+    assert_eq!((flow.proto(), flow.orig_proto(), flow.counters().tunnels), (HTTP, None, 1));
     // The CONNECT transaction was logged and freed before detection gave up: that must not
     // decide what the flow is.
     flow.prune(1);
@@ -406,7 +412,7 @@ fn a_failed_tunnel_remembers_http_however_pruned() {
     flow.feed(ToClient, b"\x05\x00\x00\x05\x00");
     flow.close(ToServer);
     flow.close(ToClient);
-    assert_eq!((flow.proto(), flow.orig_proto()), (AppProto::Failed, Some(AppProto::Http)));
+    assert_eq!((flow.proto(), flow.orig_proto()), (AppProto::Failed, Some(HTTP)));
     assert_eq!(flow.counters().detect_failed, 1);
 
     // A plain flow that fails detection has no original protocol.
@@ -423,7 +429,7 @@ fn http_inside_connect_continues_the_ids() {
         s2c("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx"),
     ];
     let flow = check(&AppConfig::default(), (40000, 3128), &segs);
-    let ids: Vec<_> = flow.txs().map(|t| (t.id(), buf(t, ToServer, BufferId::HttpUriRaw))).collect();
+    let ids: Vec<_> = flow.txs().map(|t| (t.id(), buf(t, ToServer, hb(HttpBuffer::UriRaw)))).collect();
     assert_eq!(ids, [(0, Some("example.com:80")), (1, Some("/inner"))]);
 }
 
@@ -465,7 +471,7 @@ fn hostile_input_never_panics() {
             }
             for tx in flow.txs() {
                 let _ = (tx.id(), tx.progress(ToServer), tx.progress(ToClient));
-                for id in [BufferId::HttpUri, DNS_QUERY, TLS_SNI, TLS_CERTS] {
+                for id in [hb(HttpBuffer::Uri), DNS_QUERY, TLS_SNI, TLS_CERTS] {
                     let _ = tx.buffer(dir, id, 0);
                 }
             }
@@ -568,7 +574,7 @@ fn each_direction_is_detected_on_its_own() {
     // answering side is recorded as SSH, and the mismatch is raised once.
     let segs = [c2s("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), s2c("SSH-2.0-OpenSSH_8.0\r\n"), Seg::Close(ToClient)];
     let flow = check_outcome((40000, 8080), &segs);
-    assert_eq!(flow.proto(), AppProto::Http);
+    assert_eq!(flow.proto(), HTTP);
     assert_eq!(flow.side_proto(ToClient).map(AppProto::name), Some("ssh"));
     assert_eq!(detect_events(&segs), ["applayer_mismatch_protocol_both_directions"]);
 

@@ -1,14 +1,14 @@
-//! Application layer: which protocol a flow speaks, and streaming parsers
-//! for HTTP/1.x, DNS and TLS that turn its ordered bytes into transactions.
+//! Application layer: which protocol a flow speaks, and the protocols
+//! that turn its ordered bytes into transactions, each a folder of
+//! [`protocols`] written against the protocol API ([`proto`]).
 //!
-//! Every parser follows one contract ([`AppParser`]): it is offered each
-//! direction's bytes in order, in chunks of any size, consumes what is
-//! complete and says how much more an unfinished unit needs
+//! Every parser follows one contract ([`proto::ProtoParser`]): it is
+//! offered each direction's bytes in order, in chunks of any size, consumes
+//! what is complete and says how much more an unfinished unit needs
 //! ([`ParseResult::Incomplete`]); the caller keeps the rest, within a bound.
-//! Gaps are reported with [`AppParser::on_gap`]. Each [`Transaction`]
-//! answers [`Transaction::buffer`] for the inspection buffers rules select
-//! with sticky buffers (`http.uri`, `dns.query`, `tls.sni`, ...), and its
-//! typed fields serialize under Suricata's EVE names.
+//! Each transaction ([`proto::ProtoTx`]) answers its protocol's buffers,
+//! which rules select with sticky buffers (`http.uri`, `dns.query`,
+//! `tls.sni`, ...), and writes its EVE body under Suricata's names.
 //!
 //! The engine holds one [`AppFlow`] per flow and never drives a parser
 //! itself. The flow runs protocol detection ([`detect`]: every enabled
@@ -20,16 +20,17 @@
 //! Upgrade it detects again what runs inside the tunnel.
 //!
 //! ```
-//! use vigil_applayer::{AppConfig, AppFlow, AppProto, BufferId, Progress, Transport};
+//! use vigil_applayer::{http, AppConfig, AppFlow, BufferId, Progress, Transport};
 //! use vigil_types::Direction;
 //!
 //! let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 49152, 8080);
 //! flow.feed(Direction::ToServer, b"GET /index.html HTTP/1.1\r\nHo");
 //! flow.feed(Direction::ToServer, b"st: example.com\r\n\r\n");
-//! assert_eq!(flow.proto(), AppProto::Http);
+//! assert_eq!(flow.proto(), http::PROTO.app_proto());
 //! let tx = flow.txs().next().unwrap();
 //! assert_eq!(tx.progress(Direction::ToServer), Progress::Complete);
-//! assert_eq!(tx.buffer(Direction::ToServer, BufferId::HttpUri, 0), Some(&b"/index.html"[..]));
+//! let uri = BufferId::Proto(http::Buffer::Uri as u8);
+//! assert_eq!(tx.buffer(Direction::ToServer, uri, 0), Some(&b"/index.html"[..]));
 //! ```
 
 pub mod codecs;
@@ -39,7 +40,6 @@ pub mod files;
 mod flow;
 #[cfg(test)]
 mod flow_tests;
-pub mod http;
 mod other_side;
 mod parser;
 mod progress;
@@ -49,13 +49,13 @@ pub mod protocols;
 mod txref;
 
 /// Protocols of the table, under their old paths.
-pub use protocols::{dns, tls};
+pub use protocols::{dns, http, tls};
 
 pub use config::{AppConfig, Encryption, Transport};
 pub use detect::Detect;
 pub use files::{File, FileConfig, FileState};
 pub use flow::{AppCounters, AppFlow};
-pub use parser::{AppEvent, AppParser, BufferId, ParseResult, Transaction};
+pub use parser::{AppEvent, BufferId, ParseResult};
 pub use progress::Progress;
 pub use txref::TxRef;
 pub use vigil_types::AppProto;

@@ -371,7 +371,8 @@ fn contents_of_an_absent_or_else_buffer_are_not_the_fast_pattern() {
     let tx = sig.tx.as_ref().expect("a transaction signature");
     let fast = tx.fast.expect("a fast pattern buffer");
     assert_eq!(tx.buffers[fast].absent, None, "the fast pattern is in http.uri");
-    assert_eq!(tx.buffers[fast].id, vigil_applayer::BufferId::HttpUri);
+    let uri = vigil_applayer::BufferId::Proto(vigil_applayer::http::Buffer::Uri as u8);
+    assert_eq!(tx.buffers[fast].id, uri);
 }
 
 #[test]
@@ -503,11 +504,11 @@ alert tcp any any -> any any (msg:"either"; stream_size:either,=,5; sid:83;)
 
 #[test]
 fn app_layer_event_matches_the_transaction_that_raised_it() {
-    use vigil_applayer::http::{HttpConfig, HttpParser};
-    use vigil_applayer::{AppParser, TxRef};
+    use vigil_applayer::http::{HttpConfig, HttpParser, PROTO};
+    use vigil_applayer::TxRef;
 
     use vigil_detect::{AppInput, StreamInput, TxInput};
-    use vigil_types::{AppProto, Direction, PerDir};
+    use vigil_types::{Direction, PerDir};
     let rules = r#"
 alert http any any -> any any (msg:"double"; flow:established,to_server; app-layer-event:http.double_encoded_uri; sid:90;)
 alert http any any -> any any (msg:"no host"; flow:established,to_server; app-layer-event:http.missing_host_header; sid:91;)
@@ -515,7 +516,7 @@ alert http any any -> any any (msg:"no host"; flow:established,to_server; app-la
     let e = engine(rules, Algo::best());
     let mut parser = HttpParser::new(HttpConfig::default());
     parser.parse(Direction::ToServer, b"GET /%252e%252e/x HTTP/1.1\r\nHost: h\r\n\r\n");
-    let tx = TxRef::Http(&parser.txs()[0]);
+    let tx = TxRef::new(&PROTO, &parser.txs()[0]);
     let to = PerDir { to_server: tx.progress(Direction::ToServer), to_client: tx.progress(Direction::ToClient) };
     let txs = [TxInput { tx, from: PerDir::default(), to }];
     let app = AppInput {
@@ -531,7 +532,7 @@ alert http any any -> any any (msg:"no host"; flow:established,to_server; app-la
         to_server: true,
         established: true,
         tracked: true,
-        app_proto: AppProto::Http,
+        app_proto: PROTO.app_proto(),
         ..FlowInfo::default()
     };
     let stream = StreamInput { chunk: None, payload_in_stream: false, pseudo: false, fresh_from: 0 };

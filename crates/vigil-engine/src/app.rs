@@ -152,9 +152,9 @@ pub(crate) fn progress(tx: TxRef<'_>) -> PerDir<Progress> {
 /// `app_layer.flow.*` and `app_layer.tx.*`, under Suricata's names.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct AppStats {
+    /// Flows whose detection failed, by [`FLOW_NAMES`] slot.
     flows: [u64; FLOW_NAMES.len()],
-    txs: [u64; TX_NAMES.len()],
-    /// `app_layer.error.<proto>.parser` and `.gap`, by [`FLOW_NAMES`] slot.
+    /// Their `app_layer.error.failed_*` counters: parser and gap.
     errors: [[u64; 2]; FLOW_NAMES.len()],
     /// The same for the application layer's table, by [`table_slot`]:
     /// flows, transactions, parser errors, gap errors.
@@ -185,36 +185,31 @@ pub(crate) fn table_names() -> impl Iterator<Item = (usize, String, bool)> {
     })
 }
 
-const FLOW_NAMES: [&str; 3] = ["http", "failed_tcp", "failed_udp"];
-pub(crate) const TX_NAMES: [&str; 1] = ["http"];
+const FLOW_NAMES: [&str; 2] = ["failed_tcp", "failed_udp"];
 
-pub(crate) fn slot(proto: AppProto, transport: Transport) -> Option<usize> {
-    Some(match (proto, transport) {
-        (AppProto::Http, _) => 0,
-        (AppProto::Failed, Transport::Tcp) => 1,
-        (AppProto::Failed, Transport::Udp) => 2,
-        (AppProto::Unknown | AppProto::Plugin(_), _) => return None,
-    })
+/// The [`FLOW_NAMES`] slot of a flow whose detection failed.
+fn failed_slot(proto: AppProto, transport: Transport) -> Option<usize> {
+    match (proto, transport) {
+        (AppProto::Failed, Transport::Tcp) => Some(0),
+        (AppProto::Failed, Transport::Udp) => Some(1),
+        (AppProto::Unknown | AppProto::Plugin(_), _) => None,
+    }
 }
 
 /// The place of a protocol's app-layer errors among [`error_names`].
 pub(crate) fn error_slot(proto: AppProto, transport: Transport) -> Option<usize> {
-    match slot(proto, transport).filter(|&i| i < TX_NAMES.len()) {
-        Some(i) => Some(i),
-        None => table_slot(proto, transport).map(|i| TX_NAMES.len() + i),
-    }
+    table_slot(proto, transport)
 }
 
 /// Every protocol's counter name with its [`error_slot`], for per-protocol
 /// error counters.
 pub(crate) fn error_names() -> impl Iterator<Item = (usize, String)> {
-    let builtin = TX_NAMES.iter().enumerate().map(|(i, n)| (i, n.to_string()));
-    builtin.chain(table_names().map(|(i, n, _)| (TX_NAMES.len() + i, n)))
+    table_names().map(|(i, n, _)| (i, n))
 }
 
 /// The number of [`error_slot`]s.
 pub(crate) fn error_slots() -> usize {
-    TX_NAMES.len() + 2 * ALL.len()
+    2 * ALL.len()
 }
 
 impl AppStats {
@@ -223,7 +218,7 @@ impl AppStats {
         if app.counted {
             return;
         }
-        if let Some(i) = slot(app.layer.proto(), app.layer.transport()) {
+        if let Some(i) = failed_slot(app.layer.proto(), app.layer.transport()) {
             self.flows[i] += 1;
             app.counted = true;
         } else if let Some(i) = table_slot(app.layer.proto(), app.layer.transport()) {
@@ -240,16 +235,14 @@ impl AppStats {
     }
 
     pub(crate) fn tx(&mut self, tx: TxRef<'_>, transport: Transport) {
-        if let Some(i) = slot(tx.proto(), transport).filter(|&i| i < TX_NAMES.len()) {
-            self.txs[i] += 1;
-        } else if let Some(i) = table_slot(tx.proto(), transport) {
+        if let Some(i) = table_slot(tx.proto(), transport) {
             self.table_row(i)[1] += 1;
         }
     }
 
     /// Adds an ended flow's parser errors and gaps.
     pub(crate) fn ended(&mut self, app: &FlowApp) {
-        if let Some(i) = slot(app.layer.proto(), app.layer.transport()) {
+        if let Some(i) = failed_slot(app.layer.proto(), app.layer.transport()) {
             let c = app.layer.counters();
             self.errors[i][0] += c.parser_errors;
             self.errors[i][1] += c.gap_errors;
@@ -269,7 +262,6 @@ impl AppStats {
     /// as Suricata lists them, and stay 0.
     pub(crate) fn named(&self) -> impl Iterator<Item = (String, u64)> + '_ {
         let flows = FLOW_NAMES.iter().zip(self.flows).map(|(n, v)| (format!("app_layer.flow.{n}"), v));
-        let txs = TX_NAMES.iter().zip(self.txs).map(|(n, v)| (format!("app_layer.tx.{n}"), v));
         let errors = FLOW_NAMES.iter().zip(self.errors).flat_map(|(n, [parser, gap])| {
             let tcp = !n.ends_with("_udp");
             error_counters(n, tcp, parser, gap)
@@ -287,7 +279,7 @@ impl AppStats {
             out.extend(error_counters(&name, tcp, parser, gap));
             out
         });
-        flows.chain(txs).chain(errors).chain(table)
+        flows.chain(errors).chain(table)
     }
 }
 

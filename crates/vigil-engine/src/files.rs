@@ -51,7 +51,7 @@ pub(crate) fn file_config(
     for sig in rules.engine.as_deref().map(|e| e.signatures()).unwrap_or_default() {
         wants_store |= sig.filestore.is_some();
         for check in sig.tx.iter().flat_map(|t| t.checks.iter()) {
-            if let AppCheck::FileHash(h) = check {
+            if let AppCheck::FileHash { hash: h, .. } = check {
                 match h.kind {
                     HashKind::Md5 => cfg.md5 = true,
                     HashKind::Sha1 => cfg.sha1 = true,

@@ -287,7 +287,6 @@ fn stream_config(config: &Config, ips: bool) -> vigil_stream::StreamConfig {
 /// `libhtp.default-config`.
 fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<vigil_applayer::AppConfig> {
     let mut cfg = vigil_applayer::AppConfig {
-        http_enabled: a.enabled("http"),
         ..vigil_applayer::AppConfig::default()
     };
     // A protocol over both transports (DNS) may be switched per transport:

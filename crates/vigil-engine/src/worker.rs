@@ -10,7 +10,7 @@ use crate::setup::Setup;
 use crate::simulate::Simulation;
 use crate::tcp::{pseudo_packet, FlowExt};
 use std::sync::Arc;
-use vigil_applayer::{AppConfig, AppFlow, Progress, Transport, TxRef};
+use vigil_applayer::{AppConfig, AppFlow, Progress, Transport};
 use vigil_config::ExceptionTarget;
 use vigil_decode::{DecodeConfig, Decoder, Packet, PacketSource};
 use vigil_defrag::Defragmenter;
@@ -802,8 +802,10 @@ fn log_transactions(
         if outputs.wants_transactions() {
             outputs.transaction(p, flow_id, tx, tx.record_dir() != dir)?;
         }
-        if let (TxRef::Http(h), true) = (tx, outputs.wants_http_bodies()) {
-            outputs.http_bodies(p, dir, h)?;
+        if outputs.wants_http_bodies() {
+            if let Some(h) = tx.tx.as_any().downcast_ref::<vigil_applayer::http::HttpTx>() {
+                outputs.http_bodies(p, dir, h)?;
+            }
         }
     }
     app.no_log_groups.extend(quiet);

@@ -4,7 +4,6 @@ pub enum AppProto {
     /// Not (yet) known.
     #[default]
     Unknown,
-    Http,
     /// A protocol of the application layer's protocol table, by its name
     /// (the table is static: the name is its identity).
     Plugin(&'static str),
@@ -17,7 +16,6 @@ impl AppProto {
     pub const fn name(self) -> &'static str {
         match self {
             AppProto::Unknown => "unknown",
-            AppProto::Http => "http",
             AppProto::Failed => "failed",
             AppProto::Plugin(name) => name,
         }

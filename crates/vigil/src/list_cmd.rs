@@ -383,11 +383,9 @@ const SURICATA_PROTOCOLS: &[&str] = &[
     "snmp",
 ];
 
-/// The protocols vigil parses: the built-in ones and the protocol table's.
+/// The protocols vigil parses or detects: the protocol table's.
 fn vigil_protocols() -> Vec<&'static str> {
-    let mut out = vec!["http", "dns"];
-    out.extend(vigil_applayer::protocols::ALL.iter().map(|p| p.name));
-    out
+    vigil_applayer::protocols::ALL.iter().map(|p| p.name).collect()
 }
 
 /// Suricata's list format, with the protocols vigil parses on stdout (in

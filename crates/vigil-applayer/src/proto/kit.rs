@@ -9,7 +9,7 @@ use vigil_rules::keywords::{self, Kind};
 use vigil_types::Direction;
 
 use super::{ParserInit, ProtoDef, ProtoTx};
-use crate::config::Transport;
+use crate::config::{AppConfig, Transport};
 use crate::parser::ParseResult;
 use crate::protocols::ALL;
 
@@ -63,8 +63,7 @@ pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
         say("buffers, checks or events without transactions to answer them".into());
     }
     for inc in def.includes {
-        let builtin = matches!(*inc, "http" | "dns");
-        if *inc == def.name || !(builtin || super::find(inc).is_some()) {
+        if *inc == def.name || super::find(inc).is_none() {
             say(format!("includes {inc}, which is not another protocol"));
         }
     }
@@ -88,7 +87,7 @@ pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
 pub fn run(def: &'static ProtoDef, conv: &[(Direction, Vec<u8>)], cut: Cut) -> Value {
     let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
     // Every switch on: the kit runs all of a protocol's parsing.
-    let mut p = (def.new_parser)(&ParserInit { transport, first_tx_id: 0, options: u32::MAX });
+    let mut p = (def.new_parser)(&ParserInit { app: &AppConfig::default(), transport, first_tx_id: 0, options: u32::MAX });
     let mut held = [Vec::new(), Vec::new()];
     let mut failed = [false, false];
     let mut rng = match cut {

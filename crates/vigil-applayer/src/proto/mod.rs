@@ -31,7 +31,7 @@ use std::fmt;
 use vigil_rules::Value;
 use vigil_types::{AppProto, Direction, PerDir};
 
-use crate::config::Transport;
+use crate::config::{AppConfig, Transport};
 use crate::parser::{AppEvent, ParseResult};
 use crate::progress::Progress;
 use crate::protocols::ALL;
@@ -71,6 +71,22 @@ pub struct BufferDef {
     pub need: Progress,
     /// It holds several values, any of which may match.
     pub multi: bool,
+}
+
+/// An `app-layer-event` a rule can wait for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventDef {
+    /// Its bit in [`ProtoTx::events`].
+    pub bit: u64,
+    /// The side that raises it; `None`: the side the rule inspects.
+    pub side: Option<Direction>,
+    /// How far that side must be parsed before its absence is final.
+    pub need: Progress,
+}
+
+/// [`ProtoDef::event`] of a protocol whose events are all in its list.
+pub fn no_other_events(_name: &str) -> Option<EventDef> {
+    None
 }
 
 /// A value check compiled from a rule keyword's value (`ssh_state:...`).
@@ -144,6 +160,10 @@ pub struct Detection {
     /// The first bytes of `dir` (some protocols start differently on a
     /// port of their own, as SMB after NetBIOS, or on each transport, as DNS).
     pub probe: fn(dir: Direction, data: &[u8], cx: ProbeCx) -> Probe,
+    /// First bytes to the server that only a server sends (an HTTP status
+    /// line): a TCP session picked up mid-stream had its ends the wrong way
+    /// round, and Suricata's probing turns such a flow round.
+    pub answers_first: Option<fn(data: &[u8]) -> bool>,
     /// Its `app_layer.*` counters carry the transport (`dcerpc_tcp`), as
     /// Suricata names the protocols it registers over both TCP and UDP.
     pub counters_by_transport: bool,
@@ -151,7 +171,9 @@ pub struct Detection {
 
 /// What a new parser is told about its flow.
 #[derive(Debug, Clone, Copy)]
-pub struct ParserInit {
+pub struct ParserInit<'a> {
+    /// The app layer's settings, the protocol's own limits among them.
+    pub app: &'a AppConfig,
     pub transport: Transport,
     /// The id of its first transaction (ids go on growing across a
     /// tunnel's change of protocol, so they stay unique in the flow).
@@ -179,18 +201,28 @@ pub struct ProtoDef {
     pub new_parser: fn(&ParserInit) -> Box<dyn ProtoParser>,
     pub buffers: &'static [BufferDef],
     pub checks: &'static [CheckDef],
-    /// `app-layer-event` names (without the `<name>.` prefix).
+    /// `app-layer-event` names (without the `<name>.` prefix): bit `i` of
+    /// [`ProtoTx::events`] for the `i`th, inspected on the rule's side.
     pub events: &'static [&'static str],
+    /// Events beyond that list, with where they are raised (HTTP's, many
+    /// of which only a response or a whole body can raise).
+    pub event: fn(name: &str) -> Option<EventDef>,
     /// Its switches, at most 32 (see [`ParserInit::options`]).
     pub options: &'static [ProtoOption],
     /// A short conversation of the protocol, in order (one datagram per
     /// entry over UDP): what the test kit ([`kit`]) runs every protocol
     /// through, and where fuzzing starts.
     pub sample: fn() -> Vec<(Direction, Vec<u8>)>,
+    /// Whether its transactions carry files ([`ProtoTx::files`]): the file
+    /// keywords (`file.data`, `filesize`, ...) apply to its flows.
+    pub files: bool,
     /// Whether its parser forms transactions (and so EVE records). False
     /// for a protocol that is detected (its rules apply, its flows are
     /// named) but not parsed yet.
     pub transactions: bool,
+    /// Other names rule headers and `app-layer-protocol` use for it
+    /// (`http1`).
+    pub aliases: &'static [&'static str],
     /// Protocols whose rules also apply to this one's flows: SMB carries
     /// DCE/RPC, so `alert dcerpc` rules inspect SMB flows, as in Suricata.
     pub includes: &'static [&'static str],
@@ -213,8 +245,9 @@ impl ProtoDef {
     }
 }
 
-/// A protocol's parser for one flow: the streaming contract of
-/// [`crate::AppParser`], object-safe.
+/// A protocol's parser for one flow, the one streaming contract: bytes
+/// arrive in order, per direction, in chunks of any size, and the same
+/// stream cut differently yields the same transactions.
 pub trait ProtoParser: Send {
     /// Consumes a chunk of the `dir` byte stream (TCP) or one datagram (UDP).
     fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult;
@@ -236,6 +269,16 @@ pub trait ProtoParser: Send {
     fn inspection_done(&self) -> bool {
         false
     }
+    /// The flow stopped speaking this protocol (an HTTP CONNECT or
+    /// Upgrade): the parser reads no more, its transactions stay, and
+    /// detection runs again on what follows.
+    fn tunnel(&self) -> bool {
+        false
+    }
+    /// Marks files for the file store on behalf of signature `sid`: those
+    /// of transaction `tx` on the sides in `dirs`, or (`tx` `None`) those of
+    /// every transaction held and every file from now on.
+    fn store_files(&mut self, _tx: Option<u64>, _dirs: &[Direction], _sid: u32) {}
     /// Transactions dropped unpruned at the parser's own limit.
     fn txs_evicted(&self) -> u64 {
         0
@@ -341,12 +384,35 @@ pub trait ProtoTx: Any {
     fn files(&self, _dir: Direction) -> &[crate::files::File] {
         &[]
     }
+    /// `file.data` value `index` of side `dir`: each file's data as far as
+    /// kept.
+    fn file_data(&self, dir: Direction, index: usize) -> Option<&[u8]> {
+        self.files(dir).get(index).map(|f| f.window.as_slice()).filter(|w| !w.is_empty())
+    }
+    /// What `filesize` reads of side `dir`: the size of its file and
+    /// whether that is the whole file; `None` while the side is unfinished
+    /// or carries none.
+    fn file_size(&self, _dir: Direction) -> Option<(u64, bool)> {
+        None
+    }
     fn as_any(&self) -> &dyn Any;
 }
 
 /// The protocol named `name`.
 pub fn find(name: &str) -> Option<&'static ProtoDef> {
     ALL.iter().copied().find(|d| d.name == name)
+}
+
+/// The protocol whose transactions carry files, which the file keywords
+/// inspect. One today (HTTP); a second one needs those keywords to apply to
+/// several protocols, as Suricata's do.
+pub fn files_proto() -> Option<&'static ProtoDef> {
+    ALL.iter().copied().find(|d| d.files)
+}
+
+/// The protocol a rule names `name` (its name or one of its aliases).
+pub fn by_rule_name(name: &str) -> Option<&'static ProtoDef> {
+    ALL.iter().copied().find(|d| d.name == name || d.aliases.contains(&name))
 }
 
 /// The place of the protocol named `name` in the table: what per-protocol

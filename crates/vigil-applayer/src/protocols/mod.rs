@@ -13,6 +13,7 @@ macro_rules! protocols {
 }
 
 protocols! {
+    http,
     tls,
     dns,
     dcerpc,

@@ -21,15 +21,24 @@ pub(crate) struct BufferDef {
     /// It holds several values (each question name, each certificate), any of which may match.
     pub multi: bool,
     /// A rule that names no direction inspects it on both sides (Suricata
-    /// registers HTTP and DNS buffers that exist both ways, and the table's
-    /// protocols say so per buffer).
+    /// registers such buffers for both; each protocol says so per buffer).
     pub both_ways: bool,
 }
 
-const fn def(proto: AppProto, request: Option<BufferId>, response: Option<BufferId>, need: Progress) -> BufferDef {
-    let default = if request.is_some() { Direction::ToServer } else { Direction::ToClient };
-    let both_ways = request.is_some() && response.is_some();
-    BufferDef { proto, request, response, default, need, multi: false, both_ways }
+/// `file.data` and `file.name`: the files of the side inspected, whole
+/// once the side is, any of them; a rule naming no direction inspects both
+/// sides and by default the response's. They belong to the protocol that
+/// carries files ([`vigil_applayer::proto::files_proto`]).
+fn file_buffer(id: BufferId) -> Option<BufferDef> {
+    Some(BufferDef {
+        proto: vigil_applayer::proto::files_proto()?.app_proto(),
+        request: Some(id),
+        response: Some(id),
+        default: Direction::ToClient,
+        need: Progress::Complete,
+        multi: true,
+        both_ways: true,
+    })
 }
 
 /// A buffer of a protocol of the application layer's table.
@@ -52,73 +61,12 @@ fn table_buffer(name: &str) -> Option<BufferDef> {
     })
 }
 
-const fn req(id: BufferId) -> BufferDef {
-    def(AppProto::Http, Some(id), None, Progress::Headers)
-}
-
-const fn resp(id: BufferId) -> BufferDef {
-    def(AppProto::Http, None, Some(id), Progress::Headers)
-}
-
-const fn both(request: BufferId, response: BufferId) -> BufferDef {
-    def(AppProto::Http, Some(request), Some(response), Progress::Headers)
-}
-
-const fn complete(mut d: BufferDef) -> BufferDef {
-    d.need = Progress::Complete;
-    d
-}
-
-const fn multi(mut d: BufferDef) -> BufferDef {
-    d.multi = true;
-    d
-}
-
-const fn default_to_client(mut d: BufferDef) -> BufferDef {
-    d.default = Direction::ToClient;
-    d
-}
-
 /// The definition of a sticky buffer by its canonical keyword name; `None`
 /// for buffers vigil has no parser for yet.
 pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
-    use BufferId as B;
     match name {
-        "http.uri" => Some(req(B::HttpUri)),
-        "http.uri.raw" => Some(req(B::HttpUriRaw)),
-        "http.method" => Some(req(B::HttpMethod)),
-        "http.request_line" => Some(req(B::HttpRequestLine)),
-        "http.request_body" => Some(complete(req(B::HttpRequestBody))),
-        "http.response_body" => Some(complete(resp(B::HttpResponseBody))),
-        // HTTP bodies both ways; a rule without a direction means the response.
-        // Each file's data; an HTTP body that is one file answers as one.
-        "file.data" => Some(default_to_client(complete(multi(both(B::FileData, B::FileData))))),
-        // Each file's name, request files and response files alike; whole
-        // once the side is.
-        "file.name" => Some(default_to_client(complete(multi(both(B::FileName, B::FileName))))),
-        "http.header" => Some(both(B::HttpHeader, B::HttpResponseHeader)),
-        "http.header.raw" => Some(both(B::HttpHeaderRaw, B::HttpResponseHeaderRaw)),
-        "http.header_names" => Some(both(B::HttpHeaderNames, B::HttpResponseHeaderNames)),
-        "http.cookie" => Some(both(B::HttpCookie, B::HttpResponseCookie)),
-        "http.content_type" => Some(both(B::HttpContentType, B::HttpResponseContentType)),
-        "http.content_len" => Some(both(B::HttpContentLen, B::HttpResponseContentLen)),
-        "http.start" => Some(both(B::HttpStart, B::HttpResponseStart)),
-        "http.protocol" => Some(both(B::HttpProtocol, B::HttpResponseProtocol)),
-        "http.user_agent" => Some(req(B::HttpUserAgent)),
-        "http.host" => Some(req(B::HttpHost)),
-        "http.host.raw" => Some(req(B::HttpHostRaw)),
-        "http.accept" => Some(req(B::HttpAccept)),
-        "http.accept_enc" => Some(req(B::HttpAcceptEnc)),
-        "http.accept_lang" => Some(req(B::HttpAcceptLang)),
-        "http.referer" => Some(req(B::HttpReferer)),
-        "http.connection" => Some(both(B::HttpConnection, B::HttpResponseConnection)),
-        "http.request_header" => Some(multi(req(B::HttpRequestHeaderItem))),
-        "http.response_header" => Some(multi(resp(B::HttpResponseHeaderItem))),
-        "http.stat_code" => Some(resp(B::HttpStatCode)),
-        "http.stat_msg" => Some(resp(B::HttpStatMsg)),
-        "http.response_line" => Some(resp(B::HttpResponseLine)),
-        "http.server" => Some(resp(B::HttpServer)),
-        "http.location" => Some(resp(B::HttpLocation)),
+        "file.data" => file_buffer(BufferId::FileData),
+        "file.name" => file_buffer(BufferId::FileName),
         _ => table_buffer(name),
     }
 }
@@ -130,7 +78,7 @@ impl BufferDef {
             (Direction::ToServer, Some(id), _) | (Direction::ToClient, Some(id), None) => (id, Direction::ToServer),
             (_, _, Some(id)) => (id, Direction::ToClient),
             // Every definition names at least one side.
-            (_, None, None) => (BufferId::HttpUri, Direction::ToServer),
+            (_, None, None) => (BufferId::FileData, Direction::ToServer),
         }
     }
 
@@ -151,12 +99,14 @@ mod tests {
 
     #[test]
     fn sides_follow_the_rule() {
+        let header = BufferId::Proto(vigil_applayer::http::Buffer::Header as u8);
         let h = lookup("http.header").unwrap();
-        assert_eq!(h.resolve(Direction::ToServer), (BufferId::HttpHeader, Direction::ToServer));
-        assert_eq!(h.resolve(Direction::ToClient), (BufferId::HttpResponseHeader, Direction::ToClient));
+        assert_eq!(h.resolve(Direction::ToServer), (header, Direction::ToServer));
+        assert_eq!(h.resolve(Direction::ToClient), (header, Direction::ToClient));
         // A request-only buffer is read from the request whatever side the rule inspects.
+        let uri = BufferId::Proto(vigil_applayer::http::Buffer::Uri as u8);
         let u = lookup("http.uri").unwrap();
-        assert_eq!(u.resolve(Direction::ToClient), (BufferId::HttpUri, Direction::ToServer));
+        assert_eq!(u.resolve(Direction::ToClient), (uri, Direction::ToServer));
         assert_eq!(lookup("file.data").unwrap().default, Direction::ToClient);
         assert!(lookup("dns.query").unwrap().multi);
         assert!(lookup("http2.header").is_none());

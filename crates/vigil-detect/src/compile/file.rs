@@ -12,8 +12,8 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 use vigil_applayer::files::Hashes;
-use vigil_applayer::http::HttpTx;
-use vigil_applayer::{File, Transaction};
+use vigil_applayer::TxRef;
+use vigil_applayer::File;
 use vigil_rules::{IntCmp, Value};
 use vigil_types::Direction;
 
@@ -170,27 +170,21 @@ impl FileSize {
         }
     }
 
-    /// Whether the body of `side` is a file whose size matches.
-    pub fn matches(&self, tx: &HttpTx, side: Direction) -> bool {
-        let size = match side {
-            Direction::ToServer => tx.request_body_len(),
-            Direction::ToClient => tx.response_body_len(),
-        };
-        if size == 0 || !tx.complete(side) {
-            return false;
+    /// Whether the file of `side` has a size that matches: a whole file's
+    /// exactly, a truncated one's only where more bytes cannot unmatch it.
+    pub fn matches(&self, tx: TxRef<'_>, side: Direction) -> bool {
+        match tx.file_size(side) {
+            None => false,
+            Some((size, true)) => self.cmp.matches(size),
+            Some((size, false)) => matches!(self.cmp, IntCmp::Gt(_) | IntCmp::Ge(_)) && self.cmp.matches(size),
         }
-        if tx.side_complete(side) {
-            return self.cmp.matches(size);
-        }
-        matches!(self.cmp, IntCmp::Gt(_) | IntCmp::Ge(_)) && self.cmp.matches(size)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vigil_applayer::http::{HttpConfig, HttpParser};
-    use vigil_applayer::AppParser;
+    use vigil_applayer::http::{HttpConfig, HttpParser, PROTO};
     use vigil_types::Direction::{ToClient, ToServer};
 
     fn filesize(opt: &str) -> FileSize {
@@ -224,10 +218,10 @@ mod tests {
             (ToClient, &[b'x'; 150]),
         ]);
         let tx = &p.txs()[0];
-        assert!(filesize("<100").matches(tx, ToServer));
-        assert!(!filesize("<100").matches(tx, ToClient));
-        assert!(filesize(">100").matches(tx, ToClient));
-        assert!(filesize("150").matches(tx, ToClient));
+        assert!(filesize("<100").matches(TxRef::new(&PROTO, tx), ToServer));
+        assert!(!filesize("<100").matches(TxRef::new(&PROTO, tx), ToClient));
+        assert!(filesize(">100").matches(TxRef::new(&PROTO, tx), ToClient));
+        assert!(filesize("150").matches(TxRef::new(&PROTO, tx), ToClient));
     }
 
     #[test]
@@ -238,15 +232,15 @@ mod tests {
             (ToClient, b"HTTP/1.1 200 OK\r\nContent-Length: 150\r\n\r\n"),
             (ToClient, &[b'x'; 75]),
         ]);
-        assert!(!filesize(">10").matches(&p.txs()[0], ToClient));
-        assert!(!filesize("<1000").matches(&p.txs()[0], ToClient));
+        assert!(!filesize(">10").matches(TxRef::new(&PROTO, &p.txs()[0]), ToClient));
+        assert!(!filesize("<1000").matches(TxRef::new(&PROTO, &p.txs()[0]), ToClient));
 
         // No body, no file.
         let p = exchange(&[
             (ToServer, b"GET / HTTP/1.1\r\nHost: h\r\n\r\n"),
             (ToClient, b"HTTP/1.1 204 No Content\r\n\r\n"),
         ]);
-        assert!(!filesize("<100").matches(&p.txs()[0], ToClient));
+        assert!(!filesize("<100").matches(TxRef::new(&PROTO, &p.txs()[0]), ToClient));
 
         // A gap inside the body: the file is truncated, only lower bounds are decided.
         let mut p = exchange(&[
@@ -257,7 +251,7 @@ mod tests {
         p.on_gap(ToClient, 100);
         let tx = &p.txs()[0];
         assert!(tx.complete(ToClient) && !tx.side_complete(ToClient));
-        assert!(filesize(">=150").matches(tx, ToClient));
-        assert!(!filesize("<1000").matches(tx, ToClient));
+        assert!(filesize(">=150").matches(TxRef::new(&PROTO, tx), ToClient));
+        assert!(!filesize("<1000").matches(TxRef::new(&PROTO, tx), ToClient));
     }
 }

@@ -120,7 +120,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Pr
     if h.actions.len() > 1 || h.is_firewall() {
         missing.push("firewall rule".into());
     }
-    if let Some(def) = vigil_applayer::proto::find(h.protocol.name) {
+    if let Some(def) = vigil_applayer::proto::by_rule_name(h.protocol.name) {
         // A protocol of the table: its flows travel over what it says.
         let d = def.detection;
         let transport = match (d.tcp, d.udp) {
@@ -141,7 +141,6 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Pr
         (ProtoClass::Packet, "icmpv6") => Proto::Icmpv6,
         (ProtoClass::Packet, "sctp") => Proto::Sctp,
         (ProtoClass::Packet, "pkthdr") => Proto::PktHdr,
-        (_, "http" | "http1") => return (action, Proto::Tcp, Some(AppProto::Http)),
         (_, name) => {
             // App-layer protocols need their parsers.
             missing.push(format!("protocol {name}"));

@@ -13,7 +13,7 @@ mod packet;
 mod payload;
 mod tx;
 
-pub use app::{AppCheck, HttpEvent};
+pub use app::AppCheck;
 pub use file::{FileHash, FileSize, FileStoreSpec, HashKind};
 pub use hdr::HeaderMatch;
 pub use header::{ActionOrder, Proto, RejectTo, RuleAction};
@@ -282,14 +282,16 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
             // Contents on `file.name`, compiled with the payload.
             ("filename" | "fileext", _) => {}
             (name @ ("filemd5" | "filesha1" | "filesha256"), v) => match FileHash::compile(name, v, &rule.file) {
-                Ok(h) => app_checks.push(AppCheck::FileHash(h)),
+                Ok(hash) => match app::files_proto() {
+                    Some(proto) => app_checks.push(AppCheck::FileHash { proto, hash }),
+                    None => missing.push(format!("{name} (no protocol carries files)")),
+                },
                 Err(e) => missing.push(format!("{name} ({e})")),
             },
             ("tag", Value::Tag(t)) => tags.push(*t),
             ("reference", Value::Reference(r)) => references.push((r.system.clone(), r.id.clone())),
-            ("app-layer-event", Value::Text(t)) => match app::HttpEvent::compile(t) {
-                Some(e) => app_checks.push(AppCheck::HttpEvent(e)),
-                None if app::table_event(t).is_some() => app_checks.extend(app::table_event(t)),
+            ("app-layer-event", Value::Text(t)) => match app::table_event(t) {
+                Some(e) => app_checks.push(e),
                 // Protocol detection's events are the packet's (see `packet`).
                 None if packet::detect_event_bit(t).is_some() => {}
                 None => missing.push(format!("app-layer-event:{}", t.trim())),

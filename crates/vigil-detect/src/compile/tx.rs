@@ -58,10 +58,9 @@ pub(super) fn layer_protocol(value: &str) -> Option<(AppProto, bool)> {
         None => (false, v),
     };
     let p = match name {
-        "http" | "http1" => AppProto::Http,
         "failed" => AppProto::Failed,
         "unknown" => AppProto::Unknown,
-        other => vigil_applayer::proto::find(other)?.app_proto(),
+        other => vigil_applayer::proto::by_rule_name(other)?.app_proto(),
     };
     Some((p, negated))
 }

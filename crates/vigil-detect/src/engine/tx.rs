@@ -168,10 +168,7 @@ pub(crate) fn tx_matches(
     s: &mut TxScratch,
     ictx: &mut InspectCtx,
 ) -> bool {
-    let checks_ok = tx_sig.checks.iter().all(|c| match tx {
-        TxRef::Http(h) => c.matches_http(h, tx_sig.side),
-        TxRef::Dyn(_, t) => c.matches_table(t, tx_sig.side, now_secs),
-    });
+    let checks_ok = tx_sig.checks.iter().all(|c| c.matches(tx, tx_sig.side, now_secs));
     checks_ok && tx_sig.buffers.iter().all(|b| buffer_matches(b, tx, s, ictx))
 }
 

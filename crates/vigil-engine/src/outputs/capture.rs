@@ -122,7 +122,7 @@ impl Outputs {
         };
         for side in [Direction::ToServer, Direction::ToClient] {
             for log in &mut self.http_bodies {
-                log.write(&flow, Some(vigil_applayer::Transaction::id(tx)), side == Direction::ToServer, tx.body(side))
+                log.write(&flow, Some(tx.id()), side == Direction::ToServer, tx.body(side))
                     .map_err(|error| output_error(&log.path(), error))?;
             }
         }

@@ -57,8 +57,6 @@ struct EveSink {
     alert_flow: bool,
     /// `alert.xff`.
     xff: Option<vigil_config::EveXff>,
-    /// `http` records written (the table's protocols: `table`).
-    http: bool,
     /// `files`: a `fileinfo` record per HTTP body.
     files: bool,
     /// Protocols of the application layer's table whose records are written, by place.
@@ -109,11 +107,13 @@ impl FlowAtAlert {
 
 /// A transaction's EVE object and the record type it is written under.
 pub(crate) fn tx_body(tx: TxRef<'_>) -> (&'static str, Value) {
-    let v = match tx {
-        TxRef::Http(h) => serde_json::to_value(h.eve()),
-        TxRef::Dyn(_, t) => Ok(t.eve()),
-    };
-    (tx.proto().name(), v.unwrap_or(Value::Null))
+    (tx.def.name, tx.tx.eve())
+}
+
+/// The HTTP exchange behind `tx`, for the outputs whose settings only HTTP
+/// has (`xff`, `dump-all-headers`, `http-body-data`), as in Suricata.
+fn http_tx(tx: TxRef<'_>) -> Option<&HttpTx> {
+    tx.tx.as_any().downcast_ref::<HttpTx>()
 }
 
 /// Every enabled output.
@@ -200,7 +200,6 @@ impl Outputs {
                 alert_app: eve.types.alert.as_ref().is_some_and(|a| a.metadata.app_layer),
                 alert_flow: eve.types.alert.as_ref().is_some_and(|a| a.metadata.flow),
                 xff: eve.types.alert.as_ref().and_then(|a| a.xff.clone()),
-                http: eve.logs("http"),
                 files: eve.logs("files"),
                 table: ALL
                     .iter()
@@ -456,7 +455,7 @@ impl Outputs {
                 if !matches!(app.proto, AppProto::Unknown) {
                     m.insert("app_proto".into(), app.proto.name().into());
                 }
-                if let (Some(xff), Some(TxRef::Http(h))) = (&sink.xff, app.tx) {
+                if let (Some(xff), Some(h)) = (&sink.xff, app.tx.and_then(http_tx)) {
                     if let Some(ip) = xff_address(h, xff) {
                         if xff.overwrite {
                             // The client's side of the record: the source towards the server.
@@ -535,22 +534,14 @@ impl Outputs {
         }
         let mut body = None;
         for sink in &mut self.sinks {
-            let wanted = match tx {
-                TxRef::Http(_) => sink.http,
-                TxRef::Dyn(def, _) => {
-                    vigil_applayer::proto::index(def.name).is_some_and(|i| sink.table & (1 << i) != 0)
-                }
-            };
-            if !wanted {
+            let place = vigil_applayer::proto::index(tx.def.name);
+            if place.is_none_or(|i| sink.table & (1 << i) == 0) {
                 continue;
             }
-            let version = match tx {
-                TxRef::Dyn(def, t) => vigil_applayer::proto::index(def.name)
-                    .and_then(|i| sink.versions.get(i).copied().flatten())
-                    .and_then(|v| t.eve_version(v))
-                    .map(|recs| (def.name, t.record_dir(), recs)),
-                TxRef::Http(_) => None,
-            };
+            let version = place
+                .and_then(|i| sink.versions.get(i).copied().flatten())
+                .and_then(|v| tx.tx.eve_version(v))
+                .map(|recs| (tx.def.name, tx.record_dir(), recs));
             if let Some((name, own_dir, recs)) = version {
                 // `swap` orients the record's own direction; each of these says its own.
                 for (dir, body) in recs {
@@ -560,8 +551,8 @@ impl Outputs {
                 }
                 continue;
             }
-            let (key, b) = match (tx, sink.http_headers) {
-                (TxRef::Http(h), (req, resp)) if req || resp => {
+            let (key, b) = match (http_tx(tx), sink.http_headers) {
+                (Some(h), (req, resp)) if req || resp => {
                     ("http", serde_json::to_value(h.eve_dump_headers(req, resp)).unwrap_or(Value::Null))
                 }
                 _ => body.get_or_insert_with(|| tx_body(tx)).clone(),
@@ -640,7 +631,7 @@ impl Outputs {
 
     /// True when some output logs transaction records.
     pub(crate) fn wants_transactions(&self) -> bool {
-        self.sinks.iter().any(|s| s.http || s.table != 0 || s.files) || self.file_store.is_some()
+        self.sinks.iter().any(|s| s.table != 0 || s.files) || self.file_store.is_some()
     }
 
     /// True when some output logs flow records.

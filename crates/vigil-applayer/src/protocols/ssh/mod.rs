@@ -13,11 +13,12 @@
 //! ```
 //! use vigil_applayer::protocols::ssh::PROTO;
 //! use vigil_applayer::proto::{ParserInit, ProbeCx, Probe};
-//! use vigil_applayer::{ParseResult, Transport};
+//! use vigil_applayer::{AppConfig, ParseResult, Transport};
 //! use vigil_types::Direction;
 //!
 //! assert_eq!((PROTO.detection.probe)(Direction::ToServer, b"SSH-2.0-x\r\n", ProbeCx::default()), Probe::Match);
-//! let mut p = (PROTO.new_parser)(&ParserInit { transport: Transport::Tcp, first_tx_id: 0, options: 0 });
+//! let app = AppConfig::default();
+//! let mut p = (PROTO.new_parser)(&ParserInit { app: &app, transport: Transport::Tcp, first_tx_id: 0, options: 0 });
 //! assert_eq!(p.parse(Direction::ToServer, b"SSH-2.0-OpenSSH_9.6 Debian\r\n"), ParseResult::Done);
 //! let tx = p.tx(0).unwrap();
 //! assert_eq!(tx.buffer(Direction::ToServer, 1, 0), Some(&b"OpenSSH_9.6"[..]));
@@ -100,7 +101,7 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
 
 pub static PROTO: ProtoDef = ProtoDef {
     name: "ssh",
-    detection: Detection { tcp: true, udp: false, ports: &[22], ports_only: false, probe, counters_by_transport: false },
+    detection: Detection { tcp: true, udp: false, ports: &[22], ports_only: false, probe, counters_by_transport: false, answers_first: None },
     new_parser,
     buffers: &[
         buffer("ssh.proto", Buffer::Proto, Sides::Both, Progress::Headers),
@@ -112,9 +113,12 @@ pub static PROTO: ProtoDef = ProtoDef {
     ],
     checks: &[],
     events: EVENTS,
+    event: crate::proto::no_other_events,
     options: OPTIONS,
     sample: sample::conversation,
+    files: false,
     transactions: true,
+    aliases: &[],
     includes: &[],
     base_need: crate::proto::HEADERS_BOTH,
 };

@@ -416,7 +416,7 @@ impl TlsParser {
 
 impl TlsParser {
     /// The next bytes of `dir`, in any chunking (the streaming contract of
-    /// [`crate::AppParser`]).
+    /// [`ProtoParser`](crate::proto::ProtoParser)).
     pub fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
         let mut off = 0;
         loop {

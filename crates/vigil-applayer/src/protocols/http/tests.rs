@@ -10,7 +10,8 @@ use flate2::Compression;
 use vigil_types::Direction::{self, ToClient, ToServer};
 
 use super::{probe, HttpConfig, HttpParser, HttpStats, HttpTx, Probe};
-use crate::parser::{AppParser, BufferId, ParseResult, Transaction};
+use super::Buffer;
+use crate::parser::ParseResult;
 
 /// One event of a conversation.
 #[derive(Clone)]
@@ -146,8 +147,8 @@ fn check(segs: &[Seg]) -> Outcome {
     check_cfg(HttpConfig::default(), segs, true)
 }
 
-fn buf(tx: &HttpTx, id: BufferId) -> Option<&str> {
-    tx.buffer(id, 0).map(|b| std::str::from_utf8(b).expect("test buffers are text"))
+fn buf(tx: &HttpTx, (dir, id): (Direction, Buffer)) -> Option<&str> {
+    tx.buffer(dir, id, 0).map(|b| std::str::from_utf8(b).expect("test buffers are text"))
 }
 
 fn has_event(o: &Outcome, name: &str) -> bool {
@@ -179,55 +180,55 @@ fn simple_exchange_fills_every_buffer() {
     assert_eq!(o.txs.len(), 1);
     let tx = &o.txs[0];
     assert!(tx.complete(ToServer) && tx.complete(ToClient));
-    assert_eq!(buf(tx, BufferId::HttpUri), Some("/a/index.php?x=A"));
-    assert_eq!(buf(tx, BufferId::HttpUriRaw), Some("/a/./b/../index.php?x=%41"));
+    assert_eq!(buf(tx, (ToServer, Buffer::Uri)), Some("/a/index.php?x=A"));
+    assert_eq!(buf(tx, (ToServer, Buffer::UriRaw)), Some("/a/./b/../index.php?x=%41"));
     assert_eq!(tx.uri_len(), Some(16));
-    assert_eq!(buf(tx, BufferId::HttpMethod), Some("GET"));
-    assert_eq!(buf(tx, BufferId::HttpProtocol), Some("HTTP/1.1"));
-    assert_eq!(buf(tx, BufferId::HttpRequestLine), Some("GET /a/./b/../index.php?x=%41 HTTP/1.1"));
-    assert_eq!(buf(tx, BufferId::HttpHost), Some("www.example.com"));
-    assert_eq!(buf(tx, BufferId::HttpHostRaw), Some("WWW.Example.com:8080"));
-    assert_eq!(buf(tx, BufferId::HttpUserAgent), Some("curl/8.0"));
-    assert_eq!(buf(tx, BufferId::HttpCookie), Some("s=1"));
-    assert_eq!(buf(tx, BufferId::HttpAccept), Some("*/*"));
-    assert_eq!(buf(tx, BufferId::HttpAcceptEnc), Some("gzip"));
-    assert_eq!(buf(tx, BufferId::HttpAcceptLang), Some("en"));
-    assert_eq!(buf(tx, BufferId::HttpReferer), Some("http://r/"));
-    assert_eq!(buf(tx, BufferId::HttpConnection), Some("keep-alive"));
+    assert_eq!(buf(tx, (ToServer, Buffer::Method)), Some("GET"));
+    assert_eq!(buf(tx, (ToServer, Buffer::Protocol)), Some("HTTP/1.1"));
+    assert_eq!(buf(tx, (ToServer, Buffer::RequestLine)), Some("GET /a/./b/../index.php?x=%41 HTTP/1.1"));
+    assert_eq!(buf(tx, (ToServer, Buffer::Host)), Some("www.example.com"));
+    assert_eq!(buf(tx, (ToServer, Buffer::HostRaw)), Some("WWW.Example.com:8080"));
+    assert_eq!(buf(tx, (ToServer, Buffer::UserAgent)), Some("curl/8.0"));
+    assert_eq!(buf(tx, (ToServer, Buffer::Cookie)), Some("s=1"));
+    assert_eq!(buf(tx, (ToServer, Buffer::Accept)), Some("*/*"));
+    assert_eq!(buf(tx, (ToServer, Buffer::AcceptEnc)), Some("gzip"));
+    assert_eq!(buf(tx, (ToServer, Buffer::AcceptLang)), Some("en"));
+    assert_eq!(buf(tx, (ToServer, Buffer::Referer)), Some("http://r/"));
+    assert_eq!(buf(tx, (ToServer, Buffer::Connection)), Some("keep-alive"));
     assert_eq!(
-        buf(tx, BufferId::HttpHeader),
+        buf(tx, (ToServer, Buffer::Header)),
         Some(
             "Host: WWW.Example.com:8080\r\nUser-Agent: curl/8.0\r\nAccept: */*\r\nAccept-Encoding: gzip\r\n\
              Accept-Language: en\r\nReferer: http://r/\r\nConnection: keep-alive\r\n"
         )
     );
     assert_eq!(
-        buf(tx, BufferId::HttpHeaderNames),
+        buf(tx, (ToServer, Buffer::HeaderNames)),
         Some("\r\nHost\r\nUser-Agent\r\nCookie\r\nAccept\r\nAccept-Encoding\r\nAccept-Language\r\nReferer\r\nConnection\r\n\r\n")
     );
-    let start = buf(tx, BufferId::HttpStart).unwrap();
+    let start = buf(tx, (ToServer, Buffer::Start)).unwrap();
     assert!(start.starts_with("GET /a/./b/../index.php?x=%41 HTTP/1.1\r\nHost: WWW.Example.com:8080\r\n"));
     assert!(start.contains("Cookie: s=1\r\n") && start.ends_with("Connection: keep-alive\r\n\r\n"));
-    let raw = buf(tx, BufferId::HttpHeaderRaw).unwrap();
+    let raw = buf(tx, (ToServer, Buffer::HeaderRaw)).unwrap();
     assert!(raw.starts_with("Host: WWW.Example.com:8080\r\n") && raw.ends_with("keep-alive\r\n\r\n"));
-    assert_eq!(buf(tx, BufferId::HttpRequestBody), None);
-    assert_eq!(buf(tx, BufferId::HttpContentType), None);
-    assert_eq!(buf(tx, BufferId::HttpStatCode), Some("200"));
-    assert_eq!(buf(tx, BufferId::HttpStatMsg), Some("OK"));
-    assert_eq!(buf(tx, BufferId::HttpResponseLine), Some("HTTP/1.1 200 OK"));
-    assert_eq!(buf(tx, BufferId::HttpServer), Some("nginx"));
-    assert_eq!(buf(tx, BufferId::HttpLocation), Some("/next"));
-    assert_eq!(buf(tx, BufferId::HttpResponseContentType), Some("text/html; charset=utf-8"));
-    assert_eq!(buf(tx, BufferId::HttpResponseContentLen), Some("5"));
-    assert_eq!(buf(tx, BufferId::HttpResponseProtocol), Some("HTTP/1.1"));
-    assert_eq!(buf(tx, BufferId::HttpResponseCookie), Some("id=2"));
-    assert_eq!(buf(tx, BufferId::HttpResponseBody), Some("hello"));
-    let rh = buf(tx, BufferId::HttpResponseHeader).unwrap();
+    assert_eq!(buf(tx, (ToServer, Buffer::RequestBody)), None);
+    assert_eq!(buf(tx, (ToServer, Buffer::ContentType)), None);
+    assert_eq!(buf(tx, (ToClient, Buffer::StatCode)), Some("200"));
+    assert_eq!(buf(tx, (ToClient, Buffer::StatMsg)), Some("OK"));
+    assert_eq!(buf(tx, (ToClient, Buffer::ResponseLine)), Some("HTTP/1.1 200 OK"));
+    assert_eq!(buf(tx, (ToClient, Buffer::Server)), Some("nginx"));
+    assert_eq!(buf(tx, (ToClient, Buffer::Location)), Some("/next"));
+    assert_eq!(buf(tx, (ToClient, Buffer::ContentType)), Some("text/html; charset=utf-8"));
+    assert_eq!(buf(tx, (ToClient, Buffer::ContentLen)), Some("5"));
+    assert_eq!(buf(tx, (ToClient, Buffer::Protocol)), Some("HTTP/1.1"));
+    assert_eq!(buf(tx, (ToClient, Buffer::Cookie)), Some("id=2"));
+    assert_eq!(buf(tx, (ToClient, Buffer::ResponseBody)), Some("hello"));
+    let rh = buf(tx, (ToClient, Buffer::Header)).unwrap();
     assert!(rh.starts_with("Server: nginx\r\n") && !rh.contains("Set-Cookie"));
-    assert!(buf(tx, BufferId::HttpResponseStart).unwrap().starts_with("HTTP/1.1 200 OK\r\nServer: nginx\r\n"));
-    assert!(buf(tx, BufferId::HttpResponseHeaderNames).unwrap().contains("\r\nSet-Cookie\r\n"));
-    assert!(buf(tx, BufferId::HttpResponseHeaderRaw).unwrap().ends_with("Content-Length: 5\r\n\r\n"));
-    assert_eq!(tx.buffer(BufferId::HttpUri, 1), None, "single-valued buffers only answer index 0");
+    assert!(buf(tx, (ToClient, Buffer::Start)).unwrap().starts_with("HTTP/1.1 200 OK\r\nServer: nginx\r\n"));
+    assert!(buf(tx, (ToClient, Buffer::HeaderNames)).unwrap().contains("\r\nSet-Cookie\r\n"));
+    assert!(buf(tx, (ToClient, Buffer::HeaderRaw)).unwrap().ends_with("Content-Length: 5\r\n\r\n"));
+    assert_eq!(tx.buffer(Direction::ToServer, Buffer::Uri, 1), None, "single-valued buffers only answer index 0");
     assert_eq!((tx.status(), tx.response_body_len(), tx.port()), (Some(200), 5, Some(8080)));
     assert!(o.events.is_empty(), "{:?}", o.events);
 }
@@ -239,20 +240,20 @@ fn per_header_buffers_and_response_connection() {
         s2c("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"),
     ]);
     let tx = &o.txs[0];
-    let item = |id, i| tx.buffer(id, i).map(|b| std::str::from_utf8(b).unwrap());
+    let item = |(dir, id), i| tx.buffer(dir, id, i).map(|b| std::str::from_utf8(b).unwrap());
     // `http.request_header`: one `Name: value` per header, repeats joined, cookies included.
-    assert_eq!(item(BufferId::HttpRequestHeaderItem, 0), Some("Host: h"));
-    assert_eq!(item(BufferId::HttpRequestHeaderItem, 1), Some("Cookie: a=1"));
-    assert_eq!(item(BufferId::HttpRequestHeaderItem, 2), Some("X-A: 1, 2"));
-    assert_eq!(item(BufferId::HttpRequestHeaderItem, 3), None);
-    assert_eq!(item(BufferId::HttpResponseHeaderItem, 0), Some("Connection: close"));
-    assert_eq!(item(BufferId::HttpResponseHeaderItem, 1), Some("Content-Length: 0"));
-    assert_eq!(buf(tx, BufferId::HttpResponseConnection), Some("close"));
-    assert_eq!(buf(tx, BufferId::HttpConnection), None, "the request named no Connection");
+    assert_eq!(item((ToServer, Buffer::RequestHeader), 0), Some("Host: h"));
+    assert_eq!(item((ToServer, Buffer::RequestHeader), 1), Some("Cookie: a=1"));
+    assert_eq!(item((ToServer, Buffer::RequestHeader), 2), Some("X-A: 1, 2"));
+    assert_eq!(item((ToServer, Buffer::RequestHeader), 3), None);
+    assert_eq!(item((ToClient, Buffer::ResponseHeader), 0), Some("Connection: close"));
+    assert_eq!(item((ToClient, Buffer::ResponseHeader), 1), Some("Content-Length: 0"));
+    assert_eq!(buf(tx, (ToClient, Buffer::Connection)), Some("close"));
+    assert_eq!(buf(tx, (ToServer, Buffer::Connection)), None, "the request named no Connection");
 
     // Before the headers are in, neither exists.
     let o = check(&[c2s("GET / HTTP/1.1\r\nHost: h\r\n")]);
-    assert_eq!(o.txs[0].buffer(BufferId::HttpRequestHeaderItem, 0), None);
+    assert_eq!(o.txs[0].buffer(Direction::ToServer, Buffer::RequestHeader, 0), None);
 }
 
 #[test]
@@ -267,10 +268,10 @@ fn lines_after_a_response_are_more_of_its_body() {
     ]);
     assert_eq!(o.txs.len(), 2);
     assert!(o.txs[0].complete(ToClient));
-    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("Hello World!\r\nmore\r\n"));
+    assert_eq!(buf(&o.txs[0], (ToClient, Buffer::ResponseBody)), Some("Hello World!\r\nmore\r\n"));
     assert_eq!(o.txs[0].response_body_len(), 20);
     assert_eq!(o.txs[0].response_message_len(), 20);
-    assert_eq!(buf(&o.txs[1], BufferId::HttpResponseBody), Some("hi"));
+    assert_eq!(buf(&o.txs[1], (ToClient, Buffer::ResponseBody)), Some("hi"));
     assert_eq!(o.txs[1].status(), Some(200));
 
     // The response is complete as soon as its body is, before any such line.
@@ -287,8 +288,8 @@ fn lines_after_a_response_are_more_of_its_body() {
         s2c("bare body\r\n"),
         Seg::Close(ToClient),
     ]);
-    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("x"));
-    assert_eq!(buf(&o.txs[1], BufferId::HttpResponseBody), Some("bare body\r\n"));
+    assert_eq!(buf(&o.txs[0], (ToClient, Buffer::ResponseBody)), Some("x"));
+    assert_eq!(buf(&o.txs[1], (ToClient, Buffer::ResponseBody)), Some("bare body\r\n"));
 }
 
 #[test]
@@ -314,18 +315,18 @@ fn lenient_lines_folding_and_missing_colon() {
         s2c("HTTP/1.0 204 No Content\n\n"),
     ]);
     let tx = &o.txs[0];
-    assert_eq!(buf(tx, BufferId::HttpUri), Some("/x"));
-    assert_eq!(buf(tx, BufferId::HttpUserAgent), Some("A  B"));
+    assert_eq!(buf(tx, (ToServer, Buffer::Uri)), Some("/x"));
+    assert_eq!(buf(tx, (ToServer, Buffer::UserAgent)), Some("A  B"));
     assert_eq!(tx.request_header("x-rep"), Some(&b"1, 2"[..]));
     assert_eq!(tx.request_header("x-pad"), Some(&b"v"[..]));
     assert_eq!(
-        buf(tx, BufferId::HttpHeader),
+        buf(tx, (ToServer, Buffer::Header)),
         Some("User-Agent: A  B\r\nX-Rep: 1, 2\r\n: no colon here\r\nX-Pad: v\r\n")
     );
     assert!(has_event(&o, "http.request_field_missing_colon"));
     assert!(!has_event(&o, "http.missing_host_header"), "HTTP/1.0 needs no Host");
     assert!(tx.complete(ToClient));
-    assert_eq!(buf(tx, BufferId::HttpResponseBody), None);
+    assert_eq!(buf(tx, (ToClient, Buffer::ResponseBody)), None);
 
     // Folding with nothing to fold into, a name with a space before the colon.
     let o = check(&[c2s("GET / HTTP/1.1\r\n folded: first\r\nBad Name : x\r\nHost: h\r\n\r\n")]);
@@ -343,9 +344,9 @@ fn http09_simple_request_and_close_delimited_response() {
     ]);
     let tx = &o.txs[0];
     assert!(tx.is_http09());
-    assert_eq!(buf(tx, BufferId::HttpProtocol), None);
-    assert_eq!(buf(tx, BufferId::HttpResponseBody), Some("<html>\r\nancient\r\n</html>"));
-    assert_eq!(buf(tx, BufferId::HttpResponseLine), None);
+    assert_eq!(buf(tx, (ToServer, Buffer::Protocol)), None);
+    assert_eq!(buf(tx, (ToClient, Buffer::ResponseBody)), Some("<html>\r\nancient\r\n</html>"));
+    assert_eq!(buf(tx, (ToClient, Buffer::ResponseLine)), None);
     assert!(tx.complete(ToServer) && tx.complete(ToClient));
     assert!(has_event(&o, "http.request_line_missing_protocol"));
 }
@@ -356,8 +357,8 @@ fn the_end_of_the_stream_finishes_unfinished_lines() {
     // is the whole line (an HTTP/0.9 request, and a reply without status).
     let o = check(&[c2s("GET /"), s2c("<html>hi</html>"), Seg::Close(ToServer), Seg::Close(ToClient)]);
     let tx = &o.txs[0];
-    assert_eq!((buf(tx, BufferId::HttpUri), tx.is_http09()), (Some("/"), true));
-    assert_eq!(buf(tx, BufferId::HttpResponseBody), Some("<html>hi</html>"));
+    assert_eq!((buf(tx, (ToServer, Buffer::Uri)), tx.is_http09()), (Some("/"), true));
+    assert_eq!(buf(tx, (ToClient, Buffer::ResponseBody)), Some("<html>hi</html>"));
     assert!(tx.complete(ToServer) && tx.complete(ToClient));
 
     // A body cut short by the close still completes the transaction.
@@ -367,7 +368,7 @@ fn the_end_of_the_stream_finishes_unfinished_lines() {
         Seg::Close(ToClient),
     ]);
     assert!(o.txs[0].complete(ToClient));
-    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("abc"));
+    assert_eq!(buf(&o.txs[0], (ToClient, Buffer::ResponseBody)), Some("abc"));
 }
 
 #[test]
@@ -381,23 +382,23 @@ fn pipelined_requests_match_responses_in_order() {
              HTTP/1.1 201 Created\r\nContent-Length: 3\r\n\r\nCCC\
              HTTP/1.1 304 Not Modified\r\n\r\n"),
     ]);
-    let uris: Vec<_> = o.txs.iter().map(|t| buf(t, BufferId::HttpUri)).collect();
+    let uris: Vec<_> = o.txs.iter().map(|t| buf(t, (ToServer, Buffer::Uri))).collect();
     assert_eq!(uris, [Some("/1"), Some("/2"), Some("/3"), Some("/4")]);
     let status: Vec<_> = o.txs.iter().map(HttpTx::status).collect();
     assert_eq!(status, [Some(200), Some(200), Some(201), Some(304)]);
-    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("A"));
-    assert_eq!(buf(&o.txs[1], BufferId::HttpResponseBody), None);
-    assert_eq!(buf(&o.txs[2], BufferId::HttpRequestBody), Some("body"));
-    assert_eq!(buf(&o.txs[2], BufferId::HttpResponseBody), Some("CCC"));
+    assert_eq!(buf(&o.txs[0], (ToClient, Buffer::ResponseBody)), Some("A"));
+    assert_eq!(buf(&o.txs[1], (ToClient, Buffer::ResponseBody)), None);
+    assert_eq!(buf(&o.txs[2], (ToServer, Buffer::RequestBody)), Some("body"));
+    assert_eq!(buf(&o.txs[2], (ToClient, Buffer::ResponseBody)), Some("CCC"));
     assert!(o.txs.iter().all(|t| t.complete(ToServer) && t.complete(ToClient)));
-    assert_eq!(o.txs.iter().map(Transaction::id).collect::<Vec<_>>(), [0, 1, 2, 3]);
+    assert_eq!(o.txs.iter().map(HttpTx::id).collect::<Vec<_>>(), [0, 1, 2, 3]);
 
     // libhtp reads a body after 204/304 when one is announced anyway (browsers do).
     let o = check(&[
         c2s("GET / HTTP/1.1\r\nHost: a\r\n\r\n"),
         s2c("HTTP/1.1 204 No Content\r\nContent-Length: 4\r\n\r\nbody"),
     ]);
-    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("body"));
+    assert_eq!(buf(&o.txs[0], (ToClient, Buffer::ResponseBody)), Some("body"));
 }
 
 #[test]
@@ -408,12 +409,12 @@ fn chunked_bodies_with_extensions_and_trailers() {
         s2c("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\nA\r\n0123456789\r\n0\r\n\r\n"),
     ]);
     let tx = &o.txs[0];
-    assert_eq!(buf(tx, BufferId::HttpRequestBody), Some("hello world"));
+    assert_eq!(buf(tx, (ToServer, Buffer::RequestBody)), Some("hello world"));
     assert_eq!(tx.request_body_len(), 11);
     // Trailers join the header table, as libhtp does.
     assert_eq!(tx.request_header("x-trailer"), Some(&b"t"[..]));
-    assert!(buf(tx, BufferId::HttpHeader).unwrap().ends_with("X-Trailer: t\r\n"));
-    assert_eq!(buf(tx, BufferId::HttpResponseBody), Some("abc0123456789"));
+    assert!(buf(tx, (ToServer, Buffer::Header)).unwrap().ends_with("X-Trailer: t\r\n"));
+    assert_eq!(buf(tx, (ToClient, Buffer::ResponseBody)), Some("abc0123456789"));
     // Size lines, data, CRLFs, the last chunk and the empty trailer line.
     assert_eq!(tx.response_message_len(), 3 + 5 + 3 + 12 + 3 + 2);
     assert!(tx.complete(ToServer) && tx.complete(ToClient));
@@ -433,7 +434,7 @@ fn close_delimited_response_completes_on_close() {
     closed.push(Seg::Close(ToClient));
     let o = check(&closed);
     assert!(o.txs[0].complete(ToClient));
-    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("part one, part two"));
+    assert_eq!(buf(&o.txs[0], (ToClient, Buffer::ResponseBody)), Some("part one, part two"));
     assert_eq!(o.txs[0].eve().length, 18);
 }
 
@@ -450,8 +451,8 @@ fn interim_responses_do_not_end_the_transaction() {
     assert_eq!(o.txs.len(), 2);
     let tx = &o.txs[0];
     assert_eq!(tx.status(), Some(204));
-    assert_eq!(buf(tx, BufferId::HttpResponseLine), Some("HTTP/1.1 204 No Content"));
-    assert_eq!(buf(tx, BufferId::HttpRequestBody), Some("a=b"));
+    assert_eq!(buf(tx, (ToClient, Buffer::ResponseLine)), Some("HTTP/1.1 204 No Content"));
+    assert_eq!(buf(tx, (ToServer, Buffer::RequestBody)), Some("a=b"));
     assert_eq!(o.txs[1].status(), Some(404));
     assert!(has_event(&o, "http.100_continue_already_seen"));
 
@@ -465,8 +466,8 @@ fn interim_responses_do_not_end_the_transaction() {
     ]);
     assert_eq!(o.txs.len(), 2);
     assert!(o.txs[0].complete(ToServer));
-    assert_eq!(buf(&o.txs[1], BufferId::HttpUri), Some("/next"));
-    assert_eq!((o.txs[1].status(), buf(&o.txs[1], BufferId::HttpResponseBody)), (Some(100), Some("hi")));
+    assert_eq!(buf(&o.txs[1], (ToServer, Buffer::Uri)), Some("/next"));
+    assert_eq!((o.txs[1].status(), buf(&o.txs[1], (ToClient, Buffer::ResponseBody))), (Some(100), Some("hi")));
 }
 
 #[test]
@@ -490,9 +491,9 @@ fn gzip_and_deflate_bodies_are_decoded() {
         )),
     ]);
     let tx = &o.txs[0];
-    assert_eq!(buf(tx, BufferId::HttpRequestBody), Some("name=value&other=1"));
+    assert_eq!(buf(tx, (ToServer, Buffer::RequestBody)), Some("name=value&other=1"));
     assert_eq!(tx.response_body_len(), page.len() as u64);
-    assert_eq!(tx.buffer(BufferId::HttpResponseBody, 0), Some(page.as_slice()));
+    assert_eq!(tx.buffer(Direction::ToClient, Buffer::ResponseBody, 0), Some(page.as_slice()));
     assert_eq!(tx.eve().length, gz.len() as u64, "EVE length counts wire bytes");
     assert!(o.events.is_empty(), "{:?}", o.events);
 
@@ -511,7 +512,7 @@ fn gzip_and_deflate_bodies_are_decoded() {
         "POST /api/sdk/init2 HTTP/1.1\r\nContent-Encoding: gzip\r\nHost: h\r\nContent-Length: {}\r\n\r\n{json}",
         json.len()
     ))]);
-    assert_eq!(buf(&o.txs[0], BufferId::HttpRequestBody), Some(json));
+    assert_eq!(buf(&o.txs[0], (ToServer, Buffer::RequestBody)), Some(json));
 
     // Raw deflate labelled gzip, cut before its last block: the retry's output is held until
     // the body ends, then kept.
@@ -526,7 +527,7 @@ fn gzip_and_deflate_bodies_are_decoded() {
             &deflated,
         )),
     ]);
-    let body = o.txs[0].buffer(BufferId::HttpResponseBody, 0).unwrap_or_default();
+    let body = o.txs[0].buffer(Direction::ToClient, Buffer::ResponseBody, 0).unwrap_or_default();
     assert!(!body.is_empty() && page.starts_with(body), "{body:?}");
 }
 
@@ -541,8 +542,8 @@ fn connect_and_upgrade_end_http_parsing() {
     assert!(o.tunnel);
     assert_eq!(o.txs.len(), 1);
     let tx = &o.txs[0];
-    assert_eq!((buf(tx, BufferId::HttpMethod), tx.status()), (Some("CONNECT"), Some(200)));
-    assert_eq!(buf(tx, BufferId::HttpHost), Some("example.com"));
+    assert_eq!((buf(tx, (ToServer, Buffer::Method)), tx.status()), (Some("CONNECT"), Some(200)));
+    assert_eq!(buf(tx, (ToServer, Buffer::Host)), Some("example.com"));
     assert_eq!(tx.port(), Some(443));
     assert!(tx.complete(ToServer) && tx.complete(ToClient));
 
@@ -571,7 +572,7 @@ fn connect_and_upgrade_end_http_parsing() {
         s2c("HTTP/1.1 101 Switching Protocols\r\nContent-Length: 3\r\n\r\nabc"),
     ]);
     assert!(!o.tunnel);
-    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("abc"));
+    assert_eq!(buf(&o.txs[0], (ToClient, Buffer::ResponseBody)), Some("abc"));
 }
 
 #[test]
@@ -591,10 +592,10 @@ fn absolute_uri_and_host_resolution() {
         "GET http://User@Example.COM:8080/a/%2e%2e/b/?q=%41#frag HTTP/1.1\r\nHost: other.example\r\n\r\n",
     )]);
     let tx = &o.txs[0];
-    assert_eq!(buf(tx, BufferId::HttpUri), Some("/b/?q=A#frag"));
-    assert_eq!(buf(tx, BufferId::HttpUriRaw), Some("http://User@Example.COM:8080/a/%2e%2e/b/?q=%41#frag"));
-    assert_eq!(buf(tx, BufferId::HttpHost), Some("example.com"));
-    assert_eq!(buf(tx, BufferId::HttpHostRaw), Some("Example.COM"));
+    assert_eq!(buf(tx, (ToServer, Buffer::Uri)), Some("/b/?q=A#frag"));
+    assert_eq!(buf(tx, (ToServer, Buffer::UriRaw)), Some("http://User@Example.COM:8080/a/%2e%2e/b/?q=%41#frag"));
+    assert_eq!(buf(tx, (ToServer, Buffer::Host)), Some("example.com"));
+    assert_eq!(buf(tx, (ToServer, Buffer::HostRaw)), Some("Example.COM"));
     assert_eq!(tx.port(), Some(8080));
     assert!(has_event(&o, "http.host_header_ambiguous"));
 
@@ -605,15 +606,15 @@ fn absolute_uri_and_host_resolution() {
     assert!(has_event(&o, "http.missing_host_header"));
     assert!(has_event(&o, "http.request_header_host_invalid"));
     assert!(has_event(&o, "http.invalid_server_port_in_request"));
-    assert_eq!(buf(&o.txs[0], BufferId::HttpHost), None);
+    assert_eq!(buf(&o.txs[0], (ToServer, Buffer::Host)), None);
 }
 
 #[test]
 fn uri_with_spaces_and_odd_delimiters() {
     let o =
         check(&[c2s(" GET\t/uri afterspace HTTP/1.1\r\nHost: h\r\n\r\nGET /%252e%252e/x HTTP/1.1\r\nHost: h\r\n\r\n")]);
-    assert_eq!(buf(&o.txs[0], BufferId::HttpUri), Some("/uri afterspace"));
-    assert_eq!(buf(&o.txs[1], BufferId::HttpUri), Some("/%2e%2e/x"));
+    assert_eq!(buf(&o.txs[0], (ToServer, Buffer::Uri)), Some("/uri afterspace"));
+    assert_eq!(buf(&o.txs[1], (ToServer, Buffer::Uri)), Some("/%2e%2e/x"));
     assert!(has_event(&o, "http.request_line_leading_whitespace"));
     assert!(has_event(&o, "http.method_delim_non_compliant"));
     assert!(has_event(&o, "http.double_encoded_uri"));
@@ -642,7 +643,7 @@ fn lenient_response_framing() {
     for head in cases {
         let o = check(&[c2s("GET / HTTP/1.1\r\nHost: h\r\n\r\n"), s2c(with_body_bytes(head, eicar_like.as_bytes()))]);
         let label = String::from_utf8_lossy(head);
-        assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("X5O!P%@A"), "{label}");
+        assert_eq!(buf(&o.txs[0], (ToClient, Buffer::ResponseBody)), Some("X5O!P%@A"), "{label}");
     }
 
     // A chunk size that cannot be one, even before its line ends: the rest is body.
@@ -650,7 +651,7 @@ fn lenient_response_framing() {
         c2s("GET / HTTP/1.1\r\nHost: h\r\n\r\n"),
         s2c("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 10\r\n\r\nX5O!P%@AP["),
     ]);
-    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("X5O!P%@AP["));
+    assert_eq!(buf(&o.txs[0], (ToClient, Buffer::ResponseBody)), Some("X5O!P%@AP["));
     assert!(has_event(&o, "http.invalid_response_chunk_len"));
 }
 
@@ -665,12 +666,12 @@ fn unmatched_and_non_http_responses() {
     let o = check(&[s2c("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")]);
     assert_eq!(o.txs.len(), 1);
     assert!(has_event(&o, "http.unable_to_match_response_to_request"));
-    assert_eq!(buf(&o.txs[0], BufferId::HttpRequestLine), None);
-    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("ok"));
+    assert_eq!(buf(&o.txs[0], (ToServer, Buffer::RequestLine)), None);
+    assert_eq!(buf(&o.txs[0], (ToClient, Buffer::ResponseBody)), Some("ok"));
 
     // A reply that is not a status line is body until close.
     let o = check(&[c2s("GET / HTTP/1.1\r\nHost: h\r\n\r\n"), s2c("garbage reply\r\nmore"), Seg::Close(ToClient)]);
-    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("garbage reply\r\nmore"));
+    assert_eq!(buf(&o.txs[0], (ToClient, Buffer::ResponseBody)), Some("garbage reply\r\nmore"));
     assert!(o.txs[0].complete(ToClient));
 
     // A status that is not a number, an unknown protocol.
@@ -690,7 +691,7 @@ fn framing_anomalies() {
         Seg::Close(ToClient),
     ]);
     assert!(has_event(&o, "http.invalid_response_chunk_len"));
-    assert_eq!(buf(&o.txs[0], BufferId::HttpResponseBody), Some("zz\r\nrest"));
+    assert_eq!(buf(&o.txs[0], (ToClient, Buffer::ResponseBody)), Some("zz\r\nrest"));
 
     let o = check(&[c2s("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nxyz\r\n")]);
     assert!(has_event(&o, "http.invalid_request_chunk_len"));
@@ -704,7 +705,7 @@ fn framing_anomalies() {
     assert!(has_event(&o, "http.duplicate_content_length_field_in_request"));
     assert!(has_event(&o, "http.response_chunked_old_proto"));
     assert_eq!(o.txs.len(), 2, "the bad length means no body, so the next request parses");
-    assert_eq!(buf(&o.txs[1], BufferId::HttpRequestBody), Some("x"), "the first length wins");
+    assert_eq!(buf(&o.txs[1], (ToServer, Buffer::RequestBody)), Some("x"), "the first length wins");
 
     let o = check(&[c2s("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\nContent-Encoding: rot13\r\n\r\n")]);
     assert!(has_event(&o, "http.invalid_transfer_encoding_value_in_request"));
@@ -722,13 +723,13 @@ fn gaps_in_bodies_are_accounted_elsewhere_resync() {
         s2c("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"),
     ]);
     assert_eq!(o.txs.len(), 2);
-    assert_eq!(buf(&o.txs[0], BufferId::HttpRequestBody), Some("abcxyz"));
+    assert_eq!(buf(&o.txs[0], (ToServer, Buffer::RequestBody)), Some("abcxyz"));
     assert_eq!(o.txs[0].body_bytes_lost(ToServer), 4);
     // Like a Suricata file, the body's size counts the bytes the gap took.
     assert_eq!(o.txs[0].request_body_len(), 10);
     assert!(!o.txs[0].side_complete(ToServer), "a body with a hole is logged as truncated");
     assert_eq!(o.txs[0].body_bytes_lost(ToClient), 4);
-    assert_eq!(buf(&o.txs[1], BufferId::HttpUri), Some("/b"));
+    assert_eq!(buf(&o.txs[1], (ToServer, Buffer::Uri)), Some("/b"));
     assert!(o.txs[1].complete(ToClient));
 
     // A gap in the headers gives the request up; parsing resumes at the next request line.
@@ -739,7 +740,7 @@ fn gaps_in_bodies_are_accounted_elsewhere_resync() {
     ]);
     assert_eq!(o.txs.len(), 2);
     assert!(o.txs[0].complete(ToServer));
-    assert_eq!(buf(&o.txs[1], BufferId::HttpUri), Some("/second"));
+    assert_eq!(buf(&o.txs[1], (ToServer, Buffer::Uri)), Some("/second"));
     assert_eq!(o.stats.gaps, 1);
 }
 
@@ -754,10 +755,10 @@ fn limits_hold_for_huge_lines_endless_chunks_and_bombs() {
     let tx = &o.txs[0];
     assert!(tx.complete(ToServer));
     assert_eq!(tx.request_header("x-big"), None);
-    assert_eq!(buf(tx, BufferId::HttpUserAgent), Some("after"));
+    assert_eq!(buf(tx, (ToServer, Buffer::UserAgent)), Some("after"));
     assert!(has_event(&o, "http.request_field_too_long"));
     assert_eq!(o.stats.lines_truncated, 1);
-    assert!(buf(tx, BufferId::HttpHeaderRaw).unwrap().len() <= cfg.max_header_bytes);
+    assert!(buf(tx, (ToServer, Buffer::HeaderRaw)).unwrap().len() <= cfg.max_header_bytes);
 
     // The same with a small limit, byte by byte too; a huge request line is cut but keeps its method.
     let small = HttpConfig { max_header_bytes: 256, ..HttpConfig::default() };
@@ -766,7 +767,7 @@ fn limits_hold_for_huge_lines_endless_chunks_and_bombs() {
     line.extend_from_slice(b" HTTP/1.1\r\nHost: h\r\n\r\n");
     let o = check_cfg(small, &[c2s(&line), s2c("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")], true);
     assert_eq!(o.txs.len(), 1);
-    assert_eq!(buf(&o.txs[0], BufferId::HttpMethod), Some("GET"));
+    assert_eq!(buf(&o.txs[0], (ToServer, Buffer::Method)), Some("GET"));
     assert_eq!(o.txs[0].raw_uri_len(), Some(252));
     assert!(o.txs[0].complete(ToClient));
 
@@ -781,7 +782,7 @@ fn limits_hold_for_huge_lines_endless_chunks_and_bombs() {
     let tx = &o.txs[0];
     assert!(!tx.complete(ToClient));
     assert_eq!(tx.response_body_len(), 5 << 20);
-    assert_eq!(tx.buffer(BufferId::HttpResponseBody, 0).map(<[u8]>::len), Some(cfg.response_body_limit));
+    assert_eq!(tx.buffer(Direction::ToClient, Buffer::ResponseBody, 0).map(<[u8]>::len), Some(cfg.response_body_limit));
 
     // A gzip bomb: 16 MB of zeros gzipped twice fits in a few hundred bytes
     // (one deflate layer cannot pass a ratio of ~1000). Decoding stops at the cap.
@@ -794,7 +795,7 @@ fn limits_hold_for_huge_lines_endless_chunks_and_bombs() {
     let tx = &o.txs[0];
     assert!(tx.complete(ToClient));
     assert_eq!(tx.response_body_len(), cfg.decompress_limit as u64);
-    assert_eq!(tx.buffer(BufferId::HttpResponseBody, 0).map(<[u8]>::len), Some(cfg.response_body_limit));
+    assert_eq!(tx.buffer(Direction::ToClient, Buffer::ResponseBody, 0).map(<[u8]>::len), Some(cfg.response_body_limit));
     assert!(has_event(&o, "http.compression_bomb"));
 }
 
@@ -809,7 +810,7 @@ fn header_budgets_and_counts() {
     let tx = &o.txs[0];
     assert!(has_event(&o, "http.request_too_many_headers"));
     assert_eq!(tx.request_headers().len(), 4, "three kept, plus the framing header");
-    assert_eq!(buf(tx, BufferId::HttpRequestBody), Some("ok"));
+    assert_eq!(buf(tx, (ToServer, Buffer::RequestBody)), Some("ok"));
 
     let many: String = (0..80).map(|_| "X-Same: v\r\n").collect();
     let o = check(&[c2s(format!("GET / HTTP/1.1\r\nHost: h\r\n{many}\r\n"))]);
@@ -823,8 +824,8 @@ fn transaction_bound_evicts_the_oldest() {
     let resps: String = (0..5).map(|i| format!("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n{i}")).collect();
     let o = check_cfg(cfg, &[c2s(reqs), s2c(resps)], true);
     assert_eq!(o.stats.txs_evicted, 3);
-    assert_eq!(o.txs.iter().map(Transaction::id).collect::<Vec<_>>(), [3, 4]);
-    assert_eq!(buf(&o.txs[1], BufferId::HttpResponseBody), Some("4"), "responses still pair in order");
+    assert_eq!(o.txs.iter().map(HttpTx::id).collect::<Vec<_>>(), [3, 4]);
+    assert_eq!(buf(&o.txs[1], (ToClient, Buffer::ResponseBody)), Some("4"), "responses still pair in order");
 }
 
 #[test]
@@ -836,7 +837,7 @@ fn prune_and_events_carry_tx_ids() {
     assert_eq!((evs[0].name, evs[0].tx_id), ("http.missing_host_header", Some(0)));
     assert!(p.take_events().is_empty(), "drained");
     p.prune(1);
-    assert_eq!(p.txs().iter().map(Transaction::id).collect::<Vec<_>>(), [1]);
+    assert_eq!(p.txs().iter().map(HttpTx::id).collect::<Vec<_>>(), [1]);
 }
 
 #[test]
@@ -1076,7 +1077,7 @@ fn multipart_uploads_carry_a_file_per_named_part() {
     assert_eq!(tx.file_data(ToServer, 1), Some(&b"minet"[..]));
     assert_eq!(tx.file_data(ToServer, 2), None);
     // The whole body stays the request body.
-    assert_eq!(buf(&o.txs[0], BufferId::HttpRequestBody).map(str::len), Some(body.len()));
+    assert_eq!(buf(&o.txs[0], (ToServer, Buffer::RequestBody)).map(str::len), Some(body.len()));
 
     let cut = &body[..body.find("minet").unwrap() + 3];
     let head = format!(

@@ -24,7 +24,7 @@ use super::side::{
 };
 use super::tx::HttpTx;
 use super::HttpConfig;
-use crate::parser::{AppEvent, AppParser, ParseResult, Transaction};
+use crate::parser::{AppEvent, ParseResult};
 
 /// Pending anomalies beyond this many are counted and dropped until drained.
 const MAX_PENDING_EVENTS: usize = 1024;
@@ -831,27 +831,29 @@ fn trim_start_lws(s: &[u8]) -> &[u8] {
     s.get(start..).unwrap_or_default()
 }
 
-impl AppParser for HttpParser {
-    type Tx = HttpTx;
-
-    fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
+impl HttpParser {
+    /// The next bytes of `dir`, in any chunking (the streaming contract of
+    /// [`ProtoParser`](crate::proto::ProtoParser)).
+    pub fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
         self.run(dir, data)
     }
 
-    fn on_gap(&mut self, dir: Direction, len: u64) {
+    /// `len` bytes of `dir` were lost.
+    pub fn on_gap(&mut self, dir: Direction, len: u64) {
         self.gap(dir, len);
     }
 
-    fn txs(&self) -> &[HttpTx] {
+    pub fn txs(&self) -> &[HttpTx] {
         &self.txs
     }
 
-    fn prune(&mut self, id: u64) {
+    /// Frees transactions with an id below `id`.
+    pub fn prune(&mut self, id: u64) {
         let keep_from = self.txs.iter().position(|t| t.id() >= id).unwrap_or(self.txs.len());
         self.txs.drain(..keep_from);
     }
 
-    fn take_events(&mut self) -> Vec<AppEvent> {
+    pub fn take_events(&mut self) -> Vec<AppEvent> {
         mem::take(&mut self.events)
     }
 }

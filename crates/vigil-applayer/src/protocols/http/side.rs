@@ -11,7 +11,7 @@ use super::tx::HttpTx;
 use super::HttpConfig;
 use crate::codecs::multipart::{boundary, Multipart};
 use crate::files::{File, FileConfig};
-use crate::parser::{AppEvent, Transaction};
+use crate::parser::AppEvent;
 use vigil_types::Direction;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use super::headers::{Header, HeaderItems, HeaderTable};
 use crate::codecs::multipart::{Event, Multipart};
 use crate::files::{File, FileConfig};
-use crate::parser::{BufferId, Transaction};
+use super::Buffer;
 use vigil_types::Direction;
 
 /// The protocol token of a start line.
@@ -446,67 +446,101 @@ impl HttpTx {
     }
 }
 
-impl Transaction for HttpTx {
-    fn id(&self) -> u64 {
+impl HttpTx {
+    pub fn id(&self) -> u64 {
         self.id
     }
 
-    fn complete(&self, dir: Direction) -> bool {
+    /// The `dir` side's message is whole.
+    pub fn complete(&self, dir: Direction) -> bool {
         match dir {
             Direction::ToServer => self.req.complete,
             Direction::ToClient => self.res.complete,
         }
     }
 
-    fn buffer(&self, id: BufferId, index: usize) -> Option<&[u8]> {
+    /// The events raised on it, by [`event_bit`](super::event_bit).
+    pub fn event_bits(&self) -> u64 {
+        self.events
+    }
+
+    /// Value `index` of buffer `id` of side `dir`; a buffer of one side
+    /// answers whichever side is asked.
+    pub fn buffer(&self, dir: Direction, id: Buffer, index: usize) -> Option<&[u8]> {
         let (rq, rs) = (&self.req, &self.res);
+        let request = dir == Direction::ToServer;
         // The per-header buffers are the indexed ones; they exist once the
         // headers are in, as the other header buffers.
         match id {
-            BufferId::HttpRequestHeaderItem => return rq.header_items.get(index),
-            BufferId::HttpResponseHeaderItem => return rs.header_items.get(index),
+            Buffer::RequestHeader => return rq.header_items.get(index),
+            Buffer::ResponseHeader => return rs.header_items.get(index),
             _ if index != 0 => return None,
             _ => {}
         }
+        let side = if request { rq_side(rq) } else { rs_side(rs) };
         match id {
-            BufferId::HttpUri => self.uri(),
-            BufferId::HttpUriRaw => self.raw_uri(),
-            BufferId::HttpMethod => rq.method.as_deref(),
-            BufferId::HttpProtocol => rq.protocol.as_deref(),
-            BufferId::HttpRequestLine => rq.line.as_deref(),
-            BufferId::HttpHost => rq.host.as_deref(),
-            BufferId::HttpHostRaw => rq.host_raw.as_deref(),
-            BufferId::HttpUserAgent => self.req_header(b"user-agent"),
-            BufferId::HttpCookie => self.req_header(b"cookie"),
-            BufferId::HttpReferer => self.req_header(b"referer"),
-            BufferId::HttpAccept => self.req_header(b"accept"),
-            BufferId::HttpAcceptEnc => self.req_header(b"accept-encoding"),
-            BufferId::HttpAcceptLang => self.req_header(b"accept-language"),
-            BufferId::HttpConnection => self.req_header(b"connection"),
-            BufferId::HttpContentType => self.req_header(b"content-type"),
-            BufferId::HttpContentLen => self.req_header(b"content-length"),
-            BufferId::HttpHeader => non_empty(&rq.header_buf),
-            BufferId::HttpHeaderRaw => non_empty(&rq.raw_headers),
-            BufferId::HttpHeaderNames => non_empty(&rq.names_buf),
-            BufferId::HttpRequestBody => non_empty(&rq.body.kept),
-            BufferId::HttpStart => non_empty(&rq.start_buf),
-            BufferId::HttpStatCode => rs.status_raw.as_deref(),
-            BufferId::HttpStatMsg => rs.message.as_deref(),
-            BufferId::HttpResponseLine => rs.line.as_deref(),
-            BufferId::HttpLocation => self.res_header(b"location"),
-            BufferId::HttpServer => self.res_header(b"server"),
-            BufferId::HttpResponseBody => non_empty(&rs.body.kept),
-            BufferId::HttpResponseHeader => non_empty(&rs.header_buf),
-            BufferId::HttpResponseHeaderRaw => non_empty(&rs.raw_headers),
-            BufferId::HttpResponseHeaderNames => non_empty(&rs.names_buf),
-            BufferId::HttpResponseStart => non_empty(&rs.start_buf),
-            BufferId::HttpResponseContentType => self.res_header(b"content-type"),
-            BufferId::HttpResponseContentLen => self.res_header(b"content-length"),
-            BufferId::HttpResponseProtocol => rs.protocol.as_deref(),
-            BufferId::HttpResponseCookie => self.res_header(b"set-cookie"),
-            BufferId::HttpResponseConnection => self.res_header(b"connection"),
-            _ => None,
+            Buffer::Uri => self.uri(),
+            Buffer::UriRaw => self.raw_uri(),
+            Buffer::Method => rq.method.as_deref(),
+            Buffer::RequestLine => rq.line.as_deref(),
+            Buffer::Host => rq.host.as_deref(),
+            Buffer::HostRaw => rq.host_raw.as_deref(),
+            Buffer::UserAgent => self.req_header(b"user-agent"),
+            Buffer::Referer => self.req_header(b"referer"),
+            Buffer::Accept => self.req_header(b"accept"),
+            Buffer::AcceptEnc => self.req_header(b"accept-encoding"),
+            Buffer::AcceptLang => self.req_header(b"accept-language"),
+            Buffer::RequestBody => non_empty(&rq.body.kept),
+            Buffer::StatCode => rs.status_raw.as_deref(),
+            Buffer::StatMsg => rs.message.as_deref(),
+            Buffer::ResponseLine => rs.line.as_deref(),
+            Buffer::Location => self.res_header(b"location"),
+            Buffer::Server => self.res_header(b"server"),
+            Buffer::ResponseBody => non_empty(&rs.body.kept),
+            Buffer::Protocol => side.protocol,
+            Buffer::Header => non_empty(side.header_buf),
+            Buffer::HeaderRaw => non_empty(side.raw_headers),
+            Buffer::HeaderNames => non_empty(side.names_buf),
+            Buffer::Start => non_empty(side.start_buf),
+            Buffer::Cookie if request => self.req_header(b"cookie"),
+            Buffer::Cookie => self.res_header(b"set-cookie"),
+            Buffer::Connection if request => self.req_header(b"connection"),
+            Buffer::Connection => self.res_header(b"connection"),
+            Buffer::ContentType if request => self.req_header(b"content-type"),
+            Buffer::ContentType => self.res_header(b"content-type"),
+            Buffer::ContentLen if request => self.req_header(b"content-length"),
+            Buffer::ContentLen => self.res_header(b"content-length"),
+            Buffer::RequestHeader | Buffer::ResponseHeader => None,
         }
+    }
+}
+
+/// The buffers both sides build, of one side.
+struct SideBufs<'a> {
+    protocol: Option<&'a [u8]>,
+    header_buf: &'a [u8],
+    raw_headers: &'a [u8],
+    names_buf: &'a [u8],
+    start_buf: &'a [u8],
+}
+
+fn rq_side(rq: &Request) -> SideBufs<'_> {
+    SideBufs {
+        protocol: rq.protocol.as_deref(),
+        header_buf: &rq.header_buf,
+        raw_headers: &rq.raw_headers,
+        names_buf: &rq.names_buf,
+        start_buf: &rq.start_buf,
+    }
+}
+
+fn rs_side(rs: &Response) -> SideBufs<'_> {
+    SideBufs {
+        protocol: rs.protocol.as_deref(),
+        header_buf: &rs.header_buf,
+        raw_headers: &rs.raw_headers,
+        names_buf: &rs.names_buf,
+        start_buf: &rs.start_buf,
     }
 }
 

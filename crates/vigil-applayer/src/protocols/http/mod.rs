@@ -4,12 +4,12 @@
 //!
 //! # What it owns
 //!
-//! - [`HttpParser`]: one per flow, an [`AppParser`](crate::AppParser).
+//! - [`HttpParser`]: one per flow, the table's [`ProtoParser`](crate::proto::ProtoParser).
 //!   Each direction has its own state machine (start line → headers → body);
 //!   requests open transactions and the Nth response completes the Nth
 //!   transaction (pipelining, `100 Continue` interim responses). A response
 //!   nobody asked for gets a transaction of its own.
-//! - [`HttpTx`]: one exchange; answers every `Http*` [`BufferId`](crate::BufferId)
+//! - [`HttpTx`]: one exchange; answers every [`Buffer`]
 //!   (normalized and raw URI, host, headers, bodies, ...) and serializes to
 //!   Suricata's EVE `http` object through [`HttpTx::eve`].
 //! - [`probe`]: port-independent detection from the first bytes.
@@ -35,23 +35,22 @@
 //! `101 Switching Protocols`, [`HttpParser::tunnel`] turns true and the
 //! parser stops reading the flow. [`HttpParser::close`] tells it a direction
 //! ended: what the caller still held is taken as final, and a body delimited
-//! by the close completes. [`AppParser::on_gap`](crate::AppParser::on_gap)
+//! by the close completes. [`HttpParser::on_gap`]
 //! inside a body only counts the lost bytes; elsewhere the direction skips
 //! to the next line that starts a message.
 //!
 //! # Example
 //!
 //! ```
-//! use vigil_applayer::http::{HttpConfig, HttpParser};
-//! use vigil_applayer::{AppParser, BufferId, Transaction};
+//! use vigil_applayer::http::{Buffer, HttpConfig, HttpParser};
 //! use vigil_types::Direction;
 //!
 //! let mut p = HttpParser::new(HttpConfig::default());
 //! p.parse(Direction::ToServer, b"GET /a/../index.html HTTP/1.1\r\nHost: Example.com\r\n\r\n");
 //! p.parse(Direction::ToClient, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi");
 //! let tx = &p.txs()[0];
-//! assert_eq!(tx.buffer(BufferId::HttpUri, 0), Some(&b"/index.html"[..]));
-//! assert_eq!(tx.buffer(BufferId::HttpHost, 0), Some(&b"example.com"[..]));
+//! assert_eq!(tx.buffer(Direction::ToServer, Buffer::Uri, 0), Some(&b"/index.html"[..]));
+//! assert_eq!(tx.buffer(Direction::ToServer, Buffer::Host, 0), Some(&b"example.com"[..]));
 //! assert_eq!(tx.status(), Some(200));
 //! assert!(tx.complete(Direction::ToClient));
 //! ```
@@ -63,8 +62,10 @@ mod events;
 mod headers;
 mod line;
 mod parser;
+mod proto;
 mod request;
 mod response;
+pub(crate) mod sample;
 mod side;
 mod tx;
 mod uri;
@@ -78,6 +79,7 @@ pub use eve::{HttpEve, HttpEveContentRange, HttpEveHeader};
 pub use events::event_bit;
 pub use headers::Header;
 pub use parser::{HttpParser, HttpStats};
+pub use proto::{Buffer, PROTO};
 pub use tx::HttpTx;
 
 /// Limits of one HTTP parser; every one bounds memory or work per flow.
