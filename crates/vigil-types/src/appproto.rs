@@ -1,5 +1,5 @@
 /// The application protocol a flow was found to speak.
-#[derive(Debug, Clone, Copy, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, Eq, Default)]
 pub enum AppProto {
     /// Not (yet) known.
     #[default]
@@ -20,6 +20,16 @@ impl PartialEq for AppProto {
             (AppProto::Plugin(a), AppProto::Plugin(b)) => std::ptr::eq(*a, *b) || a == b,
             (AppProto::Unknown, AppProto::Unknown) | (AppProto::Failed, AppProto::Failed) => true,
             _ => false,
+        }
+    }
+}
+
+/// By name, as equality is by name.
+impl std::hash::Hash for AppProto {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        if let AppProto::Plugin(name) = self {
+            name.hash(state);
         }
     }
 }
