@@ -3,6 +3,8 @@
 #   libhyperscan-dev, pkg-config  the default prefilter links the system Hyperscan
 #                                 (build with --no-default-features on machines without it);
 #   make, gcc                     jemalloc, vigil's allocator, is built from its bundled source;
+#   libmagic1                     filemagic/file.magic and fileinfo magic, loaded at run time
+#                                 (without it those rules are refused with a warning);
 #   tshark                        the decode agreement test compares vigil's counters with it
 #                                 (only with --tests; it brings libpcap, which BPF filters use);
 #   iproute2, iptables, ethtool   the live capture and inline tests build network namespaces,
@@ -13,6 +15,7 @@ missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
+ldconfig -p 2>/dev/null | grep -q 'libmagic\.so\.1' || missing+=(libmagic1)
 if [ "${1:-}" = "--tests" ]; then
     command -v tshark >/dev/null 2>&1 || missing+=(tshark)
     command -v ip >/dev/null 2>&1 || missing+=(iproute2)

@@ -7,7 +7,7 @@
 use libfuzzer_sys::fuzz_target;
 use vigil_applayer::http::{probe, HttpConfig, HttpParser};
 use vigil_applayer::http::Buffer;
-use vigil_applayer::{FileConfig, ParseResult};
+use vigil_applayer::{FileConfig, MagicFn, ParseResult};
 use vigil_types::Direction;
 
 
@@ -28,8 +28,11 @@ fuzz_target!(|data: &[u8]| {
             sha256: true,
             keep: true,
             store_all: sel & 0x40 != 0,
+            hold: sel & 0x20 != 0,
             depth: if sel & 0x80 != 0 { 300 } else { 0 },
             max_kept: 1024,
+            // A describer that reads every byte it is given, as libmagic may.
+            magic: Some(MagicFn(|d| Some(d.iter().map(|&b| u64::from(b)).sum::<u64>().to_string()))),
         },
     };
     let max = cfg.max_header_bytes;

@@ -6,7 +6,9 @@
 //! them, the bytes themselves (bounded per file).
 //!
 //! A file's hashes, kept bytes and store marks live in the file, owned by
-//! its transaction and so by one worker: no lock, no global state.
+//! its transaction and so by one worker: no lock, no global state. Its type
+//! description (`magic`) comes from a function the engine hands in
+//! ([`FileConfig::magic`], libmagic), over the file's first bytes.
 
 use md5::{Digest, Md5};
 use sha1::Sha1;
@@ -25,13 +27,49 @@ pub struct FileConfig {
     pub keep: bool,
     /// `force-filestore`: every file is stored.
     pub store_all: bool,
+    /// With `keep`: every file's bytes are held from its start until its
+    /// transaction is logged, so a rule that decides to store it later
+    /// (`filemagic:"PDF"; filestore;`, which needs the first bytes to
+    /// decide) still gets it whole, as Suricata's file buffering allows.
+    /// Costs up to `max_kept` per open file; off unless `filestore` rules
+    /// are loaded.
+    pub hold: bool,
     /// `file-store.stream-depth` (0: none): a file is tracked up to this
     /// many bytes, then truncated.
     pub depth: u64,
     /// The most bytes kept per file for storage; past it the file is
     /// tracked and hashed on but cannot be stored whole (counted).
     pub max_kept: u64,
+    /// Describes a file's type from its first bytes (`filemagic`,
+    /// `file.magic`, fileinfo `magic`); `None`: not asked for.
+    pub magic: Option<MagicFn>,
 }
+
+/// A file type describer: libmagic's, as the engine loads it.
+#[derive(Clone, Copy)]
+pub struct MagicFn(pub fn(&[u8]) -> Option<String>);
+
+impl PartialEq for MagicFn {
+    /// The same function.
+    fn eq(&self, other: &Self) -> bool {
+        self.0 as usize == other.0 as usize
+    }
+}
+
+impl Eq for MagicFn {}
+
+impl std::fmt::Debug for MagicFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MagicFn")
+    }
+}
+
+/// Bytes of a file gathered before its type is described: once it has
+/// this many (or ends, or loses bytes), its type is looked up over what it
+/// has, as Suricata waits for 512 bytes.
+const MAGIC_MIN: usize = 512;
+/// The most bytes handed to the describer at once.
+const MAGIC_MAX: usize = 64 * 1024;
 
 impl Default for FileConfig {
     fn default() -> Self {
@@ -41,8 +79,10 @@ impl Default for FileConfig {
             sha256: false,
             keep: false,
             store_all: false,
+            hold: false,
             depth: 0,
             max_kept: 64 * 1024 * 1024,
+            magic: None,
         }
     }
 }
@@ -118,6 +158,11 @@ pub struct File {
     /// protocol answers `file.data` from elsewhere, as HTTP does for a
     /// whole body).
     pub window: Vec<u8>,
+    /// Its type as libmagic describes it, once looked up.
+    pub magic: Option<String>,
+    /// The describer and the first bytes, while the type is still to be
+    /// looked up.
+    magic_head: Option<(MagicFn, Vec<u8>)>,
 }
 
 impl std::fmt::Debug for File {
@@ -143,6 +188,7 @@ impl PartialEq for File {
             && self.kept == o.kept
             && self.sids == o.sids
             && self.window == o.window
+            && self.magic == o.magic
     }
 }
 
@@ -172,6 +218,28 @@ impl File {
             store_late: false,
             sids: Vec::new(),
             window: Vec::new(),
+            magic: None,
+            magic_head: cfg.magic.map(|f| (f, Vec::new())),
+        }
+    }
+
+    /// Gathers the first bytes for the type lookup, and looks it up once
+    /// there are enough.
+    fn magic_bytes(&mut self, data: &[u8]) {
+        let Some((_, head)) = self.magic_head.as_mut() else { return };
+        let room = MAGIC_MAX - head.len();
+        head.extend_from_slice(&data[..data.len().min(room)]);
+        if head.len() >= MAGIC_MIN {
+            self.describe();
+        }
+    }
+
+    /// Looks the type up over the bytes gathered, if any.
+    fn describe(&mut self) {
+        if let Some((f, head)) = self.magic_head.take() {
+            if !head.is_empty() {
+                self.magic = (f.0)(&head);
+            }
         }
     }
 
@@ -192,6 +260,7 @@ impl File {
             }
         };
         self.size = self.size.saturating_add(data.len() as u64);
+        self.magic_bytes(data);
         if let Some(h) = self.hashers.as_deref_mut() {
             if let Some(m) = h.md5.as_mut() {
                 m.update(data);
@@ -205,7 +274,7 @@ impl File {
         }
         // Only files already asked for are held: a store decided after
         // bytes went by cannot be whole (see `mark_store`).
-        if cfg.keep && self.store && !self.kept_overflow && !self.store_late {
+        if cfg.keep && (self.store || cfg.hold) && !self.kept_overflow && !self.store_late {
             if (self.kept.len() + data.len()) as u64 > cfg.max_kept {
                 self.kept_overflow = true;
                 self.kept = Vec::new();
@@ -241,6 +310,8 @@ impl File {
         }
         self.gaps = true;
         self.size = self.size.saturating_add(len);
+        // What follows a hole is not the file's start.
+        self.describe();
         // Neither a digest nor a stored copy over a hole would be the file's.
         self.hashers = None;
         self.kept = Vec::new();
@@ -268,6 +339,7 @@ impl File {
             return;
         }
         self.state = state;
+        self.describe();
         if let Some(h) = self.hashers.take() {
             self.hashes = digests(*h, state);
         }
@@ -288,7 +360,8 @@ impl File {
 
     /// Marks it for storage on behalf of signature `sid` (0: no signature).
     pub fn mark_store(&mut self, sid: u32) {
-        if !self.store && self.size > 0 {
+        let held = self.kept.len() as u64 == self.size || self.kept_overflow;
+        if !self.store && self.size > 0 && !held {
             // Its first bytes were not kept.
             self.store_late = true;
         }
@@ -426,6 +499,16 @@ mod tests {
         assert!(f.kept.is_empty());
         assert_eq!(f.sids, [7]);
 
+        // Held from the start: a store decided later still gets it whole.
+        let c = FileConfig { store_all: false, hold: true, ..cfg() };
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.append(b"ab", &c);
+        f.mark_store(7);
+        f.append(b"cd", &c);
+        f.close();
+        assert!(!f.store_late && f.storable());
+        assert_eq!(f.kept, b"abcd");
+
         // Still open: settled by whether its transfer is complete.
         let c = cfg();
         let mut f = File::open(b"x".to_vec(), 0, &c);
@@ -445,5 +528,37 @@ mod tests {
         assert_eq!(ext(b"/a/b/r.PDF"), Some(b"PDF".to_vec()));
         assert_eq!(ext(b"/a.d/readme"), None);
         assert_eq!(ext(b"x.tar.gz"), Some(b"gz".to_vec()));
+    }
+
+    #[test]
+    fn the_type_is_looked_up_over_the_first_bytes() {
+        fn describe(data: &[u8]) -> Option<String> {
+            Some(format!("{} bytes starting {:?}", data.len(), data.first().map(|b| *b as char)))
+        }
+        let c = FileConfig { magic: Some(MagicFn(describe)), ..cfg() };
+        // Once 512 bytes came: over all the chunk that crossed the mark.
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.append(&[b'a'; 300], &c);
+        assert_eq!(f.magic, None);
+        f.append(&[b'b'; 300], &c);
+        assert_eq!(f.magic.as_deref(), Some("600 bytes starting Some('a')"));
+        f.append(&[b'c'; 300], &c);
+        assert_eq!(f.magic.as_deref(), Some("600 bytes starting Some('a')"));
+        // A short file: at its end.
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.append(b"tiny", &c);
+        f.close();
+        assert_eq!(f.magic.as_deref(), Some("4 bytes starting Some('t')"));
+        // A hole: over what came before it.
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.append(b"head", &c);
+        f.gap(10);
+        f.append(b"tail", &c);
+        assert_eq!(f.magic.as_deref(), Some("4 bytes starting Some('h')"));
+        // Not asked for: never looked up.
+        let mut f = File::open(b"x".to_vec(), 0, &cfg());
+        f.append(&[0; 600], &cfg());
+        f.close();
+        assert_eq!(f.magic, None);
     }
 }

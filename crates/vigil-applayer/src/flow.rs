@@ -334,8 +334,7 @@ impl AppFlow {
 
     /// Marks files for the file store on behalf of signature `sid`: the
     /// files of transaction `tx` on the sides in `dirs`, or (with `tx`
-    /// `None`) those of every transaction held and every file the flow
-    /// carries from now on.
+    /// `None`) every file the flow carries from now on.
     pub fn store_files(&mut self, tx: Option<u64>, dirs: &[Direction], sid: u32) {
         let current = match &mut self.stage {
             Stage::Parse(p) => Some(&mut **p),

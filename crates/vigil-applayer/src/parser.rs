@@ -39,6 +39,9 @@ pub enum BufferId {
     /// `file.name`: the name of each file of the side inspected, whatever
     /// the protocol (answered from the transaction's files). Indexed.
     FileName,
+    /// `file.magic`: libmagic's description of each file of the side
+    /// inspected, once looked up. Indexed.
+    FileMagic,
     /// A buffer of a protocol of the table, by that protocol's own number
     /// ([`crate::proto::BufferDef::id`]); which protocol is the transaction's.
     Proto(u8),

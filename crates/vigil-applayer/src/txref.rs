@@ -83,6 +83,8 @@ impl<'a> TxRef<'a> {
     pub fn buffer(&self, dir: Direction, id: BufferId, index: usize) -> Option<&'a [u8]> {
         match id {
             BufferId::FileName => self.files(dir).get(index).map(|f| f.name.as_slice()),
+            // A file whose type was not (yet) looked up has nothing to inspect.
+            BufferId::FileMagic => self.files(dir).get(index).and_then(|f| f.magic.as_deref()).map(str::as_bytes),
             BufferId::FileData => self.tx.file_data(dir, index),
             BufferId::Proto(n) => self.tx.buffer(dir, n, index),
         }

@@ -30,6 +30,7 @@
 mod afpacket;
 mod error;
 mod file;
+mod magic;
 #[cfg(target_os = "linux")]
 mod nfq;
 #[cfg(target_os = "linux")]
@@ -45,6 +46,7 @@ pub use afpacket::{
 };
 pub use error::CaptureError;
 pub use file::{FileFormat, PcapFile};
+pub use magic::{describe as describe_magic, magic_available, set_database as set_magic_database};
 #[cfg(target_os = "linux")]
 pub use nfq::{NfQueue, NfqKernelStats, NfqMode, NfqOptions, NfqPacket, NfqStats, Verdict};
 #[cfg(target_os = "linux")]

@@ -72,6 +72,8 @@ pub struct EveTypes {
     pub http_dump_headers: (bool, bool),
     /// `- files: force-hash:`: hashes every `fileinfo` record carries.
     pub files_force_hash: Vec<String>,
+    /// `- files: force-magic:`: every file's type looked up and logged.
+    pub files_force_magic: bool,
 }
 
 /// `types: - alert:` options.
@@ -374,6 +376,7 @@ impl EveLog {
                 dns_version: None,
                 http_dump_headers: (false, false),
                 files_force_hash: Vec::new(),
+                files_force_magic: false,
             },
             ..EveLog::default()
         }
@@ -486,6 +489,7 @@ impl EveTypes {
                 }
                 "files" if enabled => {
                     t.files_force_hash = opts.string_list("force-hash", &mut local).unwrap_or_default();
+                    t.files_force_magic = opts.bool("force-magic", false, &mut local);
                     for h in &t.files_force_hash {
                         if !matches!(h.as_str(), "md5" | "sha1" | "sha256") {
                             opts.error(

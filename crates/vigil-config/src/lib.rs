@@ -108,6 +108,7 @@ pub const UNDERSTOOD_KEYS: &[&str] = &[
     "heartbeat",
     "exception-policy",
     "default-log-dir",
+    "magic-file",
     "outputs",
     "stats",
     "decoder",
@@ -145,6 +146,8 @@ pub struct Config {
     pub vars: Vars,
     /// `default-log-dir`: where outputs write (`-l` overrides it).
     pub default_log_dir: Option<String>,
+    /// `magic-file`: the libmagic database (`None`: libmagic's default).
+    pub magic_file: Option<String>,
     /// `outputs`.
     pub outputs: Outputs,
     /// `stats`.
@@ -212,6 +215,7 @@ impl Default for Config {
         Config {
             vars: Vars::default(),
             default_log_dir: Some("/usr/local/var/log/suricata/".into()),
+            magic_file: None,
             outputs: Outputs::default(),
             stats: Stats::default(),
             decoder: Decoder::default(),
@@ -249,6 +253,7 @@ impl Config {
         let config = Config {
             vars: Vars::read(&root.child("vars"), &mut errs),
             default_log_dir: root.string("default-log-dir", &mut errs),
+            magic_file: root.string("magic-file", &mut errs),
             outputs: outputs::Outputs::read(&root.child("outputs"), stats.enabled, &mut errs),
             decoder: Decoder::read(&root.child("decoder"), &root.child("vlan"), &mut errs),
             pcap_file: PcapFile::read(&root.child("pcap-file"), &mut errs),

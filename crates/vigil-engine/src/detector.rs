@@ -113,7 +113,16 @@ impl Detector {
             if let Some(fs) = &sig.filestore {
                 let packet_side = info.map(|i| if i.to_server { Direction::ToServer } else { Direction::ToClient });
                 let side = sig.tx.as_ref().map(|t| t.side).or(packet_side);
-                self.store_files.push((if fs.flow { None } else { tx_id }, store_sides(&fs.dirs, side), sig.sid));
+                let sides = store_sides(&fs.dirs, side);
+                // The matching transaction's files, and with `flow` (or a
+                // match on no transaction) every file from now on, not those
+                // of other transactions held.
+                if tx_id.is_some() {
+                    self.store_files.push((tx_id, sides, sig.sid));
+                }
+                if fs.flow || tx_id.is_none() {
+                    self.store_files.push((None, sides, sig.sid));
+                }
             }
             // Pass signatures let traffic through; they raise no alert
             // unless they say `alert`.

@@ -1,9 +1,10 @@
 //! What the file service computes and keeps for a run, decided once from
-//! the outputs (`file-store`, `fileinfo`'s `force-hash`) and the rules
-//! (`filemd5`, `filesha1`, `filesha256`, `filestore`).
+//! the outputs (`file-store`, `fileinfo`'s `force-hash` and `force-magic`)
+//! and the rules (`filemd5`, `filesha1`, `filesha256`, `filestore`,
+//! `filemagic`/`file.magic`).
 
 use crate::error::EngineError;
-use vigil_applayer::FileConfig;
+use vigil_applayer::{BufferId, FileConfig, MagicFn};
 use vigil_config::Config;
 use vigil_detect::compile::{AppCheck, HashKind};
 
@@ -32,14 +33,14 @@ pub(crate) fn file_config(
         "sha256" => cfg.sha256 = true,
         _ => {}
     };
+    let mut force_magic = false;
     for eve in config.outputs.enabled_eve_logs() {
         eve.types.files_force_hash.iter().for_each(|h| force(h));
+        force_magic |= eve.types.files_force_magic;
     }
     if let Some(fs) = store {
         fs.force_hash.iter().for_each(|h| force(h));
-        if fs.force_magic {
-            warnings.push("outputs.file-store.force-magic: vigil has no libmagic support; no magic is logged".into());
-        }
+        force_magic |= fs.force_magic;
         if fs.stream_depth.is_some() {
             warnings.push(
                 "outputs.file-store.stream-depth is not applied: files are tracked up to stream.reassembly.depth"
@@ -48,8 +49,12 @@ pub(crate) fn file_config(
         }
     }
     let mut wants_store = false;
+    let mut magic_sids = Vec::new();
     for sig in rules.engine.as_deref().map(|e| e.signatures()).unwrap_or_default() {
         wants_store |= sig.filestore.is_some();
+        if sig.tx.iter().flat_map(|t| t.buffers.iter()).any(|b| b.id == BufferId::FileMagic) {
+            magic_sids.push(sig.sid);
+        }
         for check in sig.tx.iter().flat_map(|t| t.checks.iter()) {
             if let AppCheck::FileHash { hash: h, .. } = check {
                 match h.kind {
@@ -60,12 +65,31 @@ pub(crate) fn file_config(
             }
         }
     }
+    if force_magic || !magic_sids.is_empty() {
+        // `magic-file`: the database to load instead of libmagic's default.
+        vigil_capture::set_magic_database(config.magic_file.as_deref());
+        match vigil_capture::magic_available() {
+            Ok(()) => cfg.magic = Some(MagicFn(vigil_capture::describe_magic)),
+            Err(why) if magic_sids.is_empty() => {
+                warnings.push(format!("force-magic: {why}; no file magic is logged"));
+            }
+            Err(why) => warnings.push(format!(
+                "{} rule(s) use filemagic/file.magic (sid {}{}): {why}; they never match",
+                magic_sids.len(),
+                magic_sids.iter().take(5).map(u32::to_string).collect::<Vec<_>>().join(", "),
+                if magic_sids.len() > 5 { ", ..." } else { "" }
+            )),
+        }
+    }
     match store {
         Some(fs) => {
             // Stored files are named by their sha256.
             cfg.sha256 = true;
             cfg.keep = true;
             cfg.store_all = fs.force_filestore;
+            // A filestore rule may decide once it has seen the file (its
+            // type, its hash): hold each file's bytes until then.
+            cfg.hold = wants_store && !fs.force_filestore;
         }
         None if wants_store => {
             // Suricata's words, which operators grep for, then what it means.

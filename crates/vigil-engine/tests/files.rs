@@ -165,3 +165,41 @@ fn force_filestore_stores_every_file_and_a_version_1_store_is_refused() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(err.to_string().contains("version 1 was removed"), "{err}");
 }
+
+/// `filemagic`, `file.magic` and fileinfo `magic` through libmagic, and a
+/// store decided by the type: the file's first bytes were held, so it is
+/// stored whole. Skipped, and says so, where libmagic is not installed.
+#[test]
+fn file_types_by_libmagic_decide_rules_and_the_store() {
+    if let Err(why) = vigil_capture::magic_available() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    use sha2::Digest;
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x24\0\0\0\x24\x08\x06\0\0\0".to_vec();
+    png.resize(600, 0);
+    let sha = hex(&sha2::Sha256::digest(&png));
+    let text = b"just some words and no magic number at all\n".repeat(20);
+    let (r1, r2) = (response(&png, ""), response(&text, ""));
+    let frames = tcp_session(
+        80,
+        &[(b"GET /img HTTP/1.1\r\nHost: h\r\n\r\n", &r1), (b"GET /txt HTTP/1.1\r\nHost: h\r\n\r\n", &r2)],
+    );
+    let rules = "\
+alert http any any -> any any (msg:\"png, any case\"; filemagic:\"png IMAGE\"; filestore; sid:1;)
+alert http any any -> any any (msg:\"not png\"; filemagic:!\"PNG\"; sid:2;)
+alert http any any -> any any (msg:\"sticky\"; file.magic; content:\"ASCII text\"; sid:3;)
+";
+    let yaml = format!("{EVE}  - file-store:\n      version: 2\n      enabled: yes\n");
+    let (recs, dir) = run("magic", &frames, rules, &yaml, &[]);
+    let stored = std::fs::read(dir.join("filestore").join(&sha[..2]).join(&sha));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(sids(&recs), vec![1, 2, 3]);
+    assert_eq!(stored.expect("the image was stored"), png);
+    let files = of_type(&recs, "fileinfo");
+    let magic: Vec<&str> = files.iter().map(|f| f["fileinfo"]["magic"].as_str().unwrap_or_default()).collect();
+    assert!(magic[0].starts_with("PNG image data, 36 x 36"), "{magic:?}");
+    assert!(magic[1].contains("ASCII text"), "{magic:?}");
+    assert_eq!(files[0]["fileinfo"]["stored"], true);
+    assert_eq!(files[1]["fileinfo"]["stored"], false);
+}

@@ -46,6 +46,8 @@ pub struct FileInfo<'a> {
     pub filename: &'a [u8],
     /// The signatures that asked for it to be stored.
     pub sids: &'a [u32],
+    /// libmagic's description, where looked up.
+    pub magic: Option<&'a str>,
     /// Bytes of the file were lost to capture gaps.
     pub gaps: bool,
     /// `CLOSED`, `TRUNCATED`, `ERROR` (or `OPEN`).
@@ -69,6 +71,9 @@ impl FileInfo<'_> {
         // Suricata lists the storing signatures only when there are some.
         if !self.sids.is_empty() {
             m.insert("sid".into(), json!(self.sids));
+        }
+        if let Some(magic) = self.magic {
+            m.insert("magic".into(), json!(magic));
         }
         m.insert("gaps".into(), json!(self.gaps));
         m.insert("state".into(), json!(self.state));

@@ -234,6 +234,7 @@ pub fn run(opts: &Options) -> Result<Summary, UsageError> {
         claims: {
             let mut claims = requires::Claims::default();
             claims.features.extend(opts.features.iter().cloned());
+            claims.features.extend(built_features(&vigil));
             claims
         },
         vigil,
@@ -293,6 +294,16 @@ fn run_all(
         }
     });
     slots.into_inner().unwrap_or_default().into_iter().flatten().collect()
+}
+
+/// The features the binary says it was built with (`--build-info`'s
+/// `Features:` line), as suricata-verify reads Suricata's: some, such as
+/// `MAGIC`, depend on the machine it runs on.
+fn built_features(vigil: &Path) -> Vec<String> {
+    let Ok(out) = std::process::Command::new(vigil).arg("--build-info").output() else { return Vec::new() };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find_map(|l| l.strip_prefix("Features:")).unwrap_or_default();
+    line.split_whitespace().map(str::to_string).collect()
 }
 
 /// The vigil binary: as given (a bare name is looked up in `$PATH`), else `vigil`

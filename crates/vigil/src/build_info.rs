@@ -16,11 +16,15 @@ pub fn version_line() -> String {
 }
 
 /// What this build can do, under Suricata's feature names where vigil has
-/// the same feature (and none of those it lacks: Lua, libmagic, JA4).
+/// the same feature (and none of those it lacks: Lua, JA4). libmagic is
+/// loaded at run time: `MAGIC` is claimed only where it loads here.
 fn features() -> Vec<&'static str> {
     let mut f = vec!["NFQ", "AF_PACKET", "HAVE_PACKET_FANOUT", "PCRE_JIT", "HAVE_JA3", "TLS", "RUST"];
     if cfg!(target_pointer_width = "64") {
         f.push("POPCNT64");
+    }
+    if vigil_capture::magic_available().is_ok() {
+        f.push("MAGIC");
     }
     f
 }
@@ -37,7 +41,7 @@ pub fn build_info() -> String {
         ("Unix socket enabled", yes(true)),
         ("Detection enabled", yes(true)),
         ("Hyperscan support", yes(cfg!(feature = "hyperscan"))),
-        ("Libmagic support", yes(false)),
+        ("Libmagic support", yes(vigil_capture::magic_available().is_ok())),
         ("Lua support", yes(false)),
         ("JA3 support", yes(true)),
         ("JA4 support", yes(false)),
@@ -79,7 +83,9 @@ mod tests {
         assert!(info.starts_with("This is Suricata version 8.0.6 compatible (vigil "));
         let features = info.lines().find(|l| l.starts_with("Features:")).unwrap();
         assert!(features.split_whitespace().any(|w| w == "AF_PACKET"));
-        assert!(!features.split_whitespace().any(|w| w == "HAVE_LUA" || w == "MAGIC"));
+        assert!(!features.split_whitespace().any(|w| w == "HAVE_LUA"));
+        let magic = vigil_capture::magic_available().is_ok();
+        assert_eq!(features.split_whitespace().any(|w| w == "MAGIC"), magic);
         for flag in ["--prefix", "--sysconfdir", "--localstatedir", "--datarootdir"] {
             let line = info.lines().map(str::trim).find(|l| l.starts_with(flag)).unwrap();
             assert!(line.split_whitespace().last().unwrap().starts_with("/usr/local"), "{line}");

@@ -276,8 +276,8 @@ pub trait ProtoParser: Send {
         false
     }
     /// Marks files for the file store on behalf of signature `sid`: those
-    /// of transaction `tx` on the sides in `dirs`, or (`tx` `None`) those of
-    /// every transaction held and every file from now on.
+    /// of transaction `tx` on the sides in `dirs`, or (`tx` `None`) every
+    /// file from now on.
     fn store_files(&mut self, _tx: Option<u64>, _dirs: &[Direction], _sid: u32) {}
     /// Transactions dropped unpruned at the parser's own limit.
     fn txs_evicted(&self) -> u64 {

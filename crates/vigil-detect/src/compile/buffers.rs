@@ -25,7 +25,7 @@ pub(crate) struct BufferDef {
     pub both_ways: bool,
 }
 
-/// `file.data` and `file.name`: the files of the side inspected, whole
+/// `file.data`, `file.name` and `file.magic`: the files of the side inspected, whole
 /// once the side is, any of them; a rule naming no direction inspects both
 /// sides and by default the response's. They belong to the protocol that
 /// carries files ([`vigil_applayer::proto::files_proto`]).
@@ -67,6 +67,7 @@ pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
     match name {
         "file.data" => file_buffer(BufferId::FileData),
         "file.name" => file_buffer(BufferId::FileName),
+        "file.magic" => file_buffer(BufferId::FileMagic),
         _ => table_buffer(name),
     }
 }

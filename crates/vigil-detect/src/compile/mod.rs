@@ -280,7 +280,7 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
                 Err(e) => missing.push(format!("filestore ({e})")),
             },
             // Contents on `file.name`, compiled with the payload.
-            ("filename" | "fileext", _) => {}
+            ("filename" | "fileext" | "filemagic", _) => {}
             (name @ ("filemd5" | "filesha1" | "filesha256"), v) => match FileHash::compile(name, v, &rule.file) {
                 Ok(hash) => match app::files_proto() {
                     Some(proto) => app_checks.push(AppCheck::FileHash { proto, hash }),

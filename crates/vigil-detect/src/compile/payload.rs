@@ -126,9 +126,10 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
             }
             // Legacy modifiers were folded into the content they follow.
             Kind::LegacyBuffer(_) => continue,
-            // `filename`/`fileext`: a content on each file's name, without
-            // case; the extension is the name's end after a dot.
-            Kind::App if matches!(name, "filename" | "fileext") => {
+            // `filename`/`fileext`/`filemagic`: a content on each file's name
+            // (or type), without case; the extension is the name's end after
+            // a dot.
+            Kind::App if matches!(name, "filename" | "fileext" | "filemagic") => {
                 let Value::Content(c) = &o.value else {
                     missing.push(format!("{name} value"));
                     continue;
@@ -136,8 +137,9 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
                 let ext = name == "fileext";
                 let bytes = if ext { [&b"."[..], &c.bytes].concat() } else { c.bytes.clone() };
                 let mods = ContentMods { nocase: true, endswith: ext, ..ContentMods::default() };
-                let info = ContentInfo { option: i, buffer: Some("file.name"), transforms: Vec::new(), mods };
-                let at = buffer_slot(&mut out.buffers, "file.name", &[], 0);
+                let buffer = if name == "filemagic" { "file.magic" } else { "file.name" };
+                let info = ContentInfo { option: i, buffer: Some(buffer), transforms: Vec::new(), mods };
+                let at = buffer_slot(&mut out.buffers, buffer, &[], 0);
                 if let Some(cc) = content_step(&bytes, c.negated, &info, &vars, missing) {
                     if !c.negated {
                         fast.push((false, bytes, true, Some(at)));

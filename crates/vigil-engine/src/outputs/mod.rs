@@ -587,6 +587,7 @@ impl Outputs {
                 }
                 let info = vigil_output::FileInfo {
                     filename: &file.name,
+                    magic: file.magic.as_deref(),
                     sids: &file.sids,
                     gaps: file.gaps,
                     state: state.name(),

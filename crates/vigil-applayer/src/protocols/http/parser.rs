@@ -118,15 +118,16 @@ impl HttpParser {
     }
 
     /// Marks the files of transaction `tx` on the sides in `dirs` for
-    /// storage; with `tx` `None`, every transaction's, and the bodies still
-    /// to come on those sides.
+    /// storage; with `tx` `None`, the bodies still to come on those sides
+    /// (not those of transactions already held).
     pub fn store_files(&mut self, tx: Option<u64>, dirs: &[Direction], sid: u32) {
-        for t in self.txs.iter_mut().filter(|t| tx.is_none_or(|id| t.id() == id)) {
-            for &dir in dirs {
-                t.store_files(dir, sid);
+        if let Some(id) = tx {
+            for t in self.txs.iter_mut().filter(|t| t.id() == id) {
+                for &dir in dirs {
+                    t.store_files(dir, sid);
+                }
             }
-        }
-        if tx.is_none() {
+        } else {
             for &dir in dirs {
                 match dir {
                     Direction::ToServer => self.req.files.store_all = true,
