@@ -92,6 +92,11 @@ alert http any any -> any any (msg:\"md5 not listed\"; filemd5:!md5.list; sid:7;
     assert!(f["sha1"].is_string() && f["sha256"].is_string());
     assert_eq!(files[1]["fileinfo"]["filename"], "notes.txt");
     assert_eq!(files[1]["http"]["url"], "/a");
+    // Alerts carry the files of their side, as they stand then, as Suricata's do.
+    let alert = of_type(&recs, "alert").into_iter().find(|a| a["alert"]["signature_id"] == 5).unwrap();
+    assert_eq!(alert["files"][0]["filename"], "notes.txt", "{alert:#}");
+    assert_eq!(alert["files"][0]["stored"], false);
+    assert!(alert["files"][0].get("storing").is_none());
 }
 
 #[test]
@@ -202,4 +207,8 @@ alert http any any -> any any (msg:\"sticky\"; file.magic; content:\"ASCII text\
     assert!(magic[1].contains("ASCII text"), "{magic:?}");
     assert_eq!(files[0]["fileinfo"]["stored"], true);
     assert_eq!(files[1]["fileinfo"]["stored"], false);
+    // The alert of the storing rule says the file is to be stored.
+    let alert = of_type(&recs, "alert").into_iter().find(|a| a["alert"]["signature_id"] == 1).unwrap();
+    assert_eq!(alert["files"][0]["storing"], true, "{alert:#}");
+    assert!(alert["files"][0]["magic"].as_str().unwrap().starts_with("PNG"));
 }

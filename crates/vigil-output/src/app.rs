@@ -57,6 +57,9 @@ pub struct FileInfo<'a> {
     pub sha1: Option<String>,
     pub sha256: Option<String>,
     pub stored: bool,
+    /// Marked for the file store, not stored yet (an alert written while
+    /// the file is still to be stored says `storing`).
+    pub storing: bool,
     /// The file store's number for it, when stored.
     pub file_id: Option<u64>,
     pub size: u64,
@@ -83,6 +86,9 @@ impl FileInfo<'_> {
             }
         }
         m.insert("stored".into(), json!(self.stored));
+        if self.storing && !self.stored {
+            m.insert("storing".into(), json!(true));
+        }
         if let Some(id) = self.file_id {
             m.insert("file_id".into(), json!(id));
         }

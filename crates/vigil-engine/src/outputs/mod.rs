@@ -110,6 +110,41 @@ pub(crate) fn tx_body(tx: TxRef<'_>) -> (&'static str, Value) {
     (tx.def.name, tx.tx.eve())
 }
 
+/// The `files` of an alert on transaction `tx`: side `dir`'s files as
+/// `fileinfo` describes them, not stored yet (the store writes them when
+/// the transaction is logged), `storing` where a rule asked for them (or
+/// `storing`: the alerting one does).
+fn alert_files(tx: TxRef<'_>, dir: Direction, storing: bool) -> Option<Value> {
+    let files = tx.files(dir);
+    if files.is_empty() {
+        return None;
+    }
+    let complete = tx.complete(dir);
+    let list = files
+        .iter()
+        .map(|file| {
+            let (state, hashes) = file.settled(complete);
+            vigil_output::FileInfo {
+                filename: &file.name,
+                magic: file.magic.as_deref(),
+                sids: &file.sids,
+                gaps: file.gaps,
+                state: state.name(),
+                md5: hashes.md5.map(|h| hex(&h)),
+                sha1: hashes.sha1.map(|h| hex(&h)),
+                sha256: hashes.sha256.map(|h| hex(&h)),
+                stored: false,
+                storing: storing || file.store,
+                file_id: None,
+                size: file.size,
+                tx_id: tx.id(),
+            }
+            .to_json()
+        })
+        .collect();
+    Some(Value::Array(list))
+}
+
 /// The HTTP exchange behind `tx`, for the outputs whose settings only HTTP
 /// has (`xff`, `dump-all-headers`, `http-body-data`), as in Suricata.
 fn http_tx(tx: TxRef<'_>) -> Option<&HttpTx> {
@@ -469,6 +504,13 @@ impl Outputs {
                 if let Some(tx) = app.tx.filter(|_| sink.alert_app) {
                     let (key, body) = tx_body(tx);
                     m.insert(key.into(), body);
+                    // The files of the packet's side, as they stand when the alert is written.
+                    let side = if direction == Some("to_client") { Direction::ToClient } else { Direction::ToServer };
+                    // A `filestore` of this signature marks them once inspection is over.
+                    let storing = sig.filestore.as_ref().is_some_and(|f| f.dirs.is_empty() || f.dirs.contains(&side));
+                    if let Some(files) = alert_files(tx, side, storing) {
+                        m.insert("files".into(), files);
+                    }
                 }
             }
             if let Some(f) = flow.filter(|_| sink.alert_flow) {
@@ -595,6 +637,7 @@ impl Outputs {
                     sha1: hashes.sha1.map(|h| hex(&h)),
                     sha256,
                     stored: file_id.is_some(),
+                    storing: false,
                     file_id,
                     size: file.size,
                     tx_id: tx.id(),
