@@ -136,8 +136,11 @@ pub struct File {
     /// The offset of the first byte (non-zero for a range request).
     pub start: u64,
     pub state: FileState,
-    /// Some bytes were lost: the hashes and the kept copy are not of the file.
+    /// Some bytes were lost. The digests and the kept copy stop at the
+    /// first hole: they are of the bytes before it, as Suricata's are.
     pub gaps: bool,
+    /// The size when the first hole came: nothing after it is hashed or kept.
+    cut_at: Option<u64>,
     hashers: Option<Box<Hashers>>,
     /// The digests, once the file is closed (only for a file without gaps).
     pub hashes: Hashes,
@@ -210,6 +213,7 @@ impl File {
             start,
             state: FileState::Open,
             gaps: false,
+            cut_at: None,
             hashers,
             hashes: Hashes::default(),
             store: cfg.store_all,
@@ -261,6 +265,13 @@ impl File {
         };
         self.size = self.size.saturating_add(data.len() as u64);
         self.magic_bytes(data);
+        if self.cut_at.is_some() {
+            // Past a hole: counted, but neither hashed nor kept.
+            if cfg.depth != 0 && self.size >= cfg.depth {
+                self.finish(FileState::Truncated);
+            }
+            return;
+        }
         if let Some(h) = self.hashers.as_deref_mut() {
             if let Some(m) = h.md5.as_mut() {
                 m.update(data);
@@ -309,13 +320,11 @@ impl File {
             return;
         }
         self.gaps = true;
+        // The digests and the copy are of what came before the first hole.
+        self.cut_at.get_or_insert(self.size);
         self.size = self.size.saturating_add(len);
         // What follows a hole is not the file's start.
         self.describe();
-        // Neither a digest nor a stored copy over a hole would be the file's.
-        self.hashers = None;
-        self.kept = Vec::new();
-        self.kept_overflow = true;
     }
 
     /// The transfer ended normally: closed, or truncated if bytes were lost.
@@ -360,7 +369,7 @@ impl File {
 
     /// Marks it for storage on behalf of signature `sid` (0: no signature).
     pub fn mark_store(&mut self, sid: u32) {
-        let held = self.kept.len() as u64 == self.size || self.kept_overflow;
+        let held = self.kept.len() as u64 == self.cut_at.unwrap_or(self.size) || self.kept_overflow;
         if !self.store && self.size > 0 && !held {
             // Its first bytes were not kept.
             self.store_late = true;
@@ -441,9 +450,11 @@ mod tests {
     }
 
     #[test]
-    fn a_gap_truncates_and_drops_digests_and_copy() {
+    fn a_gap_truncates_and_cuts_digests_and_copy_at_the_hole() {
+        use sha2::Digest;
         let c = cfg();
         let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.mark_store(0);
         f.append(b"abc", &c);
         f.gap(10);
         f.append(b"def", &c);
@@ -451,8 +462,17 @@ mod tests {
         assert_eq!(f.state, FileState::Truncated);
         assert!(f.gaps);
         assert_eq!(f.size, 16);
-        assert_eq!(f.hashes, Hashes::default());
-        assert!(f.kept.is_empty() && f.kept_overflow);
+        // sha256 of the bytes before the hole; md5 and sha1 only of whole files.
+        assert_eq!(f.hashes.sha256, Some(Sha256::digest(b"abc").into()));
+        assert_eq!((f.hashes.md5, f.hashes.sha1), (None, None));
+        assert_eq!(f.kept, b"abc");
+        assert!(f.storable());
+        // A hole before any byte: the digest of nothing, as Suricata logs it.
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.gap(5);
+        f.append(b"late", &c);
+        f.close();
+        assert_eq!(hex(&f.hashes.sha256.unwrap()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     }
 
     #[test]
