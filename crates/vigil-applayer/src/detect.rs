@@ -66,9 +66,10 @@ pub fn probe(
 /// (an HTTP status line), so a session picked up mid-stream had its ends
 /// the wrong way round: Suricata's probing turns such a flow round.
 pub fn answers_first(cfg: &AppConfig, data: &[u8]) -> bool {
-    ALL.iter().enumerate().take(64).any(|(i, def)| {
-        cfg.table_enabled & (1u64 << i) != 0 && def.detection.answers_first.is_some_and(|f| f(data))
-    })
+    ALL.iter()
+        .enumerate()
+        .take(64)
+        .any(|(i, def)| cfg.table_enabled & (1u64 << i) != 0 && def.detection.answers_first.is_some_and(|f| f(data)))
 }
 
 /// The protocols a flow may be found to speak.

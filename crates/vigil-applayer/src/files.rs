@@ -87,6 +87,39 @@ impl Default for FileConfig {
     }
 }
 
+/// The part of a file a transfer carries (HTTP `206` with
+/// `Content-Range: bytes start-end/total`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteRange {
+    pub start: u64,
+    /// The last byte's offset.
+    pub end: u64,
+    /// The whole file's size.
+    pub total: u64,
+}
+
+impl ByteRange {
+    /// `bytes <start>-<end>/<total>` (a `Content-Range` value), when it
+    /// names a non-empty part of a file of known size.
+    pub fn parse(v: &[u8]) -> Option<ByteRange> {
+        let v = std::str::from_utf8(v).ok()?.trim();
+        let rest = v.strip_prefix("bytes")?.trim_start();
+        let (span, total) = rest.split_once('/')?;
+        let (start, end) = span.trim().split_once('-')?;
+        let r = ByteRange {
+            start: start.trim().parse().ok()?,
+            end: end.trim().parse().ok()?,
+            total: total.trim().parse().ok()?,
+        };
+        (r.start <= r.end && r.end < r.total).then_some(r)
+    }
+
+    /// It is all of the file (`bytes 0-67/68`): a file like any other.
+    pub fn is_whole(&self) -> bool {
+        self.start == 0 && self.end + 1 == self.total
+    }
+}
+
 /// Where a file stands, as EVE `fileinfo.state` says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileState {
@@ -163,6 +196,9 @@ pub struct File {
     pub window: Vec<u8>,
     /// Its type as libmagic describes it, once looked up.
     pub magic: Option<String>,
+    /// The part of a larger file it is (its bytes are kept, within
+    /// `max_kept`, so the parts of several transfers can make the file).
+    pub range: Option<ByteRange>,
     /// The describer and the first bytes, while the type is still to be
     /// looked up.
     magic_head: Option<(MagicFn, Vec<u8>)>,
@@ -224,7 +260,13 @@ impl File {
             window: Vec::new(),
             magic: None,
             magic_head: cfg.magic.map(|f| (f, Vec::new())),
+            range: None,
         }
+    }
+
+    /// A file that is the part `range` of a larger one.
+    pub fn open_range(name: Vec<u8>, range: ByteRange, cfg: &FileConfig) -> File {
+        File { range: Some(range), ..File::open(name, range.start, cfg) }
     }
 
     /// Gathers the first bytes for the type lookup, and looks it up once
@@ -285,7 +327,8 @@ impl File {
         }
         // Only files already asked for are held: a store decided after
         // bytes went by cannot be whole (see `mark_store`).
-        if cfg.keep && (self.store || cfg.hold) && !self.kept_overflow && !self.store_late {
+        let keeping = (cfg.keep && (self.store || cfg.hold)) || self.range.is_some();
+        if keeping && !self.kept_overflow && !self.store_late {
             if (self.kept.len() + data.len()) as u64 > cfg.max_kept {
                 self.kept_overflow = true;
                 self.kept = Vec::new();
@@ -390,6 +433,16 @@ impl File {
         let base = self.name.rsplit(|&b| b == b'/' || b == b'\\').next()?;
         let dot = base.iter().rposition(|&b| b == b'.')?;
         Some(&base[dot + 1..])
+    }
+}
+
+/// The digests `cfg` asks for of a whole file's bytes (a file put
+/// together from parts).
+pub fn hashes_of(data: &[u8], cfg: &FileConfig) -> Hashes {
+    Hashes {
+        md5: cfg.md5.then(|| Md5::digest(data).into()),
+        sha1: cfg.sha1.then(|| Sha1::digest(data).into()),
+        sha256: cfg.sha256.then(|| Sha256::digest(data).into()),
     }
 }
 
@@ -580,5 +633,17 @@ mod tests {
         f.append(&[0; 600], &cfg());
         f.close();
         assert_eq!(f.magic, None);
+    }
+
+    #[test]
+    fn content_ranges_name_a_part_of_a_file_of_known_size() {
+        let r = |v: &str| ByteRange::parse(v.as_bytes());
+        assert_eq!(r("bytes 10-19/100"), Some(ByteRange { start: 10, end: 19, total: 100 }));
+        assert_eq!(r("bytes  0-67/68").map(|b| b.is_whole()), Some(true));
+        assert_eq!(r("bytes 0-9/100").map(|b| b.is_whole()), Some(false));
+        for bad in ["bytes */100", "bytes 10-19/*", "bytes 20-10/100", "bytes 0-100/100", "items 0-1/2", "bytes x-1/2"]
+        {
+            assert_eq!(r(bad), None, "{bad}");
+        }
     }
 }

@@ -7,9 +7,9 @@ use vigil_types::Direction::{self, ToClient, ToServer};
 
 use crate::dns::tests::{answer, query};
 use crate::http::HttpConfig;
-use crate::protocols::tls::sample::tls12_flights;
 use crate::protocols::dns::Buffer as DnsBuffer;
 use crate::protocols::http::Buffer as HttpBuffer;
+use crate::protocols::tls::sample::tls12_flights;
 use crate::protocols::tls::Buffer as TlsBuffer;
 use crate::{AppConfig, AppFlow, BufferId, Progress, Transport, TxRef};
 

@@ -3,7 +3,6 @@
 //! [`ProtoParser`](crate::proto::ProtoParser)), the anomalies it raises and
 //! the buffer numbering detection uses.
 
-
 /// What a parser did with the bytes it was offered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParseResult {

@@ -177,7 +177,10 @@ pub(crate) fn table_names() -> impl Iterator<Item = (usize, String, bool)> {
     ALL.iter().enumerate().flat_map(|(i, d)| {
         let t = d.detection;
         let names = if t.counters_by_transport {
-            [t.tcp.then(|| (2 * i, format!("{}_tcp", d.name), true)), t.udp.then(|| (2 * i + 1, format!("{}_udp", d.name), false))]
+            [
+                t.tcp.then(|| (2 * i, format!("{}_tcp", d.name), true)),
+                t.udp.then(|| (2 * i + 1, format!("{}_udp", d.name), false)),
+            ]
         } else {
             [Some((2 * i, d.name.to_string(), t.tcp)), None]
         };

@@ -46,6 +46,7 @@ mod log;
 mod memory;
 mod options;
 mod outputs;
+mod ranges;
 mod reject;
 mod rules;
 mod run;

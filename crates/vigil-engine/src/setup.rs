@@ -286,9 +286,7 @@ fn stream_config(config: &Config, ips: bool) -> vigil_stream::StreamConfig {
 /// DNS as `tcp`/`udp` sub-keys) and the HTTP body limits of
 /// `libhtp.default-config`.
 fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<vigil_applayer::AppConfig> {
-    let mut cfg = vigil_applayer::AppConfig {
-        ..vigil_applayer::AppConfig::default()
-    };
+    let mut cfg = vigil_applayer::AppConfig { ..vigil_applayer::AppConfig::default() };
     // A protocol over both transports (DNS) may be switched per transport:
     // it is detected while either is on.
     for def in vigil_applayer::protocols::ALL {

@@ -26,6 +26,9 @@ pub(crate) struct Counters<'a> {
     pub drop_reasons: Option<&'a [u64; vigil_output::DropReason::ALL.len()]>,
     /// The file store's counts, when it is enabled.
     pub file_store: Option<vigil_output::FileStoreCounts>,
+    /// `http.byterange.memuse` and `.memcap` (shared by all workers), where
+    /// files sent in parts are put together.
+    pub byterange: Option<(u64, u64)>,
     /// Packets and bytes of flows after their bypass.
     pub bypassed: (u64, u64),
     pub flow_ends: &'a FlowEnds,
@@ -140,6 +143,10 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
     // vigil bypasses in software only: every bypassed packet is a local one.
     push("flow_bypassed.local_pkts".into(), all.bypassed.0);
     push("flow_bypassed.local_bytes".into(), all.bypassed.1);
+    if let Some((memuse, memcap)) = all.byterange {
+        push("http.byterange.memuse".into(), memuse);
+        push("http.byterange.memcap".into(), memcap);
+    }
     if let Some(fs) = all.file_store {
         // vigil writes each file whole when it is logged: none stays open.
         push("file_store.open_files_max_hit".into(), 0);
@@ -183,8 +190,9 @@ pub(crate) fn gather(
 
 /// Adds another worker's counters (as [`counters`] lists them, zeros
 /// included) into `into`. Counters add up, except the largest packet size
-/// and the memcap pressures, which are the largest of all, and the average
-/// size, derived again from the totals.
+/// and the memcap pressures, which are the largest of all, the byterange
+/// container's, which all workers share (each reports the same), and the
+/// average size, derived again from the totals.
 pub(crate) fn merge(into: &mut Vec<(String, u64)>, other: &[(String, u64)]) {
     if into.is_empty() {
         into.extend_from_slice(other);
@@ -193,7 +201,15 @@ pub(crate) fn merge(into: &mut Vec<(String, u64)>, other: &[(String, u64)]) {
     for ((name, v), (other_name, w)) in into.iter_mut().zip(other) {
         debug_assert_eq!(name, other_name, "workers list their counters in one order");
         // Sizes and fill levels: the largest of any worker, not a sum.
-        if matches!(name.as_str(), "decoder.max_pkt_size" | "memcap.pressure" | "memcap.pressure_max") {
+        let largest = matches!(
+            name.as_str(),
+            "decoder.max_pkt_size"
+                | "memcap.pressure"
+                | "memcap.pressure_max"
+                | "http.byterange.memuse"
+                | "http.byterange.memcap"
+        );
+        if largest {
             *v = (*v).max(*w);
         } else {
             *v += w;

@@ -212,3 +212,52 @@ alert http any any -> any any (msg:\"sticky\"; file.magic; content:\"ASCII text\
     assert_eq!(alert["files"][0]["storing"], true, "{alert:#}");
     assert!(alert["files"][0]["magic"].as_str().unwrap().starts_with("PNG"));
 }
+
+/// A file sent in parts over several flows (`206` with `Content-Range`):
+/// each part is logged with its `start` and `end`, and once the parts
+/// cover the file, the file is logged whole, with its digests, as
+/// Suricata's byterange container does. A `206` that carries all of the
+/// file is a file like any other.
+#[test]
+fn parts_of_a_file_over_several_flows_make_the_file() {
+    use sha2::Digest;
+    let file: Vec<u8> = (0..300u32).map(|i| (i * 7 % 251) as u8).collect();
+    let part = |a: usize, b: usize| {
+        let mut r = format!(
+            "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes {a}-{b}/{}\r\nContent-Length: {}\r\n\r\n",
+            file.len(),
+            b + 1 - a
+        )
+        .into_bytes();
+        r.extend_from_slice(&file[a..=b]);
+        r
+    };
+    let get = b"GET /big.bin HTTP/1.1\r\nHost: h\r\nRange: bytes=0-\r\n\r\n";
+    let (p1, p2) = (part(100, 299), part(0, 149));
+    let mut frames = tcp_session(80, &[(get, &p1)]);
+    frames.extend(tcp_session(8081, &[(get, &p2)]));
+    let whole_206 = part(0, 299);
+    frames.extend(tcp_session(8082, &[(b"GET /other.bin HTTP/1.1\r\nHost: h\r\n\r\n", &whole_206)]));
+    let (recs, dir) = run("ranges", &frames, "", EVE, &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let files = of_type(&recs, "fileinfo");
+    let f: Vec<&Value> = files.iter().map(|r| &r["fileinfo"]).collect();
+    assert_eq!(f.len(), 4, "{f:#?}");
+    assert_eq!(
+        (f[0]["start"].as_u64(), f[0]["end"].as_u64(), f[0]["size"].as_u64()),
+        (Some(100), Some(299), Some(200))
+    );
+    assert_eq!((f[1]["start"].as_u64(), f[1]["end"].as_u64()), (Some(0), Some(149)));
+    // The whole file, once its last part came.
+    assert!(f[2].get("start").is_none());
+    assert_eq!(f[2]["size"], 300);
+    assert_eq!(f[2]["state"], "CLOSED");
+    assert_eq!(f[2]["sha256"], hex(&sha2::Sha256::digest(&file)));
+    // All of a file in one `206`: no part, no second record.
+    assert!(f[3].get("start").is_none());
+    assert_eq!(f[3]["filename"], "/other.bin");
+    let stats = of_type(&recs, "stats");
+    if let Some(last) = stats.last() {
+        assert_eq!(last["stats"]["http"]["byterange"]["memuse"], 0, "nothing waits");
+    }
+}

@@ -63,6 +63,8 @@ pub struct FileInfo<'a> {
     /// The file store's number for it, when stored.
     pub file_id: Option<u64>,
     pub size: u64,
+    /// The part of a larger file it is: its first and last byte's offsets.
+    pub range: Option<(u64, u64)>,
     pub tx_id: u64,
 }
 
@@ -93,6 +95,10 @@ impl FileInfo<'_> {
             m.insert("file_id".into(), json!(id));
         }
         m.insert("size".into(), json!(self.size));
+        if let Some((start, end)) = self.range {
+            m.insert("start".into(), json!(start));
+            m.insert("end".into(), json!(end));
+        }
         m.insert("tx_id".into(), json!(self.tx_id));
         Value::Object(m)
     }

@@ -24,7 +24,6 @@ const ABSENT: &[(&str, &str)] = &[
     ("app_layer.expectations", "no expected flows (FTP data channels)"),
     ("detect.lua.", "no Lua"),
     ("ftp.", "no FTP parser"),
-    ("http.byterange.", "no HTTP Range reassembly"),
     ("decoder.event.nsh.", "no NSH decoder"),
     ("decoder.event.vntag.", "no VN-Tag decoder"),
     ("decoder.event.afpacket.", "a capture method's own event"),

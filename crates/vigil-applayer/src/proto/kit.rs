@@ -72,7 +72,8 @@ pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
         None => say("the sample conversation is empty".into()),
         Some((dir, data)) => {
             let port = def.detection.ports.first().copied().unwrap_or(0);
-            let cx = if def.detection.tcp { super::ProbeCx::tcp(40000, port) } else { super::ProbeCx::udp(40000, port) };
+            let cx =
+                if def.detection.tcp { super::ProbeCx::tcp(40000, port) } else { super::ProbeCx::udp(40000, port) };
             if (def.detection.probe)(*dir, data, cx) != super::Probe::Match {
                 say("the probe does not recognize the sample's first bytes".into());
             }
@@ -87,7 +88,8 @@ pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
 pub fn run(def: &'static ProtoDef, conv: &[(Direction, Vec<u8>)], cut: Cut) -> Value {
     let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
     // Every switch on: the kit runs all of a protocol's parsing.
-    let mut p = (def.new_parser)(&ParserInit { app: &AppConfig::default(), transport, first_tx_id: 0, options: u32::MAX });
+    let mut p =
+        (def.new_parser)(&ParserInit { app: &AppConfig::default(), transport, first_tx_id: 0, options: u32::MAX });
     let mut held = [Vec::new(), Vec::new()];
     let mut failed = [false, false];
     let mut rng = match cut {

@@ -12,8 +12,8 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 use vigil_applayer::files::Hashes;
-use vigil_applayer::TxRef;
 use vigil_applayer::File;
+use vigil_applayer::TxRef;
 use vigil_rules::{IntCmp, Value};
 use vigil_types::Direction;
 

@@ -456,9 +456,7 @@ fn tx_header_matches(sig: &Signature, src: (IpAddr, u16), dst: (IpAddr, u16)) ->
 fn app_proto_ok(sig: &Signature, flow: Option<FlowInfo>) -> bool {
     match sig.app_proto {
         None => true,
-        Some(want) => {
-            flow.is_some_and(|f| vigil_applayer::proto::applies(want, f.app_proto) != sig.app_proto_negated)
-        }
+        Some(want) => flow.is_some_and(|f| vigil_applayer::proto::applies(want, f.app_proto) != sig.app_proto_negated),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::error::EngineError;
 use crate::log::log_path;
+use crate::ranges::RangeFiles;
 use crate::setup::Setup;
 
 mod capture;
@@ -137,6 +138,7 @@ fn alert_files(tx: TxRef<'_>, dir: Direction, storing: bool) -> Option<Value> {
                 storing: storing || file.store,
                 file_id: None,
                 size: file.size,
+                range: file.range.map(|r| (r.start, r.end)),
                 tx_id: tx.id(),
             }
             .to_json()
@@ -170,6 +172,13 @@ pub(crate) struct Outputs {
     http_bodies: Vec<DataLog>,
     /// `- pcap-log:` outputs, with which packets each writes.
     pcap_logs: Vec<(PcapLog, PcapWhich)>,
+    /// Parts of files sent in parts, waiting for the rest (shared by the
+    /// workers); `None` when no file is logged or stored.
+    ranges: Option<RangeFiles>,
+    /// What files get (digests), for files put together from parts.
+    file_cfg: vigil_applayer::FileConfig,
+    /// `force-filestore`.
+    store_all: bool,
 }
 
 /// Whether the run reads a capture file or captures live: live output must
@@ -183,6 +192,23 @@ pub(crate) enum OutputMode {
 /// Without `heartbeat.output-flush-interval`, how long a live record may
 /// wait in a buffer.
 const LIVE_FLUSH: Duration = Duration::from_secs(1);
+
+/// The byterange container: `app-layer.protocols.http.byterange`'s
+/// `memcap` (100 MiB) and `timeout` (60 s), as Suricata reads them.
+fn byterange(setup: &Setup) -> RangeFiles {
+    let node = |key: &str| {
+        setup
+            .config
+            .raw
+            .app_layer
+            .as_ref()
+            .and_then(|a| a.get(&format!("protocols.http.byterange.{key}")))
+            .and_then(|n| n.value())
+    };
+    let memcap = node("memcap").and_then(|v| vigil_config::value::parse_size(v).ok()).unwrap_or(100 << 20);
+    let timeout = node("timeout").and_then(|v| v.trim().parse().ok()).unwrap_or(60);
+    RangeFiles::new(memcap, timeout)
+}
 
 /// When `buffer_size` bytes (Suricata's `buffer-size`) or, with an interval,
 /// a record's age sends gathered records to the file.
@@ -273,6 +299,8 @@ impl Outputs {
             writer.writer_mut().set_flush(flush_policy(setup, mode, None));
             alert_debug.push(writer);
         }
+        let files = setup.app.as_ref().map(|a| a.http.files).unwrap_or_default();
+        let logs_files = sinks.iter().any(|s| s.files) || !setup.config.outputs.file_store.is_empty();
         let file_store = match setup.config.outputs.file_store.first() {
             Some(fs) => {
                 let path = log_path(&setup.log_dir, &fs.dir);
@@ -302,6 +330,9 @@ impl Outputs {
             tcp_data: capture::data_logs(setup, mode, &setup.config.outputs.tcp_data, "tcp")?,
             http_bodies: capture::data_logs(setup, mode, &setup.config.outputs.http_body_data, "http")?,
             pcap_logs: capture::pcap_logs(setup)?,
+            ranges: logs_files.then(|| byterange(setup)),
+            file_cfg: files,
+            store_all: files.store_all,
         })
     }
 
@@ -323,7 +354,15 @@ impl Outputs {
             tcp_data: self.tcp_data.iter().map(DataLog::share).collect(),
             http_bodies: self.http_bodies.iter().map(DataLog::share).collect(),
             pcap_logs: self.pcap_logs.iter().map(|(l, w)| (l.share(0), w.clone())).collect(),
+            ranges: self.ranges.clone(),
+            file_cfg: self.file_cfg,
+            store_all: self.store_all,
         }
+    }
+
+    /// `http.byterange.memuse` and `http.byterange.memcap`, where parts are put together.
+    pub(crate) fn byterange_counts(&self) -> Option<(u64, u64)> {
+        self.ranges.as_ref().map(RangeFiles::counters)
     }
 
     /// The same outputs for worker `index` (0-based): as [`Outputs::share`],
@@ -606,6 +645,75 @@ impl Outputs {
         Ok(())
     }
 
+    /// Writes a `fileinfo` record for `info` where asked (and its metadata
+    /// beside a stored file).
+    fn log_file(
+        &mut self,
+        p: &Packet<'_>,
+        flow_id: u64,
+        tx: TxRef<'_>,
+        swap_file: bool,
+        info: &vigil_output::FileInfo<'_>,
+    ) -> Result<(), EngineError> {
+        let record = |envelope| vigil_output::fileinfo_record(p, swap_file, flow_id, tx_body(tx), info, envelope);
+        // The record with the plain envelope, made once and only when
+        // something writes it: the store's metadata or a plain sink.
+        let plain_wanted = (info.file_id.is_some() && self.file_store.as_ref().is_some_and(FileStore::writes_fileinfo))
+            || self.sinks.iter().any(|s| s.files && s.envelope == EnvelopeOptions::default());
+        let plain = plain_wanted.then(|| record(EnvelopeOptions::default()));
+        if let (Some(rec), Some(fs), Some(id), Some(sha)) =
+            (&plain, self.file_store.as_mut(), info.file_id, info.sha256.as_deref())
+        {
+            fs.write_fileinfo(sha, p.ts.secs(), id, rec);
+        }
+        for sink in self.sinks.iter_mut().filter(|s| s.files) {
+            match &plain {
+                Some(rec) if sink.envelope == EnvelopeOptions::default() => write(&mut sink.writer, rec)?,
+                _ => write(&mut sink.writer, &record(sink.envelope))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A file its parts completed: hashed as asked, stored where a part was
+    /// to be (or every file is), and logged whole, with the transaction
+    /// that brought its last part.
+    fn log_whole_file(
+        &mut self,
+        p: &Packet<'_>,
+        flow_id: u64,
+        tx: TxRef<'_>,
+        swap_file: bool,
+        name: &[u8],
+        whole: crate::ranges::Whole,
+    ) -> Result<(), EngineError> {
+        let hashes = vigil_applayer::files::hashes_of(&whole.data, &self.file_cfg);
+        let sha256 = hashes.sha256.map(|h| hex(&h));
+        let mut file_id = None;
+        if let (Some(fs), Some(sha)) = (self.file_store.as_mut(), sha256.as_deref()) {
+            if whole.store || self.store_all {
+                file_id = fs.store(sha, &whole.data);
+            }
+        }
+        let info = vigil_output::FileInfo {
+            filename: name,
+            magic: None,
+            sids: &[],
+            gaps: false,
+            state: vigil_applayer::FileState::Closed.name(),
+            md5: hashes.md5.map(|h| hex(&h)),
+            sha1: hashes.sha1.map(|h| hex(&h)),
+            sha256,
+            stored: file_id.is_some(),
+            storing: false,
+            file_id,
+            size: whole.data.len() as u64,
+            range: None,
+            tx_id: tx.id(),
+        };
+        self.log_file(p, flow_id, tx, swap_file, &info)
+    }
+
     /// A transaction's files: stored where asked (`file-store`), then a
     /// `fileinfo` record each where asked. `swap`: the packet goes to the client.
     fn files(&mut self, p: &Packet<'_>, flow_id: u64, tx: TxRef<'_>, swap: bool) -> Result<(), EngineError> {
@@ -640,27 +748,21 @@ impl Outputs {
                     storing: false,
                     file_id,
                     size: file.size,
+                    range: file.range.map(|r| (r.start, r.end)),
                     tx_id: tx.id(),
                 };
                 // `swap` orients the packet to the client-to-server direction.
                 let swap_file = swap != (dir == Direction::ToClient);
-                let record =
-                    |envelope| vigil_output::fileinfo_record(p, swap_file, flow_id, tx_body(tx), &info, envelope);
-                // The record with the plain envelope, made once and only when
-                // something writes it: the store's metadata or a plain sink.
-                let plain_wanted = (file_id.is_some()
-                    && self.file_store.as_ref().is_some_and(FileStore::writes_fileinfo))
-                    || self.sinks.iter().any(|s| s.files && s.envelope == EnvelopeOptions::default());
-                let plain = plain_wanted.then(|| record(EnvelopeOptions::default()));
-                if let (Some(rec), Some(fs), Some(id), Some(sha)) =
-                    (&plain, self.file_store.as_mut(), file_id, info.sha256.as_deref())
-                {
-                    fs.write_fileinfo(sha, p.ts.secs(), id, rec);
-                }
-                for sink in self.sinks.iter_mut().filter(|s| s.files) {
-                    match &plain {
-                        Some(rec) if sink.envelope == EnvelopeOptions::default() => write(&mut sink.writer, rec)?,
-                        _ => write(&mut sink.writer, &record(sink.envelope))?,
+                self.log_file(p, flow_id, tx, swap_file, &info)?;
+                if let (Some(range), Some(ranges)) = (file.range, self.ranges.as_ref()) {
+                    // A whole part of a file sent in parts: the file, once all came.
+                    let whole_part = state == vigil_applayer::FileState::Closed && file.kept.len() as u64 == file.size;
+                    let key = http_tx(tx)
+                        .map(|h| [h.hostname().unwrap_or_default(), b" ", h.raw_uri().unwrap_or_default()].concat());
+                    if let (true, Some(key)) = (whole_part, key) {
+                        if let Some(whole) = ranges.add(&key, range, &file.kept, file.store, p.ts.secs()) {
+                            self.log_whole_file(p, flow_id, tx, swap_file, &file.name, whole)?;
+                        }
                     }
                 }
             }

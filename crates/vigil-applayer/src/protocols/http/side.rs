@@ -10,7 +10,7 @@ use super::parser::HttpStats;
 use super::tx::HttpTx;
 use super::HttpConfig;
 use crate::codecs::multipart::{boundary, Multipart};
-use crate::files::{File, FileConfig};
+use crate::files::{ByteRange, File, FileConfig};
 use crate::parser::AppEvent;
 use vigil_types::Direction;
 
@@ -149,8 +149,17 @@ fn open_file(side: &Side, tx: &mut HttpTx) {
     }
     let dir = if side.request { Direction::ToServer } else { Direction::ToClient };
     let name = tx.file_name(dir).unwrap_or_default();
+    // A `206` part of a larger file: the part it is, so the parts of
+    // several transfers can be put together.
+    let range = (!side.request && tx.res.status == Some(206))
+        .then(|| tx.res.headers.value(b"content-range").and_then(ByteRange::parse))
+        .flatten()
+        .filter(|r| !r.is_whole());
     let body = if side.request { &mut tx.req.body } else { &mut tx.res.body };
-    let mut file = File::open(name, 0, &side.files);
+    let mut file = match range {
+        Some(r) => File::open_range(name, r, &side.files),
+        None => File::open(name, 0, &side.files),
+    };
     if let Some(sid) = body.store_for {
         file.mark_store(sid);
     }
