@@ -111,10 +111,33 @@ pub(crate) fn tx_body(tx: TxRef<'_>) -> (&'static str, Value) {
     (tx.def.name, tx.tx.eve())
 }
 
+/// What `fileinfo` says of `file` of transaction `tx_id` as it stands
+/// (`complete`: its transfer is), not stored: the callers fill in the store.
+fn file_info(file: &vigil_applayer::File, complete: bool, tx_id: u64) -> vigil_output::FileInfo<'_> {
+    let (state, hashes) = file.settled(complete);
+    vigil_output::FileInfo {
+        filename: &file.name,
+        magic: file.magic.as_deref(),
+        sids: &file.sids,
+        gaps: file.gaps,
+        state: state.name(),
+        md5: hashes.md5.map(|h| hex(&h)),
+        sha1: hashes.sha1.map(|h| hex(&h)),
+        sha256: hashes.sha256.map(|h| hex(&h)),
+        stored: false,
+        storing: false,
+        file_id: None,
+        size: file.size,
+        range: file.range.map(|r| (r.start, r.end)),
+        tx_id,
+    }
+}
+
 /// The `files` of an alert on transaction `tx`: side `dir`'s files as
-/// `fileinfo` describes them, not stored yet (the store writes them when
-/// the transaction is logged), `storing` where a rule asked for them (or
-/// `storing`: the alerting one does).
+/// `fileinfo` describes them (state `UNKNOWN` and no digests while still
+/// coming), not stored yet (the store writes them when the transaction is
+/// logged), `storing` where a rule asked for them (or `storing`: the
+/// alerting one does).
 fn alert_files(tx: TxRef<'_>, dir: Direction, storing: bool) -> Option<Value> {
     let files = tx.files(dir);
     if files.is_empty() {
@@ -124,24 +147,15 @@ fn alert_files(tx: TxRef<'_>, dir: Direction, storing: bool) -> Option<Value> {
     let list = files
         .iter()
         .map(|file| {
-            let (state, hashes) = file.settled(complete);
-            vigil_output::FileInfo {
-                filename: &file.name,
-                magic: file.magic.as_deref(),
-                sids: &file.sids,
-                gaps: file.gaps,
-                state: state.name(),
-                md5: hashes.md5.map(|h| hex(&h)),
-                sha1: hashes.sha1.map(|h| hex(&h)),
-                sha256: hashes.sha256.map(|h| hex(&h)),
-                stored: false,
-                storing: storing || file.store,
-                file_id: None,
-                size: file.size,
-                range: file.range.map(|r| (r.start, r.end)),
-                tx_id: tx.id(),
-            }
-            .to_json()
+            let info = vigil_output::FileInfo { storing: storing || file.store, ..file_info(file, complete, tx.id()) };
+            // A file still coming has no state yet, as Suricata's alerts say.
+            let open = file.is_open() && !complete;
+            let info = if open {
+                vigil_output::FileInfo { state: "UNKNOWN", md5: None, sha1: None, sha256: None, ..info }
+            } else {
+                info
+            };
+            info.to_json()
         })
         .collect();
     Some(Value::Array(list))
@@ -723,40 +737,24 @@ impl Outputs {
         }
         for dir in [Direction::ToServer, Direction::ToClient] {
             for file in tx.files(dir) {
-                let (state, hashes) = file.settled(tx.complete(dir));
-                let sha256 = hashes.sha256.map(|h| hex(&h));
-                let mut file_id = None;
-                if let (Some(fs), Some(sha)) = (self.file_store.as_mut(), sha256.as_deref()) {
+                let mut info = file_info(file, tx.complete(dir), tx.id());
+                if let (Some(fs), Some(sha)) = (self.file_store.as_mut(), info.sha256.as_deref()) {
                     if file.storable() {
-                        file_id = fs.store(sha, &file.kept);
+                        info.file_id = fs.store(sha, &file.kept);
+                        info.stored = info.file_id.is_some();
                     } else if file.store && file.kept_overflow && !file.gaps {
                         // Asked for in time, but larger than a file may be
                         // held (`FileConfig::max_kept`): a failed store.
                         fs.counts.fs_errors += 1;
                     }
                 }
-                let info = vigil_output::FileInfo {
-                    filename: &file.name,
-                    magic: file.magic.as_deref(),
-                    sids: &file.sids,
-                    gaps: file.gaps,
-                    state: state.name(),
-                    md5: hashes.md5.map(|h| hex(&h)),
-                    sha1: hashes.sha1.map(|h| hex(&h)),
-                    sha256,
-                    stored: file_id.is_some(),
-                    storing: false,
-                    file_id,
-                    size: file.size,
-                    range: file.range.map(|r| (r.start, r.end)),
-                    tx_id: tx.id(),
-                };
                 // `swap` orients the packet to the client-to-server direction.
                 let swap_file = swap != (dir == Direction::ToClient);
                 self.log_file(p, flow_id, tx, swap_file, &info)?;
                 if let (Some(range), Some(ranges)) = (file.range, self.ranges.as_ref()) {
                     // A whole part of a file sent in parts: the file, once all came.
-                    let whole_part = state == vigil_applayer::FileState::Closed && file.kept.len() as u64 == file.size;
+                    let whole_part =
+                        info.state == vigil_applayer::FileState::Closed.name() && file.kept.len() as u64 == file.size;
                     let key = http_tx(tx)
                         .map(|h| [h.hostname().unwrap_or_default(), b" ", h.raw_uri().unwrap_or_default()].concat());
                     if let (true, Some(key)) = (whole_part, key) {

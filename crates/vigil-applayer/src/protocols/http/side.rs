@@ -125,8 +125,9 @@ fn report(side: &mut Side, tx: &mut HttpTx, outcome: Outcome) {
     }
 }
 
-/// A body is a file when it is a response's or a PUT request's; a POST or
-/// PUT of `multipart/*` instead carries a file per part that names one.
+/// A body is a file when it is a response's or a POST or PUT request's; a
+/// POST or PUT of `multipart/*` instead carries a file per part that names
+/// one.
 /// Files open with the body's first byte, named by `Content-Disposition`,
 /// else by the URI path.
 fn open_file(side: &Side, tx: &mut HttpTx) {
@@ -143,7 +144,9 @@ fn open_file(side: &Side, tx: &mut HttpTx) {
             tx.req.body.file_cfg = side.files;
             return;
         }
-        if method != Some(b"PUT") {
+        // Any other POST or PUT body is a file, named by the URI path, as
+        // Suricata's HTTP parser opens one.
+        if !upload {
             return;
         }
     }

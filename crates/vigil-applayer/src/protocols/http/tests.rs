@@ -983,7 +983,7 @@ fn chunked(data: &[u8], piece: usize) -> Vec<u8> {
     out
 }
 
-/// Response bodies and PUT bodies are files: named, sized and hashed on the
+/// Response bodies and POST and PUT bodies are files: named, sized and hashed on the
 /// decoded bytes, the same however the stream is cut (the harness compares
 /// every cut's files, digests and held bytes included).
 #[test]
@@ -1010,8 +1010,11 @@ fn bodies_are_files_hashed_alike_however_cut() {
     assert_eq!((down.name.as_slice(), down.size, down.gaps), (&b"r.pdf"[..], 3000, false));
     assert_eq!(down.hashes.md5.unwrap(), <[u8; 16]>::from(md5::Md5::digest(&body)));
     assert_eq!(down.kept, body);
-    // A form POST is not a file; a 204 has no body to be one.
-    assert!(o.txs[1].files(ToServer).is_empty() && o.txs[1].files(ToClient).is_empty());
+    // A POST body is a file too, named by the URI path, as Suricata's are;
+    // a 204 has no body to be one.
+    let post = &o.txs[1].files(ToServer)[0];
+    assert_eq!((post.name.as_slice(), post.size, post.state), (&b"/form"[..], 3, FileState::Closed));
+    assert!(o.txs[1].files(ToClient).is_empty());
 }
 
 /// A body cut by the close is truncated (sha256 of what came, no md5); a
