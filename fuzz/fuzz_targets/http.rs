@@ -29,6 +29,7 @@ fuzz_target!(|data: &[u8]| {
             keep: true,
             store_all: sel & 0x40 != 0,
             hold: sel & 0x20 != 0,
+            hold_budget: None,
             depth: if sel & 0x80 != 0 { 300 } else { 0 },
             max_kept: 1024,
             // A describer that reads every byte it is given, as libmagic may.

@@ -10,6 +10,8 @@
 //! description (`magic`) comes from a function the engine hands in
 //! ([`FileConfig::magic`], libmagic), over the file's first bytes.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use md5::{Digest, Md5};
 use sha1::Sha1;
 use sha2::Sha256;
@@ -31,9 +33,13 @@ pub struct FileConfig {
     /// transaction is logged, so a rule that decides to store it later
     /// (`filemagic:"PDF"; filestore;`, which needs the first bytes to
     /// decide) still gets it whole, as Suricata's file buffering allows.
-    /// Costs up to `max_kept` per open file; off unless `filestore` rules
-    /// are loaded.
+    /// Costs up to `max_kept` per open file, within `hold_budget` for all
+    /// of them; off unless `filestore` rules are loaded.
     pub hold: bool,
+    /// The bound on the bytes held for files nothing asked to store yet,
+    /// shared by every worker; past it a file is no longer held (and a
+    /// store decided later does not get it whole).
+    pub hold_budget: Option<&'static HoldBudget>,
     /// `file-store.stream-depth` (0: none): a file is tracked up to this
     /// many bytes, then truncated.
     pub depth: u64,
@@ -43,6 +49,83 @@ pub struct FileConfig {
     /// Describes a file's type from its first bytes (`filemagic`,
     /// `file.magic`, fileinfo `magic`); `None`: not asked for.
     pub magic: Option<MagicFn>,
+}
+
+/// Bytes held for files not (yet) asked to be stored, against a cap, for
+/// a whole run: made once when the run starts, shared by its workers.
+#[derive(Debug)]
+pub struct HoldBudget {
+    cap: u64,
+    used: AtomicU64,
+    /// Files no longer held because the cap was reached.
+    hits: AtomicU64,
+}
+
+impl HoldBudget {
+    pub fn new(cap: u64) -> Self {
+        HoldBudget { cap, used: AtomicU64::new(0), hits: AtomicU64::new(0) }
+    }
+
+    /// Takes `n` bytes, if they fit under the cap.
+    fn take(&self, n: u64) -> bool {
+        self.used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| u.checked_add(n).filter(|&t| t <= self.cap))
+            .is_ok()
+    }
+
+    fn give(&self, n: u64) {
+        self.used.fetch_sub(n, Ordering::Relaxed);
+    }
+
+    /// Bytes held now.
+    pub fn used(&self) -> u64 {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    /// Times a file stopped being held at the cap.
+    pub fn hits(&self) -> u64 {
+        self.hits.load(Ordering::Relaxed)
+    }
+}
+
+impl PartialEq for HoldBudget {
+    /// The same budget.
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for HoldBudget {}
+
+/// One file's bytes taken from a [`HoldBudget`], given back when the file
+/// goes (or stops being held). A copy of the file takes its own.
+#[derive(Debug, Default)]
+struct Held {
+    budget: Option<&'static HoldBudget>,
+    bytes: u64,
+}
+
+impl Held {
+    fn release(&mut self) {
+        if let Some(b) = self.budget {
+            b.give(std::mem::take(&mut self.bytes));
+        }
+    }
+}
+
+impl Clone for Held {
+    fn clone(&self) -> Self {
+        if let Some(b) = self.budget {
+            b.used.fetch_add(self.bytes, Ordering::Relaxed);
+        }
+        Held { budget: self.budget, bytes: self.bytes }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.release();
+    }
 }
 
 /// A file type describer: libmagic's, as the engine loads it.
@@ -80,6 +163,7 @@ impl Default for FileConfig {
             keep: false,
             store_all: false,
             hold: false,
+            hold_budget: None,
             depth: 0,
             max_kept: 64 * 1024 * 1024,
             magic: None,
@@ -199,6 +283,8 @@ pub struct File {
     /// The part of a larger file it is (its bytes are kept, within
     /// `max_kept`, so the parts of several transfers can make the file).
     pub range: Option<ByteRange>,
+    /// What its held bytes take from the hold budget.
+    held: Held,
     /// The describer and the first bytes, while the type is still to be
     /// looked up.
     magic_head: Option<(MagicFn, Vec<u8>)>,
@@ -261,6 +347,7 @@ impl File {
             magic: None,
             magic_head: cfg.magic.map(|f| (f, Vec::new())),
             range: None,
+            held: Held { budget: cfg.hold_budget, bytes: 0 },
         }
     }
 
@@ -329,10 +416,22 @@ impl File {
         // bytes went by cannot be whole (see `mark_store`).
         let keeping = (cfg.keep && (self.store || cfg.hold)) || self.range.is_some();
         if keeping && !self.kept_overflow && !self.store_late {
-            if (self.kept.len() + data.len()) as u64 > cfg.max_kept {
+            // Held on the chance a rule asks for it: within the budget.
+            let on_budget = !self.store && self.range.is_none();
+            let budget_ok = !on_budget || self.held.budget.is_none_or(|b| b.take(data.len() as u64));
+            if (self.kept.len() + data.len()) as u64 > cfg.max_kept || !budget_ok {
+                if !budget_ok {
+                    self.held.budget.inspect(|b| {
+                        b.hits.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
                 self.kept_overflow = true;
                 self.kept = Vec::new();
+                self.held.release();
             } else {
+                if on_budget {
+                    self.held.bytes += data.len() as u64;
+                }
                 self.kept.extend_from_slice(data);
             }
         }
@@ -645,5 +744,31 @@ mod tests {
         {
             assert_eq!(r(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn held_files_stay_within_their_budget_and_give_it_back() {
+        let budget: &'static HoldBudget = Box::leak(Box::new(HoldBudget::new(10)));
+        let c = FileConfig { store_all: false, hold: true, hold_budget: Some(budget), ..cfg() };
+        let mut a = File::open(b"a".to_vec(), 0, &c);
+        a.append(b"012345", &c);
+        assert_eq!(budget.used(), 6);
+        // A copy takes its own share.
+        let copy = a.clone();
+        assert_eq!(budget.used(), 12);
+        drop(copy);
+        let mut b = File::open(b"b".to_vec(), 0, &c);
+        b.append(b"01234", &c);
+        // Past the cap: no longer held, counted, its share given back.
+        assert!(b.kept.is_empty() && b.kept_overflow);
+        assert_eq!((budget.used(), budget.hits()), (6, 1));
+        // A file asked for is held on its own account, not the budget's.
+        a.mark_store(1);
+        a.append(b"6789abcdef", &c);
+        assert_eq!(budget.used(), 6);
+        assert!(a.storable());
+        drop(a);
+        drop(b);
+        assert_eq!(budget.used(), 0);
     }
 }

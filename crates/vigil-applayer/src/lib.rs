@@ -53,7 +53,7 @@ pub use protocols::{dns, http, tls};
 
 pub use config::{AppConfig, Encryption, Transport};
 pub use detect::Detect;
-pub use files::{ByteRange, File, FileConfig, FileState, MagicFn};
+pub use files::{ByteRange, File, FileConfig, FileState, HoldBudget, MagicFn};
 pub use flow::{AppCounters, AppFlow};
 pub use parser::{AppEvent, BufferId, ParseResult};
 pub use progress::Progress;

@@ -24,6 +24,9 @@ pub struct FileStore {
     pub write_fileinfo: bool,
     /// `force-magic`: every file's libmagic description. Default false.
     pub force_magic: bool,
+    /// `hold-memcap` (vigil's own): the most bytes held, for all workers,
+    /// of files that `filestore` rules may still ask to store. Default 256 MiB.
+    pub hold_memcap: u64,
 }
 
 impl FileStore {
@@ -41,6 +44,7 @@ impl FileStore {
             force_hash: sec.string_list("force-hash", &mut e).unwrap_or_default(),
             write_fileinfo: sec.bool("write-fileinfo", false, &mut e),
             force_magic: sec.bool("force-magic", false, &mut e),
+            hold_memcap: sec.size_max("hold-memcap", u64::MAX, &mut e).unwrap_or(256 << 20),
         };
         for h in &store.force_hash {
             if !matches!(h.as_str(), "md5" | "sha1" | "sha256") {

@@ -4,7 +4,7 @@
 //! `filemagic`/`file.magic`).
 
 use crate::error::EngineError;
-use vigil_applayer::{BufferId, FileConfig, MagicFn};
+use vigil_applayer::{BufferId, FileConfig, HoldBudget, MagicFn};
 use vigil_config::Config;
 use vigil_detect::compile::{AppCheck, HashKind};
 
@@ -88,8 +88,12 @@ pub(crate) fn file_config(
             cfg.keep = true;
             cfg.store_all = fs.force_filestore;
             // A filestore rule may decide once it has seen the file (its
-            // type, its hash): hold each file's bytes until then.
+            // type, its hash): hold each file's bytes until then, within a
+            // bound for all workers. Made once per run (a few bytes, never freed).
             cfg.hold = wants_store && !fs.force_filestore;
+            if cfg.hold {
+                cfg.hold_budget = Some(Box::leak(Box::new(HoldBudget::new(fs.hold_memcap))));
+            }
         }
         None if wants_store => {
             // Suricata's words, which operators grep for, then what it means.

@@ -81,6 +81,7 @@ impl Lane {
             drop_reasons: setup.ips.then_some(&w.detector.drop_reasons),
             file_store: self.outputs.file_store_counts(),
             byterange: self.outputs.byterange_counts(),
+            file_hold: self.outputs.hold_counts(),
             bypassed: w.bypassed,
             flow_ends: &w.flow_ends,
             memcap_pressure: {

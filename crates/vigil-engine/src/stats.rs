@@ -29,6 +29,9 @@ pub(crate) struct Counters<'a> {
     /// `http.byterange.memuse` and `.memcap` (shared by all workers), where
     /// files sent in parts are put together.
     pub byterange: Option<(u64, u64)>,
+    /// Bytes held for `filestore` rules and files no longer held at the
+    /// cap (shared by all workers), where files are held.
+    pub file_hold: Option<(u64, u64)>,
     /// Packets and bytes of flows after their bypass.
     pub bypassed: (u64, u64),
     pub flow_ends: &'a FlowEnds,
@@ -153,6 +156,11 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
         push("file_store.fs_errors".into(), fs.fs_errors);
         push("file_store.open_files".into(), 0);
     }
+    if let Some((memuse, hits)) = all.file_hold {
+        // vigil's own: files held for `filestore` rules that may still ask.
+        push("file_store.hold_memuse".into(), memuse);
+        push("file_store.hold_memcap".into(), hits);
+    }
     if let Some(drops) = all.drop_reasons {
         for (r, v) in vigil_output::DropReason::ALL.iter().zip(drops) {
             push(format!("ips.drop_reason.{}", r.counter_name()), *v);
@@ -208,6 +216,8 @@ pub(crate) fn merge(into: &mut Vec<(String, u64)>, other: &[(String, u64)]) {
                 | "memcap.pressure_max"
                 | "http.byterange.memuse"
                 | "http.byterange.memcap"
+                | "file_store.hold_memuse"
+                | "file_store.hold_memcap"
         );
         if largest {
             *v = (*v).max(*w);

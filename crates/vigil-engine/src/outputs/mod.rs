@@ -374,6 +374,12 @@ impl Outputs {
         }
     }
 
+    /// `file_store.hold_memuse` and `file_store.hold_memcap`, where files
+    /// are held for `filestore` rules.
+    pub(crate) fn hold_counts(&self) -> Option<(u64, u64)> {
+        self.file_cfg.hold_budget.map(|b| (b.used(), b.hits()))
+    }
+
     /// `http.byterange.memuse` and `http.byterange.memcap`, where parts are put together.
     pub(crate) fn byterange_counts(&self) -> Option<(u64, u64)> {
         self.ranges.as_ref().map(RangeFiles::counters)
