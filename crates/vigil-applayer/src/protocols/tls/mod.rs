@@ -115,7 +115,11 @@ pub fn probe(data: &[u8]) -> TlsProbe {
         [b0, rest @ ..] if b0 & 0x80 != 0 => match rest {
             [] | [_] | [_, _] | [_, _, _] => TlsProbe::NeedMore,
             // Length, CLIENT-HELLO with version 0.2 or 3.x.
-            [_, 1, 0 | 3, _, ..] | [_, 4, _, _, ..] => TlsProbe::Tls,
+            [_, 1, 0 | 3, _, ..] => TlsProbe::Tls,
+            // Length, SERVER-HELLO, session id hit, certificate type, then
+            // version 0.2: a type byte of 4 alone is too common to say SSLv2.
+            [_, 4, 0 | 1, _] | [_, 4, 0 | 1, _, 0] => TlsProbe::NeedMore,
+            [_, 4, 0 | 1, _, 0, 2, ..] => TlsProbe::Tls,
             _ => TlsProbe::NotTls,
         },
         _ => TlsProbe::NotTls,

@@ -416,6 +416,12 @@ fn probes() {
     assert_eq!(probe(b"\x15\x03\x01\x00\x05\x02"), TlsProbe::NotTls);
     assert_eq!(probe(b"\x16\x02\x01"), TlsProbe::NotTls);
     assert_eq!(probe(b"GET / HTTP/1.1\r\n"), TlsProbe::NotTls);
+    // SSLv2: a CLIENT-HELLO; a SERVER-HELLO only with its version 0.2 (a
+    // binary protocol whose third byte is 4 is not TLS).
+    assert_eq!(probe(b"\x80\x2e\x01\x03\x01\x00\x15"), TlsProbe::Tls);
+    assert_eq!(probe(b"\x83\x5c\x04\x00\x01\x00\x02\x03\x4d"), TlsProbe::Tls);
+    assert_eq!(probe(b"\x83\x5c\x04\x00\x01"), TlsProbe::NeedMore);
+    assert_eq!(probe(b"\xaa\x31\x04\x0a\x00\x01\x59\xc1"), TlsProbe::NotTls);
     assert_eq!(probe(b"\x80\x2e\x01\x00\x02"), TlsProbe::Tls);
     assert_eq!(probe(b"\x80\x2e\x07\x00\x02"), TlsProbe::NotTls);
 }
