@@ -42,6 +42,10 @@ pub struct AppConfig {
     /// The table's protocols' switches that are on ([`crate::proto::ParserInit::options`]),
     /// by their place in it (empty: none on).
     pub table_options: Vec<u32>,
+    /// The ports the table's port-bound protocols ([`crate::proto::Detection::ports_only`])
+    /// are probed on when the configuration names them (`detection-ports`), by place, TCP
+    /// then UDP; `None`: the protocol's own ports.
+    pub table_ports: Vec<[Option<ProbePorts>; 2]>,
     /// Bytes of one direction kept for an unfinished unit (a header line, a record) when a
     /// parser says `Incomplete`; past it those bytes are dropped and the parser told of a gap
     /// (counted in [`AppCounters::pending_overflows`](crate::AppCounters)). The default,
@@ -67,6 +71,7 @@ impl Default for AppConfig {
             table_enabled: u64::MAX,
             table_encryption: Vec::new(),
             table_options: Vec::new(),
+            table_ports: Vec::new(),
             max_pending: 256 * 1024,
             detect_limit: 4096,
             simulate_error_at: PerDir::default(),
@@ -92,6 +97,24 @@ impl AppConfig {
     pub fn any_enabled(&self) -> bool {
         let table = crate::protocols::ALL.len();
         table > 0 && self.table_enabled & (u64::MAX >> (64 - table.min(64))) != 0
+    }
+}
+
+/// Ports a protocol is probed on: the server's (`dp`) and the client's
+/// (`sp`), as lists of inclusive ranges. A `dp` port at either end counts,
+/// as the built-in ports do: a flow picked up at its answer has its ends
+/// the other way round.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProbePorts {
+    pub dp: Vec<(u16, u16)>,
+    pub sp: Vec<(u16, u16)>,
+}
+
+impl ProbePorts {
+    /// A flow from client port `client` to server port `server` is on them.
+    pub fn matches(&self, client: u16, server: u16) -> bool {
+        let within = |list: &[(u16, u16)], p: u16| list.iter().any(|&(lo, hi)| (lo..=hi).contains(&p));
+        within(&self.dp, server) || within(&self.dp, client) || within(&self.sp, client)
     }
 }
 

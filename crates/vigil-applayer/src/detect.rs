@@ -26,7 +26,13 @@ fn table_probes(cfg: &AppConfig, transport: Transport, client_port: u16, server_
             Transport::Tcp => d.tcp,
             Transport::Udp => d.udp,
         };
-        let port_ok = !d.ports_only || d.ports.contains(&client_port) || d.ports.contains(&server_port);
+        let configured = cfg.table_ports.get(i).and_then(|p| p[usize::from(transport == Transport::Udp)].as_ref());
+        let port_ok = match configured {
+            _ if !d.ports_only => true,
+            // `detection-ports`: the server's or the client's, as Suricata reads them.
+            Some(p) => p.matches(client_port, server_port),
+            None => d.ports.contains(&client_port) || d.ports.contains(&server_port),
+        };
         if carried && port_ok && cfg.table_enabled & (1u64 << i) != 0 {
             mask |= 1u64 << i;
         }
@@ -390,6 +396,14 @@ mod tests {
         assert_eq!(probe(&cfg, Transport::Tcp, 40000, 53, ToServer, msg), Detect::Match(dns));
         assert_eq!(probe(&cfg, Transport::Udp, 40000, 53, ToServer, &msg[2..]), Detect::Match(dns));
         assert_eq!(probe(&cfg, Transport::Tcp, 40000, 5353, ToServer, msg), Detect::NoMatch);
+        // Ports the configuration names (`detection-ports`) replace DNS's own.
+        let mut cfg = AppConfig::default();
+        let at = crate::proto::index("dns").unwrap();
+        cfg.table_ports = vec![[None, None]; crate::protocols::ALL.len()];
+        cfg.table_ports[at][0] = Some(crate::config::ProbePorts { dp: vec![(5353, 5353)], sp: Vec::new() });
+        assert_eq!(probe(&cfg, Transport::Tcp, 40000, 5353, ToServer, msg), Detect::Match(dns));
+        assert_eq!(probe(&cfg, Transport::Tcp, 40000, 53, ToServer, msg), Detect::NoMatch);
+        assert_eq!(probe(&cfg, Transport::Udp, 40000, 53, ToServer, &msg[2..]), Detect::Match(dns));
         let mut cfg = AppConfig::default();
         cfg.set_enabled("dns", false);
         assert_eq!(probe(&cfg, Transport::Tcp, 40000, 53, ToServer, msg), Detect::NoMatch);

@@ -33,6 +33,49 @@ impl ProtoSwitch {
     }
 }
 
+/// `detection-ports`: the ports a protocol whose signature is weak is
+/// probed on: `dp`, the server's, and `sp`, the client's; each a list of
+/// ports and `low:high` ranges (`139, 445`, `[1024:65535]`).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct DetectionPorts {
+    pub dp: Vec<(u16, u16)>,
+    pub sp: Vec<(u16, u16)>,
+}
+
+impl DetectionPorts {
+    fn parse_list(v: &str) -> Result<Vec<(u16, u16)>, String> {
+        let inner = v.trim().trim_start_matches('[').trim_end_matches(']');
+        let mut out = Vec::new();
+        for item in inner.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let port = |s: &str| s.trim().parse::<u16>().map_err(|_| format!("invalid port {s:?} in {v:?}"));
+            let range = match item {
+                "any" => (0, u16::MAX),
+                _ => match item.split_once(':') {
+                    Some((lo, hi)) => (port(lo)?, port(hi)?),
+                    None => (port(item)?, port(item)?),
+                },
+            };
+            if range.0 > range.1 {
+                return Err(format!("port range {item:?} runs backwards"));
+            }
+            out.push(range);
+        }
+        if out.is_empty() {
+            return Err(format!("no port in {v:?}"));
+        }
+        Ok(out)
+    }
+
+    fn read(sec: &Section<'_>, errs: &mut Errors) -> Option<DetectionPorts> {
+        let s = sec.child("detection-ports");
+        s.node?;
+        Some(DetectionPorts {
+            dp: s.convert("dp", errs, DetectionPorts::parse_list).unwrap_or_default(),
+            sp: s.convert("sp", errs, DetectionPorts::parse_list).unwrap_or_default(),
+        })
+    }
+}
+
 /// One protocol's settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppProtoConf {
@@ -44,6 +87,10 @@ pub struct AppProtoConf {
     pub udp_enabled: Option<ProtoSwitch>,
     /// `encryption-handling`, as written (checked by the engine, which knows the values).
     pub encryption_handling: Option<String>,
+    /// `detection-ports`, and the per-transport ones (`dns.tcp.detection-ports`).
+    pub detection_ports: Option<DetectionPorts>,
+    pub tcp_detection_ports: Option<DetectionPorts>,
+    pub udp_detection_ports: Option<DetectionPorts>,
 }
 
 /// `app-layer`.
@@ -84,6 +131,9 @@ impl AppLayer {
                 tcp_enabled: transport("tcp", errs),
                 udp_enabled: transport("udp", errs),
                 encryption_handling: p.string("encryption-handling", errs),
+                detection_ports: DetectionPorts::read(&p, errs),
+                tcp_detection_ports: DetectionPorts::read(&p.child("tcp"), errs),
+                udp_detection_ports: DetectionPorts::read(&p.child("udp"), errs),
             });
         }
         let http = protocols.child("http").child("libhtp").child("default-config");
@@ -100,6 +150,14 @@ impl AppLayer {
     /// Whether protocol `name` runs (absent: yes, as in Suricata).
     pub fn enabled(&self, name: &str) -> bool {
         self.protocol(name).is_none_or(|p| p.enabled.enabled())
+    }
+
+    /// The ports protocol `name` is probed on over TCP (`tcp: true`) or
+    /// UDP: that transport's `detection-ports` when written, else its own.
+    pub fn detection_ports(&self, name: &str, tcp: bool) -> Option<&DetectionPorts> {
+        let p = self.protocol(name)?;
+        let own = if tcp { p.tcp_detection_ports.as_ref() } else { p.udp_detection_ports.as_ref() };
+        own.or(p.detection_ports.as_ref())
     }
 
     /// Whether protocol `name` runs over TCP (`tcp: true`) or UDP: its
@@ -142,5 +200,21 @@ mod tests {
             "{fatal:?}"
         );
         assert!(fatal[1].contains("response-body-limit"), "{fatal:?}");
+    }
+
+    #[test]
+    fn detection_ports_per_protocol_and_transport() {
+        let (c, errs) = config(
+            "app-layer:\n  protocols:\n    smb:\n      detection-ports:\n        dp: 139, 445\n    dns:\n      tcp:\n        detection-ports:\n          dp: 53\n      udp:\n        detection-ports:\n          dp: \"[53, 5300:5399]\"\n          sp: any\n",
+        );
+        assert!(errs.is_empty(), "{errs:?}");
+        let a = &c.app_layer;
+        assert_eq!(a.detection_ports("smb", true).unwrap().dp, [(139, 139), (445, 445)]);
+        assert_eq!(a.detection_ports("dns", true).unwrap().dp, [(53, 53)]);
+        let udp = a.detection_ports("dns", false).unwrap();
+        assert_eq!((udp.dp.as_slice(), udp.sp.as_slice()), (&[(53, 53), (5300, 5399)][..], &[(0, 65535)][..]));
+        assert!(a.detection_ports("ssh", true).is_none());
+        let (_, errs) = config("app-layer:\n  protocols:\n    dns:\n      detection-ports:\n        dp: 70000\n");
+        assert!(errs.iter().any(|e| e.to_string().contains("app-layer.protocols.dns.detection-ports.dp")), "{errs:?}");
     }
 }

@@ -66,7 +66,7 @@ mod typos;
 pub mod value;
 mod vars;
 
-pub use app_layer::{AppLayer, AppProtoConf, ProtoSwitch};
+pub use app_layer::{AppLayer, AppProtoConf, DetectionPorts, ProtoSwitch};
 pub use checksum::{Checksum, ChecksumMode, ChecksumOverride};
 pub use decoder::{Decoder, TunnelDecoder};
 pub use defrag::{Cidr, Defrag, HostOsPolicy, OsPolicy};

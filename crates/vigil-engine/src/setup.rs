@@ -305,6 +305,14 @@ fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<
     };
     cfg.table_encryption =
         vigil_applayer::protocols::ALL.iter().map(|d| encryption(d.name).unwrap_or_default()).collect();
+    // `detection-ports` of the protocols probed only on their ports (DNS).
+    let ports = |name: &str, tcp: bool| {
+        a.detection_ports(name, tcp).map(|p| vigil_applayer::ProbePorts { dp: p.dp.clone(), sp: p.sp.clone() })
+    };
+    cfg.table_ports = vigil_applayer::protocols::ALL
+        .iter()
+        .map(|d| if d.detection.ports_only { [ports(d.name, true), ports(d.name, false)] } else { [None, None] })
+        .collect();
     for (limit, slot) in [
         (a.http_request_body_limit, &mut cfg.http.request_body_limit),
         (a.http_response_body_limit, &mut cfg.http.response_body_limit),
