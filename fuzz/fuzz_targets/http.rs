@@ -22,6 +22,8 @@ fuzz_target!(|data: &[u8]| {
         decompress_limit: 4096,
         decompress_ratio_cap: 64,
         // Bodies as files, with every digest and a small store bound.
+        request_file_limit: 0,
+        response_file_limit: 0,
         files: FileConfig {
             md5: true,
             sha1: true,
@@ -31,6 +33,7 @@ fuzz_target!(|data: &[u8]| {
             hold: sel & 0x20 != 0,
             hold_budget: None,
             depth: if sel & 0x80 != 0 { 300 } else { 0 },
+            unstored_depth: if sel & 0x10 != 0 { 500 } else { 0 },
             max_kept: 1024,
             // A describer that reads every byte it is given, as libmagic may.
             magic: Some(MagicFn(|d| Some(d.iter().map(|&b| u64::from(b)).sum::<u64>().to_string()))),

@@ -43,6 +43,10 @@ pub struct FileConfig {
     /// `file-store.stream-depth` (0: none): a file is tracked up to this
     /// many bytes, then truncated.
     pub depth: u64,
+    /// A file nothing asked to store is tracked up to this many bytes, then
+    /// truncated (0: none): HTTP's body limits, which Suricata's files
+    /// follow unless they are to be stored.
+    pub unstored_depth: u64,
     /// The most bytes kept per file for storage; past it the file is
     /// tracked and hashed on but cannot be stored whole (counted).
     pub max_kept: u64,
@@ -165,6 +169,7 @@ impl Default for FileConfig {
             hold: false,
             hold_budget: None,
             depth: 0,
+            unstored_depth: 0,
             max_kept: 64 * 1024 * 1024,
             magic: None,
         }
@@ -381,11 +386,22 @@ impl File {
     }
 
     /// The next bytes of the file, in order.
+    /// How far it is tracked: `file-store.stream-depth`, and the bound of
+    /// files nothing asked to store.
+    fn depth(&self, cfg: &FileConfig) -> u64 {
+        let unstored = if self.store { 0 } else { cfg.unstored_depth };
+        match (cfg.depth, unstored) {
+            (0, d) | (d, 0) => d,
+            (a, b) => a.min(b),
+        }
+    }
+
     pub fn append(&mut self, data: &[u8], cfg: &FileConfig) {
         if !self.is_open() || data.is_empty() {
             return;
         }
-        let data = match cfg.depth {
+        let depth = self.depth(cfg);
+        let data = match depth {
             0 => data,
             depth => {
                 let room = depth.saturating_sub(self.size);
@@ -396,7 +412,7 @@ impl File {
         self.magic_bytes(data);
         if self.cut_at.is_some() {
             // Past a hole: counted, but neither hashed nor kept.
-            if cfg.depth != 0 && self.size >= cfg.depth {
+            if depth != 0 && self.size >= depth {
                 self.finish(FileState::Truncated);
             }
             return;
@@ -435,7 +451,7 @@ impl File {
                 self.kept.extend_from_slice(data);
             }
         }
-        if cfg.depth != 0 && self.size >= cfg.depth {
+        if depth != 0 && self.size >= depth {
             self.finish(FileState::Truncated);
         }
     }
@@ -770,5 +786,19 @@ mod tests {
         drop(a);
         drop(b);
         assert_eq!(budget.used(), 0);
+    }
+
+    #[test]
+    fn files_nothing_asked_to_store_end_at_their_bound() {
+        let c = FileConfig { store_all: false, unstored_depth: 4, ..cfg() };
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.append(b"abcdef", &c);
+        assert_eq!((f.size, f.state), (4, FileState::Truncated));
+        // One to be stored goes on.
+        let mut f = File::open(b"x".to_vec(), 0, &c);
+        f.mark_store(1);
+        f.append(b"abcdef", &c);
+        f.close();
+        assert_eq!((f.size, f.state), (6, FileState::Closed));
     }
 }

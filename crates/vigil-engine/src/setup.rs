@@ -313,6 +313,15 @@ fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<
         .iter()
         .map(|d| if d.detection.ports_only { [ports(d.name, true), ports(d.name, false)] } else { [None, None] })
         .collect();
+    // Files follow the body limits as configured (0: no bound), as Suricata's do.
+    for (limit, slot) in [
+        (a.http_request_body_limit, &mut cfg.http.request_file_limit),
+        (a.http_response_body_limit, &mut cfg.http.response_file_limit),
+    ] {
+        if let Some(n) = limit {
+            *slot = n;
+        }
+    }
     for (limit, slot) in [
         (a.http_request_body_limit, &mut cfg.http.request_body_limit),
         (a.http_response_body_limit, &mut cfg.http.response_body_limit),

@@ -102,6 +102,13 @@ pub struct HttpConfig {
     pub decompress_ratio_cap: u64,
     /// What the file service computes and keeps for bodies that are files.
     pub files: crate::files::FileConfig,
+    /// Bytes of a request's or a response's body followed as a file; past
+    /// them the file is truncated (0: no bound). Suricata follows files up
+    /// to its body limits (`request-body-limit`, `response-body-limit`),
+    /// which are set apart from the inspection limits above because vigil
+    /// bounds what it keeps even where Suricata's limit is 0.
+    pub request_file_limit: u64,
+    pub response_file_limit: u64,
 }
 
 impl Default for HttpConfig {
@@ -115,6 +122,8 @@ impl Default for HttpConfig {
             decompress_limit: 1024 * 1024,
             decompress_ratio_cap: 2048,
             files: crate::files::FileConfig::default(),
+            request_file_limit: 100 * 1024,
+            response_file_limit: 100 * 1024,
         }
     }
 }

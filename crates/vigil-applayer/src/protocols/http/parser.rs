@@ -24,6 +24,7 @@ use super::side::{
 };
 use super::tx::HttpTx;
 use super::HttpConfig;
+use crate::files::FileConfig;
 use crate::parser::{AppEvent, ParseResult};
 
 /// Pending anomalies beyond this many are counted and dropped until drained.
@@ -70,6 +71,15 @@ pub struct HttpParser {
     stats: HttpStats,
 }
 
+/// A side's file settings: files nothing asked to store end at the side's
+/// body limit too, as Suricata's do. Not where `filestore` rules may still
+/// ask (files are held for them): vigil's file rules see a file once its
+/// side is whole, later than Suricata's, and a file cut at the limit could
+/// no longer be stored whole.
+fn file_cfg(files: FileConfig, limit: u64) -> FileConfig {
+    FileConfig { unstored_depth: if files.hold { 0 } else { limit }, ..files }
+}
+
 impl HttpParser {
     /// A parser for one new flow.
     pub fn new(cfg: HttpConfig) -> Self {
@@ -79,8 +89,8 @@ impl HttpParser {
             cfg,
             txs: Vec::new(),
             next_id: 0,
-            req: Side { request: true, files: cfg.files, ..Side::default() },
-            res: Side { files: cfg.files, ..Side::default() },
+            req: Side { request: true, files: file_cfg(cfg.files, cfg.request_file_limit), ..Side::default() },
+            res: Side { files: file_cfg(cfg.files, cfg.response_file_limit), ..Side::default() },
             req_scratch: None,
             res_scratch: None,
             events: Vec::new(),

@@ -132,7 +132,7 @@ fn report(side: &mut Side, tx: &mut HttpTx, outcome: Outcome) {
 /// else by the URI path.
 fn open_file(side: &Side, tx: &mut HttpTx) {
     let body = if side.request { &tx.req.body } else { &tx.res.body };
-    if !body.files.is_empty() || body.multipart.is_some() {
+    if !body.files.is_empty() || body.pending_file.is_some() || body.multipart.is_some() {
         return;
     }
     if side.request {
@@ -166,7 +166,7 @@ fn open_file(side: &Side, tx: &mut HttpTx) {
     if let Some(sid) = body.store_for {
         file.mark_store(sid);
     }
-    body.files.push(file);
+    body.pending_file = Some(file);
     body.file_cfg = side.files;
 }
 

@@ -1096,3 +1096,31 @@ fn multipart_uploads_carry_a_file_per_named_part() {
     let last = o.txs[0].files(ToServer).last().unwrap();
     assert_eq!((last.name.as_slice(), last.state), (&b"toto.txt"[..], FileState::Truncated));
 }
+
+/// Files follow the body limits unless something asked to store them, as
+/// Suricata's do; a body that decodes to nothing carries no file; a file
+/// is named by the decoded URI path.
+#[test]
+fn files_follow_the_body_limit_and_need_a_byte() {
+    use crate::files::FileState;
+    let cfg = HttpConfig {
+        response_file_limit: 10,
+        files: crate::files::FileConfig { store_all: false, ..file_cfg().files },
+        ..file_cfg()
+    };
+    let big = "HTTP/1.1 200 OK\r\nContent-Length: 25\r\n\r\n0123456789012345678901234";
+    let empty_gzip = with_body("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 20\r\n\r\n", &gzip(b""));
+    let o = check_cfg(
+        cfg,
+        &[
+            c2s("GET /my%20file.bin?x=1 HTTP/1.1\r\nHost: h\r\n\r\n"),
+            s2c(big),
+            c2s("GET /nothing HTTP/1.1\r\nHost: h\r\n\r\n"),
+            s2c(empty_gzip),
+        ],
+        false,
+    );
+    let f = &o.txs[0].files(ToClient)[0];
+    assert_eq!((f.name.as_slice(), f.size, f.state), (&b"/my file.bin"[..], 10, FileState::Truncated));
+    assert!(o.txs[1].files(ToClient).is_empty(), "{:?}", o.txs[1].files(ToClient));
+}

@@ -71,6 +71,10 @@ pub(crate) struct Body {
     /// A `filestore` asked for this body's files before they opened: the
     /// signature's id.
     pub(crate) store_for: Option<u32>,
+    /// The body's file, opened when its first decoded byte (or a hole)
+    /// comes: a body that decodes to nothing carries no file, as in
+    /// Suricata, which opens files with their first data.
+    pub(crate) pending_file: Option<File>,
 }
 
 /// Parts of one upload tracked as files; later ones are not (each file
@@ -79,16 +83,22 @@ const MAX_PARTS: usize = 256;
 
 impl Body {
     /// The body ended: a multipart part still open was cut short; a whole
-    /// body's file is complete.
+    /// body's file is complete, if it had any byte.
     pub(crate) fn close_files(&mut self) {
         match &self.multipart {
             Some(_) => self.files.iter_mut().for_each(File::truncate),
-            None => self.files.iter_mut().for_each(File::close),
+            None => {
+                self.pending_file = None;
+                self.files.iter_mut().for_each(File::close);
+            }
         }
     }
 
     /// `len` bytes lost: the file they belonged to has a gap.
     pub(crate) fn lose(&mut self, len: u64) {
+        if let Some(f) = self.pending_file.take() {
+            self.files.push(f);
+        }
         let open = match &self.multipart {
             Some(mp) if mp.in_part() && self.part_is_file => self.files.last_mut(),
             Some(_) => None,
@@ -134,6 +144,11 @@ impl Body {
                 });
             }
             None => {
+                if !data.is_empty() {
+                    if let Some(f) = self.pending_file.take() {
+                        self.files.push(f);
+                    }
+                }
                 if let Some(f) = self.files.first_mut() {
                     f.append(data, &self.file_cfg);
                 }
@@ -377,8 +392,8 @@ impl HttpTx {
     }
 
     /// The name a body of `dir` is logged under as a file: the
-    /// `Content-Disposition` filename, else the request URI's path (as
-    /// Suricata names HTTP files).
+    /// `Content-Disposition` filename, else the request URI's decoded path
+    /// (as Suricata names HTTP files).
     pub fn file_name(&self, dir: Direction) -> Option<Vec<u8>> {
         let disposition = match dir {
             Direction::ToServer => self.request_header("content-disposition"),
@@ -387,7 +402,9 @@ impl HttpTx {
         if let Some(name) = disposition.and_then(disposition_filename) {
             return Some(name);
         }
-        let uri = self.raw_uri()?;
+        // The path as decoded (`%20` a space), as Suricata names the file;
+        // the raw one where the URI did not normalize.
+        let uri = self.uri().or(self.raw_uri())?;
         let path = uri.split(|&c| c == b'?').next().unwrap_or(uri);
         (!path.is_empty()).then(|| path.to_vec())
     }
@@ -423,7 +440,7 @@ impl HttpTx {
             Direction::ToServer => &mut self.req.body,
             Direction::ToClient => &mut self.res.body,
         };
-        body.files.iter_mut().for_each(|f| f.mark_store(sid));
+        body.files.iter_mut().chain(body.pending_file.as_mut()).for_each(|f| f.mark_store(sid));
         body.store_for = Some(sid);
     }
 
