@@ -164,7 +164,7 @@ pub struct AppFlow {
     /// Upgrade tunnel), for Suricata's `app_proto_orig`.
     orig: Option<AppProto>,
     stage: Stage,
-    /// HTTP parsers of the connection before each tunnel, oldest first: they parse no
+    /// Parsers of the connection before each tunnel (HTTP's), oldest first: they parse no
     /// more, but their transactions stay until pruned.
     retired: Vec<Parser>,
     /// The first transaction id of the next parser.
@@ -227,9 +227,9 @@ impl AppFlow {
         }
     }
 
-    /// Unknown while detecting; Http or a protocol of the table once detected;
+    /// Unknown while detecting; a protocol of the table once detected;
     /// Failed when detection gave up.
-    /// After a tunnel it stays Http until what runs inside is recognized, and becomes Failed
+    /// After a tunnel it stays HTTP until what runs inside is recognized, and becomes Failed
     /// if it is not (see [`orig_proto`](Self::orig_proto)).
     pub fn proto(&self) -> AppProto {
         self.proto

@@ -146,8 +146,8 @@ impl Default for ProbeCx {
 }
 
 /// Where a protocol runs and how it is found. The table's protocols are
-/// probed after HTTP, in the table's order: a protocol whose signature is
-/// weak goes after those it could be mistaken for.
+/// probed in the table's order: a protocol whose signature is weak goes
+/// after those it could be mistaken for.
 #[derive(Debug, Clone, Copy)]
 pub struct Detection {
     pub tcp: bool,
