@@ -15,6 +15,13 @@ pub struct RuleFiles {
     pub reference_config_file: Option<String>,
     /// `threshold-file`.
     pub threshold_file: Option<String>,
+    /// `firewall.enabled`: firewall mode (also `--firewall`).
+    pub firewall_enabled: bool,
+    /// `firewall.rule-path`: directory for relative `firewall.rule-files`.
+    pub firewall_rule_path: Option<String>,
+    /// `firewall.rule-files`: firewall rule files, in order (order matters:
+    /// rules are evaluated as they appear).
+    pub firewall_rule_files: Vec<String>,
 }
 
 impl RuleFiles {
@@ -26,6 +33,9 @@ impl RuleFiles {
             classification_file: Some("/usr/local/etc/suricata/classification.config".into()),
             reference_config_file: Some("/usr/local/etc/suricata/reference.config".into()),
             threshold_file: None,
+            firewall_enabled: false,
+            firewall_rule_path: None,
+            firewall_rule_files: Vec::new(),
         }
     }
 
@@ -36,6 +46,9 @@ impl RuleFiles {
             classification_file: root.string("classification-file", errs),
             reference_config_file: root.string("reference-config-file", errs),
             threshold_file: root.string("threshold-file", errs),
+            firewall_enabled: root.child("firewall").bool("enabled", false, errs),
+            firewall_rule_path: root.child("firewall").string("rule-path", errs),
+            firewall_rule_files: root.child("firewall").string_list("rule-files", errs).unwrap_or_default(),
         }
     }
 }

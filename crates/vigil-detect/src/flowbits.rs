@@ -27,6 +27,8 @@ pub struct FlowDetect {
     /// IP-only signatures were inspected in this direction (to server, to
     /// client): they are not again.
     pub ip_only_done: [bool; 2],
+    /// Firewall mode's state of the flow.
+    pub fw: crate::engine::firewall::FwFlow,
 }
 
 impl FlowDetect {
@@ -34,6 +36,7 @@ impl FlowDetect {
     pub fn reverse(&mut self) {
         self.drop_logged.swap(0, 1);
         self.ip_only_done.swap(0, 1);
+        self.fw.reverse();
     }
 }
 

@@ -140,7 +140,10 @@ impl FlowApp {
         self.logged = self.logged.max(id + 1);
         self.layer.prune(self.logged);
         let logged = self.logged;
-        self.inspected.retain(|(i, _)| *i >= logged);
+        // A parser may keep a logged transaction (SSH's, until both sides
+        // encrypt): what detection saw of it is kept as long as it lives.
+        let layer = &self.layer;
+        self.inspected.retain(|(i, _)| *i >= logged || layer.txs().any(|t| t.id() == *i));
         self.no_log.retain(|i| *i >= logged);
     }
 }

@@ -10,6 +10,7 @@ use crate::outputs::{AlertApp, FlowAtAlert, Outputs};
 use std::sync::Arc;
 use vigil_decode::{Packet, PacketSource};
 use vigil_detect::compile::{FlowInfo, RuleAction};
+use vigil_detect::engine::firewall::{Firewall, FwApp, FwDrop, FwRule, FwScope, FwVerdict};
 use vigil_detect::{AppInput, DetectScratch, FlowDetect, Signature, StreamInput};
 use vigil_output::DropReason;
 use vigil_types::{AppProto, Direction};
@@ -45,6 +46,23 @@ pub(crate) struct Detector {
     pub drop_reasons: [u64; DropReason::ALL.len()],
     /// Tags the alerts of the packet in hand set (`tag`).
     pub(crate) new_tags: Vec<crate::tag::NewTag>,
+    /// Firewall mode's counters (`firewall.*`).
+    pub fw: FwCounts,
+    /// The firewall dropped the packet in hand: threat detection never saw
+    /// it, so `ips.*` does not count it.
+    pub fw_blocked: bool,
+}
+
+/// Firewall mode's counters: packets the firewall accepted and blocked,
+/// and why it blocked them.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FwCounts {
+    pub accepted: u64,
+    pub blocked: u64,
+    pub rules: u64,
+    pub default_packet_policy: u64,
+    pub default_app_policy: u64,
+    pub flow_drop: u64,
 }
 
 impl Detector {
@@ -56,12 +74,14 @@ impl Detector {
     /// Runs detection on a packet (and the transactions of its flow that
     /// progressed), writes its alerts and, in IPS mode, its drop record;
     /// true when an alert was raised.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &mut self,
         p: &Packet<'_>,
         flow: Option<(FlowAtAlert, FlowInfo, &mut FlowDetect)>,
         stream: StreamInput<'_>,
         app: Option<&AppInput<'_>>,
+        fw_app: Option<&FwApp<'_>>,
         log_stream: Option<(&vigil_stream::TcpSession, Direction)>,
         outputs: &mut Outputs,
     ) -> Result<bool, EngineError> {
@@ -74,9 +94,21 @@ impl Detector {
         // limit they meet on the way changes nothing more).
         if let Some(st) = state.as_deref_mut().filter(|st| st.dropped) {
             if self.ips {
-                self.verdict_drop |= p.src != PacketSource::FlowTimeout;
-                count_drop(&mut self.drop_reasons, p, DropReason::FlowDrop);
-                log_drop(p, flow_id, info, Some(st), DropReason::FlowDrop, None, outputs)?;
+                let real = p.src != PacketSource::FlowTimeout;
+                self.verdict_drop |= real;
+                let reason = if st.fw.dropped {
+                    // The firewall's own drop: threat detection never sees these.
+                    if real {
+                        self.fw_blocked = true;
+                        self.fw.blocked += 1;
+                        self.fw.flow_drop += 1;
+                    }
+                    DropReason::FirewallFlowDrop
+                } else {
+                    count_drop(&mut self.drop_reasons, p, DropReason::FlowDrop);
+                    DropReason::FlowDrop
+                };
+                log_drop(p, flow_id, info, Some(st), reason, None, outputs)?;
             }
             return Ok(false);
         }
@@ -96,14 +128,23 @@ impl Detector {
                 return Ok(false);
             }
         }
-        let Some(engine) = self.rules.engine.as_deref() else { return Ok(false) };
+        let mut fw_alerted = false;
+        if let Some(fw) = self.rules.firewall.clone() {
+            let (go_on, alerted) =
+                self.firewall(&fw, p, at_alert.as_ref(), info, state.as_deref_mut(), stream, fw_app, outputs)?;
+            if !go_on {
+                return Ok(alerted);
+            }
+            fw_alerted = alerted;
+        }
+        let Some(engine) = self.rules.engine.as_deref() else { return Ok(fw_alerted) };
         // Filled only when something matches: no allocation on quiet packets.
         let mut matched: Vec<(&Signature, Option<u64>, bool)> = Vec::new();
         engine.inspect_app(p, info, state.as_deref_mut(), stream, app, &mut self.scratch, &mut |sig, tx, in_stream| {
             matched.push((sig, tx, in_stream))
         });
         if matched.is_empty() {
-            return Ok(false);
+            return Ok(fw_alerted);
         }
         // Every match's fate first: the packet's verdict, which each of its
         // alerts carries, weighs them all (thresholds and rate filters included).
@@ -162,7 +203,7 @@ impl Detector {
         });
         let verdict = crate::verdict::packet_verdict(actions, self.ips, flow_passed, tcp);
         let traffic = state.as_deref().map(|st| engine.traffic(&st.bits)).unwrap_or_default();
-        let mut alerted = false;
+        let mut alerted = fw_alerted;
         // The first signature that dropped the packet, and why.
         let mut dropped_by: Option<(&Signature, DropReason)> = None;
         for Decided { sig, tx_id, in_stream, swap, quiet, fate } in decided {
@@ -228,6 +269,7 @@ impl Detector {
                 stream_payload,
                 verdict,
                 traffic: &traffic,
+                firewall: None,
             };
             outputs.alert(p, sig, at)?;
         }
@@ -237,6 +279,100 @@ impl Detector {
             log_drop(p, flow_id, info, state, reason, Some(sig), outputs)?;
         }
         Ok(alerted)
+    }
+
+    /// Firewall mode: the firewall decides the packet before threat
+    /// detection sees it, and writes the alerts of its rules that say
+    /// `alert`. Returns whether threat detection runs on the packet, and
+    /// whether an alert was written.
+    #[allow(clippy::too_many_arguments)]
+    fn firewall(
+        &mut self,
+        fw: &Firewall,
+        p: &Packet<'_>,
+        at_alert: Option<&FlowAtAlert>,
+        info: Option<FlowInfo>,
+        mut state: Option<&mut FlowDetect>,
+        stream: StreamInput<'_>,
+        app: Option<&FwApp<'_>>,
+        outputs: &mut Outputs,
+    ) -> Result<(bool, bool), EngineError> {
+        let mut matched: Vec<(&FwRule, Option<u64>)> = Vec::new();
+        let verdict =
+            fw.run(p, info, state.as_deref_mut().map(|st| &mut st.fw), stream, app, &mut self.scratch, &mut |m| {
+                matched.push((m.rule, m.tx))
+            });
+        let real = p.src != PacketSource::FlowTimeout;
+        let dropped = self.ips && matches!(verdict, FwVerdict::Drop { .. });
+        let mut alerted = false;
+        let mut pass_packet = false;
+        for &(rule, tx_id) in &matched {
+            pass_packet |= rule.pass == Some(FwScope::Packet);
+            if !rule.alert {
+                continue;
+            }
+            self.alerts += 1;
+            alerted = true;
+            let tx = tx_id.and_then(|id| app?.txs.iter().find(|t| t.id() == id)).copied();
+            let progress = match (tx, app) {
+                (Some(t), Some(a)) => {
+                    let name = |d: Direction| a.def.hooks.states(d)[a.def.hooks.of(t.tx, d) as usize];
+                    Some((name(Direction::ToServer), name(Direction::ToClient)))
+                }
+                _ => None,
+            };
+            let alert_app = info.filter(|i| i.app_proto != AppProto::Unknown || tx.is_some()).map(|i| AlertApp {
+                proto: i.app_proto,
+                tx,
+                swap: false,
+            });
+            let traffic = vigil_detect::Traffic::default();
+            let at = crate::outputs::AlertAt {
+                flow: at_alert,
+                blocked: self.ips && !rule.accept,
+                flow_dir: info.map(|i| i.to_server),
+                app: alert_app,
+                stream_payload: None,
+                verdict: if dropped { vigil_output::Verdict::Drop } else { vigil_output::Verdict::Alert },
+                traffic: &traffic,
+                firewall: Some(crate::outputs::FwAlert { table: &rule.table, policy: &rule.policy, progress }),
+            };
+            outputs.alert(p, &rule.sig, at)?;
+        }
+        match verdict {
+            FwVerdict::Accept => {
+                if real {
+                    self.fw.accepted += 1;
+                }
+                let td_passed = state.as_deref().is_some_and(|st| st.fw.td_passed);
+                Ok((!pass_packet && !td_passed, alerted))
+            }
+            FwVerdict::Drop { .. } if !self.ips => Ok((true, alerted)),
+            FwVerdict::Drop { flow, reason } => {
+                self.verdict_drop |= real;
+                let out = match reason {
+                    FwDrop::Rules => DropReason::Rules,
+                    FwDrop::DefaultPacketPolicy => DropReason::FirewallDefaultPacketPolicy,
+                    FwDrop::DefaultAppPolicy => DropReason::FirewallDefaultAppPolicy,
+                };
+                if real {
+                    self.fw_blocked = true;
+                    self.fw.blocked += 1;
+                    match reason {
+                        FwDrop::Rules => self.fw.rules += 1,
+                        FwDrop::DefaultPacketPolicy => self.fw.default_packet_policy += 1,
+                        FwDrop::DefaultAppPolicy => self.fw.default_app_policy += 1,
+                    }
+                }
+                if let Some(st) = state.as_deref_mut().filter(|_| flow) {
+                    st.dropped = true;
+                    st.fw.dropped = true;
+                }
+                let by = matched.last().filter(|(r, _)| !r.accept).map(|(r, _)| &r.sig);
+                log_drop(p, at_alert.map(|a| a.id), info, state, out, by, outputs)?;
+                Ok((false, alerted))
+            }
+        }
     }
 
     /// Applies the exception policy of `target`, met by packet `p`; true

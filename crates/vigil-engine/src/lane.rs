@@ -79,6 +79,8 @@ impl Lane {
             detect: [w.detector.alerts, w.alert_queue_overflow(), w.detector.suppressed],
             exceptions: &w.detector.exceptions,
             drop_reasons: setup.ips.then_some(&w.detector.drop_reasons),
+            ips_verdicts: setup.simulated_ips.then_some(w.ips_verdicts),
+            firewall: setup.rules.firewall.is_some().then_some(w.detector.fw),
             file_store: self.outputs.file_store_counts(),
             byterange: self.outputs.byterange_counts(),
             file_hold: self.outputs.hold_counts(),

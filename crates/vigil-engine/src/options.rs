@@ -38,6 +38,10 @@ pub struct RunOptions {
     pub extra_rules: Vec<PathBuf>,
     /// `--disable-detection`.
     pub disable_detection: bool,
+    /// `--firewall`: firewall mode, with the configured `firewall.rule-files`.
+    pub firewall: bool,
+    /// `--firewall-rules-exclusive`: firewall mode with only this rule file.
+    pub firewall_rules: Option<PathBuf>,
     /// `--engine-analysis`: keep, for each signature, what `rules.json` says of it.
     pub engine_analysis: bool,
     /// `--simulate-ips`: act as if inline (no effect until detection can drop).

@@ -18,6 +18,8 @@ use vigil_rules::{Classifications, Loader, Vars};
 pub struct LoadedRules {
     /// `None` when detection is off or no rule could run.
     pub engine: Option<Arc<DetectEngine>>,
+    /// Firewall mode's rules (`None`: not in firewall mode).
+    pub firewall: Option<Arc<vigil_detect::engine::firewall::Firewall>>,
     pub files: Vec<PathBuf>,
     /// Enabled rules read.
     pub rules: usize,
@@ -73,8 +75,9 @@ pub fn rule_files(opts: &RunOptions, config: &Config) -> Vec<PathBuf> {
 /// `--init-errors-fatal`, once they are logged); the rest loads.
 pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Result<LoadedRules, EngineError> {
     let files = if opts.disable_detection { Vec::new() } else { rule_files(opts, config) };
+    let fw_files = if opts.disable_detection { None } else { firewall_files(opts, config) };
     let mut out = LoadedRules::empty(files.clone());
-    if files.is_empty() {
+    if files.is_empty() && fw_files.is_none() {
         return Ok(out);
     }
     // Without a readable classification file, classtypes are not checked
@@ -125,6 +128,9 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         loader = loader.classifications(c.clone());
     }
     let classes = classes.unwrap_or_default();
+    if let Some(fw) = &fw_files {
+        load_firewall(&loader, fw, &classes, &mut out)?;
+    }
     let set = loader.load_files(&files).map_err(|e| EngineError::Config(vec![e.to_string()]))?;
     let totals = set.totals();
     out.rules = totals.enabled;
@@ -162,7 +168,13 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
             }
         }
     }
-    out.log.extend(crate::log::load_summary_records(files.len(), out.loaded, out.failed, out.skipped, out.unsupported));
+    out.log.extend(crate::log::load_summary_records(
+        files.len() + fw_files.as_ref().map_or(0, Vec::len),
+        out.loaded,
+        out.failed,
+        out.skipped,
+        out.unsupported,
+    ));
     // The run will stop on these errors: building the engine would be wasted.
     if opts.init_errors_fatal && out.failed > 0 {
         return Ok(out);
@@ -178,11 +190,82 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
     Ok(out)
 }
 
+/// The firewall rule files of a firewall-mode run (`None`: not one):
+/// `--firewall-rules-exclusive`, else the configured `firewall.rule-files`
+/// (relative names under `firewall.rule-path`) when `--firewall` or
+/// `firewall.enabled` asks for firewall mode.
+pub fn firewall_files(opts: &RunOptions, config: &Config) -> Option<Vec<PathBuf>> {
+    if let Some(f) = &opts.firewall_rules {
+        return Some(vec![f.clone()]);
+    }
+    if !(opts.firewall || config.rules.firewall_enabled) {
+        return None;
+    }
+    let base = config.rules.firewall_rule_path.as_deref().map(PathBuf::from);
+    Some(
+        config
+            .rules
+            .firewall_rule_files
+            .iter()
+            .map(|f| match (&base, Path::new(f).is_absolute()) {
+                (Some(b), false) => b.join(f),
+                _ => PathBuf::from(f),
+            })
+            .collect(),
+    )
+}
+
+/// Loads and compiles the firewall rules, in file order. A rule Suricata
+/// refuses is a failed rule, named by file, line and column.
+fn load_firewall(
+    loader: &Loader,
+    files: &[PathBuf],
+    classes: &Classifications,
+    out: &mut LoadedRules,
+) -> Result<(), EngineError> {
+    use vigil_detect::engine::firewall::{compile_fw, Firewall, FwError};
+    let set = loader.load_files(files).map_err(|e| EngineError::Config(vec![e.to_string()]))?;
+    let totals = set.totals();
+    out.rules += totals.enabled;
+    out.disabled += totals.disabled;
+    out.failed += set.errors.len();
+    out.skipped += totals.skipped;
+    out.messages.extend(set.errors.iter().map(|e| e.to_string()));
+    let failed = crate::log::failed_rules(&set.errors);
+    out.log.extend(crate::log::rule_error_records(&set.errors, &failed));
+    out.failed_rules.extend(failed);
+    out.keywords.extend(set.rules.iter().flat_map(|r| r.options.iter().map(|o| o.keyword.canonical)));
+    let mut rules = Vec::with_capacity(set.rules.len());
+    for rule in &set.rules {
+        match compile_fw(rule, classes) {
+            Ok(r) => {
+                out.loaded += 1;
+                rules.push(r);
+            }
+            Err(FwError::Invalid(reason)) => {
+                out.failed += 1;
+                let at = rule.header.action_span;
+                out.messages.push(format!("{}:{}:{}: firewall rule: {reason}", rule.file, at.line, at.column));
+            }
+            Err(FwError::Unsupported(u)) => {
+                out.unsupported += 1;
+                for k in u.keywords {
+                    *out.unsupported_keywords.entry(k).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    out.files.extend(files.iter().cloned());
+    out.firewall = Some(Arc::new(Firewall::build(rules)));
+    Ok(())
+}
+
 impl LoadedRules {
     /// No rule yet, from these files.
     pub(crate) fn empty(files: Vec<PathBuf>) -> LoadedRules {
         LoadedRules {
             engine: None,
+            firewall: None,
             files,
             rules: 0,
             loaded: 0,

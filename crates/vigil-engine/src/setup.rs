@@ -40,6 +40,9 @@ pub struct Setup {
     pub rules: Arc<LoadedRules>,
     /// Inline (or `--simulate-ips`): `drop` rules block.
     pub ips: bool,
+    /// `--simulate-ips` on a capture: vigil counts `ips.accepted` and
+    /// `ips.blocked` itself (live, the capture does).
+    pub simulated_ips: bool,
     /// The application layer (`app-layer`); `None` when every parser is off.
     pub app: Option<vigil_applayer::AppConfig>,
     /// The DNS EVE format forced for every output, if any.
@@ -168,6 +171,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         warnings,
         rules: Arc::new(rules),
         ips,
+        simulated_ips: ips && opts.live.is_empty(),
         app,
         eve_dns_version: opts.eve_dns_version,
         runmode,

@@ -22,6 +22,10 @@ pub(crate) struct Counters<'a> {
     pub detect: [u64; 3],
     pub app: &'a crate::app::AppStats,
     pub exceptions: &'a crate::exception::ExceptionState,
+    /// `ips.accepted` and `ips.blocked`, where vigil decides them (`--simulate-ips`).
+    pub ips_verdicts: Option<(u64, u64)>,
+    /// Firewall mode's `firewall.*`.
+    pub firewall: Option<crate::detector::FwCounts>,
     /// `ips.drop_reason.*`, in IPS mode, by [`vigil_output::DropReason::ALL`] index.
     pub drop_reasons: Option<&'a [u64; vigil_output::DropReason::ALL.len()]>,
     /// The file store's counts, when it is enabled.
@@ -160,6 +164,26 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
         // vigil's own: files held for `filestore` rules that may still ask.
         push("file_store.hold_memuse".into(), memuse);
         push("file_store.hold_memcap".into(), hits);
+    }
+    if let Some((accepted, blocked)) = all.ips_verdicts {
+        push("ips.accepted".into(), accepted);
+        push("ips.blocked".into(), blocked);
+        // vigil rejects nothing it does not also drop, and replaces nothing.
+        push("ips.rejected".into(), 0);
+        push("ips.replaced".into(), 0);
+    }
+    if let Some(fw) = all.firewall {
+        push("firewall.accepted".into(), fw.accepted);
+        push("firewall.blocked".into(), fw.blocked);
+        push("firewall.rejected".into(), 0);
+        push("firewall.drop_reason.rules".into(), fw.rules);
+        push("firewall.drop_reason.default_packet_policy".into(), fw.default_packet_policy);
+        push("firewall.drop_reason.default_app_policy".into(), fw.default_app_policy);
+        // vigil evaluates the pre tables with the filter: their drops count as rules.
+        push("firewall.drop_reason.pre_stream_hook".into(), 0);
+        push("firewall.drop_reason.pre_flow_hook".into(), 0);
+        push("firewall.drop_reason.flow_drop".into(), fw.flow_drop);
+        push("firewall.discarded_alerts".into(), 0);
     }
     if let Some(drops) = all.drop_reasons {
         for (r, v) in vigil_output::DropReason::ALL.iter().zip(drops) {

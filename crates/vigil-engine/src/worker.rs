@@ -15,6 +15,7 @@ use vigil_config::ExceptionTarget;
 use vigil_decode::{DecodeConfig, Decoder, Packet, PacketSource};
 use vigil_defrag::Defragmenter;
 use vigil_detect::compile::FlowInfo;
+use vigil_detect::engine::firewall::FwApp;
 use vigil_detect::{AppInput, DetectScratch, StreamInput, TxInput};
 use vigil_flow::{Flow, FlowHandle, FlowState, FlowTable};
 use vigil_output::DropReason;
@@ -61,6 +62,9 @@ pub(crate) struct Worker {
     /// Packets and bytes of bypassed flows, after their bypass
     /// (`flow_bypassed.local_pkts`, `flow_bypassed.local_bytes`).
     pub bypassed: (u64, u64),
+    /// IPS: packets let through and dropped by threat detection
+    /// (`ips.accepted`, `ips.blocked`).
+    pub ips_verdicts: (u64, u64),
     /// How flows ended, beyond what the flow table knows.
     pub flow_ends: crate::stats::FlowEnds,
     /// The highest `memcap.pressure` a stats record showed.
@@ -199,6 +203,8 @@ impl Worker {
                 store_files: Vec::new(),
                 bypass_flow: false,
                 verdict_drop: false,
+                fw: Default::default(),
+                fw_blocked: false,
                 respond: false,
                 responses: Vec::new(),
                 exceptions: crate::exception::ExceptionState::new(
@@ -213,6 +219,7 @@ impl Worker {
             tags: crate::tag::Tags::default(),
             stream_bypass: setup.config.stream.bypass,
             bypassed: (0, 0),
+            ips_verdicts: (0, 0),
             flow_ends: crate::stats::FlowEnds::default(),
             pressure_max: std::cell::Cell::new(0),
             tcp_tap: (!setup.config.outputs.tcp_data.is_empty()).then(Vec::new),
@@ -256,6 +263,7 @@ impl Worker {
         outputs: &mut Outputs,
     ) -> Result<(), EngineError> {
         self.detector.verdict_drop = false;
+        self.detector.fw_blocked = false;
         self.detector.responses.clear();
         self.detector.exceptions.clear();
         self.detector.new_tags.clear();
@@ -267,6 +275,15 @@ impl Worker {
         self.defrag.expire(at.clock);
         self.flows.tick(at.clock);
         self.inspect(p, 0, outputs)?;
+        // What the IPS let through and stopped; a packet the firewall
+        // stopped never reached threat detection.
+        if self.detector.ips && !self.detector.fw_blocked {
+            if self.detector.verdict_drop {
+                self.ips_verdicts.1 += 1;
+            } else {
+                self.ips_verdicts.0 += 1;
+            }
+        }
         self.log_ended(outputs)
     }
 
@@ -513,14 +530,33 @@ impl Worker {
                 let seen: Vec<(u64, PerDir<Progress>)> = txs.iter().map(|t| (t.tx.id(), t.to)).collect();
                 let at = FlowAtAlert::of(f);
                 let log_stream = f.ext.tcp.as_deref().map(|ssn| (ssn, h.dir));
+                // Firewall mode's application filter sees every live transaction.
+                let fw_txs: Vec<vigil_applayer::TxRef<'_>> = match (&self.detector.rules.firewall, f.ext.app.as_deref())
+                {
+                    (Some(_), Some(a)) => a.layer.txs().collect(),
+                    _ => Vec::new(),
+                };
+                let fw_app = match (&self.detector.rules.firewall, f.ext.app.as_deref()) {
+                    (Some(_), Some(a)) => vigil_applayer::proto::of(a.layer.proto()).map(|def| FwApp {
+                        def,
+                        txs: &fw_txs,
+                        client: (f.key.src_ip(), f.key.sport),
+                        server: (f.key.dst_ip(), f.key.dport),
+                        now_secs: p.ts.secs(),
+                        updated: !p.payload().is_empty(),
+                    }),
+                    _ => None,
+                };
                 let alerted = self.detector.run(
                     p,
                     Some((at, info, &mut f.ext.detect)),
                     stream,
                     app.as_ref(),
+                    fw_app.as_ref(),
                     log_stream,
                     outputs,
                 );
+                drop(fw_txs);
                 drop(txs);
                 if matches!(alerted, Ok(true)) {
                     f.alerted = true;
@@ -572,7 +608,7 @@ impl Worker {
                 alerted.and(logged)
             }
             None => {
-                let r = self.detector.run(p, None, stream, None, None, outputs).map(|a| alerted_now = a);
+                let r = self.detector.run(p, None, stream, None, None, None, outputs).map(|a| alerted_now = a);
                 self.detector.bypass_flow = false;
                 r
             }
@@ -666,7 +702,13 @@ impl Worker {
         }
         for dir in [Direction::ToServer, Direction::ToClient] {
             if result.is_ok() {
+                let before = self.stream.counters.pseudo;
                 result = self.flusher().flush(f, dir, outputs);
+                // Firewall mode: the flow's end reaches the packet filter
+                // in each direction, with or without stream data left.
+                if result.is_ok() && self.stream.counters.pseudo == before && self.detector.rules.firewall.is_some() {
+                    result = self.fw_end_packet(f, dir, outputs);
+                }
             }
         }
         if let Some(mut ssn) = f.ext.tcp.take() {
@@ -680,6 +722,34 @@ impl Worker {
             self.app_stats.ended(a);
         }
         result
+    }
+
+    /// A pseudo packet of `dir` at a TCP flow's end, for the firewall's packet rules.
+    fn fw_end_packet(
+        &mut self,
+        f: &mut Flow<FlowExt>,
+        dir: Direction,
+        outputs: &mut Outputs,
+    ) -> Result<(), EngineError> {
+        // Suricata's come where the stream still holds data not inspected
+        // when a session still open ends (shutdown, timeout). vigil's
+        // stand-in: an open session whose raw inspection stopped at
+        // encryption (its stream flush above inspects nothing).
+        let raw_off = f.ext.app.as_deref().is_some_and(|a| a.raw_off);
+        if f.ext.tcp.is_none() || f.state.name() != "established" || !raw_off {
+            return Ok(());
+        }
+        let frame = pseudo_packet(f, dir);
+        let mut p = self.pseudo_decoder.decode(&frame, self.now, LinkType::Raw, 0);
+        p.src = PacketSource::FlowTimeout;
+        let info = flow_info(f, dir, None);
+        let stream = StreamInput { chunk: None, payload_in_stream: true, pseudo: true, fresh_from: 0 };
+        let at = FlowAtAlert::of(f);
+        if self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, None, None, None, outputs)? {
+            f.alerted = true;
+        }
+        apply_requests(f.ext.app.as_deref_mut(), &mut self.detector);
+        Ok(())
     }
 
     fn flusher(&mut self) -> Flusher<'_> {
@@ -705,7 +775,7 @@ impl Worker {
             let app = app_input(f, &txs, self.now);
             let stream = StreamInput { chunk: None, payload_in_stream: true, pseudo: true, fresh_from: 0 };
             let at = FlowAtAlert::of(f);
-            match self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, Some(&app), None, outputs) {
+            match self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, Some(&app), None, None, outputs) {
                 Ok(true) => f.alerted = true,
                 Ok(false) => {}
                 Err(e) => result = Err(e),
@@ -739,6 +809,8 @@ impl Worker {
                 let d = &f.ext.detect;
                 let action = if d.dropped {
                     Some("drop")
+                } else if d.fw.accepted {
+                    Some("accept")
                 } else if (d.passed || d.exception_passed) && !d.bypassed {
                     Some("pass")
                 } else {
@@ -856,7 +928,15 @@ impl Flusher<'_> {
                 StreamInput { chunk: Some((self.buf, start)), payload_in_stream: true, pseudo: true, fresh_from: 0 };
             let info = FlowInfo { tracked: true, stream_size: stream_sizes(&ssn), ..flow_info(f, dir, None) };
             let at = FlowAtAlert::of(f);
-            match self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, None, Some((&ssn, dir)), outputs) {
+            match self.detector.run(
+                &p,
+                Some((at, info, &mut f.ext.detect)),
+                stream,
+                None,
+                None,
+                Some((&ssn, dir)),
+                outputs,
+            ) {
                 Ok(true) => f.alerted = true,
                 Ok(false) => {}
                 Err(e) => result = Err(e),

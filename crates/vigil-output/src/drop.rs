@@ -24,6 +24,12 @@ pub enum DropReason {
     FlowMemcap,
     DefragMemcap,
     ApplayerError,
+    /// Firewall mode: no packet rule accepted the packet.
+    FirewallDefaultPacketPolicy,
+    /// Firewall mode: no rule accepted a state the flow's transaction reached.
+    FirewallDefaultAppPolicy,
+    /// Firewall mode: the firewall dropped the flow earlier.
+    FirewallFlowDrop,
 }
 
 impl DropReason {
@@ -39,6 +45,9 @@ impl DropReason {
             DropReason::FlowMemcap => "flow memcap",
             DropReason::DefragMemcap => "defrag memcap",
             DropReason::ApplayerError => "applayer error",
+            DropReason::FirewallDefaultPacketPolicy => "firewall default packet policy",
+            DropReason::FirewallDefaultAppPolicy => "firewall default app policy",
+            DropReason::FirewallFlowDrop => "firewall flow drop",
         }
     }
 
@@ -67,6 +76,10 @@ impl DropReason {
             DropReason::FlowMemcap => "flow_memcap",
             DropReason::DefragMemcap => "defrag_memcap",
             DropReason::ApplayerError => "applayer_error",
+            // Counted under `firewall.drop_reason.*`.
+            DropReason::FirewallDefaultPacketPolicy => "default_packet_policy",
+            DropReason::FirewallDefaultAppPolicy => "default_app_policy",
+            DropReason::FirewallFlowDrop => "flow_drop",
         }
     }
 }

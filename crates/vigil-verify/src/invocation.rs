@@ -191,6 +191,9 @@ pub enum Rules {
     Disabled,
     /// Load this file with `-S`.
     Load(PathBuf),
+    /// Firewall mode: this file with `--firewall-rules-exclusive`, and the
+    /// threat detection file, if any, with `-S`.
+    Firewall(PathBuf, Option<PathBuf>),
 }
 
 /// Upstream's rule-file discovery over the `*.rules` of a test directory.
@@ -201,7 +204,7 @@ pub fn discover_rules(dir: &Path, claimed: SuricataVersion) -> Result<Rules, Str
         [only] => {
             let base = file_name(only);
             if base.ends_with("firewall.rules") {
-                return Err("firewall mode unsupported".to_string());
+                return Ok(Rules::Firewall(only.clone(), None));
             }
             match base.strip_prefix("min").and_then(|r| r.strip_suffix(".rules")) {
                 Some(v) => match version::check(claimed, Cmp::Gte, v) {
@@ -223,7 +226,7 @@ pub fn discover_rules(dir: &Path, claimed: SuricataVersion) -> Result<Rules, Str
             if !file_name(second).ends_with("td.rules") {
                 return Err("multi rule file should have firewall.rules and td.rules".to_string());
             }
-            Err("firewall mode unsupported".to_string())
+            Ok(Rules::Firewall(first.clone(), Some(second.clone())))
         }
         _ => Err("More than 1 rule file found".to_string()),
     }
@@ -315,6 +318,14 @@ pub fn default_args(inp: &DefaultInputs<'_>) -> Result<Vec<String>, String> {
         Rules::Load(path) => {
             args.push("-S".to_string());
             args.push(path.display().to_string());
+        }
+        Rules::Firewall(fw, td) => {
+            args.push("--firewall-rules-exclusive".to_string());
+            args.push(fw.display().to_string());
+            if let Some(td) = td {
+                args.push("-S".to_string());
+                args.push(td.display().to_string());
+            }
         }
     }
     Ok(args)
@@ -455,9 +466,12 @@ mod tests {
         let d = suite("s3", &["test.rules"]);
         assert_eq!(discover_rules(&d, CLAIMED), Ok(Rules::Load(d.join("test.rules"))));
         let d = suite("s4", &["firewall.rules"]);
-        assert_eq!(discover_rules(&d, CLAIMED), Err("firewall mode unsupported".into()));
+        assert_eq!(discover_rules(&d, CLAIMED), Ok(Rules::Firewall(d.join("firewall.rules"), None)));
         let d = suite("s5", &["firewall.rules", "td.rules"]);
-        assert_eq!(discover_rules(&d, CLAIMED), Err("firewall mode unsupported".into()));
+        assert_eq!(
+            discover_rules(&d, CLAIMED),
+            Ok(Rules::Firewall(d.join("firewall.rules"), Some(d.join("td.rules"))))
+        );
         let d = suite("s6", &["a.rules", "b.rules"]);
         assert!(discover_rules(&d, CLAIMED).unwrap_err().starts_with("multi rule file"));
         let d = suite("s7", &["a.rules", "b.rules", "c.rules"]);

@@ -148,6 +148,12 @@ pub struct RunArgs {
     /// Run without detection: decode and log only.
     #[arg(long)]
     pub disable_detection: bool,
+    /// Firewall mode, with the configuration's `firewall.rule-files`.
+    #[arg(long)]
+    pub firewall: bool,
+    /// Firewall mode with only this firewall rule file.
+    #[arg(long, value_name = "FILE")]
+    pub firewall_rules_exclusive: Option<PathBuf>,
     /// Behave as an inline IPS would (drop rules drop), while reading a capture.
     #[arg(long)]
     pub simulate_ips: bool,
@@ -260,6 +266,8 @@ impl RunArgs {
             exclusive_rules: self.rules_exclusive.clone(),
             extra_rules: self.rules.clone(),
             disable_detection: self.disable_detection,
+            firewall: self.firewall,
+            firewall_rules: self.firewall_rules_exclusive.clone(),
             engine_analysis: self.engine_analysis,
             simulate_ips: self.simulate_ips,
             simulate: vigil_engine::Simulation {

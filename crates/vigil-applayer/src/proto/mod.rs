@@ -23,7 +23,9 @@
 //! }
 //! ```
 
+mod hooks;
 pub mod kit;
+pub use hooks::Hooks;
 
 use std::any::Any;
 use std::fmt;
@@ -230,6 +232,8 @@ pub struct ProtoDef {
     /// its buffers is inspected on it (TLS: the server's side is whole once
     /// its certificates came).
     pub base_need: PerDir<Progress>,
+    /// The states its transactions go through, as firewall rules hook them.
+    pub hooks: Hooks,
 }
 
 impl fmt::Debug for ProtoDef {
@@ -342,6 +346,12 @@ impl ProtoParser for NotParsed {
 pub trait ProtoTx: Any {
     fn id(&self) -> u64;
     fn progress(&self, dir: Direction) -> Progress;
+    /// The number of the [`ProtoDef::hooks`] state side `dir` is in, for
+    /// protocols that name more states than start and end (`None`: its
+    /// progress says, see [`Hooks::of`]).
+    fn hook_state(&self, _dir: Direction) -> Option<u8> {
+        None
+    }
     /// Whether it will not change any more and can be logged.
     fn finished(&self) -> bool {
         self.progress(Direction::ToServer) == Progress::Complete

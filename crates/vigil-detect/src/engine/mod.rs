@@ -8,6 +8,7 @@
 //! own [`DetectScratch`], which also holds the worker's `xbits`/`hostbits`
 //! table: host state is per worker, like thresholds.
 
+pub mod firewall;
 mod tx;
 
 pub use tx::{AppInput, TxInput};
@@ -206,7 +207,7 @@ impl DetectEngine {
             let bits = (s.flowbits.rank(), crate::flowint::rank(&s.flowints), crate::hostbits::rank(&s.hostbits));
             (order.rank(s.action), bits)
         });
-        let flowbit_names = number_flowbits(&mut sigs);
+        let flowbit_names = number_flowbits(sigs.iter_mut());
         let flowint_names = number_flowints(&mut sigs);
         let hostbit_names = number_hostbits(&mut sigs);
         let mut groups = Vec::with_capacity(GROUPS.len());
@@ -566,13 +567,13 @@ fn traffic_bits(names: &[String]) -> Vec<(u16, bool, String)> {
     names.iter().enumerate().filter_map(|(i, n)| tag(n).map(|(label, name)| (i as u16, label, name))).collect()
 }
 
-fn number_flowbits(sigs: &mut [Signature]) -> Vec<String> {
+fn number_flowbits<'a>(sigs: impl Iterator<Item = &'a mut Signature>) -> Vec<String> {
     let mut ids = std::collections::HashMap::<String, u16>::new();
     let mut id = |name: &str| {
         let n = ids.len() as u16;
         *ids.entry(name.to_string()).or_insert(n)
     };
-    for s in sigs.iter_mut() {
+    for s in sigs {
         let tests = s.flowbits.tests.iter().map(|(names, any, negated)| BitTest {
             ids: names.iter().map(|n| id(n)).collect(),
             any: *any,

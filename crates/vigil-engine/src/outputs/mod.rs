@@ -482,7 +482,7 @@ impl Outputs {
     /// Writes an `alert` record for a signature that matched `p`, in the
     /// circumstances `at` describes.
     pub(crate) fn alert(&mut self, p: &Packet<'_>, sig: &Signature, at: AlertAt<'_>) -> Result<(), EngineError> {
-        let AlertAt { flow, blocked, flow_dir, app, stream_payload, verdict, traffic } = at;
+        let AlertAt { flow, blocked, flow_dir, app, stream_payload, verdict, traffic, firewall } = at;
         // Suricata's `direction`: the flow direction the alert is written in.
         let direction = flow_dir.map(|to_server| if to_server { "to_server" } else { "to_client" });
         let info = AlertInfo { stream_payload, verdict, ..alert_info(sig, blocked) };
@@ -533,6 +533,17 @@ impl Outputs {
             let mut rec = alert_record(p, &info, opts);
             if let Some(f) = flow {
                 insert_flow_id(&mut rec, f.id);
+            }
+            if let (Some(fw), Value::Object(m)) = (firewall, &mut rec) {
+                if let Some(Value::Object(a)) = m.get_mut("alert") {
+                    a.shift_insert(1, "engine".into(), "fw".into());
+                }
+                let at = m.keys().position(|k| k == "alert").map_or(m.len(), |i| i + 1);
+                m.shift_insert(at, "firewall".into(), serde_json::json!({"hook": fw.table, "policy": fw.policy}));
+                if let Some((ts, tc)) = fw.progress {
+                    m.shift_insert(at + 1, "ts_progress".into(), ts.into());
+                    m.shift_insert(at + 2, "tc_progress".into(), tc.into());
+                }
             }
             if let (Some(dir), Value::Object(m)) = (direction, &mut rec) {
                 let at = m.keys().position(|k| k == "alert").unwrap_or(m.len());
@@ -931,6 +942,19 @@ pub(crate) struct AlertAt<'a> {
     pub verdict: vigil_output::Verdict,
     /// The flow's traffic tags.
     pub traffic: &'a vigil_detect::Traffic<'a>,
+    /// A firewall rule's alert: where it is hooked and what it does.
+    pub firewall: Option<FwAlert<'a>>,
+}
+
+/// What an alert of a firewall rule adds (EVE `firewall`, `alert.engine`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FwAlert<'a> {
+    /// `packet:filter`, `ssh:request_banner_done`, ...
+    pub table: &'a str,
+    /// `accept:hook,alert`, ...
+    pub policy: &'a str,
+    /// The transaction's state on each side (`ts_progress`, `tc_progress`).
+    pub progress: Option<(&'a str, &'a str)>,
 }
 
 /// What a flow spoke, for its record.

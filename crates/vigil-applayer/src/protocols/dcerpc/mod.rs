@@ -49,6 +49,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     aliases: &[],
     includes: &[],
     base_need: crate::proto::HEADERS_BOTH,
+    hooks: crate::proto::Hooks::GENERIC,
 };
 
 /// A bind and its acknowledgement, little-endian.

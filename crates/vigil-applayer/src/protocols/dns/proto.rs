@@ -115,6 +115,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     includes: &[],
     // A transaction is one message: it is there or not.
     base_need: PerDir { to_server: Progress::Complete, to_client: Progress::Complete },
+    hooks: crate::proto::Hooks::GENERIC,
 };
 
 impl ProtoParser for DnsParser {

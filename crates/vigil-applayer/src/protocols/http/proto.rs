@@ -255,6 +255,24 @@ pub static PROTO: ProtoDef = ProtoDef {
     aliases: &["http1"],
     includes: &[],
     base_need: HEADERS_BOTH,
+    hooks: crate::proto::Hooks {
+        to_server: &[
+            "request_started",
+            "request_line",
+            "request_headers",
+            "request_body",
+            "request_trailer",
+            "request_complete",
+        ],
+        to_client: &[
+            "response_started",
+            "response_line",
+            "response_headers",
+            "response_body",
+            "response_trailer",
+            "response_complete",
+        ],
+    },
 };
 
 impl ProtoParser for HttpParser {
@@ -320,6 +338,21 @@ impl ProtoTx for HttpTx {
         } else {
             Progress::None
         }
+    }
+
+    fn hook_state(&self, dir: Direction) -> Option<u8> {
+        // The parser knows a side started, has its headers, or is
+        // complete: a side with headers is in its body until complete.
+        // (A request transaction exists once its line came.)
+        Some(if self.complete(dir) {
+            5
+        } else if self.headers_done(dir) {
+            3
+        } else if dir == Direction::ToServer {
+            1
+        } else {
+            0
+        })
     }
 
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]> {

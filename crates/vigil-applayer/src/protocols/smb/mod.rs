@@ -47,6 +47,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     aliases: &[],
     includes: &["dcerpc"],
     base_need: crate::proto::HEADERS_BOTH,
+    hooks: crate::proto::Hooks::GENERIC,
 };
 
 /// An SMB2 negotiate request and its answer, in NetBIOS session messages.

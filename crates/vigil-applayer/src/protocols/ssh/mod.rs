@@ -121,4 +121,8 @@ pub static PROTO: ProtoDef = ProtoDef {
     aliases: &[],
     includes: &[],
     base_need: crate::proto::HEADERS_BOTH,
+    hooks: crate::proto::Hooks {
+        to_server: &["request_in_progress", "request_banner_wait_eol", "request_banner_done", "request_finished"],
+        to_client: &["response_in_progress", "response_banner_wait_eol", "response_banner_done", "response_finished"],
+    },
 };

@@ -121,7 +121,14 @@ impl SshParser {
         let (line, used, long) = match eol {
             Some(eol) => (&data[..eol], eol + 1, false),
             None if data.len() > MAX_BANNER => (&data[..MAX_BANNER], MAX_BANNER, true),
-            None => return Err(1),
+            None => {
+                if b"SSH-".starts_with(&data[..data.len().min(4)]) {
+                    if let Some(s) = self.tx_side(dir) {
+                        s.banner_partial = true;
+                    }
+                }
+                return Err(1);
+            }
         };
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let Some(version) = line.strip_prefix(b"SSH-") else {
@@ -176,6 +183,7 @@ impl SshParser {
                 self.sides.get_mut(dir).state = State::Encrypted;
                 if let Some(s) = self.tx_side(dir) {
                     s.done = true;
+                    s.finished = true;
                 }
                 Ok(data.len())
             }
@@ -257,6 +265,7 @@ impl ProtoParser for SshParser {
     fn close(&mut self, dir: Direction, _held: &[u8]) {
         if let Some(s) = self.tx_side(dir) {
             s.done = true;
+            s.finished = true;
         }
     }
 
@@ -269,7 +278,10 @@ impl ProtoParser for SshParser {
     }
 
     fn prune(&mut self, id: u64) {
-        if self.tx.as_ref().is_some_and(|t| t.id < id) {
+        // The one transaction stays, logged, until both sides encrypt: its
+        // hook states (firewall rules) go on to `finished`.
+        let finished = |t: &SshTx| t.sides.to_server.finished && t.sides.to_client.finished;
+        if self.tx.as_ref().is_some_and(|t| t.id < id && finished(t)) {
             self.tx = None;
         }
     }

@@ -14,6 +14,10 @@ use crate::proto::ProtoTx;
 pub struct SshSide {
     /// The banner line was read.
     pub banner: bool,
+    /// Part of the banner line came, not its end yet.
+    pub banner_partial: bool,
+    /// It started encrypting (or closed): the last of its hook states.
+    pub finished: bool,
     pub proto_version: Vec<u8>,
     pub software_version: Vec<u8>,
     /// The HASSH string of its KEXINIT and its MD5 (lowercase hex).
@@ -71,6 +75,20 @@ impl ProtoTx for SshTx {
         } else {
             Progress::None
         }
+    }
+
+    fn hook_state(&self, dir: Direction) -> Option<u8> {
+        // in progress, banner waiting for its end of line, banner done, finished
+        let s = self.sides.get(dir);
+        Some(if s.finished {
+            3
+        } else if s.banner {
+            2
+        } else if s.banner_partial {
+            1
+        } else {
+            0
+        })
     }
 
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]> {

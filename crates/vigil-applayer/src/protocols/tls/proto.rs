@@ -144,6 +144,23 @@ pub static PROTO: ProtoDef = ProtoDef {
     includes: &[],
     // The server's certificates come after its hello.
     base_need: PerDir { to_server: Headers, to_client: Complete },
+    hooks: crate::proto::Hooks {
+        to_server: &[
+            "client_in_progress",
+            "client_hello_done",
+            "client_cert_done",
+            "client_handshake_done",
+            "client_finished",
+        ],
+        to_client: &[
+            "server_in_progress",
+            "server_hello",
+            "server_cert_done",
+            "server_hello_done",
+            "server_handshake_done",
+            "server_finished",
+        ],
+    },
 };
 
 impl ProtoParser for TlsParser {
@@ -204,6 +221,22 @@ impl ProtoTx for TlsTx {
         } else {
             Progress::None
         }
+    }
+
+    fn hook_state(&self, dir: Direction) -> Option<u8> {
+        // Known: the side's hello came, and the side is complete (the
+        // states between are not told apart yet).
+        let hello = match dir {
+            Direction::ToServer => self.client_hello().is_some(),
+            Direction::ToClient => self.server_version().is_some(),
+        };
+        Some(if self.complete(dir) {
+            u8::MAX
+        } else if hello {
+            1
+        } else {
+            0
+        })
     }
 
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]> {

@@ -1,0 +1,572 @@
+//! Suricata 8's firewall mode: a rule set of its own, read in file order,
+//! that must accept traffic before threat detection sees it.
+//!
+//! Each packet meets the packet filter (rules hooked at `<ip proto>:all`,
+//! `:flow_start`, and the `pre_flow`/`pre_stream` tables); its default is
+//! to drop the packet. A packet that brought application data then meets
+//! the application filter: every state a transaction went through on the
+//! packet's side (`ssh:request_banner_done`, ...) needs a rule that
+//! accepts it, else the flow is dropped. `accept:hook` lets the next state
+//! (or table) decide, `accept:tx` the rest of the transaction, `accept:flow`
+//! the rest of the flow, `accept:packet` this packet.
+
+use super::tx::tx_matches;
+use super::{app_proto_ok, matches, payload_matches, tx_header_matches, StreamInput};
+use crate::compile::{compile, FlowInfo, Signature, Unsupported};
+use crate::flowbits::{BitAction, BitTest, FlowBits};
+use std::net::IpAddr;
+use vigil_applayer::proto::ProtoDef;
+use vigil_applayer::TxRef;
+use vigil_decode::Packet;
+use vigil_rules::{ActionKind, Classifications, ProtoClass, Rule};
+use vigil_types::Direction;
+
+/// What a firewall rule's primary action covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FwScope {
+    Packet,
+    Flow,
+    /// The state (or packet table) it is hooked at: the next one decides.
+    Hook,
+    /// The rest of the transaction.
+    Tx,
+}
+
+impl FwScope {
+    fn parse(s: &str) -> Option<FwScope> {
+        Some(match s {
+            "packet" => FwScope::Packet,
+            "flow" => FwScope::Flow,
+            "hook" => FwScope::Hook,
+            "tx" => FwScope::Tx,
+            _ => return None,
+        })
+    }
+}
+
+/// The packet tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketHook {
+    /// Every packet.
+    All,
+    /// The first packet of each direction of a flow.
+    FlowStart,
+    /// Before the flow is updated (vigil: evaluated first, on the same packet).
+    PreFlow,
+    /// Before the stream is updated (vigil: as `pre_flow`).
+    PreStream,
+}
+
+/// Where a rule is hooked.
+#[derive(Debug, Clone, Copy)]
+pub enum FwHook {
+    Packet(PacketHook),
+    /// A state of one side of a protocol's transactions; `prior`: the rule
+    /// also accepts the states before it (`tls:<client_hello_done`).
+    App {
+        def: &'static ProtoDef,
+        side: Direction,
+        state: u8,
+        prior: bool,
+    },
+}
+
+/// One firewall rule.
+#[derive(Debug)]
+pub struct FwRule {
+    pub sig: Signature,
+    /// `true` for accept, `false` for drop.
+    pub accept: bool,
+    pub scope: FwScope,
+    pub hook: FwHook,
+    /// It also raises an alert (`alert` among its actions or keywords).
+    pub alert: bool,
+    /// `pass:packet` / `pass:flow` among its secondary actions: threat
+    /// detection skips the packet or the flow.
+    pub pass: Option<FwScope>,
+    /// Its actions as EVE `firewall.policy` shows them (`accept:hook,alert`).
+    pub policy: String,
+    /// The table as EVE `firewall.hook` names it (`packet:filter`, `ssh:request_banner_done`).
+    pub table: String,
+}
+
+/// Why the firewall dropped a packet (`firewall.drop_reason.*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FwDrop {
+    Rules,
+    DefaultPacketPolicy,
+    DefaultAppPolicy,
+}
+
+/// The firewall's decision on a packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FwVerdict {
+    Accept,
+    /// `flow`: the rest of the flow is dropped too.
+    Drop {
+        flow: bool,
+        reason: FwDrop,
+    },
+}
+
+/// What the firewall keeps per flow.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct FwFlow {
+    /// `accept:flow` matched: nothing more is evaluated.
+    pub accepted: bool,
+    /// Its own flowbits (firewall rules do not share threat detection's yet).
+    pub bits: FlowBits,
+    /// The first packet of each direction (to server, to client) was seen.
+    started: [bool; 2],
+    /// Per transaction: accepted whole, or the last state accepted per side.
+    txs: Vec<FwTx>,
+    /// `pass:flow` matched: threat detection skips the flow.
+    pub td_passed: bool,
+    /// The firewall dropped the flow.
+    pub dropped: bool,
+}
+
+impl FwFlow {
+    /// The flow was turned round: per-direction state changes sides.
+    pub fn reverse(&mut self) {
+        self.started.swap(0, 1);
+        for t in &mut self.txs {
+            t.done.swap(0, 1);
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FwTx {
+    id: u64,
+    accepted: bool,
+    /// The last state accepted with `accept:hook`, per side.
+    done: [Option<u8>; 2],
+}
+
+/// The transactions of a packet's flow, for the application filter.
+pub struct FwApp<'a> {
+    pub def: &'static ProtoDef,
+    /// Every live transaction, oldest first.
+    pub txs: &'a [TxRef<'a>],
+    pub client: (IpAddr, u16),
+    pub server: (IpAddr, u16),
+    pub now_secs: i64,
+    /// The packet brought application data on its side: the application
+    /// filter runs (other packets are accepted by the packet filter alone).
+    pub updated: bool,
+}
+
+/// A rule that matched, for its alert.
+pub struct FwMatch<'f> {
+    pub rule: &'f FwRule,
+    pub tx: Option<u64>,
+}
+
+/// The firewall rule set, compiled.
+#[derive(Debug, Default)]
+pub struct Firewall {
+    rules: Vec<FwRule>,
+    /// Packet rules in file order: pre tables first, then the filter.
+    packet: Vec<u32>,
+    /// App rules per (protocol, side), in state order then file order.
+    app: Vec<(&'static str, Direction, Vec<u32>)>,
+    flowbit_names: Vec<String>,
+}
+
+/// Why a firewall rule cannot load.
+#[derive(Debug)]
+pub enum FwError {
+    /// Suricata refuses it.
+    Invalid(String),
+    /// vigil does not run one of its keywords yet.
+    Unsupported(Unsupported),
+}
+
+/// Compiles one firewall rule.
+pub fn compile_fw(rule: &Rule, classes: &Classifications) -> Result<FwRule, FwError> {
+    let h = &rule.header;
+    let first = &h.actions[0];
+    let accept = match first.kind {
+        ActionKind::Accept => true,
+        ActionKind::Drop => false,
+        other => {
+            return Err(FwError::Invalid(format!(
+                "firewall rules need accept or drop as their first action, not {}",
+                other.as_str()
+            )))
+        }
+    };
+    let Some(scope) = first.scope.as_deref() else {
+        return Err(FwError::Invalid(format!("firewall rule action {} needs an explicit scope", first.kind.as_str())));
+    };
+    let scope = FwScope::parse(scope).ok_or_else(|| FwError::Invalid(format!("unknown action scope {}", first)))?;
+    if !accept && !matches!(scope, FwScope::Packet | FwScope::Flow) {
+        return Err(FwError::Invalid(format!("{first}: drop takes the scope packet or flow")));
+    }
+    let Some(hook) = h.protocol.hook.as_deref() else {
+        return Err(FwError::Invalid(format!("firewall rule protocol {} needs a hook", h.protocol.name)));
+    };
+    let mut alert = false;
+    let mut pass = None;
+    for a in &h.actions[1..] {
+        match (a.kind, a.scope.as_deref()) {
+            (ActionKind::Alert, None) => alert = true,
+            (ActionKind::Pass, s) => {
+                pass = Some(match s.map(FwScope::parse) {
+                    None => FwScope::Flow,
+                    Some(Some(sc @ (FwScope::Packet | FwScope::Flow))) => sc,
+                    _ => return Err(FwError::Invalid(format!("{a}: pass takes the scope packet or flow"))),
+                })
+            }
+            _ => return Err(FwError::Invalid(format!("{a} cannot follow a firewall action"))),
+        }
+    }
+    let hook = match h.protocol.class {
+        ProtoClass::Packet => {
+            let ph = match hook {
+                "all" => PacketHook::All,
+                "flow_start" => PacketHook::FlowStart,
+                "pre_flow" => PacketHook::PreFlow,
+                "pre_stream" => PacketHook::PreStream,
+                other => return Err(FwError::Invalid(format!("unknown packet hook {}:{other}", h.protocol.name))),
+            };
+            if scope == FwScope::Tx {
+                return Err(FwError::Invalid(format!("{first} does not apply to packet hooks")));
+            }
+            FwHook::Packet(ph)
+        }
+        _ => {
+            let def = vigil_applayer::proto::by_rule_name(h.protocol.name).ok_or_else(|| {
+                FwError::Unsupported(Unsupported { keywords: vec![format!("protocol {}", h.protocol.name)] })
+            })?;
+            let (prior, name) = match hook.strip_prefix('<') {
+                Some(rest) => (true, rest),
+                None => (false, hook),
+            };
+            let (side, state) = def
+                .hooks
+                .state(name)
+                .ok_or_else(|| FwError::Invalid(format!("unknown hook {}:{name}", h.protocol.name)))?;
+            FwHook::App { def, side, state, prior }
+        }
+    };
+    // The rest compiles as a threat detection rule of the same protocol,
+    // inspecting the hooked side.
+    let mut plain = rule.clone();
+    plain.header.actions = vec![vigil_rules::header::Action { kind: ActionKind::Alert, scope: None }];
+    plain.header.protocol.hook = None;
+    let mut sig = compile(&plain, classes).map_err(FwError::Unsupported)?;
+    alert |= sig.also_alert;
+    if let (FwHook::App { side, .. }, Some(tx)) = (hook, sig.tx.as_mut()) {
+        // The hook says which side is inspected, buffers included.
+        tx.side = side;
+        for b in &mut tx.buffers {
+            b.dir = side;
+        }
+    }
+    let mut policy = first.to_string();
+    for a in &h.actions[1..] {
+        policy.push(',');
+        policy.push_str(&a.to_string());
+    }
+    if alert && !h.actions.iter().any(|a| a.kind == ActionKind::Alert) {
+        policy.push_str(",alert");
+    }
+    let table = match hook {
+        FwHook::Packet(PacketHook::PreFlow) => "packet:pre_flow".to_string(),
+        FwHook::Packet(PacketHook::PreStream) => "packet:pre_stream".to_string(),
+        FwHook::Packet(_) => "packet:filter".to_string(),
+        FwHook::App { def, side, state, .. } => format!("{}:{}", def.name, def.hooks.states(side)[state as usize]),
+    };
+    Ok(FwRule { sig, accept, scope, hook, alert, pass, policy, table })
+}
+
+impl Firewall {
+    /// The rule set, in file order.
+    pub fn build(mut rules: Vec<FwRule>) -> Firewall {
+        let flowbit_names = super::number_flowbits(rules.iter_mut().map(|r| &mut r.sig));
+        let mut packet: Vec<u32> = Vec::new();
+        let mut app: Vec<(&'static str, Direction, Vec<u32>)> = Vec::new();
+        // pre_flow, then pre_stream, then the filter, each in file order.
+        for table in [PacketHook::PreFlow, PacketHook::PreStream] {
+            for (i, r) in rules.iter().enumerate() {
+                if matches!(r.hook, FwHook::Packet(h) if h == table) {
+                    packet.push(i as u32);
+                }
+            }
+        }
+        for (i, r) in rules.iter().enumerate() {
+            match r.hook {
+                FwHook::Packet(PacketHook::All | PacketHook::FlowStart) => packet.push(i as u32),
+                FwHook::Packet(_) => {}
+                FwHook::App { def, side, .. } => match app.iter_mut().find(|(n, d, _)| *n == def.name && *d == side) {
+                    Some(e) => e.2.push(i as u32),
+                    None => app.push((def.name, side, vec![i as u32])),
+                },
+            }
+        }
+        for (_, _, list) in &mut app {
+            // Stable: file order within a state.
+            list.sort_by_key(|&i| match rules[i as usize].hook {
+                FwHook::App { state, .. } => state,
+                FwHook::Packet(_) => 0,
+            });
+        }
+        Firewall { rules, packet, app, flowbit_names }
+    }
+
+    pub fn rules(&self) -> &[FwRule] {
+        &self.rules
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// Flowbit names by id (the firewall's own space).
+    pub fn flowbit_names(&self) -> &[String] {
+        &self.flowbit_names
+    }
+
+    /// Decides packet `p`; `on_match` gets each rule that matched, in order.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run<'f>(
+        &'f self,
+        p: &Packet<'_>,
+        flow: Option<FlowInfo>,
+        state: Option<&mut FwFlow>,
+        stream: StreamInput<'_>,
+        app: Option<&FwApp<'_>>,
+        s: &mut super::DetectScratch,
+        on_match: &mut dyn FnMut(FwMatch<'f>),
+    ) -> FwVerdict {
+        let mut spare = FwFlow::default();
+        let st = match state {
+            Some(st) => st,
+            None => &mut spare,
+        };
+        if st.accepted {
+            return FwVerdict::Accept;
+        }
+        let first_in_dir = match flow {
+            Some(f) => !std::mem::replace(&mut st.started[usize::from(!f.to_server)], true),
+            None => true,
+        };
+        let payload = if flow.is_some_and(|f| f.no_payload) { &[][..] } else { p.payload() };
+        // The packet tables: pre_flow and pre_stream default to the next
+        // table; the filter drops what nothing accepted.
+        let mut filter_decided = false;
+        for &i in &self.packet {
+            let r = &self.rules[i as usize];
+            let FwHook::Packet(h) = r.hook else { continue };
+            if h == PacketHook::FlowStart && !first_in_dir {
+                continue;
+            }
+            if !bits_ok(&r.sig, &st.bits) || !matches(&r.sig, p, flow, payload, stream, &mut s.inspect) {
+                continue;
+            }
+            apply_bits(&r.sig, &mut st.bits);
+            self.note_pass(r, st);
+            on_match(FwMatch { rule: r, tx: None });
+            match (r.accept, r.scope) {
+                (false, sc) => return FwVerdict::Drop { flow: sc == FwScope::Flow, reason: FwDrop::Rules },
+                (true, FwScope::Packet) => return FwVerdict::Accept,
+                (true, FwScope::Flow) => {
+                    st.accepted = true;
+                    return FwVerdict::Accept;
+                }
+                (true, _) => {
+                    if matches!(h, PacketHook::All | PacketHook::FlowStart) {
+                        filter_decided = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if !filter_decided {
+            return FwVerdict::Drop { flow: false, reason: FwDrop::DefaultPacketPolicy };
+        }
+        match app.filter(|a| a.updated) {
+            Some(a) => self.app_filter(p, flow, st, stream, a, s, on_match),
+            None => FwVerdict::Accept,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn app_filter<'f>(
+        &'f self,
+        p: &Packet<'_>,
+        flow: Option<FlowInfo>,
+        st: &mut FwFlow,
+        stream: StreamInput<'_>,
+        app: &FwApp<'_>,
+        s: &mut super::DetectScratch,
+        on_match: &mut dyn FnMut(FwMatch<'f>),
+    ) -> FwVerdict {
+        let Some(f) = flow else { return FwVerdict::Accept };
+        let side = if f.to_server { Direction::ToServer } else { Direction::ToClient };
+        let d = usize::from(!f.to_server);
+        let empty = Vec::new();
+        let list = self.app.iter().find(|(n, sd, _)| *n == app.def.name && *sd == side).map_or(&empty, |(_, _, l)| l);
+        st.txs.retain(|t| app.txs.iter().any(|x| x.id() == t.id));
+        let payload = if f.no_payload { &[][..] } else { p.payload() };
+        for tx in app.txs {
+            let at = app.def.hooks.of(tx.tx, side);
+            let k = match st.txs.iter().position(|t| t.id == tx.id()) {
+                Some(k) => k,
+                None => {
+                    st.txs.push(FwTx { id: tx.id(), accepted: false, done: [None; 2] });
+                    st.txs.len() - 1
+                }
+            };
+            if st.txs[k].accepted || st.txs[k].done[d] == Some(at) {
+                continue;
+            }
+            let from = st.txs[k].done[d].map_or(0, |s| s + 1);
+            'states: for state in from..=at {
+                let mut decided = false;
+                for &i in list.iter() {
+                    let r = &self.rules[i as usize];
+                    let FwHook::App { state: rs, prior, .. } = r.hook else { continue };
+                    // A `<` rule accepts the states before its own on its header alone.
+                    let implicit = prior && state < rs;
+                    if rs != state && !implicit {
+                        continue;
+                    }
+                    let info = FlowInfo { to_server: side == Direction::ToServer, ..f };
+                    let (src, dst) = match side {
+                        Direction::ToServer => (app.client, app.server),
+                        Direction::ToClient => (app.server, app.client),
+                    };
+                    if !tx_header_matches(&r.sig, src, dst) {
+                        continue;
+                    }
+                    if implicit {
+                        st.txs[k].done[d] = Some(state);
+                        decided = true;
+                        break;
+                    }
+                    let ok = bits_ok(&r.sig, &st.bits)
+                        && app_proto_ok(&r.sig, Some(info))
+                        && r.sig.checks.iter().all(|c| c.matches(p, Some(info)))
+                        && r.sig.headers.iter().all(|h| h.matches(p, &mut s.inspect))
+                        && r.sig
+                            .tx
+                            .as_ref()
+                            .is_none_or(|t| tx_matches(t, *tx, app.now_secs, &mut s.tx, &mut s.inspect))
+                        && (r.sig.payload.is_empty() || payload_matches(&r.sig, payload, stream, &mut s.inspect));
+                    if !ok {
+                        continue;
+                    }
+                    apply_bits(&r.sig, &mut st.bits);
+                    self.note_pass(r, st);
+                    on_match(FwMatch { rule: r, tx: Some(tx.id()) });
+                    match (r.accept, r.scope) {
+                        (false, sc) => return FwVerdict::Drop { flow: sc == FwScope::Flow, reason: FwDrop::Rules },
+                        (true, FwScope::Packet) => return FwVerdict::Accept,
+                        (true, FwScope::Flow) => {
+                            st.accepted = true;
+                            return FwVerdict::Accept;
+                        }
+                        (true, FwScope::Tx) => {
+                            st.txs[k].accepted = true;
+                            break 'states;
+                        }
+                        (true, FwScope::Hook) => {
+                            st.txs[k].done[d] = Some(state);
+                            decided = true;
+                            break;
+                        }
+                    }
+                }
+                if !decided {
+                    return FwVerdict::Drop { flow: true, reason: FwDrop::DefaultAppPolicy };
+                }
+            }
+        }
+        FwVerdict::Accept
+    }
+
+    fn note_pass(&self, r: &FwRule, st: &mut FwFlow) {
+        if r.pass == Some(FwScope::Flow) {
+            st.td_passed = true;
+        }
+    }
+}
+
+fn bits_ok(sig: &Signature, bits: &FlowBits) -> bool {
+    sig.bit_tests.iter().all(|t: &BitTest| t.matches(Some(bits)))
+}
+
+fn apply_bits(sig: &Signature, bits: &mut FlowBits) {
+    sig.bit_actions.iter().for_each(|a: &BitAction| a.apply(bits));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fw(text: &str) -> Result<FwRule, FwError> {
+        let set = vigil_rules::Loader::new().load_str(text, "fw.rules").expect("loads");
+        assert!(set.errors.is_empty(), "{:?}", set.errors);
+        compile_fw(&set.rules[0], &Classifications::default())
+    }
+
+    fn invalid(text: &str) -> String {
+        match fw(text) {
+            Err(FwError::Invalid(r)) => r,
+            other => panic!("{text}: expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn packet_and_app_hooks() {
+        let r = fw("accept:hook tcp:all any any <> any 22 (alert; sid:1;)").unwrap();
+        assert!(matches!(r.hook, FwHook::Packet(PacketHook::All)));
+        assert!(r.accept && r.alert && r.scope == FwScope::Hook);
+        assert_eq!((r.policy.as_str(), r.table.as_str()), ("accept:hook,alert", "packet:filter"));
+
+        let r = fw("accept:tx ssh:request_banner_done any any -> any any (sid:2;)").unwrap();
+        let FwHook::App { def, side, state, prior } = r.hook else { panic!("app hook") };
+        assert_eq!((def.name, side, state, prior), ("ssh", Direction::ToServer, 2, false));
+        assert_eq!(r.table, "ssh:request_banner_done");
+        assert!(!r.alert);
+
+        // The generic first state names the protocol's own first one.
+        let r = fw("accept:hook ssh:request_started any any -> any any (sid:3;)").unwrap();
+        assert_eq!(r.table, "ssh:request_in_progress");
+
+        let r = fw("accept:flow tls:<client_hello_done any any -> any any (tls.sni; content:\"a\"; sid:4;)").unwrap();
+        assert!(matches!(r.hook, FwHook::App { state: 1, prior: true, .. }));
+
+        let r = fw("drop:flow,alert dns:response_complete any any -> any any (sid:5;)").unwrap();
+        assert!(!r.accept && r.alert && r.scope == FwScope::Flow);
+        assert!(matches!(r.hook, FwHook::App { side: Direction::ToClient, state: 1, .. }));
+    }
+
+    #[test]
+    fn what_suricata_refuses() {
+        assert!(invalid("accept tcp:all any any -> any any (sid:1;)").contains("explicit scope"));
+        assert!(invalid("drop:hook tcp:all any any -> any any (sid:1;)").contains("packet or flow"));
+        assert!(invalid("accept:tx tcp:all any any -> any any (sid:1;)").contains("packet hooks"));
+        assert!(invalid("accept:hook tcp any any -> any any (sid:1;)").contains("needs a hook"));
+        assert!(invalid("accept:hook ssh:request_nowhere any any -> any any (sid:1;)").contains("unknown hook"));
+        assert!(invalid("alert tcp:all any any -> any any (sid:1;)").contains("accept or drop"));
+    }
+
+    #[test]
+    fn app_rules_are_kept_in_state_order() {
+        let rules = [
+            "accept:tx ssh:request_banner_done any any -> any any (sid:3;)",
+            "accept:hook ssh:request_started any any -> any any (sid:1;)",
+            "accept:hook tcp:all any any -> any any (sid:9;)",
+            "accept:hook ssh:request_banner_wait_eol any any -> any any (sid:2;)",
+        ];
+        let f = Firewall::build(rules.iter().map(|t| fw(t).unwrap()).collect());
+        let (_, _, list) = &f.app[0];
+        let sids: Vec<u32> = list.iter().map(|&i| f.rules[i as usize].sig.sid).collect();
+        assert_eq!(sids, vec![1, 2, 3]);
+        assert_eq!(f.packet.len(), 1);
+    }
+}
