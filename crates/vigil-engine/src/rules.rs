@@ -128,21 +128,19 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         loader = loader.classifications(c.clone());
     }
     let classes = classes.unwrap_or_default();
-    if let Some(fw) = &fw_files {
-        load_firewall(&loader, fw, &classes, &mut out)?;
-    }
     let set = loader.load_files(&files).map_err(|e| EngineError::Config(vec![e.to_string()]))?;
     let totals = set.totals();
-    out.rules = totals.enabled;
-    out.disabled = totals.disabled;
-    out.failed = set.errors.len();
-    out.skipped = totals.skipped;
+    out.rules += totals.enabled;
+    out.disabled += totals.disabled;
+    out.failed += set.errors.len();
+    out.skipped += totals.skipped;
     // Problems of the support files so far, then each failed rule.
     out.log = out.messages.iter().map(|m| crate::log::LogRecord::new(LogLevel::Warning, "config", m.clone())).collect();
     out.messages.extend(set.errors.iter().map(|e| e.to_string()));
-    out.failed_rules = crate::log::failed_rules(&set.errors);
-    out.log.extend(crate::log::rule_error_records(&set.errors, &out.failed_rules));
-    out.keywords = set.rules.iter().flat_map(|r| r.options.iter().map(|o| o.keyword.canonical)).collect();
+    let failed = crate::log::failed_rules(&set.errors);
+    out.log.extend(crate::log::rule_error_records(&set.errors, &failed));
+    out.failed_rules.extend(failed);
+    out.keywords.extend(set.rules.iter().flat_map(|r| r.options.iter().map(|o| o.keyword.canonical)));
     let mut sigs = Vec::with_capacity(set.rules.len());
     for rule in &set.rules {
         match compile_all(rule, &classes) {
@@ -167,6 +165,9 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
                 }
             }
         }
+    }
+    if let Some(fw) = &fw_files {
+        load_firewall(&loader, fw, &classes, &mut out)?;
     }
     out.log.extend(crate::log::load_summary_records(
         files.len() + fw_files.as_ref().map_or(0, Vec::len),
