@@ -221,6 +221,16 @@ impl AppFlow {
         self.other.differs(dir, self.orig.unwrap_or(self.proto))
     }
 
+    /// What direction `dir` speaks for `app-layer-protocol`'s modes, where
+    /// it is not the flow's protocol ([`proto`](Self::proto)): `Unknown`
+    /// while that direction is still being detected.
+    pub fn dir_proto(&self, dir: Direction) -> Option<AppProto> {
+        match self.proto {
+            AppProto::Unknown | AppProto::Failed => None,
+            p => self.other.dir_proto(dir, self.orig.unwrap_or(p)),
+        }
+    }
+
     fn raise(&mut self, raised: Option<&'static str>) {
         if let Some(name) = raised {
             self.events.push(AppEvent { name, tx_id: None });
@@ -282,6 +292,10 @@ impl AppFlow {
     /// `len` bytes of `dir` were lost (TCP gap).
     pub fn gap(&mut self, dir: Direction, len: u64) {
         self.counters.gaps += 1;
+        // The other direction's first bytes have a hole: its detection ends undecided.
+        if matches!(self.other, OtherSide::Waiting { dir: d, .. } if d == dir) {
+            self.other = OtherSide::Off;
+        }
         self.lose(dir, len);
     }
 
@@ -295,13 +309,14 @@ impl AppFlow {
         }
     }
 
-    /// Whether the flow's bytes are still of use here: false once detection is over and
-    /// no parser reads them (a protocol detected but not parsed, or one that lost its place).
+    /// Whether the flow's bytes are still of use here: false once detection is over (the
+    /// other direction's too) and no parser reads them (a protocol detected but not parsed,
+    /// or one that lost its place).
     pub fn wants_data(&self) -> bool {
         match &self.stage {
             Stage::Idle => false,
             Stage::Detect(_) => true,
-            Stage::Parse(p) => p.wants_data(),
+            Stage::Parse(p) => p.wants_data() || matches!(self.other, OtherSide::Waiting { .. }),
         }
     }
 

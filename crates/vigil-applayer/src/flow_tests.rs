@@ -540,10 +540,21 @@ fn detected_but_unparsed_protocols_want_data_only_while_framed() {
     flow.gap(ToServer, 10);
     flow.gap(ToClient, 10);
     assert!(!flow.wants_data());
-    // SMB: detected, nothing follows it.
-    let flow = check(&AppConfig::default(), (40000, 445), &[c2s(b"\x00\x00\x00\x08\xffSMBrest")]);
+    // SMB: detected, nothing follows it once the other direction is detected too.
+    let smb = b"\x00\x00\x00\x08\xffSMBrest";
+    let flow = check(&AppConfig::default(), (40000, 445), &[c2s(smb)]);
     assert_eq!(flow.proto(), crate::protocols::smb::PROTO.app_proto());
+    assert!(flow.wants_data(), "the server's side is still to be detected");
+    assert_eq!(flow.dir_proto(ToClient), Some(AppProto::Unknown));
+    let flow = check(&AppConfig::default(), (40000, 445), &[c2s(smb), s2c(smb)]);
     assert!(!flow.wants_data());
+    assert_eq!((flow.dir_proto(ToServer), flow.dir_proto(ToClient)), (None, None));
+    // Telnet: any bytes on port 23, each direction on its own.
+    let telnet = crate::protocols::telnet::PROTO.app_proto();
+    let flow = check(&AppConfig::default(), (40000, 23), &[c2s(b"\xff\xfd\x03"), s2c(b"\xff\xfb\x03")]);
+    assert_eq!((flow.proto(), flow.dir_proto(ToClient)), (telnet, None));
+    assert!(!flow.wants_data());
+    assert_ne!(check(&AppConfig::default(), (40000, 2323), &[c2s(b"\xff\xfd\x03")]).proto(), telnet);
     // HTTP is parsed: it wants the rest.
     assert!(check(&AppConfig::default(), (40000, 80), &http_exchange()).wants_data());
 }

@@ -86,6 +86,15 @@ impl OtherSide {
         raised
     }
 
+    /// What `dir` speaks as far as detection knows, where that is not the
+    /// flow's protocol: `Unknown` while its first bytes are still awaited.
+    pub(crate) fn dir_proto(&self, dir: Direction, flow_proto: AppProto) -> Option<AppProto> {
+        match self {
+            OtherSide::Waiting { dir: d, .. } if *d == dir => Some(AppProto::Unknown),
+            _ => self.differs(dir, flow_proto),
+        }
+    }
+
     /// What `dir` was found to speak when it is not what the flow speaks.
     pub(crate) fn differs(&self, dir: Direction, flow_proto: AppProto) -> Option<AppProto> {
         match self {

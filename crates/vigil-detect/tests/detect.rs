@@ -312,6 +312,40 @@ alert tcp any any -> any any (msg:"not established"; flow:not_established; sid:5
 }
 
 #[test]
+fn app_layer_protocol_looks_at_the_direction_its_mode_names() {
+    use vigil_types::{AppProto, PerDir};
+    let rules = r#"
+alert tcp any any -> any any (app-layer-protocol:ssh; sid:1;)
+alert tcp any any -> any any (app-layer-protocol:ssh,final; sid:2;)
+alert tcp any any -> any any (app-layer-protocol:unknown; sid:3;)
+alert tcp any any -> any any (app-layer-protocol:!ssh; sid:4;)
+alert tcp any any -> any any (app-layer-protocol:ssh,either; sid:5;)
+alert tcp any any -> any any (app-layer-protocol:ssh,to_server; sid:6;)
+alert tcp any any -> any any (app-layer-protocol:unknown,to_client; sid:7;)
+alert tcp any any -> any any (app-layer-protocol:!tls; sid:8;)
+"#;
+    let e = engine(rules, Algo::best());
+    let ssh = vigil_applayer::proto::find("ssh").unwrap().app_proto();
+    let f = PacketBuilder::ipv4(SERVER, CLIENT).tcp(22, 40000).tcp_flags(ACK).build_ethernet();
+    // The client's banner named the flow SSH; the server has sent nothing yet.
+    let fi = Some(FlowInfo {
+        to_server: false,
+        app_proto: ssh,
+        dir_proto: PerDir { to_server: None, to_client: Some(AppProto::Unknown) },
+        ..FlowInfo::default()
+    });
+    let mut got = sids_with_flow(&e, &f, fi);
+    got.sort();
+    // A negation never matches a direction not known yet (4, 8).
+    assert_eq!(got, vec![2, 3, 5, 6, 7]);
+    // Once the server spoke SSH too, the packet's own direction is SSH.
+    let known = Some(FlowInfo { dir_proto: PerDir::default(), ..fi.unwrap() });
+    let mut got = sids_with_flow(&e, &f, known);
+    got.sort();
+    assert_eq!(got, vec![1, 2, 5, 6, 8]);
+}
+
+#[test]
 fn flow_age_compares_whole_seconds_since_the_first_packet() {
     let rules = r#"
 alert tcp any any -> any any (flow.age:>=20; sid:53;)
@@ -396,6 +430,7 @@ alert tcp any any -> any any (msg:"dsize"; dsize:>2; content:"GET"; sid:3;)
         established: false,
         tracked: true,
         app_proto: vigil_types::AppProto::Unknown,
+        dir_proto: Default::default(),
         no_payload: false,
         stream_events: Default::default(),
         stream_size: Default::default(),

@@ -142,6 +142,10 @@ fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> Fl
         established: established.unwrap_or(f.state == FlowState::Established),
         tracked: f.ext.tcp.is_some(),
         app_proto: app.map_or(AppProto::Unknown, |a| a.layer.proto()),
+        dir_proto: app.map_or_else(PerDir::default, |a| PerDir {
+            to_server: a.layer.dir_proto(Direction::ToServer),
+            to_client: a.layer.dir_proto(Direction::ToClient),
+        }),
         no_payload: app.is_some_and(|a| a.raw_off),
         stream_events: StreamEventSet::default(),
         stream_size: f.ext.tcp.as_deref().map(stream_sizes).unwrap_or_default(),

@@ -19,6 +19,7 @@ protocols! {
     dcerpc,
     ssh,
     smb,
+    telnet,
 }
 
 /// The test kit on every protocol of the table.

@@ -18,7 +18,7 @@ pub use file::{FileHash, FileSize, FileStoreSpec, HashKind};
 pub use hdr::HeaderMatch;
 pub use header::{ActionOrder, Proto, RejectTo, RuleAction};
 pub use packet::{detect_event_bit, Csum, FlowInfo, PacketCheck, SizeSide, VlanLayer, DETECT_EVENTS};
-pub use tx::{BufferMatch, TxSig};
+pub use tx::{BufferMatch, ProtoMode, TxSig};
 
 use crate::inspect::Step;
 use crate::prefilter::Pattern;
@@ -80,6 +80,8 @@ pub struct Signature {
     pub app_proto: Option<vigil_types::AppProto>,
     /// `app-layer-protocol:!x`: the flow must not speak `app_proto`.
     pub app_proto_negated: bool,
+    /// Which of the flow's protocols `app_proto` is checked against.
+    pub app_proto_mode: tx::ProtoMode,
     /// Set for signatures that inspect transactions (sticky buffers, app
     /// value keywords, or a `config` rule's protocol): they run once per
     /// transaction, when it has been parsed far enough. A rule naming only
@@ -320,8 +322,15 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
             _ => None,
         })
         .or(side);
-    let (payload, fast_pattern, app_proto, tx) =
-        tx::split(compiled, app_checks, header_app, layer_proto, to_server, action == RuleAction::Config, &mut missing);
+    let (payload, fast_pattern, app_proto, tx) = tx::split(
+        compiled,
+        app_checks,
+        header_app,
+        layer_proto.map(|(p, n, _)| (p, n)),
+        to_server,
+        action == RuleAction::Config,
+        &mut missing,
+    );
     if action == RuleAction::Config && (!no_log_tx || tx.is_none()) {
         missing.push("config rule without a transaction logging change".into());
     }
@@ -368,6 +377,11 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
         fast_pattern,
         app_proto: app_proto.map(|(p, _)| p),
         app_proto_negated: app_proto.is_some_and(|(_, neg)| neg),
+        // The keyword's mode, where the keyword is what the rule requires.
+        app_proto_mode: match (app_proto, layer_proto) {
+            (Some(req), Some((p, n, mode))) if req == (p, n) => mode,
+            _ => tx::ProtoMode::Final,
+        },
         tx,
         flowbits,
         flowints,

@@ -107,6 +107,9 @@ pub struct FlowInfo {
     pub tracked: bool,
     /// The application protocol detected on the flow.
     pub app_proto: vigil_types::AppProto,
+    /// What each direction was detected as, where that is not `app_proto`
+    /// (`Unknown` while it is still being detected).
+    pub dir_proto: PerDir<Option<vigil_types::AppProto>>,
     /// Payload inspection has stopped on this flow (encrypted TLS).
     pub no_payload: bool,
     /// What the stream engine raised on this packet.

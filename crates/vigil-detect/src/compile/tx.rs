@@ -50,19 +50,54 @@ pub struct BufferMatch {
     pub absent: Option<bool>,
 }
 
-/// `app-layer-protocol` values vigil can tell: `(protocol, negated)`.
-pub(super) fn layer_protocol(value: &str) -> Option<(AppProto, bool)> {
-    let v = value.trim();
+/// Which of a flow's protocols `app-layer-protocol` looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProtoMode {
+    /// The protocol the flow is parsed as (also what a rule header's
+    /// protocol requires).
+    #[default]
+    Final,
+    /// The protocol found on the packet's own direction: the keyword's
+    /// default.
+    Direction,
+    ToServer,
+    ToClient,
+    /// Either direction's.
+    Either,
+    /// The protocol before a change (HTTP before a CONNECT tunnel); vigil
+    /// checks the flow's, as with `Final`.
+    Original,
+}
+
+/// `app-layer-protocol` values vigil can tell: `(protocol, negated, mode)`.
+pub(super) fn layer_protocol(value: &str) -> Option<(AppProto, bool, ProtoMode)> {
+    let (v, mode) = match value.split_once(',') {
+        Some((v, m)) => {
+            let mode = match m.trim() {
+                "final" => ProtoMode::Final,
+                "direction" => ProtoMode::Direction,
+                "to_server" => ProtoMode::ToServer,
+                "to_client" => ProtoMode::ToClient,
+                "either" => ProtoMode::Either,
+                "original" => ProtoMode::Original,
+                _ => return None,
+            };
+            (v.trim(), mode)
+        }
+        None => (value.trim(), ProtoMode::Direction),
+    };
     let (negated, name) = match v.strip_prefix('!') {
         Some(n) => (true, n.trim()),
         None => (false, v),
     };
     let p = match name {
         "failed" => AppProto::Failed,
+        // `unknown` cannot be negated.
+        "unknown" if negated => return None,
         "unknown" => AppProto::Unknown,
         other => vigil_applayer::proto::by_rule_name(other)?.app_proto(),
     };
-    Some((p, negated))
+    Some((p, negated, mode))
 }
 
 /// What a side of `proto` must have reached for a rule with no buffer on it.

@@ -453,11 +453,29 @@ fn tx_header_matches(sig: &Signature, src: (IpAddr, u16), dst: (IpAddr, u16)) ->
 }
 
 /// The flow speaks (or, negated, does not speak) the signature's application protocol,
-/// or one that carries it (DCE/RPC rules on SMB flows, as in Suricata).
+/// or one that carries it (DCE/RPC rules on SMB flows, as in Suricata), in
+/// the direction its `app-layer-protocol` mode looks at. A negation never
+/// matches a protocol not known yet.
 fn app_proto_ok(sig: &Signature, flow: Option<FlowInfo>) -> bool {
-    match sig.app_proto {
-        None => true,
-        Some(want) => flow.is_some_and(|f| vigil_applayer::proto::applies(want, f.app_proto) != sig.app_proto_negated),
+    use crate::compile::ProtoMode;
+    let Some(want) = sig.app_proto else { return true };
+    let Some(f) = flow else { return false };
+    let dir = |to_server: bool| {
+        let side = if to_server { f.dir_proto.to_server } else { f.dir_proto.to_client };
+        side.unwrap_or(f.app_proto)
+    };
+    let one = |have: vigil_types::AppProto| {
+        if have == vigil_types::AppProto::Unknown && sig.app_proto_negated {
+            return false;
+        }
+        vigil_applayer::proto::applies(want, have) != sig.app_proto_negated
+    };
+    match sig.app_proto_mode {
+        ProtoMode::Final | ProtoMode::Original => one(f.app_proto),
+        ProtoMode::Direction => one(dir(f.to_server)),
+        ProtoMode::ToServer => one(dir(true)),
+        ProtoMode::ToClient => one(dir(false)),
+        ProtoMode::Either => one(dir(true)) || one(dir(false)),
     }
 }
 
