@@ -47,6 +47,7 @@ mod error;
 mod eve;
 mod exception;
 mod filestore;
+mod firewall;
 mod flow;
 mod heartbeat;
 mod live;
@@ -78,6 +79,7 @@ pub use eve::{
 };
 pub use exception::{Exceptions, Policy as ExceptionPolicy, Target as ExceptionTarget};
 pub use filestore::FileStore;
+pub use firewall::{FwAppPolicies, FwPolicies, FwPolicy, FwPolicyAction};
 pub use flow::{Flow, FlowTimeouts, ProtoTimeouts};
 pub use heartbeat::Heartbeat;
 pub use live::{AfPacket, AfPacketIface, Nfq};

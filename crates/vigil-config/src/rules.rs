@@ -22,6 +22,8 @@ pub struct RuleFiles {
     /// `firewall.rule-files`: firewall rule files, in order (order matters:
     /// rules are evaluated as they appear).
     pub firewall_rule_files: Vec<String>,
+    /// `firewall.policies`: what hooks do with traffic no rule decided.
+    pub firewall_policies: crate::firewall::FwPolicies,
 }
 
 impl RuleFiles {
@@ -36,6 +38,7 @@ impl RuleFiles {
             firewall_enabled: false,
             firewall_rule_path: None,
             firewall_rule_files: Vec::new(),
+            firewall_policies: Default::default(),
         }
     }
 
@@ -49,6 +52,7 @@ impl RuleFiles {
             firewall_enabled: root.child("firewall").bool("enabled", false, errs),
             firewall_rule_path: root.child("firewall").string("rule-path", errs),
             firewall_rule_files: root.child("firewall").string_list("rule-files", errs).unwrap_or_default(),
+            firewall_policies: crate::firewall::FwPolicies::read(&root.child("firewall").child("policies"), errs),
         }
     }
 }

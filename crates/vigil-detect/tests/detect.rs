@@ -328,18 +328,18 @@ alert tcp any any -> any any (app-layer-protocol:!tls; sid:8;)
     let ssh = vigil_applayer::proto::find("ssh").unwrap().app_proto();
     let f = PacketBuilder::ipv4(SERVER, CLIENT).tcp(22, 40000).tcp_flags(ACK).build_ethernet();
     // The client's banner named the flow SSH; the server has sent nothing yet.
-    let fi = Some(FlowInfo {
+    let fi = FlowInfo {
         to_server: false,
         app_proto: ssh,
         dir_proto: PerDir { to_server: None, to_client: Some(AppProto::Unknown) },
         ..FlowInfo::default()
-    });
-    let mut got = sids_with_flow(&e, &f, fi);
+    };
+    let mut got = sids_with_flow(&e, &f, Some(fi));
     got.sort();
     // A negation never matches a direction not known yet (4, 8).
     assert_eq!(got, vec![2, 3, 5, 6, 7]);
     // Once the server spoke SSH too, the packet's own direction is SSH.
-    let known = Some(FlowInfo { dir_proto: PerDir::default(), ..fi.unwrap() });
+    let known = Some(FlowInfo { dir_proto: PerDir::default(), ..fi });
     let mut got = sids_with_flow(&e, &f, known);
     got.sort();
     assert_eq!(got, vec![1, 2, 5, 6, 8]);

@@ -10,7 +10,7 @@ use crate::outputs::{AlertApp, FlowAtAlert, Outputs};
 use std::sync::Arc;
 use vigil_decode::{Packet, PacketSource};
 use vigil_detect::compile::{FlowInfo, RuleAction};
-use vigil_detect::engine::firewall::{Firewall, FwApp, FwDrop, FwRule, FwScope, FwVerdict};
+use vigil_detect::engine::firewall::{Firewall, FwApp, FwDrop, FwMatch, FwPacket, FwScope, FwVerdict};
 use vigil_detect::{AppInput, DetectScratch, FlowDetect, Signature, StreamInput};
 use vigil_output::DropReason;
 use vigil_types::{AppProto, Direction};
@@ -59,9 +59,12 @@ pub(crate) struct Detector {
 pub struct FwCounts {
     pub accepted: u64,
     pub blocked: u64,
+    pub rejected: u64,
     pub rules: u64,
     pub default_packet_policy: u64,
     pub default_app_policy: u64,
+    pub pre_flow_hook: u64,
+    pub pre_stream_hook: u64,
     pub flow_drop: u64,
 }
 
@@ -92,7 +95,10 @@ impl Detector {
         let flow_id = at_alert.map(|a| a.id);
         // A dropped flow's packets are dropped without inspection (and a
         // limit they meet on the way changes nothing more).
-        if let Some(st) = state.as_deref_mut().filter(|st| st.dropped) {
+        let fw_mode = self.rules.firewall.is_some();
+        // In firewall mode a flow threat detection dropped still meets the
+        // firewall first (see `firewall`); one the firewall dropped does not.
+        if let Some(st) = state.as_deref_mut().filter(|st| st.dropped && (st.fw.dropped || !fw_mode)) {
             if self.ips {
                 let real = p.src != PacketSource::FlowTimeout;
                 self.verdict_drop |= real;
@@ -128,23 +134,37 @@ impl Detector {
                 return Ok(false);
             }
         }
-        let mut fw_alerted = false;
         if let Some(fw) = self.rules.firewall.clone() {
-            let (go_on, alerted) =
-                self.firewall(&fw, p, at_alert.as_ref(), info, state.as_deref_mut(), stream, fw_app, outputs)?;
-            if !go_on {
-                return Ok(alerted);
-            }
-            fw_alerted = alerted;
+            return self.firewall(&fw, p, at_alert.as_ref(), info, state, stream, app, fw_app, log_stream, outputs);
         }
-        let Some(engine) = self.rules.engine.as_deref() else { return Ok(fw_alerted) };
+        self.threat(p, at_alert.as_ref(), info, state, stream, app, false, log_stream, outputs).map(|(a, _)| a)
+    }
+
+    /// Threat detection on a packet: its signatures and, with `app`, those
+    /// of its flow's transactions (only those with `tx_only`); writes alerts
+    /// and drop records. Returns whether it alerted and whether it dropped
+    /// the packet.
+    #[allow(clippy::too_many_arguments)]
+    fn threat(
+        &mut self,
+        p: &Packet<'_>,
+        at_alert: Option<&FlowAtAlert>,
+        info: Option<FlowInfo>,
+        mut state: Option<&mut FlowDetect>,
+        stream: StreamInput<'_>,
+        app: Option<&AppInput<'_>>,
+        tx_only: bool,
+        log_stream: Option<(&vigil_stream::TcpSession, Direction)>,
+        outputs: &mut Outputs,
+    ) -> Result<(bool, bool), EngineError> {
+        let flow_id = at_alert.map(|a| a.id);
+        let Some(engine) = self.rules.engine.as_deref() else { return Ok((false, false)) };
         // Filled only when something matches: no allocation on quiet packets.
         let mut matched: Vec<(&Signature, Option<u64>, bool)> = Vec::new();
-        engine.inspect_app(p, info, state.as_deref_mut(), stream, app, &mut self.scratch, &mut |sig, tx, in_stream| {
-            matched.push((sig, tx, in_stream))
-        });
+        let sink = &mut |sig, tx, in_stream| matched.push((sig, tx, in_stream));
+        engine.inspect_phase(p, info, state.as_deref_mut(), stream, app, tx_only, &mut self.scratch, sink);
         if matched.is_empty() {
-            return Ok(fw_alerted);
+            return Ok((false, false));
         }
         // Every match's fate first: the packet's verdict, which each of its
         // alerts carries, weighs them all (thresholds and rate filters included).
@@ -201,9 +221,13 @@ impl Detector {
             (true, _) => Some((d.sig.action, d.sig.reject)),
             (false, f) => f.map(|f| (f.action, d.sig.reject)),
         });
-        let verdict = crate::verdict::packet_verdict(actions, self.ips, flow_passed, tcp);
+        let mut verdict = crate::verdict::packet_verdict(actions, self.ips, flow_passed, tcp);
+        if self.ips && self.rules.firewall.is_some() && verdict == vigil_output::Verdict::Alert {
+            // Firewall mode: what threat detection let through, the firewall accepted.
+            verdict = vigil_output::Verdict::Accept;
+        }
         let traffic = state.as_deref().map(|st| engine.traffic(&st.bits)).unwrap_or_default();
-        let mut alerted = fw_alerted;
+        let mut alerted = false;
         // The first signature that dropped the packet, and why.
         let mut dropped_by: Option<(&Signature, DropReason)> = None;
         for Decided { sig, tx_id, in_stream, swap, quiet, fate } in decided {
@@ -262,7 +286,7 @@ impl Detector {
             }
             let stream_payload = (!logged.is_empty()).then_some(&logged[..]);
             let at = crate::outputs::AlertAt {
-                flow: at_alert.as_ref(),
+                flow: at_alert,
                 blocked,
                 flow_dir,
                 app: alert_app,
@@ -273,18 +297,20 @@ impl Detector {
             };
             outputs.alert(p, sig, at)?;
         }
+        let dropped = dropped_by.is_some();
         if let Some((sig, reason)) = dropped_by {
             self.verdict_drop |= p.src != PacketSource::FlowTimeout;
             count_drop(&mut self.drop_reasons, p, reason);
             log_drop(p, flow_id, info, state, reason, Some(sig), outputs)?;
         }
-        Ok(alerted)
+        Ok((alerted, dropped))
     }
 
-    /// Firewall mode: the firewall decides the packet before threat
-    /// detection sees it, and writes the alerts of its rules that say
-    /// `alert`. Returns whether threat detection runs on the packet, and
-    /// whether an alert was written.
+    /// Firewall mode, Suricata 8's pipeline on one packet: the firewall's
+    /// packet tables, threat detection's packet signatures, the firewall's
+    /// application filter, threat detection's transaction signatures. What
+    /// the firewall drops, threat detection never sees; a threat detection
+    /// drop ends the packet's evaluation. Returns whether an alert was written.
     #[allow(clippy::too_many_arguments)]
     fn firewall(
         &mut self,
@@ -294,26 +320,118 @@ impl Detector {
         info: Option<FlowInfo>,
         mut state: Option<&mut FlowDetect>,
         stream: StreamInput<'_>,
-        app: Option<&FwApp<'_>>,
+        app: Option<&AppInput<'_>>,
+        fw_app: Option<&FwApp<'_>>,
+        log_stream: Option<(&vigil_stream::TcpSession, Direction)>,
         outputs: &mut Outputs,
-    ) -> Result<(bool, bool), EngineError> {
-        let mut matched: Vec<(&FwRule, Option<u64>)> = Vec::new();
-        let verdict =
-            fw.run(p, info, state.as_deref_mut().map(|st| &mut st.fw), stream, app, &mut self.scratch, &mut |m| {
-                matched.push((m.rule, m.tx))
-            });
+    ) -> Result<bool, EngineError> {
         let real = p.src != PacketSource::FlowTimeout;
-        let dropped = self.ips && matches!(verdict, FwVerdict::Drop { .. });
-        let mut alerted = false;
-        let mut pass_packet = false;
-        for &(rule, tx_id) in &matched {
-            pass_packet |= rule.pass == Some(FwScope::Packet);
-            if !rule.alert {
-                continue;
+        let mut matched: Vec<FwMatch<'_>> = Vec::new();
+        let step =
+            fw.packet_filter(p, info, state.as_deref_mut().map(|st| &mut st.fw), stream, &mut self.scratch, &mut |m| {
+                matched.push(m)
+            });
+        let packet_verdict = match step {
+            FwPacket::Verdict(v) => Some(v),
+            FwPacket::ToApp => None,
+        };
+        let tcp = matches!(p.transport, vigil_decode::Transport::Tcp { .. });
+        if let Some(v @ FwVerdict::Drop { .. }) = packet_verdict {
+            let alerted =
+                self.fw_alerts(&matched, p, at_alert, info, fw_app, self.fw_verdict(Some(v), tcp), outputs)?;
+            self.fw_drop(v, &matched, p, at_alert, info, state, outputs)?;
+            return Ok(alerted);
+        }
+        let pass_packet = matched.iter().any(|m| m.pass == Some(FwScope::Packet));
+        // A flow threat detection dropped: the firewall let the packet
+        // through, threat detection drops it.
+        if let Some(st) = state.as_deref_mut().filter(|st| st.dropped) {
+            let verdict = if self.ips { vigil_output::Verdict::Drop } else { vigil_output::Verdict::Alert };
+            let alerted = self.fw_alerts(&matched, p, at_alert, info, fw_app, verdict, outputs)?;
+            if real {
+                self.fw.accepted += 1;
             }
+            if self.ips {
+                self.verdict_drop |= real;
+                count_drop(&mut self.drop_reasons, p, DropReason::FlowDrop);
+                log_drop(p, at_alert.map(|a| a.id), info, Some(st), DropReason::FlowDrop, None, outputs)?;
+            }
+            return Ok(alerted);
+        }
+        let td_skipped = |st: Option<&FlowDetect>| pass_packet || st.is_some_and(|st| st.fw.td_passed);
+        let mut alerted = false;
+        if !td_skipped(state.as_deref()) {
+            let (a, dropped) =
+                self.threat(p, at_alert, info, state.as_deref_mut(), stream, None, false, log_stream, outputs)?;
+            alerted |= a;
+            if dropped {
+                let verdict = vigil_output::Verdict::Drop;
+                alerted |= self.fw_alerts(&matched, p, at_alert, info, fw_app, verdict, outputs)?;
+                if real {
+                    self.fw.accepted += 1;
+                }
+                return Ok(alerted);
+            }
+        }
+        let mut app_verdict = None;
+        let mut app_matched: Vec<FwMatch<'_>> = Vec::new();
+        if packet_verdict.is_none() {
+            app_verdict = Some(fw.app_filter(
+                p,
+                info,
+                state.as_deref_mut().map(|st| &mut st.fw),
+                stream,
+                fw_app,
+                &mut self.scratch,
+                &mut |m| app_matched.push(m),
+            ));
+        }
+        // The firewall's alerts carry the packet's verdict, the application filter's included.
+        let verdict = self.fw_verdict(app_verdict, tcp);
+        alerted |= self.fw_alerts(&matched, p, at_alert, info, fw_app, verdict, outputs)?;
+        alerted |= self.fw_alerts(&app_matched, p, at_alert, info, fw_app, verdict, outputs)?;
+        if let Some(v @ FwVerdict::Drop { .. }) = app_verdict {
+            self.fw_drop(v, &app_matched, p, at_alert, info, state, outputs)?;
+            return Ok(alerted);
+        }
+        if real {
+            self.fw.accepted += 1;
+        }
+        if app.is_some() && !td_skipped(state.as_deref()) {
+            let (a, _) = self.threat(p, at_alert, info, state, stream, app, true, log_stream, outputs)?;
+            alerted |= a;
+        }
+        Ok(alerted)
+    }
+
+    /// The verdict a firewall decision gives the packet's alerts.
+    fn fw_verdict(&self, v: Option<FwVerdict>, tcp: bool) -> vigil_output::Verdict {
+        use vigil_output::Verdict;
+        match v {
+            _ if !self.ips => Verdict::Alert,
+            Some(FwVerdict::Drop { reject: true, .. }) => Verdict::Reject { inline: true, target: "to_client", tcp },
+            Some(FwVerdict::Drop { .. }) => Verdict::Drop,
+            _ => Verdict::Accept,
+        }
+    }
+
+    /// The alerts of the firewall rules (and default policies) in `matched`.
+    #[allow(clippy::too_many_arguments)]
+    fn fw_alerts(
+        &mut self,
+        matched: &[FwMatch<'_>],
+        p: &Packet<'_>,
+        at_alert: Option<&FlowAtAlert>,
+        info: Option<FlowInfo>,
+        app: Option<&FwApp<'_>>,
+        verdict: vigil_output::Verdict,
+        outputs: &mut Outputs,
+    ) -> Result<bool, EngineError> {
+        let mut alerted = false;
+        for m in matched.iter().filter(|m| m.alert) {
             self.alerts += 1;
             alerted = true;
-            let tx = tx_id.and_then(|id| app?.txs.iter().find(|t| t.id() == id)).copied();
+            let tx = m.tx.and_then(|id| app?.txs.iter().find(|t| t.id() == id)).copied();
             let progress = match (tx, app) {
                 (Some(t), Some(a)) => {
                     let name = |d: Direction| a.def.hooks.states(d)[a.def.hooks.of(t.tx, d) as usize];
@@ -329,50 +447,70 @@ impl Detector {
             let traffic = vigil_detect::Traffic::default();
             let at = crate::outputs::AlertAt {
                 flow: at_alert,
-                blocked: self.ips && !rule.accept,
+                blocked: self.ips && !m.accept,
                 flow_dir: info.map(|i| i.to_server),
                 app: alert_app,
                 stream_payload: None,
-                verdict: if dropped { vigil_output::Verdict::Drop } else { vigil_output::Verdict::Alert },
+                verdict,
                 traffic: &traffic,
-                firewall: Some(crate::outputs::FwAlert { table: &rule.table, policy: &rule.policy, progress }),
+                firewall: Some(crate::outputs::FwAlert { table: m.table, policy: m.policy, progress }),
             };
-            outputs.alert(p, &rule.sig, at)?;
+            outputs.alert(p, m.sig, at)?;
         }
-        match verdict {
-            FwVerdict::Accept => {
-                if real {
-                    self.fw.accepted += 1;
-                }
-                let td_passed = state.as_deref().is_some_and(|st| st.fw.td_passed);
-                Ok((!pass_packet && !td_passed, alerted))
+        Ok(alerted)
+    }
+
+    /// A firewall drop: the packet (and with `flow` the rest of the flow)
+    /// in IPS mode, counted under `firewall.*`; nothing in IDS mode.
+    #[allow(clippy::too_many_arguments)]
+    fn fw_drop(
+        &mut self,
+        verdict: FwVerdict,
+        matched: &[FwMatch<'_>],
+        p: &Packet<'_>,
+        at_alert: Option<&FlowAtAlert>,
+        info: Option<FlowInfo>,
+        mut state: Option<&mut FlowDetect>,
+        outputs: &mut Outputs,
+    ) -> Result<(), EngineError> {
+        let FwVerdict::Drop { flow, reason, reject } = verdict else { return Ok(()) };
+        if !self.ips {
+            return Ok(());
+        }
+        let real = p.src != PacketSource::FlowTimeout;
+        self.verdict_drop |= real;
+        let out = match reason {
+            FwDrop::Rules => DropReason::Rules,
+            FwDrop::DefaultPacketPolicy => DropReason::FirewallDefaultPacketPolicy,
+            FwDrop::DefaultAppPolicy => DropReason::FirewallDefaultAppPolicy,
+            FwDrop::PreFlowHook => DropReason::FirewallPreFlowHook,
+            FwDrop::PreStreamHook => DropReason::FirewallPreStreamHook,
+        };
+        if reject && self.respond && real && self.responses.is_empty() {
+            self.responses = crate::reject::responses(p, vigil_detect::compile::RejectTo::Src, false);
+        }
+        if real {
+            self.fw_blocked = true;
+            // A refused packet is counted as rejected, not blocked, as Suricata counts it.
+            if reject {
+                self.fw.rejected += 1;
+            } else {
+                self.fw.blocked += 1;
             }
-            FwVerdict::Drop { .. } if !self.ips => Ok((true, alerted)),
-            FwVerdict::Drop { flow, reason } => {
-                self.verdict_drop |= real;
-                let out = match reason {
-                    FwDrop::Rules => DropReason::Rules,
-                    FwDrop::DefaultPacketPolicy => DropReason::FirewallDefaultPacketPolicy,
-                    FwDrop::DefaultAppPolicy => DropReason::FirewallDefaultAppPolicy,
-                };
-                if real {
-                    self.fw_blocked = true;
-                    self.fw.blocked += 1;
-                    match reason {
-                        FwDrop::Rules => self.fw.rules += 1,
-                        FwDrop::DefaultPacketPolicy => self.fw.default_packet_policy += 1,
-                        FwDrop::DefaultAppPolicy => self.fw.default_app_policy += 1,
-                    }
-                }
-                if let Some(st) = state.as_deref_mut().filter(|_| flow) {
-                    st.dropped = true;
-                    st.fw.dropped = true;
-                }
-                let by = matched.last().filter(|(r, _)| !r.accept).map(|(r, _)| &r.sig);
-                log_drop(p, at_alert.map(|a| a.id), info, state, out, by, outputs)?;
-                Ok((false, alerted))
+            match reason {
+                FwDrop::Rules => self.fw.rules += 1,
+                FwDrop::DefaultPacketPolicy => self.fw.default_packet_policy += 1,
+                FwDrop::DefaultAppPolicy => self.fw.default_app_policy += 1,
+                FwDrop::PreFlowHook => self.fw.pre_flow_hook += 1,
+                FwDrop::PreStreamHook => self.fw.pre_stream_hook += 1,
             }
         }
+        if let Some(st) = state.as_deref_mut().filter(|_| flow) {
+            st.dropped = true;
+            st.fw.dropped = true;
+        }
+        let by = matched.last().filter(|m| !m.accept).map(|m| m.sig);
+        log_drop(p, at_alert.map(|a| a.id), info, state, out, by, outputs)
     }
 
     /// Applies the exception policy of `target`, met by packet `p`; true

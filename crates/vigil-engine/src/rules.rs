@@ -167,7 +167,7 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         }
     }
     if let Some(fw) = &fw_files {
-        load_firewall(&loader, fw, &classes, &mut out)?;
+        load_firewall(&loader, fw, &classes, &config.rules.firewall_policies, &mut out)?;
     }
     out.log.extend(crate::log::load_summary_records(
         files.len() + fw_files.as_ref().map_or(0, Vec::len),
@@ -222,9 +222,10 @@ fn load_firewall(
     loader: &Loader,
     files: &[PathBuf],
     classes: &Classifications,
+    policies: &vigil_config::FwPolicies,
     out: &mut LoadedRules,
 ) -> Result<(), EngineError> {
-    use vigil_detect::engine::firewall::{compile_fw, Firewall, FwError};
+    use vigil_detect::engine::firewall::{compile_fw, Firewall, FwDefaults, FwError};
     let set = loader.load_files(files).map_err(|e| EngineError::Config(vec![e.to_string()]))?;
     let totals = set.totals();
     out.rules += totals.enabled;
@@ -257,8 +258,28 @@ fn load_firewall(
         }
     }
     out.files.extend(files.iter().cloned());
-    out.firewall = Some(Arc::new(Firewall::build(rules)));
+    let defaults = FwDefaults::new(&|hook| policies.packet(hook).map(policy_spec), &|proto, hook| {
+        policies.app(proto, hook).map(policy_spec)
+    });
+    out.firewall = Some(Arc::new(Firewall::build(rules, defaults)));
     Ok(())
+}
+
+/// A configured default policy as the firewall takes it.
+fn policy_spec(p: vigil_config::FwPolicy) -> vigil_detect::engine::firewall::FwPolicySpec {
+    use vigil_config::FwPolicyAction as A;
+    use vigil_detect::engine::firewall::FwScope;
+    let (accept, scope, reject) = match p.action {
+        A::AcceptPacket => (true, FwScope::Packet, false),
+        A::AcceptFlow => (true, FwScope::Flow, false),
+        A::AcceptHook => (true, FwScope::Hook, false),
+        A::AcceptTx => (true, FwScope::Tx, false),
+        A::DropPacket => (false, FwScope::Packet, false),
+        A::DropFlow => (false, FwScope::Flow, false),
+        A::RejectPacket => (false, FwScope::Packet, true),
+        A::RejectFlow => (false, FwScope::Flow, true),
+    };
+    vigil_detect::engine::firewall::FwPolicySpec { accept, scope, alert: p.alert, reject }
 }
 
 impl LoadedRules {

@@ -175,13 +175,12 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
     if let Some(fw) = all.firewall {
         push("firewall.accepted".into(), fw.accepted);
         push("firewall.blocked".into(), fw.blocked);
-        push("firewall.rejected".into(), 0);
+        push("firewall.rejected".into(), fw.rejected);
         push("firewall.drop_reason.rules".into(), fw.rules);
         push("firewall.drop_reason.default_packet_policy".into(), fw.default_packet_policy);
         push("firewall.drop_reason.default_app_policy".into(), fw.default_app_policy);
-        // vigil evaluates the pre tables with the filter: their drops count as rules.
-        push("firewall.drop_reason.pre_stream_hook".into(), 0);
-        push("firewall.drop_reason.pre_flow_hook".into(), 0);
+        push("firewall.drop_reason.pre_stream_hook".into(), fw.pre_stream_hook);
+        push("firewall.drop_reason.pre_flow_hook".into(), fw.pre_flow_hook);
         push("firewall.drop_reason.flow_drop".into(), fw.flow_drop);
         push("firewall.discarded_alerts".into(), 0);
     }

@@ -565,6 +565,7 @@ impl Worker {
                 if matches!(alerted, Ok(true)) {
                     f.alerted = true;
                 }
+                f.frozen |= self.detector.ips && f.ext.detect.dropped;
                 if let (Some((_, end)), Some(ssn)) = (ready, f.ext.tcp.as_deref_mut()) {
                     ssn.raw_done(&mut self.stream, h.dir, end);
                 }

@@ -90,6 +90,9 @@ pub struct Flow<E = ()> {
     /// The flow ended while the table was in emergency mode.
     pub emergency: bool,
     hs: u8,
+    /// The IPS dropped the flow: its state no longer follows its packets
+    /// (they are dropped before the session sees them, as in Suricata).
+    pub frozen: bool,
     pub ext: E,
 }
 
@@ -113,6 +116,7 @@ impl<E: Default> Flow<E> {
             end_reason: None,
             emergency: false,
             hs: 0,
+            frozen: false,
             ext: E::default(),
         }
     }
@@ -213,6 +217,9 @@ impl<E> Flow<E> {
     /// from the client there is no session to speak of and the flow stays
     /// new, as in Suricata without midstream pickup.
     fn tcp_state(&mut self, dir: Direction, f: u8) {
+        if self.frozen {
+            return;
+        }
         let (syn, ack, fin, rst) = (f & tcp::SYN != 0, f & tcp::ACK != 0, f & tcp::FIN != 0, f & tcp::RST != 0);
         match dir {
             Direction::ToServer if syn && !ack => self.hs |= hs::SYN,

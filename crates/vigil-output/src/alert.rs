@@ -39,6 +39,8 @@ pub enum Verdict {
     Pass,
     /// Dropped inline.
     Drop,
+    /// Firewall mode, inline: the firewall accepted it and nothing dropped it.
+    Accept,
     /// A `reject` signature answered it: `inline` says whether the packet was
     /// also dropped; `target` is Suricata's `reject-target` (`to_client`,
     /// `to_server`, `both`); `tcp`: a TCP reset, else an ICMP unreachable.
@@ -52,6 +54,7 @@ impl Verdict {
             Verdict::Alert => json!({"action": "alert"}),
             Verdict::Pass => json!({"action": "pass"}),
             Verdict::Drop => json!({"action": "drop"}),
+            Verdict::Accept => json!({"action": "accept"}),
             Verdict::Reject { inline, target, tcp } => json!({
                 "action": if inline { "drop" } else { "alert" },
                 "reject-target": target,

@@ -30,6 +30,9 @@ pub enum DropReason {
     FirewallDefaultAppPolicy,
     /// Firewall mode: the firewall dropped the flow earlier.
     FirewallFlowDrop,
+    /// Firewall mode: dropped in the `pre_flow` / `pre_stream` table.
+    FirewallPreFlowHook,
+    FirewallPreStreamHook,
 }
 
 impl DropReason {
@@ -48,6 +51,8 @@ impl DropReason {
             DropReason::FirewallDefaultPacketPolicy => "firewall default packet policy",
             DropReason::FirewallDefaultAppPolicy => "firewall default app policy",
             DropReason::FirewallFlowDrop => "firewall flow drop",
+            DropReason::FirewallPreFlowHook => "firewall pre flow hook",
+            DropReason::FirewallPreStreamHook => "firewall pre stream hook",
         }
     }
 
@@ -80,6 +85,8 @@ impl DropReason {
             DropReason::FirewallDefaultPacketPolicy => "default_packet_policy",
             DropReason::FirewallDefaultAppPolicy => "default_app_policy",
             DropReason::FirewallFlowDrop => "flow_drop",
+            DropReason::FirewallPreFlowHook => "pre_flow_hook",
+            DropReason::FirewallPreStreamHook => "pre_stream_hook",
         }
     }
 }

@@ -117,7 +117,14 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Pr
             RuleAction::Alert
         }
     };
-    if h.actions.len() > 1 || h.is_firewall() {
+    // Suricata 8's explicit scopes in threat detection rules (`drop:packet`,
+    // `pass:flow`); hooks and `accept` are firewall rules'.
+    let scoped = h.actions.len() == 1
+        && h.protocol.hook.is_none()
+        && matches!(h.actions[0].scope.as_deref(), Some("packet" | "flow"))
+        && action != RuleAction::Alert
+        && action != RuleAction::Config;
+    if h.actions.len() > 1 || (h.is_firewall() && !scoped) {
         missing.push("firewall rule".into());
     }
     if let Some(def) = vigil_applayer::proto::by_rule_name(h.protocol.name) {

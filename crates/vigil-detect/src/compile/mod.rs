@@ -401,7 +401,12 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
         host_tests: Vec::new(),
         host_actions: Vec::new(),
     };
-    sig.scope = action_scope(&sig);
+    sig.scope = match rule.header.actions[0].scope.as_deref() {
+        // An explicit scope (`drop:packet`, `pass:flow`) overrides the rule's kind.
+        Some("packet") => ActionScope::Packet,
+        Some("flow") => ActionScope::Flow,
+        _ => action_scope(&sig),
+    };
     // A negated address makes Suricata's `like_ip_only`: inspected on every packet.
     sig.ip_only = ip_only(&sig) && !resolved.negated;
     sig.require_packet = sig.require_stream

@@ -75,8 +75,10 @@ pub enum FwHook {
 #[derive(Debug)]
 pub struct FwRule {
     pub sig: Signature,
-    /// `true` for accept, `false` for drop.
+    /// `true` for accept, `false` for drop (or reject).
     pub accept: bool,
+    /// A `reject`: the drop is also refused.
+    pub reject: bool,
     pub scope: FwScope,
     pub hook: FwHook,
     /// It also raises an alert (`alert` among its actions or keywords).
@@ -96,17 +98,31 @@ pub enum FwDrop {
     Rules,
     DefaultPacketPolicy,
     DefaultAppPolicy,
+    /// A drop in the `pre_flow` or `pre_stream` table (a rule's or its default's).
+    PreFlowHook,
+    PreStreamHook,
 }
 
 /// The firewall's decision on a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FwVerdict {
     Accept,
-    /// `flow`: the rest of the flow is dropped too.
+    /// `flow`: the rest of the flow is dropped too; `reject`: the packet is
+    /// also refused (a TCP reset or an ICMP unreachable where there is a network).
     Drop {
         flow: bool,
         reason: FwDrop,
+        reject: bool,
     },
+}
+
+/// The packet tables' outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FwPacket {
+    /// Decided here (`accept:packet`, `accept:flow`, a drop).
+    Verdict(FwVerdict),
+    /// `accept:hook` in the filter: the application filter decides.
+    ToApp,
 }
 
 /// What the firewall keeps per flow.
@@ -157,21 +173,186 @@ pub struct FwApp<'a> {
     pub updated: bool,
 }
 
-/// A rule that matched, for its alert.
+/// A rule (or a default policy) that decided or matched, for its alert.
 pub struct FwMatch<'f> {
-    pub rule: &'f FwRule,
+    pub sig: &'f Signature,
+    pub reject: bool,
+    /// EVE `firewall.hook`.
+    pub table: &'f str,
+    /// EVE `firewall.policy`.
+    pub policy: &'f str,
+    pub accept: bool,
+    /// It raises an alert.
+    pub alert: bool,
+    /// `pass:packet`/`pass:flow` among its actions.
+    pub pass: Option<FwScope>,
     pub tx: Option<u64>,
+}
+
+impl<'f> FwMatch<'f> {
+    fn of(r: &'f FwRule, tx: Option<u64>) -> Self {
+        FwMatch {
+            sig: &r.sig,
+            reject: r.reject,
+            table: &r.table,
+            policy: &r.policy,
+            accept: r.accept,
+            alert: r.alert,
+            pass: r.pass,
+            tx,
+        }
+    }
+}
+
+/// What a hook does with traffic no rule decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FwDefault {
+    pub accept: bool,
+    pub scope: FwScope,
+    pub alert: bool,
+    pub reject: bool,
+    /// EVE `firewall.policy` (`drop:flow`, `accept:hook,alert`).
+    policy: String,
+    /// EVE `firewall.hook`.
+    table: String,
+}
+
+impl FwDefault {
+    /// `accept`/`drop` (`reject`) with `scope`, alerting or not, for the
+    /// hook EVE names `table`.
+    pub fn new(spec: FwPolicySpec, table: &str) -> FwDefault {
+        let FwPolicySpec { accept, scope, alert, reject } = spec;
+        let scope_name = match scope {
+            FwScope::Packet => "packet",
+            FwScope::Flow => "flow",
+            FwScope::Hook => "hook",
+            FwScope::Tx => "tx",
+        };
+        let verb = match (accept, reject) {
+            (true, _) => "accept",
+            (false, false) => "drop",
+            (false, true) => "reject",
+        };
+        let mut policy = format!("{verb}:{scope_name}");
+        if alert {
+            policy.push_str(",alert");
+        }
+        FwDefault { accept, scope, alert, reject, policy, table: table.to_string() }
+    }
+}
+
+/// A policy as the configuration gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FwPolicySpec {
+    pub accept: bool,
+    pub scope: FwScope,
+    pub alert: bool,
+    /// A drop that is also refused (`reject:packet`, `reject:flow`).
+    pub reject: bool,
+}
+
+impl FwPolicySpec {
+    const fn of(accept: bool, scope: FwScope) -> FwPolicySpec {
+        FwPolicySpec { accept, scope, alert: false, reject: false }
+    }
+}
+
+/// Every hook's default policy, resolved once, and the signatures their
+/// alerts carry.
+#[derive(Debug)]
+pub struct FwDefaults {
+    pre_flow: FwDefault,
+    pre_stream: FwDefault,
+    filter: FwDefault,
+    /// Per protocol and side, by state.
+    app: Vec<(&'static str, Direction, Vec<FwDefault>)>,
+    packet_sig: Signature,
+    app_sig: Signature,
+}
+
+impl Default for FwDefaults {
+    fn default() -> Self {
+        FwDefaults::new(&|_| None, &|_, _| None)
+    }
+}
+
+/// The signature a default policy's alert carries.
+fn policy_signature(msg: &str, sid: u32) -> Signature {
+    let text = format!("alert ip any any -> any any (msg:\"{msg}\"; sid:{sid};)");
+    let set = vigil_rules::Loader::new().load_str(&text, "<firewall policies>").expect("a fixed rule loads");
+    compile(&set.rules[0], &Classifications::default()).expect("a fixed rule compiles")
+}
+
+impl FwDefaults {
+    /// Suricata's built-in defaults (the filter drops the packet, the pre
+    /// tables go on, every application state drops the flow) where `packet`
+    /// (by `filter`, `pre_flow`, `pre_stream`) and `app` (by protocol and
+    /// hook name) say nothing.
+    pub fn new(
+        packet: &dyn Fn(&str) -> Option<FwPolicySpec>,
+        app: &dyn Fn(&str, &str) -> Option<FwPolicySpec>,
+    ) -> FwDefaults {
+        let pkt = |hook: &str, builtin: FwPolicySpec| {
+            FwDefault::new(packet(hook).unwrap_or(builtin), &format!("packet:{hook}"))
+        };
+        let mut per_proto = Vec::new();
+        for def in vigil_applayer::protocols::ALL {
+            for side in [Direction::ToServer, Direction::ToClient] {
+                let states = def.hooks.states(side);
+                let generic = match side {
+                    Direction::ToServer => ["request_started", "request_complete"],
+                    Direction::ToClient => ["response_started", "response_complete"],
+                };
+                let list = states
+                    .iter()
+                    .enumerate()
+                    .map(|(i, name)| {
+                        // A state answers to its own name and, first and last, to the generic ones.
+                        let spec = app(def.name, name)
+                            .or_else(|| (i == 0).then(|| app(def.name, generic[0])).flatten())
+                            .or_else(|| (i + 1 == states.len()).then(|| app(def.name, generic[1])).flatten());
+                        let spec = spec.unwrap_or(FwPolicySpec::of(false, FwScope::Flow));
+                        FwDefault::new(spec, &format!("{}:{name}", def.name))
+                    })
+                    .collect();
+                per_proto.push((def.name, side, list));
+            }
+        }
+        FwDefaults {
+            pre_flow: pkt("pre_flow", FwPolicySpec::of(true, FwScope::Hook)),
+            pre_stream: pkt("pre_stream", FwPolicySpec::of(true, FwScope::Hook)),
+            filter: pkt("filter", FwPolicySpec::of(false, FwScope::Packet)),
+            app: per_proto,
+            packet_sig: policy_signature("SURICATA FW default packet policy", 2201000),
+            app_sig: policy_signature("SURICATA FW default app policy", 2201001),
+        }
+    }
+
+    fn app(&self, proto: &str, side: Direction, state: u8) -> Option<&FwDefault> {
+        let (_, _, list) = self.app.iter().find(|(n, d, _)| *n == proto && *d == side)?;
+        list.get(state as usize)
+    }
 }
 
 /// The firewall rule set, compiled.
 #[derive(Debug, Default)]
 pub struct Firewall {
     rules: Vec<FwRule>,
-    /// Packet rules in file order: pre tables first, then the filter.
-    packet: Vec<u32>,
+    /// Packet rules per table, in file order: pre_flow, pre_stream, filter.
+    packet: [Vec<u32>; 3],
     /// App rules per (protocol, side), in state order then file order.
     app: Vec<(&'static str, Direction, Vec<u32>)>,
     flowbit_names: Vec<String>,
+    defaults: FwDefaults,
+}
+
+/// Where an application state's decision leaves the evaluation.
+enum AppStep {
+    Verdict(FwVerdict),
+    /// `accept:tx`: the rest of the transaction is accepted.
+    TxDone,
+    /// `accept:hook`: on to the next state.
+    Next,
 }
 
 /// Why a firewall rule cannot load.
@@ -187,12 +368,13 @@ pub enum FwError {
 pub fn compile_fw(rule: &Rule, classes: &Classifications) -> Result<FwRule, FwError> {
     let h = &rule.header;
     let first = &h.actions[0];
-    let accept = match first.kind {
-        ActionKind::Accept => true,
-        ActionKind::Drop => false,
+    let (accept, reject) = match first.kind {
+        ActionKind::Accept => (true, false),
+        ActionKind::Drop => (false, false),
+        ActionKind::Reject | ActionKind::RejectSrc | ActionKind::RejectDst | ActionKind::RejectBoth => (false, true),
         other => {
             return Err(FwError::Invalid(format!(
-                "firewall rules need accept or drop as their first action, not {}",
+                "firewall rules need accept, drop or reject as their first action, not {}",
                 other.as_str()
             )))
         }
@@ -202,7 +384,7 @@ pub fn compile_fw(rule: &Rule, classes: &Classifications) -> Result<FwRule, FwEr
     };
     let scope = FwScope::parse(scope).ok_or_else(|| FwError::Invalid(format!("unknown action scope {}", first)))?;
     if !accept && !matches!(scope, FwScope::Packet | FwScope::Flow) {
-        return Err(FwError::Invalid(format!("{first}: drop takes the scope packet or flow")));
+        return Err(FwError::Invalid(format!("{first}: {} takes the scope packet or flow", first.kind.as_str())));
     }
     let Some(hook) = h.protocol.hook.as_deref() else {
         return Err(FwError::Invalid(format!("firewall rule protocol {} needs a hook", h.protocol.name)));
@@ -279,27 +461,20 @@ pub fn compile_fw(rule: &Rule, classes: &Classifications) -> Result<FwRule, FwEr
         FwHook::Packet(_) => "packet:filter".to_string(),
         FwHook::App { def, side, state, .. } => format!("{}:{}", def.name, def.hooks.states(side)[state as usize]),
     };
-    Ok(FwRule { sig, accept, scope, hook, alert, pass, policy, table })
+    Ok(FwRule { sig, accept, reject, scope, hook, alert, pass, policy, table })
 }
 
 impl Firewall {
-    /// The rule set, in file order.
-    pub fn build(mut rules: Vec<FwRule>) -> Firewall {
+    /// The rule set, in file order, with the hooks' default policies.
+    pub fn build(mut rules: Vec<FwRule>, defaults: FwDefaults) -> Firewall {
         let flowbit_names = super::number_flowbits(rules.iter_mut().map(|r| &mut r.sig));
-        let mut packet: Vec<u32> = Vec::new();
+        let mut packet: [Vec<u32>; 3] = Default::default();
         let mut app: Vec<(&'static str, Direction, Vec<u32>)> = Vec::new();
-        // pre_flow, then pre_stream, then the filter, each in file order.
-        for table in [PacketHook::PreFlow, PacketHook::PreStream] {
-            for (i, r) in rules.iter().enumerate() {
-                if matches!(r.hook, FwHook::Packet(h) if h == table) {
-                    packet.push(i as u32);
-                }
-            }
-        }
         for (i, r) in rules.iter().enumerate() {
             match r.hook {
-                FwHook::Packet(PacketHook::All | PacketHook::FlowStart) => packet.push(i as u32),
-                FwHook::Packet(_) => {}
+                FwHook::Packet(PacketHook::PreFlow) => packet[0].push(i as u32),
+                FwHook::Packet(PacketHook::PreStream) => packet[1].push(i as u32),
+                FwHook::Packet(PacketHook::All | PacketHook::FlowStart) => packet[2].push(i as u32),
                 FwHook::App { def, side, .. } => match app.iter_mut().find(|(n, d, _)| *n == def.name && *d == side) {
                     Some(e) => e.2.push(i as u32),
                     None => app.push((def.name, side, vec![i as u32])),
@@ -313,7 +488,7 @@ impl Firewall {
                 FwHook::Packet(_) => 0,
             });
         }
-        Firewall { rules, packet, app, flowbit_names }
+        Firewall { rules, packet, app, flowbit_names, defaults }
     }
 
     pub fn rules(&self) -> &[FwRule] {
@@ -329,9 +504,79 @@ impl Firewall {
         &self.flowbit_names
     }
 
-    /// Decides packet `p`; `on_match` gets each rule that matched, in order.
+    /// The packet tables' decision on `p` (`pre_flow`, `pre_stream`, then
+    /// the filter); `on_match` gets each rule that matched, in order, and
+    /// each default policy that alerts.
     #[allow(clippy::too_many_arguments)]
-    pub fn run<'f>(
+    pub fn packet_filter<'f>(
+        &'f self,
+        p: &Packet<'_>,
+        flow: Option<FlowInfo>,
+        state: Option<&mut FwFlow>,
+        stream: StreamInput<'_>,
+        s: &mut super::DetectScratch,
+        on_match: &mut dyn FnMut(FwMatch<'f>),
+    ) -> FwPacket {
+        let mut spare = FwFlow::default();
+        let st = match state {
+            Some(st) => st,
+            None => &mut spare,
+        };
+        if st.accepted {
+            return FwPacket::Verdict(FwVerdict::Accept);
+        }
+        let first_in_dir = match flow {
+            Some(f) => !std::mem::replace(&mut st.started[usize::from(!f.to_server)], true),
+            None => true,
+        };
+        let payload = if flow.is_some_and(|f| f.no_payload) { &[][..] } else { p.payload() };
+        // Each table decides in turn: a rule that matches, else the table's
+        // default; `accept:hook` hands over to the next.
+        let tables = [
+            (&self.packet[0], &self.defaults.pre_flow, FwDrop::PreFlowHook),
+            (&self.packet[1], &self.defaults.pre_stream, FwDrop::PreStreamHook),
+            (&self.packet[2], &self.defaults.filter, FwDrop::DefaultPacketPolicy),
+        ];
+        for (list, default, drop_reason) in tables {
+            let mut decided = false;
+            for &i in list {
+                let r = &self.rules[i as usize];
+                if matches!(r.hook, FwHook::Packet(PacketHook::FlowStart)) && !first_in_dir {
+                    continue;
+                }
+                if !bits_ok(&r.sig, &st.bits) || !matches(&r.sig, p, flow, payload, stream, &mut s.inspect) {
+                    continue;
+                }
+                apply_bits(&r.sig, &mut st.bits);
+                self.note_pass(r.pass, st);
+                on_match(FwMatch::of(r, None));
+                let reason = if drop_reason == FwDrop::DefaultPacketPolicy { FwDrop::Rules } else { drop_reason };
+                match self.decide((r.accept, r.reject), r.scope, reason, st) {
+                    Some(v) => return FwPacket::Verdict(v),
+                    None => {
+                        decided = true;
+                        break;
+                    }
+                }
+            }
+            if !decided {
+                if default.alert {
+                    on_match(self.default_match(default, &self.defaults.packet_sig, None));
+                }
+                if let Some(v) = self.decide((default.accept, default.reject), default.scope, drop_reason, st) {
+                    return FwPacket::Verdict(v);
+                }
+            }
+        }
+        FwPacket::ToApp
+    }
+
+    /// The application filter's decision on a packet the packet tables
+    /// handed over: every state its side's transactions reached since the
+    /// last accepted one, in order. A packet that brought no application
+    /// data is accepted.
+    #[allow(clippy::too_many_arguments)]
+    pub fn app_filter<'f>(
         &'f self,
         p: &Packet<'_>,
         flow: Option<FlowInfo>,
@@ -341,60 +586,46 @@ impl Firewall {
         s: &mut super::DetectScratch,
         on_match: &mut dyn FnMut(FwMatch<'f>),
     ) -> FwVerdict {
-        let mut spare = FwFlow::default();
-        let st = match state {
-            Some(st) => st,
-            None => &mut spare,
-        };
-        if st.accepted {
-            return FwVerdict::Accept;
+        match (app.filter(|a| a.updated), state) {
+            (Some(a), Some(st)) if !st.accepted => self.app_states(p, flow, st, stream, a, s, on_match),
+            _ => FwVerdict::Accept,
         }
-        let first_in_dir = match flow {
-            Some(f) => !std::mem::replace(&mut st.started[usize::from(!f.to_server)], true),
-            None => true,
-        };
-        let payload = if flow.is_some_and(|f| f.no_payload) { &[][..] } else { p.payload() };
-        // The packet tables: pre_flow and pre_stream default to the next
-        // table; the filter drops what nothing accepted.
-        let mut filter_decided = false;
-        for &i in &self.packet {
-            let r = &self.rules[i as usize];
-            let FwHook::Packet(h) = r.hook else { continue };
-            if h == PacketHook::FlowStart && !first_in_dir {
-                continue;
+    }
+
+    /// What an action does at a packet table: `None` hands over to the next table.
+    fn decide(
+        &self,
+        (accept, reject): (bool, bool),
+        scope: FwScope,
+        drop_reason: FwDrop,
+        st: &mut FwFlow,
+    ) -> Option<FwVerdict> {
+        match (accept, scope) {
+            (false, sc) => Some(FwVerdict::Drop { flow: sc == FwScope::Flow, reason: drop_reason, reject }),
+            (true, FwScope::Packet) => Some(FwVerdict::Accept),
+            (true, FwScope::Flow) => {
+                st.accepted = true;
+                Some(FwVerdict::Accept)
             }
-            if !bits_ok(&r.sig, &st.bits) || !matches(&r.sig, p, flow, payload, stream, &mut s.inspect) {
-                continue;
-            }
-            apply_bits(&r.sig, &mut st.bits);
-            self.note_pass(r, st);
-            on_match(FwMatch { rule: r, tx: None });
-            match (r.accept, r.scope) {
-                (false, sc) => return FwVerdict::Drop { flow: sc == FwScope::Flow, reason: FwDrop::Rules },
-                (true, FwScope::Packet) => return FwVerdict::Accept,
-                (true, FwScope::Flow) => {
-                    st.accepted = true;
-                    return FwVerdict::Accept;
-                }
-                (true, _) => {
-                    if matches!(h, PacketHook::All | PacketHook::FlowStart) {
-                        filter_decided = true;
-                        break;
-                    }
-                }
-            }
+            (true, FwScope::Hook | FwScope::Tx) => None,
         }
-        if !filter_decided {
-            return FwVerdict::Drop { flow: false, reason: FwDrop::DefaultPacketPolicy };
-        }
-        match app.filter(|a| a.updated) {
-            Some(a) => self.app_filter(p, flow, st, stream, a, s, on_match),
-            None => FwVerdict::Accept,
+    }
+
+    fn default_match<'f>(&'f self, d: &'f FwDefault, sig: &'f Signature, tx: Option<u64>) -> FwMatch<'f> {
+        FwMatch {
+            sig,
+            reject: d.reject,
+            table: &d.table,
+            policy: &d.policy,
+            accept: d.accept,
+            alert: true,
+            pass: None,
+            tx,
         }
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn app_filter<'f>(
+    fn app_states<'f>(
         &'f self,
         p: &Packet<'_>,
         flow: Option<FlowInfo>,
@@ -460,36 +691,76 @@ impl Firewall {
                         continue;
                     }
                     apply_bits(&r.sig, &mut st.bits);
-                    self.note_pass(r, st);
-                    on_match(FwMatch { rule: r, tx: Some(tx.id()) });
-                    match (r.accept, r.scope) {
-                        (false, sc) => return FwVerdict::Drop { flow: sc == FwScope::Flow, reason: FwDrop::Rules },
-                        (true, FwScope::Packet) => return FwVerdict::Accept,
-                        (true, FwScope::Flow) => {
-                            st.accepted = true;
-                            return FwVerdict::Accept;
-                        }
-                        (true, FwScope::Tx) => {
-                            st.txs[k].accepted = true;
-                            break 'states;
-                        }
-                        (true, FwScope::Hook) => {
-                            st.txs[k].done[d] = Some(state);
+                    self.note_pass(r.pass, st);
+                    on_match(FwMatch::of(r, Some(tx.id())));
+                    match self.app_decide((r.accept, r.reject), r.scope, FwDrop::Rules, st, k, d, state) {
+                        AppStep::Verdict(v) => return v,
+                        AppStep::TxDone => break 'states,
+                        AppStep::Next => {
                             decided = true;
                             break;
                         }
                     }
                 }
                 if !decided {
-                    return FwVerdict::Drop { flow: true, reason: FwDrop::DefaultAppPolicy };
+                    // No rule decided this state: its default policy does.
+                    let Some(def) = self.defaults.app(app.def.name, side, state) else {
+                        return FwVerdict::Drop { flow: true, reason: FwDrop::DefaultAppPolicy, reject: false };
+                    };
+                    if def.alert {
+                        on_match(self.default_match(def, &self.defaults.app_sig, Some(tx.id())));
+                    }
+                    match self.app_decide(
+                        (def.accept, def.reject),
+                        def.scope,
+                        FwDrop::DefaultAppPolicy,
+                        st,
+                        k,
+                        d,
+                        state,
+                    ) {
+                        AppStep::Verdict(v) => return v,
+                        AppStep::TxDone => break 'states,
+                        AppStep::Next => {}
+                    }
                 }
             }
         }
         FwVerdict::Accept
     }
 
-    fn note_pass(&self, r: &FwRule, st: &mut FwFlow) {
-        if r.pass == Some(FwScope::Flow) {
+    /// What an action does at an application state.
+    #[allow(clippy::too_many_arguments)]
+    fn app_decide(
+        &self,
+        (accept, reject): (bool, bool),
+        scope: FwScope,
+        drop_reason: FwDrop,
+        st: &mut FwFlow,
+        k: usize,
+        d: usize,
+        state: u8,
+    ) -> AppStep {
+        match (accept, scope) {
+            (false, sc) => AppStep::Verdict(FwVerdict::Drop { flow: sc == FwScope::Flow, reason: drop_reason, reject }),
+            (true, FwScope::Packet) => AppStep::Verdict(FwVerdict::Accept),
+            (true, FwScope::Flow) => {
+                st.accepted = true;
+                AppStep::Verdict(FwVerdict::Accept)
+            }
+            (true, FwScope::Tx) => {
+                st.txs[k].accepted = true;
+                AppStep::TxDone
+            }
+            (true, FwScope::Hook) => {
+                st.txs[k].done[d] = Some(state);
+                AppStep::Next
+            }
+        }
+    }
+
+    fn note_pass(&self, pass: Option<FwScope>, st: &mut FwFlow) {
+        if pass == Some(FwScope::Flow) {
             st.td_passed = true;
         }
     }
@@ -552,7 +823,33 @@ mod tests {
         assert!(invalid("accept:tx tcp:all any any -> any any (sid:1;)").contains("packet hooks"));
         assert!(invalid("accept:hook tcp any any -> any any (sid:1;)").contains("needs a hook"));
         assert!(invalid("accept:hook ssh:request_nowhere any any -> any any (sid:1;)").contains("unknown hook"));
-        assert!(invalid("alert tcp:all any any -> any any (sid:1;)").contains("accept or drop"));
+        assert!(invalid("alert tcp:all any any -> any any (sid:1;)").contains("accept, drop or reject"));
+    }
+
+    #[test]
+    fn default_policies_resolve_per_state() {
+        // Built in: the filter drops the packet, the pre tables go on, every app state drops the flow.
+        let d = FwDefaults::default();
+        assert_eq!(
+            (d.filter.accept, d.filter.scope, d.filter.policy.as_str()),
+            (false, FwScope::Packet, "drop:packet")
+        );
+        assert_eq!((d.pre_flow.accept, d.pre_flow.scope), (true, FwScope::Hook));
+        let s = d.app("ssh", Direction::ToServer, 2).unwrap();
+        assert_eq!((s.accept, s.scope, s.table.as_str()), (false, FwScope::Flow, "ssh:request_banner_done"));
+        // A generic name configures the protocol's first or last state.
+        let spec = |accept, scope, alert| FwPolicySpec { accept, scope, alert, reject: false };
+        let d = FwDefaults::new(&|h| (h == "filter").then_some(spec(true, FwScope::Hook, true)), &|proto, hook| {
+            (proto == "ssh" && hook == "request_complete").then_some(spec(true, FwScope::Tx, false))
+        });
+        assert_eq!(d.filter.policy, "accept:hook,alert");
+        assert_eq!(d.filter.table, "packet:filter");
+        let last = d.app("ssh", Direction::ToServer, 3).unwrap();
+        assert_eq!((last.accept, last.scope), (true, FwScope::Tx));
+        assert!(!d.app("ssh", Direction::ToServer, 2).unwrap().accept);
+        assert!(!d.app("ssh", Direction::ToClient, 3).unwrap().accept);
+        assert_eq!(d.packet_sig.sid, 2201000);
+        assert_eq!(d.packet_sig.msg, "SURICATA FW default packet policy");
     }
 
     #[test]
@@ -563,10 +860,10 @@ mod tests {
             "accept:hook tcp:all any any -> any any (sid:9;)",
             "accept:hook ssh:request_banner_wait_eol any any -> any any (sid:2;)",
         ];
-        let f = Firewall::build(rules.iter().map(|t| fw(t).unwrap()).collect());
+        let f = Firewall::build(rules.iter().map(|t| fw(t).unwrap()).collect(), FwDefaults::default());
         let (_, _, list) = &f.app[0];
         let sids: Vec<u32> = list.iter().map(|&i| f.rules[i as usize].sig.sid).collect();
         assert_eq!(sids, vec![1, 2, 3]);
-        assert_eq!(f.packet.len(), 1);
+        assert_eq!(f.packet[2].len(), 1);
     }
 }

@@ -323,9 +323,28 @@ impl DetectEngine {
         &'e self,
         p: &Packet<'_>,
         flow: Option<FlowInfo>,
+        state: Option<&mut FlowDetect>,
+        stream: StreamInput<'_>,
+        app: Option<&AppInput<'_>>,
+        s: &mut DetectScratch,
+        on_match: &mut dyn FnMut(&'e Signature, Option<u64>, bool),
+    ) {
+        self.inspect_phase(p, flow, state, stream, app, false, s, on_match)
+    }
+
+    /// [`inspect_app`](Self::inspect_app) restricted to the transaction
+    /// signatures when `tx_only` (firewall mode runs the packet's own
+    /// signatures, then its application filter, then these); pass `app:
+    /// None` for the packet's signatures alone.
+    #[allow(clippy::too_many_arguments)]
+    pub fn inspect_phase<'e>(
+        &'e self,
+        p: &Packet<'_>,
+        flow: Option<FlowInfo>,
         mut state: Option<&mut FlowDetect>,
         stream: StreamInput<'_>,
         app: Option<&AppInput<'_>>,
+        tx_only: bool,
         s: &mut DetectScratch,
         on_match: &mut dyn FnMut(&'e Signature, Option<u64>, bool),
     ) {
@@ -337,7 +356,7 @@ impl DetectEngine {
         let no_payload = flow.is_some_and(|f| f.no_payload);
         let payload = if no_payload { &[][..] } else { p.payload() };
         let stream = if no_payload { StreamInput { chunk: None, ..stream } } else { stream };
-        if let Some(gid) = packet_group(p) {
+        if let Some(gid) = packet_group(p).filter(|_| !tx_only) {
             let g = &self.groups[gid as usize];
             let cands = &mut s.candidates;
             g.packet.scan(&mut s.prefilter, payload, cands);
@@ -358,7 +377,9 @@ impl DetectEngine {
                 }
             }
         }
-        s.candidates.extend(self.pkthdr.iter().map(|&i| (i, NO_TX)));
+        if !tx_only {
+            s.candidates.extend(self.pkthdr.iter().map(|&i| (i, NO_TX)));
+        }
         if let Some(app) = app.filter(|_| !self.txs.is_empty()) {
             self.txs.candidates(app, &mut s.tx, &mut s.candidates);
         }
