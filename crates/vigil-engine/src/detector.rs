@@ -114,7 +114,7 @@ impl Detector {
                     count_drop(&mut self.drop_reasons, p, DropReason::FlowDrop);
                     DropReason::FlowDrop
                 };
-                log_drop(p, flow_id, info, Some(st), reason, None, outputs)?;
+                log_drop(p, flow_id, info, Some(st), reason, None, DROPPED, outputs)?;
             }
             return Ok(false);
         }
@@ -301,7 +301,7 @@ impl Detector {
         if let Some((sig, reason)) = dropped_by {
             self.verdict_drop |= p.src != PacketSource::FlowTimeout;
             count_drop(&mut self.drop_reasons, p, reason);
-            log_drop(p, flow_id, info, state, reason, Some(sig), outputs)?;
+            log_drop(p, flow_id, info, state, reason, Some(sig), verdict, outputs)?;
         }
         Ok((alerted, dropped))
     }
@@ -354,7 +354,7 @@ impl Detector {
             if self.ips {
                 self.verdict_drop |= real;
                 count_drop(&mut self.drop_reasons, p, DropReason::FlowDrop);
-                log_drop(p, at_alert.map(|a| a.id), info, Some(st), DropReason::FlowDrop, None, outputs)?;
+                log_drop(p, at_alert.map(|a| a.id), info, Some(st), DropReason::FlowDrop, None, DROPPED, outputs)?;
             }
             return Ok(alerted);
         }
@@ -480,7 +480,7 @@ impl Detector {
         let real = p.src != PacketSource::FlowTimeout;
         self.verdict_drop |= real;
         let out = match reason {
-            FwDrop::Rules => DropReason::Rules,
+            FwDrop::Rules => DropReason::FirewallRules,
             FwDrop::DefaultPacketPolicy => DropReason::FirewallDefaultPacketPolicy,
             FwDrop::DefaultAppPolicy => DropReason::FirewallDefaultAppPolicy,
             FwDrop::PreFlowHook => DropReason::FirewallPreFlowHook,
@@ -510,7 +510,8 @@ impl Detector {
             st.fw.dropped = true;
         }
         let by = matched.last().filter(|m| !m.accept).map(|m| m.sig);
-        log_drop(p, at_alert.map(|a| a.id), info, state, out, by, outputs)
+        let tcp = matches!(p.transport, vigil_decode::Transport::Tcp { .. });
+        log_drop(p, at_alert.map(|a| a.id), info, state, out, by, self.fw_verdict(Some(verdict), tcp), outputs)
     }
 
     /// Applies the exception policy of `target`, met by packet `p`; true
@@ -546,7 +547,7 @@ impl Detector {
                 self.verdict_drop |= p.src != PacketSource::FlowTimeout;
                 let reason = crate::exception::drop_reason(target);
                 count_drop(&mut self.drop_reasons, p, reason);
-                log_drop(p, flow_id, info, state, reason, None, outputs)?;
+                log_drop(p, flow_id, info, state, reason, None, DROPPED, outputs)?;
             }
             Policy::PassFlow | Policy::Bypass => {
                 if let Some(st) = state {
@@ -602,6 +603,7 @@ fn count_drop(counts: &mut [u64; DropReason::ALL.len()], p: &Packet<'_>, reason:
 
 /// Writes the drop record of a packet the IPS dropped (pseudo packets were
 /// never on the wire, so nothing of theirs is dropped).
+#[allow(clippy::too_many_arguments)]
 fn log_drop(
     p: &Packet<'_>,
     flow_id: Option<u64>,
@@ -609,6 +611,7 @@ fn log_drop(
     state: Option<&mut FlowDetect>,
     reason: DropReason,
     sig: Option<&Signature>,
+    verdict: vigil_output::Verdict,
     outputs: &mut Outputs,
 ) -> Result<(), EngineError> {
     if p.src == PacketSource::FlowTimeout {
@@ -620,8 +623,11 @@ fn log_drop(
         first_in_dir = !*logged;
         *logged = true;
     }
-    outputs.drop(p, flow_id, reason, sig, first_in_dir)
+    outputs.drop(p, flow_id, reason, sig, first_in_dir, verdict)
 }
+
+/// A drop record's verdict where nothing refused the packet.
+const DROPPED: vigil_output::Verdict = vigil_output::Verdict::Drop;
 
 /// One match of a packet, with what `threshold.config` and rate filters
 /// made of it.

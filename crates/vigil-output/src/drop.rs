@@ -24,6 +24,8 @@ pub enum DropReason {
     FlowMemcap,
     DefragMemcap,
     ApplayerError,
+    /// Firewall mode: a firewall rule dropped the packet.
+    FirewallRules,
     /// Firewall mode: no packet rule accepted the packet.
     FirewallDefaultPacketPolicy,
     /// Firewall mode: no rule accepted a state the flow's transaction reached.
@@ -48,6 +50,7 @@ impl DropReason {
             DropReason::FlowMemcap => "flow memcap",
             DropReason::DefragMemcap => "defrag memcap",
             DropReason::ApplayerError => "applayer error",
+            DropReason::FirewallRules => "firewall rules",
             DropReason::FirewallDefaultPacketPolicy => "firewall default packet policy",
             DropReason::FirewallDefaultAppPolicy => "firewall default app policy",
             DropReason::FirewallFlowDrop => "firewall flow drop",
@@ -82,6 +85,7 @@ impl DropReason {
             DropReason::DefragMemcap => "defrag_memcap",
             DropReason::ApplayerError => "applayer_error",
             // Counted under `firewall.drop_reason.*`.
+            DropReason::FirewallRules => "rules",
             DropReason::FirewallDefaultPacketPolicy => "default_packet_policy",
             DropReason::FirewallDefaultAppPolicy => "default_app_policy",
             DropReason::FirewallFlowDrop => "flow_drop",

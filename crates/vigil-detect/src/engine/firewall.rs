@@ -152,12 +152,19 @@ impl FwFlow {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct FwTx {
     id: u64,
     accepted: bool,
     /// The last state accepted with `accept:hook`, per side.
     done: [Option<u8>; 2],
+    /// The state each side was in when last evaluated: a state accepted
+    /// while the side was still in it is evaluated once more when the side
+    /// moves on, as Suricata does (it may have changed meanwhile).
+    seen: [Option<u8>; 2],
+    /// Rules with buffers that matched already: evaluated again, they
+    /// accept without a second alert.
+    stored: Vec<u32>,
 }
 
 /// The transactions of a packet's flow, for the application filter.
@@ -647,14 +654,22 @@ impl Firewall {
             let k = match st.txs.iter().position(|t| t.id == tx.id()) {
                 Some(k) => k,
                 None => {
-                    st.txs.push(FwTx { id: tx.id(), accepted: false, done: [None; 2] });
+                    let fresh =
+                        FwTx { id: tx.id(), accepted: false, done: [None; 2], seen: [None; 2], stored: Vec::new() };
+                    st.txs.push(fresh);
                     st.txs.len() - 1
                 }
             };
-            if st.txs[k].accepted || st.txs[k].done[d] == Some(at) {
+            // Nothing new on this side since it was last evaluated.
+            if st.txs[k].accepted || st.txs[k].done[d] == Some(at) && st.txs[k].seen[d] == Some(at) {
                 continue;
             }
-            let from = st.txs[k].done[d].map_or(0, |s| s + 1);
+            let from = match (st.txs[k].done[d], st.txs[k].seen[d]) {
+                (None, _) => 0,
+                (Some(done), Some(seen)) if done < seen => done + 1,
+                (Some(done), _) => done,
+            };
+            st.txs[k].seen[d] = Some(at);
             'states: for state in from..=at {
                 let mut decided = false;
                 for &i in list.iter() {
@@ -692,7 +707,14 @@ impl Firewall {
                     }
                     apply_bits(&r.sig, &mut st.bits);
                     self.note_pass(r.pass, st);
-                    on_match(FwMatch::of(r, Some(tx.id())));
+                    let inspects = r.sig.tx.as_ref().is_some_and(|t| !t.buffers.is_empty() || !t.checks.is_empty());
+                    let again = inspects && st.txs[k].stored.contains(&i);
+                    if inspects && !again {
+                        st.txs[k].stored.push(i);
+                    }
+                    if !again {
+                        on_match(FwMatch::of(r, Some(tx.id())));
+                    }
                     match self.app_decide((r.accept, r.reject), r.scope, FwDrop::Rules, st, k, d, state) {
                         AppStep::Verdict(v) => return v,
                         AppStep::TxDone => break 'states,

@@ -51,7 +51,8 @@ struct EveSink {
     tagged_packets: bool,
     alert: Option<AlertOptions>,
     /// `drop` records: (with the dropping alert, every packet of a dropped flow).
-    drop: Option<(bool, bool)>,
+    /// `drop`: (`alerts`, `flows: all`, `verdict`).
+    drop: Option<(bool, bool, bool)>,
     /// `metadata.app-layer` of alerts: the transaction's object in the alert.
     alert_app: bool,
     /// `metadata.flow` of alerts: the flow's counters in the alert.
@@ -293,7 +294,7 @@ impl Outputs {
                     .drop
                     .as_ref()
                     .filter(|d| d.enabled && setup.ips)
-                    .map(|d| (d.alerts, d.flows == vigil_config::DropFlows::All)),
+                    .map(|d| (d.alerts, d.flows == vigil_config::DropFlows::All, d.verdict)),
                 envelope,
             });
         }
@@ -611,9 +612,10 @@ impl Outputs {
         reason: DropReason,
         sig: Option<&Signature>,
         first_in_dir: bool,
+        verdict: vigil_output::Verdict,
     ) -> Result<(), EngineError> {
         for sink in &mut self.sinks {
-            let Some((alerts, all)) = sink.drop else { continue };
+            let Some((alerts, all, with_verdict)) = sink.drop else { continue };
             if sig.is_none() && !all && !first_in_dir {
                 continue;
             }
@@ -626,6 +628,9 @@ impl Outputs {
                 if let Value::Object(mut a) = alert_record(p, &alert_info(sig, true), opts) {
                     m.insert("alert".into(), a.remove("alert").unwrap_or(Value::Null));
                 }
+            }
+            if let (true, Value::Object(m)) = (with_verdict, &mut rec) {
+                m.insert("verdict".into(), verdict.to_json());
             }
             write(&mut sink.writer, &rec)?;
         }
