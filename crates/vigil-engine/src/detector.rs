@@ -294,6 +294,7 @@ impl Detector {
                 verdict,
                 traffic: &traffic,
                 firewall: None,
+                td_engine: self.rules.firewall.is_some(),
             };
             outputs.alert(p, sig, at)?;
         }
@@ -326,6 +327,20 @@ impl Detector {
         outputs: &mut Outputs,
     ) -> Result<bool, EngineError> {
         let real = p.src != PacketSource::FlowTimeout;
+        // A flow threat detection dropped: its packets are dropped before
+        // any table runs, the firewall counting them accepted (it did not
+        // stop them), as Suricata counts them.
+        if let Some(st) = state.as_deref_mut().filter(|st| st.dropped) {
+            if real {
+                self.fw.accepted += 1;
+            }
+            if self.ips {
+                self.verdict_drop |= real;
+                count_drop(&mut self.drop_reasons, p, DropReason::FlowDrop);
+                log_drop(p, at_alert.map(|a| a.id), info, Some(st), DropReason::FlowDrop, None, DROPPED, outputs)?;
+            }
+            return Ok(false);
+        }
         let mut matched: Vec<FwMatch<'_>> = Vec::new();
         let step =
             fw.packet_filter(p, info, state.as_deref_mut().map(|st| &mut st.fw), stream, &mut self.scratch, &mut |m| {
@@ -343,21 +358,6 @@ impl Detector {
             return Ok(alerted);
         }
         let pass_packet = matched.iter().any(|m| m.pass == Some(FwScope::Packet));
-        // A flow threat detection dropped: the firewall let the packet
-        // through, threat detection drops it.
-        if let Some(st) = state.as_deref_mut().filter(|st| st.dropped) {
-            let verdict = if self.ips { vigil_output::Verdict::Drop } else { vigil_output::Verdict::Alert };
-            let alerted = self.fw_alerts(&matched, p, at_alert, info, fw_app, verdict, outputs)?;
-            if real {
-                self.fw.accepted += 1;
-            }
-            if self.ips {
-                self.verdict_drop |= real;
-                count_drop(&mut self.drop_reasons, p, DropReason::FlowDrop);
-                log_drop(p, at_alert.map(|a| a.id), info, Some(st), DropReason::FlowDrop, None, DROPPED, outputs)?;
-            }
-            return Ok(alerted);
-        }
         let td_skipped = |st: Option<&FlowDetect>| pass_packet || st.is_some_and(|st| st.fw.td_passed);
         let mut alerted = false;
         if !td_skipped(state.as_deref()) {
@@ -454,6 +454,7 @@ impl Detector {
                 verdict,
                 traffic: &traffic,
                 firewall: Some(crate::outputs::FwAlert { table: m.table, policy: m.policy, progress }),
+                td_engine: false,
             };
             outputs.alert(p, m.sig, at)?;
         }

@@ -204,6 +204,9 @@ pub struct RunArgs {
     /// yet are named on stderr).
     #[arg(long)]
     pub list_app_layer_protos: bool,
+    /// List the hooks firewall rules can use (`ssh:request_banner_done`), per protocol vigil parses.
+    #[arg(long)]
+    pub list_app_layer_hooks: bool,
     /// Run in the background (as a daemon): returns once the run has
     /// started (with `--pidfile`, once it has written its pid).
     #[arg(short = 'D')]

@@ -1,5 +1,5 @@
-//! `--list-keywords[=all|csv|NAME]` and `--list-app-layer-protos`, in
-//! Suricata's formats, each keyword with whether vigil runs it.
+//! `--list-keywords[=all|csv|NAME]`, `--list-app-layer-protos` and
+//! `--list-app-layer-hooks`, in Suricata's formats, each keyword with whether vigil runs it.
 //!
 //! "Runs" is not a hand-kept list: each keyword is written into small
 //! probe rules and handed to the detection engine's own compiler, so the
@@ -407,6 +407,24 @@ pub fn list_app_layer_protos() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// `--list-app-layer-hooks`: each protocol's hooks as firewall rules name
+/// them (`ssh:request_banner_done`), in Suricata's layout, for the
+/// protocols vigil parses or detects.
+pub fn app_layer_hooks() -> Vec<String> {
+    let mut out = vec!["=========Supported App Layer Hooks=========".to_string()];
+    let ours = vigil_applayer::protocols::ALL;
+    let ordered = SURICATA_PROTOCOLS
+        .iter()
+        .filter_map(|name| ours.iter().find(|d| d.name == *name))
+        .chain(ours.iter().filter(|d| !SURICATA_PROTOCOLS.contains(&d.name)));
+    for def in ordered {
+        // HTTP/1 rules hook as `http1`.
+        let name = if def.name == "http" { "http1" } else { def.name };
+        out.extend(def.hooks.names().into_iter().map(|h| format!("{name}:{h}")));
+    }
+    out
+}
+
 /// vigil's runmodes for each way of capturing, in the layout of Suricata's
 /// `--list-runmodes` table.
 const RUNMODES: &[(&str, &[(&str, &str)])] = &[
@@ -480,6 +498,33 @@ mod tests {
     /// The tests that write the probe hash lists take turns, so one's
     /// removal never pulls them from under the other.
     static LISTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    #[test]
+    fn app_layer_hooks_in_suricatas_layout() {
+        let hooks = app_layer_hooks();
+        assert_eq!(hooks[0], "=========Supported App Layer Hooks=========");
+        // As Suricata 8.0.6's `--list-app-layer-hooks` prints SSH's.
+        let ssh: Vec<&str> = hooks.iter().map(String::as_str).filter(|h| h.starts_with("ssh:")).collect();
+        assert_eq!(
+            ssh,
+            [
+                "ssh:request_started",
+                "ssh:request_in_progress",
+                "ssh:request_banner_wait_eol",
+                "ssh:request_banner_done",
+                "ssh:request_finished",
+                "ssh:request_complete",
+                "ssh:response_started",
+                "ssh:response_in_progress",
+                "ssh:response_banner_wait_eol",
+                "ssh:response_banner_done",
+                "ssh:response_finished",
+                "ssh:response_complete",
+            ]
+        );
+        assert!(hooks.iter().any(|h| h == "http1:request_line"));
+        assert!(hooks.iter().any(|h| h == "dns:response_complete"));
+    }
 
     #[test]
     fn every_suricata_keyword_is_listed_once() {

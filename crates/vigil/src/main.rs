@@ -71,6 +71,10 @@ fn run(args: &cli::RunArgs) -> ExitCode {
     if args.list_app_layer_protos {
         return list_cmd::list_app_layer_protos();
     }
+    if args.list_app_layer_hooks {
+        print_all(&(list_cmd::app_layer_hooks().join("\n") + "\n"));
+        return ExitCode::SUCCESS;
+    }
     if args.list_runmodes {
         print_all(&list_cmd::runmodes());
         return ExitCode::SUCCESS;

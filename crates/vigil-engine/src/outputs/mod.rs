@@ -483,7 +483,7 @@ impl Outputs {
     /// Writes an `alert` record for a signature that matched `p`, in the
     /// circumstances `at` describes.
     pub(crate) fn alert(&mut self, p: &Packet<'_>, sig: &Signature, at: AlertAt<'_>) -> Result<(), EngineError> {
-        let AlertAt { flow, blocked, flow_dir, app, stream_payload, verdict, traffic, firewall } = at;
+        let AlertAt { flow, blocked, flow_dir, app, stream_payload, verdict, traffic, firewall, td_engine } = at;
         // Suricata's `direction`: the flow direction the alert is written in.
         let direction = flow_dir.map(|to_server| if to_server { "to_server" } else { "to_client" });
         let info = AlertInfo { stream_payload, verdict, ..alert_info(sig, blocked) };
@@ -534,6 +534,9 @@ impl Outputs {
             let mut rec = alert_record(p, &info, opts);
             if let Some(f) = flow {
                 insert_flow_id(&mut rec, f.id);
+            }
+            if let (true, Some(Value::Object(a))) = (td_engine, rec.get_mut("alert")) {
+                a.shift_insert(1, "engine".into(), "td".into());
             }
             if let (Some(fw), Value::Object(m)) = (firewall, &mut rec) {
                 if let Some(Value::Object(a)) = m.get_mut("alert") {
@@ -949,6 +952,8 @@ pub(crate) struct AlertAt<'a> {
     pub traffic: &'a vigil_detect::Traffic<'a>,
     /// A firewall rule's alert: where it is hooked and what it does.
     pub firewall: Option<FwAlert<'a>>,
+    /// Firewall mode: a threat detection rule's alert says so (`alert.engine: td`).
+    pub td_engine: bool,
 }
 
 /// What an alert of a firewall rule adds (EVE `firewall`, `alert.engine`).
