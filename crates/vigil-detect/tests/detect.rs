@@ -331,7 +331,10 @@ alert tcp any any -> any any (app-layer-protocol:!tls; sid:8;)
     let fi = FlowInfo {
         to_server: false,
         app_proto: ssh,
-        dir_proto: PerDir { to_server: None, to_client: Some(AppProto::Unknown) },
+        dir_proto: PerDir {
+            to_server: vigil_detect::compile::DirProto::of(None),
+            to_client: vigil_detect::compile::DirProto::of(Some(AppProto::Unknown)),
+        },
         ..FlowInfo::default()
     };
     let mut got = sids_with_flow(&e, &f, Some(fi));

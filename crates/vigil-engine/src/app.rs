@@ -142,8 +142,10 @@ impl FlowApp {
         let logged = self.logged;
         // A parser may keep a logged transaction (SSH's, until both sides
         // encrypt): what detection saw of it is kept as long as it lives.
-        let layer = &self.layer;
-        self.inspected.retain(|(i, _)| *i >= logged || layer.txs().any(|t| t.id() == *i));
+        if self.inspected.iter().any(|(i, _)| *i < logged) {
+            let layer = &self.layer;
+            self.inspected.retain(|(i, _)| *i >= logged || layer.txs().any(|t| t.id() == *i));
+        }
         self.no_log.retain(|i| *i >= logged);
     }
 }

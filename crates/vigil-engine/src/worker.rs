@@ -14,7 +14,7 @@ use vigil_applayer::{AppConfig, AppFlow, Progress, Transport};
 use vigil_config::ExceptionTarget;
 use vigil_decode::{DecodeConfig, Decoder, Packet, PacketSource};
 use vigil_defrag::Defragmenter;
-use vigil_detect::compile::FlowInfo;
+use vigil_detect::compile::{DirProto, FlowInfo};
 use vigil_detect::engine::firewall::FwApp;
 use vigil_detect::{AppInput, DetectScratch, StreamInput, TxInput};
 use vigil_flow::{Flow, FlowHandle, FlowState, FlowTable};
@@ -143,8 +143,8 @@ fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> Fl
         tracked: f.ext.tcp.is_some(),
         app_proto: app.map_or(AppProto::Unknown, |a| a.layer.proto()),
         dir_proto: app.map_or_else(PerDir::default, |a| PerDir {
-            to_server: a.layer.dir_proto(Direction::ToServer),
-            to_client: a.layer.dir_proto(Direction::ToClient),
+            to_server: DirProto::of(a.layer.dir_proto(Direction::ToServer)),
+            to_client: DirProto::of(a.layer.dir_proto(Direction::ToClient)),
         }),
         no_payload: app.is_some_and(|a| a.raw_off),
         stream_events: StreamEventSet::default(),

@@ -17,7 +17,7 @@ pub use app::AppCheck;
 pub use file::{FileHash, FileSize, FileStoreSpec, HashKind};
 pub use hdr::HeaderMatch;
 pub use header::{ActionOrder, Proto, RejectTo, RuleAction};
-pub use packet::{detect_event_bit, Csum, FlowInfo, PacketCheck, SizeSide, VlanLayer, DETECT_EVENTS};
+pub use packet::{detect_event_bit, Csum, DirProto, FlowInfo, PacketCheck, SizeSide, VlanLayer, DETECT_EVENTS};
 pub use tx::{BufferMatch, ProtoMode, TxSig};
 
 use crate::inspect::Step;

@@ -109,7 +109,7 @@ pub struct FlowInfo {
     pub app_proto: vigil_types::AppProto,
     /// What each direction was detected as, where that is not `app_proto`
     /// (`Unknown` while it is still being detected).
-    pub dir_proto: PerDir<Option<vigil_types::AppProto>>,
+    pub dir_proto: PerDir<DirProto>,
     /// Payload inspection has stopped on this flow (encrypted TLS).
     pub no_payload: bool,
     /// What the stream engine raised on this packet.
@@ -121,6 +121,42 @@ pub struct FlowInfo {
     pub age_secs: u64,
     /// What protocol detection raised on this packet, by [`DETECT_EVENTS`] bit.
     pub detect_events: u8,
+}
+
+/// What one direction of a flow was detected as, in a byte (detection
+/// copies [`FlowInfo`] for every candidate signature): the flow's protocol,
+/// or another one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DirProto(u8);
+
+impl DirProto {
+    const UNKNOWN: u8 = 1;
+    const FAILED: u8 = 2;
+    const TABLE: u8 = 3;
+
+    /// `None`: the flow's protocol.
+    pub fn of(p: Option<vigil_types::AppProto>) -> DirProto {
+        use vigil_types::AppProto;
+        DirProto(match p {
+            None => 0,
+            Some(AppProto::Unknown) => Self::UNKNOWN,
+            Some(AppProto::Failed) => Self::FAILED,
+            Some(other) => vigil_applayer::proto::index(other.name()).map_or(Self::FAILED, |i| Self::TABLE + i as u8),
+        })
+    }
+
+    /// The protocol, given the flow's.
+    pub fn get(self, flow: vigil_types::AppProto) -> vigil_types::AppProto {
+        use vigil_types::AppProto;
+        match self.0 {
+            0 => flow,
+            Self::UNKNOWN => AppProto::Unknown,
+            Self::FAILED => AppProto::Failed,
+            i => vigil_applayer::protocols::ALL
+                .get((i - Self::TABLE) as usize)
+                .map_or(AppProto::Failed, |d| d.app_proto()),
+        }
+    }
 }
 
 /// Protocol detection's events a rule can wait for, by bit.

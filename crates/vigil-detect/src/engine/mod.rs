@@ -483,7 +483,7 @@ fn app_proto_ok(sig: &Signature, flow: Option<FlowInfo>) -> bool {
     let Some(f) = flow else { return false };
     let dir = |to_server: bool| {
         let side = if to_server { f.dir_proto.to_server } else { f.dir_proto.to_client };
-        side.unwrap_or(f.app_proto)
+        side.get(f.app_proto)
     };
     let one = |have: vigil_types::AppProto| {
         if have == vigil_types::AppProto::Unknown && sig.app_proto_negated {
