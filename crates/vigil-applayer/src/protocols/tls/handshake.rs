@@ -13,6 +13,7 @@ pub const SERVER_HELLO: u8 = 2;
 pub const CERTIFICATE: u8 = 11;
 pub const CERTIFICATE_REQUEST: u8 = 13;
 pub const SERVER_HELLO_DONE: u8 = 14;
+pub const CLIENT_KEY_EXCHANGE: u8 = 16;
 
 /// Every handshake type a TLS 1.0–1.3 peer may send (RFC 8446 B.3, plus SSLv3/TLS 1.2 types,
 /// NextProtocol and DTLS's HelloVerifyRequest); any other is `tls.invalid_handshake_message`.

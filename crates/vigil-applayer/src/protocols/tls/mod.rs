@@ -225,6 +225,7 @@ impl TlsParser {
         st.encrypted = true;
         st.hs = Vec::new();
         *self.tx.done.get_mut(dir) = true;
+        self.tx.reach(dir, u8::MAX);
     }
 
     fn fail(&mut self, dir: Direction, event: &'static str) {
@@ -233,6 +234,7 @@ impl TlsParser {
         st.failed = true;
         st.hs = Vec::new();
         *self.tx.done.get_mut(dir) = true;
+        self.tx.reach(dir, u8::MAX);
     }
 
     fn record(&mut self, dir: Direction, rec: Record<'_>) -> Result<(), &'static str> {
@@ -320,6 +322,7 @@ impl TlsParser {
                     }
                 }
                 self.tx.done.to_server = !self.client_cert_pending;
+                self.tx.reach(dir, 1);
             }
             (handshake::SERVER_HELLO, Direction::ToClient) => match handshake::parse_server_hello(body, &mut events) {
                 Some(sh) => {
@@ -328,6 +331,7 @@ impl TlsParser {
                         self.tx.ja3s = Some(ja3::ja3s(&sh));
                         self.tx.server_hello = Some(sh);
                     }
+                    self.tx.reach(dir, 1);
                     if tls13 {
                         self.encrypt(Direction::ToServer);
                         self.encrypt(Direction::ToClient);
@@ -347,6 +351,7 @@ impl TlsParser {
                         self.tx.done.to_server = true;
                     }
                 }
+                self.tx.reach(dir, 2);
             }
             (handshake::CERTIFICATE_REQUEST, Direction::ToClient) => {
                 // The client's side, complete since its hello, now waits for its certificate;
@@ -357,7 +362,12 @@ impl TlsParser {
                     self.tx.done.to_server = false;
                 }
             }
-            (handshake::SERVER_HELLO_DONE, Direction::ToClient) => self.tx.done.to_client = true,
+            (handshake::SERVER_HELLO_DONE, Direction::ToClient) => {
+                self.tx.done.to_client = true;
+                self.tx.reach(dir, 3);
+            }
+            // The client's key exchange ends its handshake messages.
+            (handshake::CLIENT_KEY_EXCHANGE, Direction::ToServer) => self.tx.reach(dir, 3),
             (t, _) if handshake::known_handshake_type(t) => {}
             _ => return Err(EVENT_INVALID_HANDSHAKE_MESSAGE),
         }
@@ -396,6 +406,7 @@ impl TlsParser {
                     }
                 }
                 self.tx.done.to_server = true;
+                self.tx.reach(dir, 1);
             }
             (Some(handshake::SSL2_SERVER_HELLO), Direction::ToClient) => {
                 match handshake::parse_sslv2_server_hello(body) {
@@ -451,6 +462,7 @@ impl TlsParser {
         st.lost = true;
         st.hs = Vec::new();
         *self.tx.done.get_mut(dir) = true;
+        self.tx.reach(dir, u8::MAX);
     }
 
     pub fn txs(&self) -> &[TlsTx] {

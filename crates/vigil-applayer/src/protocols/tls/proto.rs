@@ -224,19 +224,7 @@ impl ProtoTx for TlsTx {
     }
 
     fn hook_state(&self, dir: Direction) -> Option<u8> {
-        // Known: the side's hello came, and the side is complete (the
-        // states between are not told apart yet).
-        let hello = match dir {
-            Direction::ToServer => self.client_hello().is_some(),
-            Direction::ToClient => self.server_version().is_some(),
-        };
-        Some(if self.complete(dir) {
-            u8::MAX
-        } else if hello {
-            1
-        } else {
-            0
-        })
+        Some(*self.hook.get(dir))
     }
 
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]> {

@@ -33,9 +33,20 @@ pub struct TlsTx {
     pub(crate) client_certs: CertChain,
     pub(crate) session_resumed: bool,
     pub(crate) done: PerDir<bool>,
+    /// The handshake state each side reached, as firewall hooks number
+    /// them (client: in progress, hello done, cert done, handshake done,
+    /// finished; server: in progress, hello, cert done, hello done,
+    /// handshake done, finished).
+    pub(crate) hook: PerDir<u8>,
 }
 
 impl TlsTx {
+    /// Side `dir` reached hook state `state` (states only move on).
+    pub(crate) fn reach(&mut self, dir: Direction, state: u8) {
+        let h = self.hook.get_mut(dir);
+        *h = (*h).max(state);
+    }
+
     /// Whether any handshake message was seen: a session whose parsing failed before
     /// one has nothing to log.
     pub fn has_handshake(&self) -> bool {
