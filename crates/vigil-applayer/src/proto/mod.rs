@@ -352,6 +352,13 @@ pub trait ProtoTx: Any {
     fn hook_state(&self, _dir: Direction) -> Option<u8> {
         None
     }
+    /// How many times the parser updated side `dir` of this transaction
+    /// (a record, a message), for protocols that count: a firewall
+    /// evaluates the state a side is in again with each update, as
+    /// Suricata does. `None`: only a change of state counts.
+    fn updates(&self, _dir: Direction) -> Option<u64> {
+        None
+    }
     /// Whether it will not change any more and can be logged.
     fn finished(&self) -> bool {
         self.progress(Direction::ToServer) == Progress::Complete

@@ -158,10 +158,10 @@ struct FwTx {
     accepted: bool,
     /// The last state accepted with `accept:hook`, per side.
     done: [Option<u8>; 2],
-    /// The state each side was in when last evaluated: a state accepted
-    /// while the side was still in it is evaluated once more when the side
-    /// moves on, as Suricata does (it may have changed meanwhile).
+    /// The state each side was in when last evaluated (a complete side is
+    /// not evaluated again), and the side's update count then.
     seen: [Option<u8>; 2],
+    seen_updates: [Option<u64>; 2],
     /// Rules with buffers that matched already: evaluated again, they
     /// accept without a second alert.
     stored: Vec<u32>,
@@ -654,21 +654,33 @@ impl Firewall {
             let k = match st.txs.iter().position(|t| t.id == tx.id()) {
                 Some(k) => k,
                 None => {
-                    let fresh =
-                        FwTx { id: tx.id(), accepted: false, done: [None; 2], seen: [None; 2], stored: Vec::new() };
+                    let fresh = FwTx {
+                        id: tx.id(),
+                        accepted: false,
+                        done: [None; 2],
+                        seen: [None; 2],
+                        seen_updates: [None; 2],
+                        stored: Vec::new(),
+                    };
                     st.txs.push(fresh);
                     st.txs.len() - 1
                 }
             };
-            // Nothing new on this side since it was last evaluated.
-            if st.txs[k].accepted || st.txs[k].done[d] == Some(at) && st.txs[k].seen[d] == Some(at) {
+            // A side is evaluated when it moved on, and, for protocols that
+            // count their updates, again in the state it is in with each
+            // update (as Suricata does; rules with buffers that matched
+            // accept again silently). A complete side is evaluated once.
+            let last = (app.def.hooks.states(side).len() - 1) as u8;
+            let updates = tx.tx.updates(side);
+            let t = &st.txs[k];
+            let moved = t.seen[d] != Some(at);
+            let updated = updates.is_some() && t.seen_updates[d] != updates;
+            let complete_seen = t.done[d] == Some(last) && t.seen[d] == Some(last);
+            if t.accepted || complete_seen || !(moved || updated) {
                 continue;
             }
-            let from = match (st.txs[k].done[d], st.txs[k].seen[d]) {
-                (None, _) => 0,
-                (Some(done), Some(seen)) if done < seen => done + 1,
-                (Some(done), _) => done,
-            };
+            let from = t.done[d].unwrap_or(0);
+            st.txs[k].seen_updates[d] = updates;
             st.txs[k].seen[d] = Some(at);
             'states: for state in from..=at {
                 let mut decided = false;

@@ -225,7 +225,8 @@ impl TlsParser {
         st.encrypted = true;
         st.hs = Vec::new();
         *self.tx.done.get_mut(dir) = true;
-        self.tx.reach(dir, u8::MAX);
+        // Its handshake is done; it finishes when the side ends.
+        self.tx.reach(dir, if dir == Direction::ToServer { 3 } else { 4 });
     }
 
     fn fail(&mut self, dir: Direction, event: &'static str) {
@@ -238,6 +239,7 @@ impl TlsParser {
     }
 
     fn record(&mut self, dir: Direction, rec: Record<'_>) -> Result<(), &'static str> {
+        *self.tx.updates.get_mut(dir) += 1;
         let (content_type, body) = match rec {
             Record::Ssl2 { body } => {
                 self.sslv2(dir, body);
@@ -475,6 +477,11 @@ impl TlsParser {
 
     pub fn prune(&mut self, id: u64) {
         self.pruned |= id > self.tx.id;
+    }
+
+    /// `dir` ended: its side of the handshake is finished.
+    pub fn close_side(&mut self, dir: Direction) {
+        self.tx.reach(dir, u8::MAX);
     }
 
     pub fn take_events(&mut self) -> Vec<AppEvent> {

@@ -176,7 +176,9 @@ impl ProtoParser for TlsParser {
     }
 
     /// An unfinished record at the end is dropped.
-    fn close(&mut self, _dir: Direction, _held: &[u8]) {}
+    fn close(&mut self, dir: Direction, _held: &[u8]) {
+        self.close_side(dir);
+    }
 
     fn tx_count(&self) -> usize {
         self.txs().len()
@@ -225,6 +227,10 @@ impl ProtoTx for TlsTx {
 
     fn hook_state(&self, dir: Direction) -> Option<u8> {
         Some(*self.hook.get(dir))
+    }
+
+    fn updates(&self, dir: Direction) -> Option<u64> {
+        Some(*self.updates.get(dir))
     }
 
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]> {

@@ -38,6 +38,8 @@ pub struct TlsTx {
     /// finished; server: in progress, hello, cert done, hello done,
     /// handshake done, finished).
     pub(crate) hook: PerDir<u8>,
+    /// Records of each side parsed into it.
+    pub(crate) updates: PerDir<u64>,
 }
 
 impl TlsTx {
