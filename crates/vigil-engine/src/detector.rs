@@ -96,8 +96,8 @@ impl Detector {
         // A dropped flow's packets are dropped without inspection (and a
         // limit they meet on the way changes nothing more).
         let fw_mode = self.rules.firewall.is_some();
-        // In firewall mode a flow threat detection dropped still meets the
-        // firewall first (see `firewall`); one the firewall dropped does not.
+        // In firewall mode a flow threat detection dropped is `firewall`'s
+        // to count (the firewall did not stop it); one the firewall dropped is here.
         if let Some(st) = state.as_deref_mut().filter(|st| st.dropped && (st.fw.dropped || !fw_mode)) {
             if self.ips {
                 let real = p.src != PacketSource::FlowTimeout;

@@ -709,8 +709,8 @@ impl Worker {
             if result.is_ok() {
                 let before = self.stream.counters.pseudo;
                 result = self.flusher().flush(f, dir, outputs);
-                // Firewall mode: the flow's end reaches the packet filter
-                // in each direction, with or without stream data left.
+                // Firewall mode: a session still open at its end may meet
+                // the packet filter once more per direction (`fw_end_packet`).
                 if result.is_ok() && self.stream.counters.pseudo == before && self.detector.rules.firewall.is_some() {
                     result = self.fw_end_packet(f, dir, outputs);
                 }

@@ -1,14 +1,18 @@
 //! Suricata 8's firewall mode: a rule set of its own, read in file order,
 //! that must accept traffic before threat detection sees it.
 //!
-//! Each packet meets the packet filter (rules hooked at `<ip proto>:all`,
-//! `:flow_start`, and the `pre_flow`/`pre_stream` tables); its default is
-//! to drop the packet. A packet that brought application data then meets
-//! the application filter: every state a transaction went through on the
-//! packet's side (`ssh:request_banner_done`, ...) needs a rule that
-//! accepts it, else the flow is dropped. `accept:hook` lets the next state
-//! (or table) decide, `accept:tx` the rest of the transaction, `accept:flow`
-//! the rest of the flow, `accept:packet` this packet.
+//! Each packet meets the packet tables ([`Firewall::packet_filter`]: the
+//! `pre_flow` and `pre_stream` tables, then the filter, rules hooked at
+//! `<ip proto>:all` and `:flow_start`); the filter's default is to drop the
+//! packet. A packet that brought application data then meets the
+//! application filter ([`Firewall::app_filter`]): every state a transaction
+//! went through on the packet's side (`ssh:request_banner_done`, ...) needs
+//! a rule that accepts it, else the flow is dropped. `accept:hook` lets the
+//! next state (or table) decide, `accept:tx` the rest of the transaction,
+//! `accept:flow` the rest of the flow, `accept:packet` this packet. Each
+//! hook's default can be configured ([`FwDefaults`]). The engine runs
+//! threat detection's packet rules between the two filters, and its
+//! transaction rules after them.
 
 use super::tx::tx_matches;
 use super::{app_proto_ok, matches, payload_matches, tx_header_matches, StreamInput};
@@ -148,6 +152,8 @@ impl FwFlow {
         self.started.swap(0, 1);
         for t in &mut self.txs {
             t.done.swap(0, 1);
+            t.seen.swap(0, 1);
+            t.seen_updates.swap(0, 1);
         }
     }
 }
@@ -183,7 +189,6 @@ pub struct FwApp<'a> {
 /// A rule (or a default policy) that decided or matched, for its alert.
 pub struct FwMatch<'f> {
     pub sig: &'f Signature,
-    pub reject: bool,
     /// EVE `firewall.hook`.
     pub table: &'f str,
     /// EVE `firewall.policy`.
@@ -198,16 +203,7 @@ pub struct FwMatch<'f> {
 
 impl<'f> FwMatch<'f> {
     fn of(r: &'f FwRule, tx: Option<u64>) -> Self {
-        FwMatch {
-            sig: &r.sig,
-            reject: r.reject,
-            table: &r.table,
-            policy: &r.policy,
-            accept: r.accept,
-            alert: r.alert,
-            pass: r.pass,
-            tx,
-        }
+        FwMatch { sig: &r.sig, table: &r.table, policy: &r.policy, accept: r.accept, alert: r.alert, pass: r.pass, tx }
     }
 }
 
@@ -283,6 +279,12 @@ impl Default for FwDefaults {
     }
 }
 
+/// The protocol's name in hooks: its first alias where it has one
+/// (`http1`, as Suricata names HTTP/1's hooks), else its name.
+fn hook_name(def: &ProtoDef) -> &'static str {
+    def.aliases.first().copied().unwrap_or(def.name)
+}
+
 /// The signature a default policy's alert carries.
 fn policy_signature(msg: &str, sid: u32) -> Signature {
     let text = format!("alert ip any any -> any any (msg:\"{msg}\"; sid:{sid};)");
@@ -314,12 +316,16 @@ impl FwDefaults {
                     .iter()
                     .enumerate()
                     .map(|(i, name)| {
-                        // A state answers to its own name and, first and last, to the generic ones.
-                        let spec = app(def.name, name)
-                            .or_else(|| (i == 0).then(|| app(def.name, generic[0])).flatten())
-                            .or_else(|| (i + 1 == states.len()).then(|| app(def.name, generic[1])).flatten());
+                        // A state answers to its own name and, first and last, to the generic
+                        // ones; the protocol to its name and its aliases (`http1`).
+                        let lookup = |hook: &str| {
+                            std::iter::once(def.name).chain(def.aliases.iter().copied()).find_map(|p| app(p, hook))
+                        };
+                        let spec = lookup(name)
+                            .or_else(|| (i == 0).then(|| lookup(generic[0])).flatten())
+                            .or_else(|| (i + 1 == states.len()).then(|| lookup(generic[1])).flatten());
                         let spec = spec.unwrap_or(FwPolicySpec::of(false, FwScope::Flow));
-                        FwDefault::new(spec, &format!("{}:{name}", def.name))
+                        FwDefault::new(spec, &format!("{}:{name}", hook_name(def)))
                     })
                     .collect();
                 per_proto.push((def.name, side, list));
@@ -466,7 +472,9 @@ pub fn compile_fw(rule: &Rule, classes: &Classifications) -> Result<FwRule, FwEr
         FwHook::Packet(PacketHook::PreFlow) => "packet:pre_flow".to_string(),
         FwHook::Packet(PacketHook::PreStream) => "packet:pre_stream".to_string(),
         FwHook::Packet(_) => "packet:filter".to_string(),
-        FwHook::App { def, side, state, .. } => format!("{}:{}", def.name, def.hooks.states(side)[state as usize]),
+        FwHook::App { def, side, state, .. } => {
+            format!("{}:{}", hook_name(def), def.hooks.states(side)[state as usize])
+        }
     };
     Ok(FwRule { sig, accept, reject, scope, hook, alert, pass, policy, table })
 }
@@ -619,16 +627,7 @@ impl Firewall {
     }
 
     fn default_match<'f>(&'f self, d: &'f FwDefault, sig: &'f Signature, tx: Option<u64>) -> FwMatch<'f> {
-        FwMatch {
-            sig,
-            reject: d.reject,
-            table: &d.table,
-            policy: &d.policy,
-            accept: d.accept,
-            alert: true,
-            pass: None,
-            tx,
-        }
+        FwMatch { sig, table: &d.table, policy: &d.policy, accept: d.accept, alert: true, pass: None, tx }
     }
 
     #[allow(clippy::too_many_arguments)]
