@@ -10,7 +10,7 @@ use crate::outputs::{AlertApp, FlowAtAlert, Outputs};
 use std::sync::Arc;
 use vigil_decode::{Packet, PacketSource};
 use vigil_detect::compile::{FlowInfo, RuleAction};
-use vigil_detect::engine::firewall::{Firewall, FwApp, FwDrop, FwMatch, FwPacket, FwScope, FwVerdict};
+use vigil_detect::engine::firewall::{Firewall, FwApp, FwDrop, FwMatch, FwPacket, FwScope, FwVerdict, PacketHook};
 use vigil_detect::{AppInput, DetectScratch, FlowDetect, Signature, StreamInput};
 use vigil_output::DropReason;
 use vigil_types::{AppProto, Direction};
@@ -402,6 +402,38 @@ impl Detector {
             alerted |= a;
         }
         Ok(alerted)
+    }
+
+    /// Firewall mode's `pre_flow` (no flow yet: `info` and `state` are
+    /// `None`) or `pre_stream` table on packet `p`, run by the worker where
+    /// Suricata runs them; true when it dropped the packet, which then goes
+    /// no further.
+    pub(crate) fn fw_pre(
+        &mut self,
+        hook: PacketHook,
+        p: &Packet<'_>,
+        info: Option<FlowInfo>,
+        mut state: Option<&mut FlowDetect>,
+        at_alert: Option<&FlowAtAlert>,
+        outputs: &mut Outputs,
+    ) -> Result<bool, EngineError> {
+        let Some(fw) = self.rules.firewall.clone() else { return Ok(false) };
+        if !fw.has_pre(hook) || state.as_deref().is_some_and(|st| st.dropped) {
+            return Ok(false);
+        }
+        let mut matched: Vec<FwMatch<'_>> = Vec::new();
+        let fw_state = state.as_deref_mut().map(|st| &mut st.fw);
+        let v = fw.pre_table(hook, p, info, fw_state, &mut self.scratch, &mut |m| matched.push(m));
+        let tcp = matches!(p.transport, vigil_decode::Transport::Tcp { .. });
+        let verdict = self.fw_verdict(v, tcp);
+        self.fw_alerts(&matched, p, at_alert, info, None, verdict, outputs)?;
+        match v {
+            Some(d @ FwVerdict::Drop { .. }) if self.ips => {
+                self.fw_drop(d, &matched, p, at_alert, info, state, outputs)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     /// The verdict a firewall decision gives the packet's alerts.

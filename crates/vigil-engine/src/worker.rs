@@ -15,7 +15,7 @@ use vigil_config::ExceptionTarget;
 use vigil_decode::{DecodeConfig, Decoder, Packet, PacketSource};
 use vigil_defrag::Defragmenter;
 use vigil_detect::compile::{DirProto, FlowInfo};
-use vigil_detect::engine::firewall::FwApp;
+use vigil_detect::engine::firewall::{FwApp, PacketHook};
 use vigil_detect::{AppInput, DetectScratch, StreamInput, TxInput};
 use vigil_flow::{Flow, FlowHandle, FlowState, FlowTable};
 use vigil_output::DropReason;
@@ -468,6 +468,11 @@ impl Worker {
                 defragged = Some((o.reassembled, datagram, frame));
             }
         }
+        // Firewall mode's `pre_flow` table: a packet it drops never reaches the flow table.
+        let fw_pre = root && !p.fragment && self.detector.rules.firewall.is_some();
+        if fw_pre && self.detector.fw_pre(PacketHook::PreFlow, p, None, None, None, outputs)? {
+            return outputs.packet(p, StreamEventSet::default(), None);
+        }
         // A fragment has no flow of its own, but the UDP tunnel it came in does.
         let flow_memcap = self.flows.counters().memcap;
         let simulated = root && Simulation::hits(self.simulate.flow_memcap, p.pcap_cnt);
@@ -484,6 +489,23 @@ impl Worker {
         if flow.and_then(|h| self.flows.get_mut(h)).is_some_and(|f| f.ext.detect.bypassed) {
             self.bypassed.0 += 1;
             self.bypassed.1 += p.data.len() as u64;
+        }
+        // Firewall mode's `pre_stream` table: a packet it drops never reaches its session.
+        if let (Some(h), true) = (flow, fw_pre) {
+            if let Some(f) = self.flows.get_mut(h) {
+                let (info, at) = (flow_info(f, h.dir, None), FlowAtAlert::of(f));
+                if self.detector.fw_pre(
+                    PacketHook::PreStream,
+                    p,
+                    Some(info),
+                    Some(&mut f.ext.detect),
+                    Some(&at),
+                    outputs,
+                )? {
+                    f.frozen |= f.ext.detect.dropped;
+                    return outputs.packet(p, StreamEventSet::default(), Some(h.id));
+                }
+            }
         }
         let Tracked { in_stream, ready, fresh_from, established, encrypted_now, events, flow_state } =
             match flow.as_mut() {

@@ -55,9 +55,9 @@ pub enum PacketHook {
     All,
     /// The first packet of each direction of a flow.
     FlowStart,
-    /// Before the flow is updated (vigil: evaluated first, on the same packet).
+    /// Before the packet's flow is looked up (no flow keyword can match).
     PreFlow,
-    /// Before the stream is updated (vigil: as `pre_flow`).
+    /// Before the packet's stream is updated.
     PreStream,
 }
 
@@ -519,8 +519,63 @@ impl Firewall {
         &self.flowbit_names
     }
 
-    /// The packet tables' decision on `p` (`pre_flow`, `pre_stream`, then
-    /// the filter); `on_match` gets each rule that matched, in order, and
+    /// Whether the `pre_flow` or `pre_stream` table (`hook`) can do anything
+    /// but hand over: it has rules, or a default other than `accept:hook`.
+    pub fn has_pre(&self, hook: PacketHook) -> bool {
+        let (list, default) = match hook {
+            PacketHook::PreFlow => (&self.packet[0], &self.defaults.pre_flow),
+            PacketHook::PreStream => (&self.packet[1], &self.defaults.pre_stream),
+            _ => return false,
+        };
+        let hands_over = default.accept && default.scope == FwScope::Hook && !default.alert;
+        !(list.is_empty() && hands_over)
+    }
+
+    /// The `pre_flow` table's decision (before the packet's flow is looked
+    /// up: `flow` and `state` are `None`) or the `pre_stream` table's
+    /// (before its stream is updated). `None`: the next table decides.
+    #[allow(clippy::too_many_arguments)]
+    pub fn pre_table<'f>(
+        &'f self,
+        hook: PacketHook,
+        p: &Packet<'_>,
+        flow: Option<FlowInfo>,
+        state: Option<&mut FwFlow>,
+        s: &mut super::DetectScratch,
+        on_match: &mut dyn FnMut(FwMatch<'f>),
+    ) -> Option<FwVerdict> {
+        let (i, default, reason) = match hook {
+            PacketHook::PreFlow => (0, &self.defaults.pre_flow, FwDrop::PreFlowHook),
+            PacketHook::PreStream => (1, &self.defaults.pre_stream, FwDrop::PreStreamHook),
+            _ => return None,
+        };
+        let mut spare = FwFlow::default();
+        let st = match state {
+            Some(st) => st,
+            None => &mut spare,
+        };
+        if st.accepted {
+            return None;
+        }
+        let payload = p.payload();
+        self.table(
+            &self.packet[i],
+            default,
+            reason,
+            reason,
+            p,
+            flow,
+            st,
+            payload,
+            StreamInput::default(),
+            true,
+            s,
+            on_match,
+        )
+    }
+
+    /// The filter's decision on `p` (rules hooked at `<proto>:all` and
+    /// `:flow_start`); `on_match` gets each rule that matched, in order, and
     /// each default policy that alerts.
     #[allow(clippy::too_many_arguments)]
     pub fn packet_filter<'f>(
@@ -545,45 +600,62 @@ impl Firewall {
             None => true,
         };
         let payload = if flow.is_some_and(|f| f.no_payload) { &[][..] } else { p.payload() };
-        // Each table decides in turn: a rule that matches, else the table's
-        // default; `accept:hook` hands over to the next.
-        let tables = [
-            (&self.packet[0], &self.defaults.pre_flow, FwDrop::PreFlowHook),
-            (&self.packet[1], &self.defaults.pre_stream, FwDrop::PreStreamHook),
-            (&self.packet[2], &self.defaults.filter, FwDrop::DefaultPacketPolicy),
-        ];
-        for (list, default, drop_reason) in tables {
-            let mut decided = false;
-            for &i in list {
-                let r = &self.rules[i as usize];
-                if matches!(r.hook, FwHook::Packet(PacketHook::FlowStart)) && !first_in_dir {
-                    continue;
-                }
-                if !bits_ok(&r.sig, &st.bits) || !matches(&r.sig, p, flow, payload, stream, &mut s.inspect) {
-                    continue;
-                }
-                apply_bits(&r.sig, &mut st.bits);
-                self.note_pass(r.pass, st);
-                on_match(FwMatch::of(r, None));
-                let reason = if drop_reason == FwDrop::DefaultPacketPolicy { FwDrop::Rules } else { drop_reason };
-                match self.decide((r.accept, r.reject), r.scope, reason, st) {
-                    Some(v) => return FwPacket::Verdict(v),
-                    None => {
-                        decided = true;
-                        break;
-                    }
-                }
-            }
-            if !decided {
-                if default.alert {
-                    on_match(self.default_match(default, &self.defaults.packet_sig, None));
-                }
-                if let Some(v) = self.decide((default.accept, default.reject), default.scope, drop_reason, st) {
-                    return FwPacket::Verdict(v);
-                }
-            }
+        let (list, default) = (&self.packet[2], &self.defaults.filter);
+        let v = self.table(
+            list,
+            default,
+            FwDrop::Rules,
+            FwDrop::DefaultPacketPolicy,
+            p,
+            flow,
+            st,
+            payload,
+            stream,
+            first_in_dir,
+            s,
+            on_match,
+        );
+        match v {
+            Some(v) => FwPacket::Verdict(v),
+            None => FwPacket::ToApp,
         }
-        FwPacket::ToApp
+    }
+
+    /// One packet table: the first rule that matches decides, else its
+    /// default; `None` hands over to the next table (`accept:hook`).
+    #[allow(clippy::too_many_arguments)]
+    fn table<'f>(
+        &'f self,
+        list: &[u32],
+        default: &'f FwDefault,
+        rule_drop: FwDrop,
+        default_drop: FwDrop,
+        p: &Packet<'_>,
+        flow: Option<FlowInfo>,
+        st: &mut FwFlow,
+        payload: &[u8],
+        stream: StreamInput<'_>,
+        first_in_dir: bool,
+        s: &mut super::DetectScratch,
+        on_match: &mut dyn FnMut(FwMatch<'f>),
+    ) -> Option<FwVerdict> {
+        for &i in list {
+            let r = &self.rules[i as usize];
+            if matches!(r.hook, FwHook::Packet(PacketHook::FlowStart)) && !first_in_dir {
+                continue;
+            }
+            if !bits_ok(&r.sig, &st.bits) || !matches(&r.sig, p, flow, payload, stream, &mut s.inspect) {
+                continue;
+            }
+            apply_bits(&r.sig, &mut st.bits);
+            self.note_pass(r.pass, st);
+            on_match(FwMatch::of(r, None));
+            return self.decide((r.accept, r.reject), r.scope, rule_drop, st);
+        }
+        if default.alert {
+            on_match(self.default_match(default, &self.defaults.packet_sig, None));
+        }
+        self.decide((default.accept, default.reject), default.scope, default_drop, st)
     }
 
     /// The application filter's decision on a packet the packet tables
