@@ -342,10 +342,7 @@ impl Detector {
             return Ok(false);
         }
         let mut matched: Vec<FwMatch<'_>> = Vec::new();
-        let step =
-            fw.packet_filter(p, info, state.as_deref_mut().map(|st| &mut st.fw), stream, &mut self.scratch, &mut |m| {
-                matched.push(m)
-            });
+        let step = fw.packet_filter(p, info, state.as_deref_mut(), stream, &mut self.scratch, &mut |m| matched.push(m));
         let packet_verdict = match step {
             FwPacket::Verdict(v) => Some(v),
             FwPacket::ToApp => None,
@@ -376,15 +373,10 @@ impl Detector {
         let mut app_verdict = None;
         let mut app_matched: Vec<FwMatch<'_>> = Vec::new();
         if packet_verdict.is_none() {
-            app_verdict = Some(fw.app_filter(
-                p,
-                info,
-                state.as_deref_mut().map(|st| &mut st.fw),
-                stream,
-                fw_app,
-                &mut self.scratch,
-                &mut |m| app_matched.push(m),
-            ));
+            app_verdict =
+                Some(fw.app_filter(p, info, state.as_deref_mut(), stream, fw_app, &mut self.scratch, &mut |m| {
+                    app_matched.push(m)
+                }));
         }
         // The firewall's alerts carry the packet's verdict, the application filter's included.
         let verdict = self.fw_verdict(app_verdict, tcp);
@@ -422,7 +414,7 @@ impl Detector {
             return Ok(false);
         }
         let mut matched: Vec<FwMatch<'_>> = Vec::new();
-        let fw_state = state.as_deref_mut().map(|st| &mut st.fw);
+        let fw_state = state.as_deref_mut();
         let v = fw.pre_table(hook, p, info, fw_state, &mut self.scratch, &mut |m| matched.push(m));
         let tcp = matches!(p.transport, vigil_decode::Transport::Tcp { .. });
         let verdict = self.fw_verdict(v, tcp);

@@ -166,9 +166,10 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
             }
         }
     }
-    if let Some(fw) = &fw_files {
-        load_firewall(&loader, fw, &classes, &config.rules.firewall_policies, &mut out)?;
-    }
+    let fw_rules = match &fw_files {
+        Some(fw) => Some(load_firewall(&loader, fw, &classes, &mut out)?),
+        None => None,
+    };
     out.log.extend(crate::log::load_summary_records(
         files.len() + fw_files.as_ref().map_or(0, Vec::len),
         out.loaded,
@@ -187,6 +188,11 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
             .map_err(|e| EngineError::Config(vec![e.to_string()]))?
             .with_recursion_limit(config.detect.inspection_recursion_limit);
         out.engine = Some(Arc::new(engine));
+    }
+    if let Some(rules) = fw_rules {
+        // Built after threat detection, whose flowbits its rules share.
+        let td_bits = out.engine.as_deref().map_or(&[][..], |e| e.flowbit_names());
+        out.firewall = Some(Arc::new(build_firewall(rules, &config.rules.firewall_policies, td_bits)));
     }
     Ok(out)
 }
@@ -222,10 +228,9 @@ fn load_firewall(
     loader: &Loader,
     files: &[PathBuf],
     classes: &Classifications,
-    policies: &vigil_config::FwPolicies,
     out: &mut LoadedRules,
-) -> Result<(), EngineError> {
-    use vigil_detect::engine::firewall::{compile_fw, Firewall, FwDefaults, FwError};
+) -> Result<Vec<vigil_detect::engine::firewall::FwRule>, EngineError> {
+    use vigil_detect::engine::firewall::{compile_fw, FwError};
     let set = loader.load_files(files).map_err(|e| EngineError::Config(vec![e.to_string()]))?;
     let totals = set.totals();
     out.rules += totals.enabled;
@@ -258,11 +263,21 @@ fn load_firewall(
         }
     }
     out.files.extend(files.iter().cloned());
+    Ok(rules)
+}
+
+/// The firewall from its rules, the configured default policies, and threat
+/// detection's flowbit names (shared).
+fn build_firewall(
+    rules: Vec<vigil_detect::engine::firewall::FwRule>,
+    policies: &vigil_config::FwPolicies,
+    td_bits: &[String],
+) -> vigil_detect::engine::firewall::Firewall {
+    use vigil_detect::engine::firewall::{Firewall, FwDefaults};
     let defaults = FwDefaults::new(&|hook| policies.packet(hook).map(policy_spec), &|proto, hook| {
         policies.app(proto, hook).map(policy_spec)
     });
-    out.firewall = Some(Arc::new(Firewall::build(rules, defaults)));
-    Ok(())
+    Firewall::build(rules, defaults, td_bits)
 }
 
 /// A configured default policy as the firewall takes it.

@@ -17,7 +17,7 @@
 use super::tx::tx_matches;
 use super::{app_proto_ok, matches, payload_matches, tx_header_matches, StreamInput};
 use crate::compile::{compile, FlowInfo, Signature, Unsupported};
-use crate::flowbits::{BitAction, BitTest, FlowBits};
+use crate::flowbits::{BitAction, BitTest, FlowBits, FlowDetect};
 use std::net::IpAddr;
 use vigil_applayer::proto::ProtoDef;
 use vigil_applayer::TxRef;
@@ -134,8 +134,6 @@ pub enum FwPacket {
 pub struct FwFlow {
     /// `accept:flow` matched: nothing more is evaluated.
     pub accepted: bool,
-    /// Its own flowbits (firewall rules do not share threat detection's yet).
-    pub bits: FlowBits,
     /// The first packet of each direction (to server, to client) was seen.
     started: [bool; 2],
     /// Per transaction: accepted whole, or the last state accepted per side.
@@ -481,8 +479,10 @@ pub fn compile_fw(rule: &Rule, classes: &Classifications) -> Result<FwRule, FwEr
 
 impl Firewall {
     /// The rule set, in file order, with the hooks' default policies.
-    pub fn build(mut rules: Vec<FwRule>, defaults: FwDefaults) -> Firewall {
-        let flowbit_names = super::number_flowbits(rules.iter_mut().map(|r| &mut r.sig));
+    /// `flowbits`: threat detection's flowbit names by id; the firewall's
+    /// rules share them (a name of their own gets an id after them).
+    pub fn build(mut rules: Vec<FwRule>, defaults: FwDefaults, flowbits: &[String]) -> Firewall {
+        let flowbit_names = super::number_flowbits_from(flowbits, rules.iter_mut().map(|r| &mut r.sig));
         let mut packet: [Vec<u32>; 3] = Default::default();
         let mut app: Vec<(&'static str, Direction, Vec<u32>)> = Vec::new();
         for (i, r) in rules.iter().enumerate() {
@@ -514,7 +514,7 @@ impl Firewall {
         self.rules.is_empty()
     }
 
-    /// Flowbit names by id (the firewall's own space).
+    /// Flowbit names by id: threat detection's, then the firewall's own.
     pub fn flowbit_names(&self) -> &[String] {
         &self.flowbit_names
     }
@@ -540,7 +540,7 @@ impl Firewall {
         hook: PacketHook,
         p: &Packet<'_>,
         flow: Option<FlowInfo>,
-        state: Option<&mut FwFlow>,
+        state: Option<&mut FlowDetect>,
         s: &mut super::DetectScratch,
         on_match: &mut dyn FnMut(FwMatch<'f>),
     ) -> Option<FwVerdict> {
@@ -549,12 +549,12 @@ impl Firewall {
             PacketHook::PreStream => (1, &self.defaults.pre_stream, FwDrop::PreStreamHook),
             _ => return None,
         };
-        let mut spare = FwFlow::default();
+        let mut spare = FlowDetect::default();
         let st = match state {
             Some(st) => st,
             None => &mut spare,
         };
-        if st.accepted {
+        if st.fw.accepted {
             return None;
         }
         let payload = p.payload();
@@ -582,21 +582,21 @@ impl Firewall {
         &'f self,
         p: &Packet<'_>,
         flow: Option<FlowInfo>,
-        state: Option<&mut FwFlow>,
+        state: Option<&mut FlowDetect>,
         stream: StreamInput<'_>,
         s: &mut super::DetectScratch,
         on_match: &mut dyn FnMut(FwMatch<'f>),
     ) -> FwPacket {
-        let mut spare = FwFlow::default();
+        let mut spare = FlowDetect::default();
         let st = match state {
             Some(st) => st,
             None => &mut spare,
         };
-        if st.accepted {
+        if st.fw.accepted {
             return FwPacket::Verdict(FwVerdict::Accept);
         }
         let first_in_dir = match flow {
-            Some(f) => !std::mem::replace(&mut st.started[usize::from(!f.to_server)], true),
+            Some(f) => !std::mem::replace(&mut st.fw.started[usize::from(!f.to_server)], true),
             None => true,
         };
         let payload = if flow.is_some_and(|f| f.no_payload) { &[][..] } else { p.payload() };
@@ -632,7 +632,7 @@ impl Firewall {
         default_drop: FwDrop,
         p: &Packet<'_>,
         flow: Option<FlowInfo>,
-        st: &mut FwFlow,
+        st: &mut FlowDetect,
         payload: &[u8],
         stream: StreamInput<'_>,
         first_in_dir: bool,
@@ -667,14 +667,14 @@ impl Firewall {
         &'f self,
         p: &Packet<'_>,
         flow: Option<FlowInfo>,
-        state: Option<&mut FwFlow>,
+        state: Option<&mut FlowDetect>,
         stream: StreamInput<'_>,
         app: Option<&FwApp<'_>>,
         s: &mut super::DetectScratch,
         on_match: &mut dyn FnMut(FwMatch<'f>),
     ) -> FwVerdict {
         match (app.filter(|a| a.updated), state) {
-            (Some(a), Some(st)) if !st.accepted => self.app_states(p, flow, st, stream, a, s, on_match),
+            (Some(a), Some(st)) if !st.fw.accepted => self.app_states(p, flow, st, stream, a, s, on_match),
             _ => FwVerdict::Accept,
         }
     }
@@ -685,13 +685,13 @@ impl Firewall {
         (accept, reject): (bool, bool),
         scope: FwScope,
         drop_reason: FwDrop,
-        st: &mut FwFlow,
+        st: &mut FlowDetect,
     ) -> Option<FwVerdict> {
         match (accept, scope) {
             (false, sc) => Some(FwVerdict::Drop { flow: sc == FwScope::Flow, reason: drop_reason, reject }),
             (true, FwScope::Packet) => Some(FwVerdict::Accept),
             (true, FwScope::Flow) => {
-                st.accepted = true;
+                st.fw.accepted = true;
                 Some(FwVerdict::Accept)
             }
             (true, FwScope::Hook | FwScope::Tx) => None,
@@ -707,7 +707,7 @@ impl Firewall {
         &'f self,
         p: &Packet<'_>,
         flow: Option<FlowInfo>,
-        st: &mut FwFlow,
+        st: &mut FlowDetect,
         stream: StreamInput<'_>,
         app: &FwApp<'_>,
         s: &mut super::DetectScratch,
@@ -718,11 +718,11 @@ impl Firewall {
         let d = usize::from(!f.to_server);
         let empty = Vec::new();
         let list = self.app.iter().find(|(n, sd, _)| *n == app.def.name && *sd == side).map_or(&empty, |(_, _, l)| l);
-        st.txs.retain(|t| app.txs.iter().any(|x| x.id() == t.id));
+        st.fw.txs.retain(|t| app.txs.iter().any(|x| x.id() == t.id));
         let payload = if f.no_payload { &[][..] } else { p.payload() };
         for tx in app.txs {
             let at = app.def.hooks.of(tx.tx, side);
-            let k = match st.txs.iter().position(|t| t.id == tx.id()) {
+            let k = match st.fw.txs.iter().position(|t| t.id == tx.id()) {
                 Some(k) => k,
                 None => {
                     let fresh = FwTx {
@@ -733,8 +733,8 @@ impl Firewall {
                         seen_updates: [None; 2],
                         stored: Vec::new(),
                     };
-                    st.txs.push(fresh);
-                    st.txs.len() - 1
+                    st.fw.txs.push(fresh);
+                    st.fw.txs.len() - 1
                 }
             };
             // A side is evaluated when it moved on, and, for protocols that
@@ -743,7 +743,7 @@ impl Firewall {
             // accept again silently). A complete side is evaluated once.
             let last = (app.def.hooks.states(side).len() - 1) as u8;
             let updates = tx.tx.updates(side);
-            let t = &st.txs[k];
+            let t = &st.fw.txs[k];
             let moved = t.seen[d] != Some(at);
             let updated = updates.is_some() && t.seen_updates[d] != updates;
             let complete_seen = t.done[d] == Some(last) && t.seen[d] == Some(last);
@@ -751,8 +751,8 @@ impl Firewall {
                 continue;
             }
             let from = t.done[d].unwrap_or(0);
-            st.txs[k].seen_updates[d] = updates;
-            st.txs[k].seen[d] = Some(at);
+            st.fw.txs[k].seen_updates[d] = updates;
+            st.fw.txs[k].seen[d] = Some(at);
             'states: for state in from..=at {
                 let mut decided = false;
                 for &i in list.iter() {
@@ -772,7 +772,7 @@ impl Firewall {
                         continue;
                     }
                     if implicit {
-                        st.txs[k].done[d] = Some(state);
+                        st.fw.txs[k].done[d] = Some(state);
                         decided = true;
                         break;
                     }
@@ -791,9 +791,9 @@ impl Firewall {
                     apply_bits(&r.sig, &mut st.bits);
                     self.note_pass(r.pass, st);
                     let inspects = r.sig.tx.as_ref().is_some_and(|t| !t.buffers.is_empty() || !t.checks.is_empty());
-                    let again = inspects && st.txs[k].stored.contains(&i);
+                    let again = inspects && st.fw.txs[k].stored.contains(&i);
                     if inspects && !again {
-                        st.txs[k].stored.push(i);
+                        st.fw.txs[k].stored.push(i);
                     }
                     if !again {
                         on_match(FwMatch::of(r, Some(tx.id())));
@@ -841,7 +841,7 @@ impl Firewall {
         (accept, reject): (bool, bool),
         scope: FwScope,
         drop_reason: FwDrop,
-        st: &mut FwFlow,
+        st: &mut FlowDetect,
         k: usize,
         d: usize,
         state: u8,
@@ -850,23 +850,23 @@ impl Firewall {
             (false, sc) => AppStep::Verdict(FwVerdict::Drop { flow: sc == FwScope::Flow, reason: drop_reason, reject }),
             (true, FwScope::Packet) => AppStep::Verdict(FwVerdict::Accept),
             (true, FwScope::Flow) => {
-                st.accepted = true;
+                st.fw.accepted = true;
                 AppStep::Verdict(FwVerdict::Accept)
             }
             (true, FwScope::Tx) => {
-                st.txs[k].accepted = true;
+                st.fw.txs[k].accepted = true;
                 AppStep::TxDone
             }
             (true, FwScope::Hook) => {
-                st.txs[k].done[d] = Some(state);
+                st.fw.txs[k].done[d] = Some(state);
                 AppStep::Next
             }
         }
     }
 
-    fn note_pass(&self, pass: Option<FwScope>, st: &mut FwFlow) {
+    fn note_pass(&self, pass: Option<FwScope>, st: &mut FlowDetect) {
         if pass == Some(FwScope::Flow) {
-            st.td_passed = true;
+            st.fw.td_passed = true;
         }
     }
 }
@@ -958,6 +958,22 @@ mod tests {
     }
 
     #[test]
+    fn flowbits_are_shared_with_threat_detection() {
+        let td = vigil_rules::Loader::new()
+            .load_str("alert tcp any any -> any any (flowbits:isset,b; flowbits:isset,a; sid:9;)", "td.rules")
+            .unwrap();
+        let sigs = vec![compile(&td.rules[0], &Classifications::default()).unwrap()];
+        let engine = super::super::DetectEngine::build(sigs, crate::prefilter::Algo::best()).unwrap();
+        let rule = fw("accept:hook tcp:all any any -> any any (flowbits:set,a; flowbits:set,own; sid:1;)").unwrap();
+        let f = Firewall::build(vec![rule], FwDefaults::default(), engine.flowbit_names());
+        let td_id = |name: &str| engine.flowbit_names().iter().position(|n| n == name).unwrap() as u16;
+        let ids: Vec<u16> = f.rules[0].sig.bit_actions.iter().flat_map(|a| a.ids.clone()).collect();
+        // `a` has threat detection's id; the firewall's own name comes after them.
+        assert_eq!(ids, vec![td_id("a"), 2]);
+        assert_eq!(f.flowbit_names(), ["b", "a", "own"]);
+    }
+
+    #[test]
     fn app_rules_are_kept_in_state_order() {
         let rules = [
             "accept:tx ssh:request_banner_done any any -> any any (sid:3;)",
@@ -965,7 +981,7 @@ mod tests {
             "accept:hook tcp:all any any -> any any (sid:9;)",
             "accept:hook ssh:request_banner_wait_eol any any -> any any (sid:2;)",
         ];
-        let f = Firewall::build(rules.iter().map(|t| fw(t).unwrap()).collect(), FwDefaults::default());
+        let f = Firewall::build(rules.iter().map(|t| fw(t).unwrap()).collect(), FwDefaults::default(), &[]);
         let (_, _, list) = &f.app[0];
         let sids: Vec<u32> = list.iter().map(|&i| f.rules[i as usize].sig.sid).collect();
         assert_eq!(sids, vec![1, 2, 3]);

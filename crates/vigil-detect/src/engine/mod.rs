@@ -274,6 +274,11 @@ impl DetectEngine {
         &self.sigs
     }
 
+    /// Flowbit names by the id this engine gave them.
+    pub fn flowbit_names(&self) -> &[String] {
+        &self.flowbit_names
+    }
+
     /// For a flow's bits set under `old`, the id each has here (`None`: no
     /// rule of this engine names it), so a rule reload keeps flows' state.
     pub fn flowbit_ids_from(&self, old: &DetectEngine) -> Vec<Option<u16>> {
@@ -607,7 +612,14 @@ fn traffic_bits(names: &[String]) -> Vec<(u16, bool, String)> {
 }
 
 fn number_flowbits<'a>(sigs: impl Iterator<Item = &'a mut Signature>) -> Vec<String> {
-    let mut ids = std::collections::HashMap::<String, u16>::new();
+    number_flowbits_from(&[], sigs)
+}
+
+/// [`number_flowbits`] keeping the ids `known` gave its names (another
+/// engine's, whose flows' bits these signatures share).
+fn number_flowbits_from<'a>(known: &[String], sigs: impl Iterator<Item = &'a mut Signature>) -> Vec<String> {
+    let mut ids: std::collections::HashMap<String, u16> =
+        known.iter().enumerate().map(|(i, n)| (n.clone(), i as u16)).collect();
     let mut id = |name: &str| {
         let n = ids.len() as u16;
         *ids.entry(name.to_string()).or_insert(n)
