@@ -167,7 +167,7 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         }
     }
     let fw_rules = match &fw_files {
-        Some(fw) => Some(load_firewall(&loader, fw, &classes, &mut out)?),
+        Some(fw) => Some(load_firewall(&loader, fw, &classes, opts.engine_analysis, &mut out)?),
         None => None,
     };
     out.log.extend(crate::log::load_summary_records(
@@ -228,6 +228,7 @@ fn load_firewall(
     loader: &Loader,
     files: &[PathBuf],
     classes: &Classifications,
+    analysis: bool,
     out: &mut LoadedRules,
 ) -> Result<Vec<vigil_detect::engine::firewall::FwRule>, EngineError> {
     use vigil_detect::engine::firewall::{compile_fw, FwError};
@@ -245,8 +246,11 @@ fn load_firewall(
     let mut rules = Vec::with_capacity(set.rules.len());
     for rule in &set.rules {
         match compile_fw(rule, classes) {
-            Ok(r) => {
+            Ok(mut r) => {
                 out.loaded += 1;
+                if analysis {
+                    r.raw = out.analysis.raw(rule).unwrap_or_default();
+                }
                 rules.push(r);
             }
             Err(FwError::Invalid(reason)) => {

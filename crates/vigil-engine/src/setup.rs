@@ -381,6 +381,9 @@ pub(crate) fn is_inline(config: &vigil_config::Config, live: &[crate::options::L
 /// `--engine-analysis`: writes `rules.json` and `rule_group.json` under the
 /// run's log directory; returns the path of `rules.json`.
 pub fn write_rules_json(setup: &Setup) -> Result<PathBuf, EngineError> {
+    if let Some(fw) = setup.rules.firewall.as_deref() {
+        crate::analysis::write_firewall_json(&setup.log_dir, fw, &setup.rules.analysis)?;
+    }
     crate::analysis::write_rules_json(&setup.log_dir, &setup.rules.analysis, &setup.config)
 }
 

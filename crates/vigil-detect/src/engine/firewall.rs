@@ -94,6 +94,8 @@ pub struct FwRule {
     pub policy: String,
     /// The table as EVE `firewall.hook` names it (`packet:filter`, `ssh:request_banner_done`).
     pub table: String,
+    /// The rule as written, where the loader kept it (engine analysis).
+    pub raw: String,
 }
 
 /// Why the firewall dropped a packet (`firewall.drop_reason.*`).
@@ -277,12 +279,6 @@ impl Default for FwDefaults {
     }
 }
 
-/// The protocol's name in hooks: its first alias where it has one
-/// (`http1`, as Suricata names HTTP/1's hooks), else its name.
-fn hook_name(def: &ProtoDef) -> &'static str {
-    def.aliases.first().copied().unwrap_or(def.name)
-}
-
 /// The signature a default policy's alert carries.
 fn policy_signature(msg: &str, sid: u32) -> Signature {
     let text = format!("alert ip any any -> any any (msg:\"{msg}\"; sid:{sid};)");
@@ -323,7 +319,7 @@ impl FwDefaults {
                             .or_else(|| (i == 0).then(|| lookup(generic[0])).flatten())
                             .or_else(|| (i + 1 == states.len()).then(|| lookup(generic[1])).flatten());
                         let spec = spec.unwrap_or(FwPolicySpec::of(false, FwScope::Flow));
-                        FwDefault::new(spec, &format!("{}:{name}", hook_name(def)))
+                        FwDefault::new(spec, &format!("{}:{name}", def.name))
                     })
                     .collect();
                 per_proto.push((def.name, side, list));
@@ -471,10 +467,10 @@ pub fn compile_fw(rule: &Rule, classes: &Classifications) -> Result<FwRule, FwEr
         FwHook::Packet(PacketHook::PreStream) => "packet:pre_stream".to_string(),
         FwHook::Packet(_) => "packet:filter".to_string(),
         FwHook::App { def, side, state, .. } => {
-            format!("{}:{}", hook_name(def), def.hooks.states(side)[state as usize])
+            format!("{}:{}", def.name, def.hooks.states(side)[state as usize])
         }
     };
-    Ok(FwRule { sig, accept, reject, scope, hook, alert, pass, policy, table })
+    Ok(FwRule { sig, accept, reject, scope, hook, alert, pass, policy, table, raw: String::new() })
 }
 
 impl Firewall {
@@ -508,6 +504,31 @@ impl Firewall {
 
     pub fn rules(&self) -> &[FwRule] {
         &self.rules
+    }
+
+    /// A packet table's default policy (as EVE writes it) and its rules, in
+    /// evaluation order, for engine analysis.
+    pub fn packet_table(&self, hook: PacketHook) -> (&str, Vec<&FwRule>) {
+        let (i, d) = match hook {
+            PacketHook::PreFlow => (0, &self.defaults.pre_flow),
+            PacketHook::PreStream => (1, &self.defaults.pre_stream),
+            PacketHook::All | PacketHook::FlowStart => (2, &self.defaults.filter),
+        };
+        (&d.policy, self.packet[i].iter().map(|&r| &self.rules[r as usize]).collect())
+    }
+
+    /// An application state's default policy and the rules hooked at it
+    /// (those of a later state with `<` included), for engine analysis.
+    pub fn app_table(&self, proto: &'static ProtoDef, side: Direction, state: u8) -> (&str, Vec<&FwRule>) {
+        let policy = self.defaults.app(proto.name, side, state).map_or("drop:flow", |d| d.policy.as_str());
+        let rules = self
+            .app
+            .iter()
+            .filter(|(n, d, _)| *n == proto.name && *d == side)
+            .flat_map(|(_, _, l)| l.iter().map(|&i| &self.rules[i as usize]))
+            .filter(|r| matches!(r.hook, FwHook::App { state: s, prior, .. } if s == state || prior && state < s))
+            .collect();
+        (policy, rules)
     }
 
     pub fn is_empty(&self) -> bool {

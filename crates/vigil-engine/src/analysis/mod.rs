@@ -33,16 +33,20 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    pub(crate) fn add(&mut self, rule: &Rule, sig: &Signature) {
+    /// The rule as written in its file.
+    pub(crate) fn raw(&mut self, rule: &Rule) -> Option<String> {
         let text = self
             .texts
             .entry(rule.file.clone())
             .or_insert_with(|| std::fs::read_to_string(&*rule.file).ok().map(Arc::from))
             .clone();
-        let raw = text
-            .as_deref()
+        text.as_deref()
             .and_then(|t| t.get(rule.span.start as usize..rule.span.end as usize))
-            .map(|r| r.trim().trim_start_matches('#').trim().to_string());
+            .map(|r| r.trim().trim_start_matches('#').trim().to_string())
+    }
+
+    pub(crate) fn add(&mut self, rule: &Rule, sig: &Signature) {
+        let raw = self.raw(rule);
         let mut rec = json!({
             "raw": raw,
             "id": sig.sid,
@@ -99,4 +103,70 @@ pub(crate) fn write_rules_json(
     std::fs::write(&text_path, text::document(&analysis.records, &analysis.notes, file_store, now))
         .map_err(|e| io(&text_path, e))?;
     Ok(path)
+}
+
+/// Writes `firewall.json` (firewall mode): each table with its default
+/// policy and its rules in evaluation order, a warning where an
+/// application state has no rule to accept it, and the lists of firewall
+/// and threat detection rules, in Suricata's layout.
+pub(crate) fn write_firewall_json(
+    log_dir: &std::path::Path,
+    fw: &vigil_detect::engine::firewall::Firewall,
+    analysis: &Analysis,
+) -> Result<(), EngineError> {
+    use vigil_detect::engine::firewall::{FwRule, PacketHook};
+    use vigil_types::Direction;
+    let raws = |rules: &[&FwRule]| -> Vec<Value> { rules.iter().map(|r| json!(r.raw)).collect() };
+    let mut tables = serde_json::Map::new();
+    for (hook, key) in [
+        (PacketHook::PreFlow, "packet:pre_flow"),
+        (PacketHook::PreStream, "packet:pre_stream"),
+        (PacketHook::All, "packet:filter"),
+    ] {
+        let (policy, rules) = fw.packet_table(hook);
+        if hook == PacketHook::All || !rules.is_empty() {
+            tables.insert(key.into(), json!({"policy": policy, "rules": raws(&rules)}));
+        }
+    }
+    for def in vigil_applayer::protocols::ALL {
+        let mut states = serde_json::Map::new();
+        for side in [Direction::ToServer, Direction::ToClient] {
+            for (i, name) in def.hooks.states(side).iter().enumerate() {
+                let (policy, rules) = fw.app_table(def, side, i as u8);
+                let mut t = json!({"policy": policy, "rules": raws(&rules)});
+                if !rules.iter().any(|r| r.accept) {
+                    t["warnings"] = json!(["no accept rules for state, default policy will be applied"]);
+                }
+                // Suricata writes the generic states of a protocol that names none with dashes.
+                let generic = match side {
+                    Direction::ToServer => def.hooks.to_server.is_empty(),
+                    Direction::ToClient => def.hooks.to_client.is_empty(),
+                };
+                let name = if generic { name.replace('_', "-") } else { name.to_string() };
+                states.insert(format!("app:{}:{name}", def.name), t);
+            }
+        }
+        tables.insert(def.name.into(), Value::Object(states));
+    }
+    // Threat detection's rules: those of transactions in the application table.
+    let (mut packet_td, mut app_td) = (Vec::new(), Vec::new());
+    for rec in &analysis.records {
+        let raw = rec.get("raw").cloned().unwrap_or(Value::Null);
+        if rec.get("type").and_then(Value::as_str) == Some("app_tx") {
+            app_td.push(raw);
+        } else {
+            packet_td.push(raw);
+        }
+    }
+    tables.insert("packet:td".into(), json!({"policy": "accept:hook", "rules": packet_td}));
+    tables.insert("app:td".into(), json!({"policy": "accept:hook", "rules": app_td}));
+    let fw_list: Vec<Value> = fw.rules().iter().map(|r| json!(r.raw)).collect();
+    let td_list: Vec<Value> = analysis.records.iter().map(|r| r.get("raw").cloned().unwrap_or(Value::Null)).collect();
+    let all: Vec<Value> = fw_list.iter().chain(&td_list).cloned().collect();
+    let doc = json!({
+        "tables": tables,
+        "lists": {"firewall": {"rules": fw_list}, "td": {"rules": td_list}, "all": {"rules": all}},
+    });
+    let path = log_dir.join("firewall.json");
+    std::fs::write(&path, format!("{doc}\n")).map_err(|e| EngineError::Config(vec![format!("{}: {e}", path.display())]))
 }
