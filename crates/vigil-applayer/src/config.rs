@@ -42,6 +42,9 @@ pub struct AppConfig {
     /// The table's protocols' switches that are on ([`crate::proto::ParserInit::options`]),
     /// by their place in it (empty: none on).
     pub table_options: Vec<u32>,
+    /// The table's protocols' [`crate::proto::ProtoDef::settings`] as configured, by their
+    /// place in it (empty: the defaults).
+    pub table_settings: Vec<Vec<u64>>,
     /// The ports the table's port-bound protocols ([`crate::proto::Detection::ports_only`])
     /// are probed on when the configuration names them (`detection-ports`), by place, TCP
     /// then UDP; `None`: the protocol's own ports.
@@ -71,6 +74,7 @@ impl Default for AppConfig {
             table_enabled: u64::MAX,
             table_encryption: Vec::new(),
             table_options: Vec::new(),
+            table_settings: Vec::new(),
             table_ports: Vec::new(),
             max_pending: 256 * 1024,
             detect_limit: 4096,

@@ -19,7 +19,7 @@ use crate::config::{AppConfig, Encryption, Transport};
 use crate::detect::{Detect, Detector, Probes, Replay, Step, Verdict};
 use crate::other_side::OtherSide;
 use crate::parser::{AppEvent, ParseResult};
-use crate::proto::{ParserInit, ProtoDef, ProtoParser};
+use crate::proto::{Expected, ParserInit, ProtoDef, ProtoParser};
 use crate::txref::TxRef;
 
 /// Tunnels followed per flow (CONNECT inside CONNECT ...); past it the
@@ -178,6 +178,8 @@ pub struct AppFlow {
     counters: AppCounters,
     /// Detection of the direction that did not decide the protocol.
     other: OtherSide,
+    /// The client's address, for the parsers that check one against it.
+    client: Option<std::net::IpAddr>,
 }
 
 impl fmt::Debug for AppFlow {
@@ -210,7 +212,14 @@ impl AppFlow {
             parsed: PerDir::default(),
             counters: AppCounters::default(),
             other: OtherSide::default(),
+            client: None,
         }
+    }
+
+    /// Tells the flow its client's address (FTP checks PORT's against it).
+    pub fn with_client(mut self, client: std::net::IpAddr) -> AppFlow {
+        self.client = Some(client);
+        self
     }
 
     /// What `dir` was found to speak, when detection of that direction did
@@ -468,18 +477,47 @@ impl AppFlow {
         let first = self.next_id;
         let parser = match proto {
             AppProto::Plugin(name) => match crate::proto::find(name) {
-                Some(def) => {
-                    let options =
-                        crate::proto::index(name).and_then(|i| self.cfg.table_options.get(i).copied()).unwrap_or(0);
-                    let init = ParserInit { app: &self.cfg, transport: self.transport, first_tx_id: first, options };
-                    Parser { def, p: (def.new_parser)(&init) }
-                }
+                Some(def) => self.new_parser(def, first, None),
                 None => return self.give_up(),
             },
             AppProto::Unknown | AppProto::Failed => return self.give_up(),
         };
         self.proto = proto;
         self.stage = Stage::Parse(Box::new(parser));
+    }
+
+    fn new_parser(&self, def: &'static ProtoDef, first_tx_id: u64, expected: Option<&Expected>) -> Parser {
+        let at = crate::proto::index(def.name);
+        let options = at.and_then(|i| self.cfg.table_options.get(i).copied()).unwrap_or(0);
+        let settings = at.and_then(|i| self.cfg.table_settings.get(i)).map_or(&[][..], Vec::as_slice);
+        let init = ParserInit {
+            app: &self.cfg,
+            transport: self.transport,
+            first_tx_id,
+            options,
+            settings,
+            expected,
+            client: self.client,
+        };
+        Parser { def, p: (def.new_parser)(&init) }
+    }
+
+    /// A flow another one announced ([`crate::proto::Expectation`]): it
+    /// speaks `def` from its first byte, no detection asked, and its parser
+    /// is handed what the announcing flow said of it.
+    pub fn expected(cfg: &AppConfig, transport: Transport, def: &'static ProtoDef, data: &Expected) -> AppFlow {
+        let mut flow = AppFlow::new(cfg, transport, 0, 0);
+        let parser = flow.new_parser(def, 0, Some(data));
+        flow.proto = def.app_proto();
+        flow.stage = Stage::Parse(Box::new(parser));
+        flow
+    }
+
+    /// Flows the parser announced since the last call.
+    pub fn take_expectations(&mut self, out: &mut Vec<crate::proto::Expectation>) {
+        if let Stage::Parse(p) = &mut self.stage {
+            p.p.take_expectations(out);
+        }
     }
 
     /// Hands the chosen parser what detection kept, in the order it came.

@@ -391,6 +391,8 @@ impl EveLog {
             "stats" => t.stats.as_ref().is_some_and(|s| s.enabled),
             "flow" => t.flow.as_ref().is_some_and(|f| f.enabled),
             "drop" => t.drop.as_ref().is_some_and(|d| d.enabled),
+            // Suricata's `ftp` type logs the data channels too.
+            "ftp-data" => t.other.iter().any(|o| o == "ftp"),
             other => t.other.iter().any(|o| o == other),
         }
     }

@@ -30,6 +30,8 @@ pub(crate) struct FlowApp {
     pub raw_off: bool,
     /// The flow was counted under its protocol in `app_layer.flow.*`.
     pub counted: bool,
+    /// The flow that announced this one (`parent_id`), until the outputs are told.
+    pub parent: Option<u64>,
 }
 
 impl std::fmt::Debug for FlowApp {
@@ -49,6 +51,7 @@ impl FlowApp {
             no_log_groups: Vec::new(),
             raw_off: false,
             counted: false,
+            parent: None,
         }
     }
 

@@ -36,6 +36,7 @@ mod control;
 mod detector;
 mod error;
 mod exception;
+mod expect;
 mod files;
 mod frame_filter;
 mod inputs;

@@ -53,6 +53,8 @@ pub struct Setup {
     pub affinity: Option<crate::affinity::Affinity>,
     /// Limits pretended reached (`--simulate-packet-*`).
     pub simulate: crate::Simulation,
+    /// Flows announced by other flows (FTP data channels), shared by the workers.
+    pub expectations: std::sync::Arc<crate::expect::Expectations>,
 }
 
 /// The configuration tree a run would use: `-c` (or vigil's built-in
@@ -121,6 +123,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     let rules = crate::rules::load(opts, &config, vars, mpm_algo(&config, &mut warnings))?;
     let mut app = app_config(&config.app_layer, &mut warnings)
         .map(|a| vigil_applayer::AppConfig { table_options: table_options(&config, &rules), ..a })
+        .map(|a| vigil_applayer::AppConfig { table_settings: table_settings(&config, &mut warnings), ..a })
         .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a });
     let files = crate::files::file_config(&config, &rules, &mut warnings)?;
     if let Some(a) = app.as_mut() {
@@ -177,6 +180,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         runmode,
         affinity,
         simulate: opts.simulate,
+        expectations: crate::expect::Expectations::new(),
     })
 }
 
@@ -360,6 +364,41 @@ fn table_options(config: &Config, rules: &LoadedRules) -> Vec<u32> {
                     bits
                 }
             })
+        })
+        .collect()
+}
+
+/// The numbers of the table's protocols (`app-layer.protocols.<name>.max-tx`, ...): as
+/// configured, else the protocol's default; a value that is no number is a warning, and the
+/// default stays, as in Suricata.
+fn table_settings(config: &Config, warnings: &mut Vec<String>) -> Vec<Vec<u64>> {
+    let raw = config.raw.app_layer.as_ref();
+    vigil_applayer::protocols::ALL
+        .iter()
+        .map(|def| {
+            def.settings
+                .iter()
+                .map(|set| {
+                    let Some(v) = raw.and_then(|a| a.get(&format!("protocols.{}.{}", def.name, set.key))).and_then(|n| n.value())
+                    else {
+                        return set.default;
+                    };
+                    let parsed = if set.size {
+                        vigil_config::value::parse_size(v)
+                    } else {
+                        vigil_config::value::parse_uint_decimal(v, u64::MAX)
+                    };
+                    parsed.unwrap_or_else(|_| {
+                        warnings.push(format!(
+                            "app-layer.protocols.{name}: Invalid value '{v}' for {name}.{key}, using the default ({default})",
+                            name = def.name,
+                            key = set.key,
+                            default = set.default
+                        ));
+                        set.default
+                    })
+                })
+                .collect()
         })
         .collect()
 }

@@ -72,6 +72,8 @@ pub(crate) struct Worker {
     /// With a `tcp-data` output: the stream pieces given to the parsers
     /// since they were last written.
     pub tcp_tap: Option<Vec<(Direction, Vec<u8>)>>,
+    /// Flows announced by other flows, shared by the workers.
+    pub expect: std::sync::Arc<crate::expect::Expectations>,
 }
 
 /// A reader's capture clock at a frame: what flows time out by, and the
@@ -190,6 +192,7 @@ impl Worker {
             buffers: (0..MAX_REASSEMBLY_DEPTH).map(|_| (Vec::new(), Vec::new())).collect(),
             stream_buf: Vec::new(),
             app_cfg: setup.app.clone(),
+            expect: setup.expectations.clone(),
             app_buf: Vec::new(),
             app_stats: AppStats::default(),
             pseudo_decoder: Decoder::new(DecodeConfig { validate_checksums: false, ..DecodeConfig::default() }),
@@ -389,8 +392,21 @@ impl Worker {
         // The app layer's state comes with the session's first data: a flood
         // of sessions that never send any (SYNs) allocates none of it.
         if let (true, true, Some(cfg), None) = (handled.stream_added, ssn.app_enabled, &self.app_cfg, &f.ext.app) {
-            let layer = AppFlow::new(cfg, Transport::Tcp, f.key.sport, f.key.dport);
-            f.ext.app = Some(Box::new(FlowApp::new(layer)));
+            // A flow another one announced (an FTP data channel) speaks what was announced.
+            let met = self.expect.meet(&f.key, p.ts).filter(|m| {
+                vigil_applayer::proto::index(m.proto.name).is_some_and(|i| cfg.table_enabled & (1 << i) != 0)
+            });
+            let app = match met {
+                Some(m) => {
+                    let mut app = FlowApp::new(AppFlow::expected(cfg, Transport::Tcp, m.proto, &m.data));
+                    app.parent = Some(m.parent);
+                    app
+                }
+                None => FlowApp::new(
+                    AppFlow::new(cfg, Transport::Tcp, f.key.sport, f.key.dport).with_client(f.key.src_ip()),
+                ),
+            };
+            f.ext.app = Some(Box::new(app));
         }
         if self.stream.counters.segment_memcap_drop > segment_drops {
             self.detector.exceptions.met(ExceptionTarget::StreamReassemblyMemcap);
@@ -522,7 +538,13 @@ impl Worker {
         let mut detect_events = 0u8;
         if let Some(h) = flow {
             self.feed_udp(p, h);
+            // Flows this one announced (FTP data channels); no allocation when none.
+            let mut announced = Vec::new();
             if let Some(a) = self.flows.get_mut(h).and_then(|f| f.ext.app.as_deref_mut()) {
+                if let Some(parent) = a.parent.take() {
+                    outputs.set_parent(h.id, parent);
+                }
+                a.layer.take_expectations(&mut announced);
                 self.app_stats.flow(a);
                 // Drained every packet, logged or not, so a long hostile flow
                 // cannot pile them up (`app-layer-event` rules read the
@@ -536,6 +558,9 @@ impl Worker {
                         .fold(0, |all, bit| all | bit);
                     outputs.app_anomalies(p, h.id, a.layer.proto(), &events)?;
                 }
+            }
+            if let (false, Some(f)) = (announced.is_empty(), self.flows.get(h)) {
+                self.expect.file(&f.key, h.id, p.ts, announced);
             }
         }
         let buf = std::mem::take(&mut self.stream_buf);

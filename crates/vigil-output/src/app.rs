@@ -105,12 +105,13 @@ impl FileInfo<'_> {
 }
 
 /// A `fileinfo` record: the envelope, the transaction's protocol object
-/// (`http`), `app_proto`, and the file.
+/// (`http`, `ftp_data`), `app_proto` (`ftp-data`), and the file.
 pub fn fileinfo_record(
     p: &Packet<'_>,
     swap: bool,
     flow_id: u64,
     app: (&str, Value),
+    app_proto: &str,
     file: &FileInfo<'_>,
     opts: EnvelopeOptions,
 ) -> Value {
@@ -120,7 +121,7 @@ pub fn fileinfo_record(
     }
     m.shift_insert(1, "flow_id".into(), json!(flow_id));
     m.insert(app.0.into(), app.1);
-    m.insert("app_proto".into(), json!(app.0));
+    m.insert("app_proto".into(), json!(app_proto));
     m.insert("fileinfo".into(), file.to_json());
     Value::Object(m)
 }

@@ -197,6 +197,15 @@ pub fn insert_flow_id(rec: &mut Value, id: u64) {
     }
 }
 
+/// Adds `parent_id` (the flow that announced this one, as an FTP control
+/// channel announces its data channels) right after `flow_id`.
+pub fn insert_parent_id(rec: &mut Value, parent: u64) {
+    if let Value::Object(m) = rec {
+        let at = m.keys().position(|k| k == "flow_id").map_or(0, |i| i + 1);
+        m.shift_insert(at, "parent_id".into(), json!(parent));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,7 +25,7 @@ fn every_protocols_records_are_schema_valid() {
             let mut rec = json!({
                 "timestamp": "2026-11-27T00:00:00.000000+0000",
                 "flow_id": 1,
-                "event_type": def.name,
+                "event_type": def.eve_type(),
                 "src_ip": "198.18.0.1",
                 "src_port": 40000,
                 "dest_ip": "198.18.0.2",
@@ -33,7 +33,7 @@ fn every_protocols_records_are_schema_valid() {
                 "proto": if def.detection.tcp { "TCP" } else { "UDP" },
                 "tx_id": tx["id"],
             });
-            rec[def.name] = tx["eve"].clone();
+            rec[def.eve_type()] = tx["eve"].clone();
             let errors: Vec<String> = v.iter_errors(&rec).map(|e| format!("{e} at {}", e.instance_path())).collect();
             assert!(errors.is_empty(), "{}: {errors:?}\n{rec}", def.name);
         }

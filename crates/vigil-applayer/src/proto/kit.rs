@@ -70,6 +70,8 @@ pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
     let sample = (def.sample)();
     match sample.first() {
         None => say("the sample conversation is empty".into()),
+        // A protocol only an expectation names is never probed.
+        Some(_) if !def.detection.probed() => {}
         Some((dir, data)) => {
             let port = def.detection.ports.first().copied().unwrap_or(0);
             let cx =
@@ -88,8 +90,15 @@ pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
 pub fn run(def: &'static ProtoDef, conv: &[(Direction, Vec<u8>)], cut: Cut) -> Value {
     let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
     // Every switch on: the kit runs all of a protocol's parsing.
-    let mut p =
-        (def.new_parser)(&ParserInit { app: &AppConfig::default(), transport, first_tx_id: 0, options: u32::MAX });
+    let mut p = (def.new_parser)(&ParserInit {
+        app: &AppConfig::default(),
+        transport,
+        first_tx_id: 0,
+        options: u32::MAX,
+        settings: &[],
+        expected: None,
+        client: None,
+    });
     let mut held = [Vec::new(), Vec::new()];
     let mut failed = [false, false];
     let mut rng = match cut {

@@ -106,6 +106,9 @@ pub struct CheckDef {
     pub side: Option<Direction>,
     /// How far that side must be parsed.
     pub need: Progress,
+    /// A rule that names no direction checks it on each side (once per
+    /// side and transaction), as Suricata registers such keywords for both.
+    pub both_ways: bool,
     pub compile: fn(&Value) -> Result<Box<dyn TxCheck>, String>,
 }
 
@@ -171,6 +174,14 @@ pub struct Detection {
     pub counters_by_transport: bool,
 }
 
+impl Detection {
+    /// Whether probing can find it at all: a protocol bound to no port is
+    /// only named by an [`Expectation`] (FTP's data channels).
+    pub fn probed(&self) -> bool {
+        !(self.ports_only && self.ports.is_empty())
+    }
+}
+
 /// What a new parser is told about its flow.
 #[derive(Debug, Clone, Copy)]
 pub struct ParserInit<'a> {
@@ -183,6 +194,62 @@ pub struct ParserInit<'a> {
     /// The protocol's [`ProtoDef::options`] that are on, bit `i` for the
     /// `i`th.
     pub options: u32,
+    /// The protocol's [`ProtoDef::settings`], in their order, as configured
+    /// (empty: every default).
+    pub settings: &'a [u64],
+    /// What the flow that announced this one said of it, for a flow found
+    /// by an expectation ([`Expectation`]) rather than by probing.
+    pub expected: Option<&'a Expected>,
+    /// The address of the flow's client, where the engine knows it (FTP
+    /// checks PORT's against it).
+    pub client: Option<std::net::IpAddr>,
+}
+
+impl ParserInit<'_> {
+    /// Setting `i` of the protocol's [`ProtoDef::settings`]: as configured,
+    /// else its default.
+    pub fn setting(&self, def: &ProtoDef, i: usize) -> u64 {
+        self.settings.get(i).copied().or_else(|| def.settings.get(i).map(|s| s.default)).unwrap_or(0)
+    }
+}
+
+/// A number a protocol reads from `app-layer.protocols.<name>.<key>`
+/// (`max-tx`, `max-line-length`), with its default.
+#[derive(Debug, Clone, Copy)]
+pub struct SettingDef {
+    pub key: &'static str,
+    pub default: u64,
+    /// A byte size (`64 MiB`, `4kb`) rather than a plain count.
+    pub size: bool,
+}
+
+/// What an expected flow's parser is handed: the announcing protocol's own
+/// description of it (FTP's command and file name), shared between workers.
+pub type Expected = std::sync::Arc<dyn Any + Send + Sync>;
+
+/// A flow a parser announced (an FTP data channel): the next flow between
+/// the same two hosts, opened from `from` to port `port` of the other end,
+/// speaks `proto`, whatever its first bytes (Suricata's expectations).
+#[derive(Clone)]
+pub struct Expectation {
+    /// The end the new flow comes from, as a direction of the announcing
+    /// flow: `ToServer`, its client connects to its server; `ToClient`, the
+    /// other way round.
+    pub from: Direction,
+    /// The port the new flow goes to.
+    pub port: u16,
+    pub proto: &'static ProtoDef,
+    pub data: Expected,
+}
+
+impl fmt::Debug for Expectation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Expectation")
+            .field("from", &self.from)
+            .field("port", &self.port)
+            .field("proto", &self.proto.name)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A switch of a protocol: on when `app-layer.protocols.<name>.<key>` is
@@ -199,6 +266,9 @@ pub struct ProtoDef {
     /// Suricata's name: rule headers, `app_proto`, EVE `event_type`,
     /// `app-layer.protocols.<name>`, counters.
     pub name: &'static str,
+    /// Its EVE `event_type` where that is not its name (`ftp_data` for
+    /// `ftp-data`).
+    pub eve_name: Option<&'static str>,
     pub detection: Detection,
     pub new_parser: fn(&ParserInit) -> Box<dyn ProtoParser>,
     pub buffers: &'static [BufferDef],
@@ -211,6 +281,8 @@ pub struct ProtoDef {
     pub event: fn(name: &str) -> Option<EventDef>,
     /// Its switches, at most 32 (see [`ParserInit::options`]).
     pub options: &'static [ProtoOption],
+    /// Its numeric settings (see [`ParserInit::setting`]).
+    pub settings: &'static [SettingDef],
     /// A short conversation of the protocol, in order (one datagram per
     /// entry over UDP): what the test kit ([`kit`]) runs every protocol
     /// through, and where fuzzing starts.
@@ -246,6 +318,11 @@ impl ProtoDef {
     /// The flow protocol this definition stands for.
     pub fn app_proto(&'static self) -> AppProto {
         AppProto::Plugin(self.name)
+    }
+
+    /// Its EVE `event_type`.
+    pub fn eve_type(&self) -> &'static str {
+        self.eve_name.unwrap_or(self.name)
     }
 }
 
@@ -287,6 +364,9 @@ pub trait ProtoParser: Send {
     fn txs_evicted(&self) -> u64 {
         0
     }
+    /// Flows it announced since the last call (an FTP data channel), moved
+    /// to `out`; the engine matches them against the flows that come.
+    fn take_expectations(&mut self, _out: &mut Vec<Expectation>) {}
     /// Whether it still reads the flow's bytes. False: they need not be
     /// handed over, reassembled or kept for it (a protocol detected but not
     /// parsed, or one that lost its place).

@@ -20,6 +20,8 @@ protocols! {
     ssh,
     smb,
     telnet,
+    ftp,
+    ftp_data,
 }
 
 /// The test kit on every protocol of the table.

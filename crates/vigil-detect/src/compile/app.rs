@@ -67,6 +67,15 @@ impl AppCheck {
         Ok(Some(check))
     }
 
+    /// A file check moved to `carrier`, the protocol whose files a rule inspects.
+    pub fn carried_by(self, carrier: Option<AppProto>) -> AppCheck {
+        match (self, carrier) {
+            (AppCheck::FileSize { size, .. }, Some(proto)) => AppCheck::FileSize { proto, size },
+            (AppCheck::FileHash { hash, .. }, Some(proto)) => AppCheck::FileHash { proto, hash },
+            (c, _) => c,
+        }
+    }
+
     /// Which protocol the check belongs to.
     pub fn proto(&self) -> AppProto {
         match self {
@@ -94,7 +103,8 @@ impl AppCheck {
         match self {
             AppCheck::FileHash { .. } => true,
             AppCheck::FileSize { size, .. } => size.side.is_none(),
-            AppCheck::Table { .. } | AppCheck::Event { .. } => false,
+            AppCheck::Table { def, .. } => def.both_ways && def.side.is_none(),
+            AppCheck::Event { .. } => false,
         }
     }
 

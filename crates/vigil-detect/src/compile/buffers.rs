@@ -73,6 +73,15 @@ pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
 }
 
 impl BufferDef {
+    /// A file buffer moved to `carrier`, the protocol whose files a rule inspects.
+    pub(crate) fn carried_by(self, carrier: Option<AppProto>) -> BufferDef {
+        let file = matches!(self.request, Some(BufferId::FileData | BufferId::FileName | BufferId::FileMagic));
+        match carrier {
+            Some(proto) if file => BufferDef { proto, ..self },
+            _ => self,
+        }
+    }
+
     /// The buffer and the side it is read from when the rule inspects `side`.
     pub(crate) fn resolve(&self, side: Direction) -> (BufferId, Direction) {
         match (side, self.request, self.response) {

@@ -122,7 +122,11 @@ pub(super) fn split(
     missing: &mut Vec<String>,
 ) -> (Vec<Step>, Option<Pattern>, AppReq, Option<TxSig>) {
     let Payload { steps, buffers: raw, fast } = payload;
-    let defs: Vec<_> = raw.iter().filter_map(|b| buffers::lookup(b.name)).collect();
+    // The file keywords belong to the protocol that carries the files: the
+    // header's, when it carries any (`alert ftp-data ... file.data`).
+    let carrier = header.filter(|&p| vigil_applayer::proto::of(p).is_some_and(|d| d.files));
+    let defs: Vec<_> = raw.iter().filter_map(|b| buffers::lookup(b.name)).map(|d| d.carried_by(carrier)).collect();
+    let checks: Vec<AppCheck> = checks.into_iter().map(|c| c.carried_by(carrier)).collect();
     if defs.len() != raw.len() {
         // Unknown buffers were reported by the payload compiler.
         return (steps, None, None, None);

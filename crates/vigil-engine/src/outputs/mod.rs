@@ -109,7 +109,7 @@ impl FlowAtAlert {
 
 /// A transaction's EVE object and the record type it is written under.
 pub(crate) fn tx_body(tx: TxRef<'_>) -> (&'static str, Value) {
-    (tx.def.name, tx.tx.eve())
+    (tx.def.eve_type(), tx.tx.eve())
 }
 
 /// What `fileinfo` says of `file` of transaction `tx_id` as it stands
@@ -194,6 +194,10 @@ pub(crate) struct Outputs {
     file_cfg: vigil_applayer::FileConfig,
     /// `force-filestore`.
     store_all: bool,
+    /// Flows another announced (FTP data channels), by `flow_id`, with the
+    /// announcing flow's: their records carry it as `parent_id`. Removed
+    /// with the flow's record.
+    parents: Vec<(u64, u64)>,
 }
 
 /// Whether the run reads a capture file or captures live: live output must
@@ -348,6 +352,7 @@ impl Outputs {
             ranges: logs_files.then(|| byterange(setup)),
             file_cfg: files,
             store_all: files.store_all,
+            parents: Vec::new(),
         })
     }
 
@@ -372,6 +377,7 @@ impl Outputs {
             ranges: self.ranges.clone(),
             file_cfg: self.file_cfg,
             store_all: self.store_all,
+            parents: Vec::new(),
         }
     }
 
@@ -436,8 +442,9 @@ impl Outputs {
     ) -> Result<(), EngineError> {
         for sink in self.sinks.iter_mut().filter(|s| s.anomaly_applayer) {
             for e in events {
-                let rec =
+                let mut rec =
                     vigil_output::applayer_anomaly_record(p, flow_id, proto.name(), e.name, e.tx_id, sink.envelope);
+                with_parent(&self.parents, &mut rec, flow_id);
                 write(&mut sink.writer, &rec)?;
             }
         }
@@ -534,6 +541,7 @@ impl Outputs {
             let mut rec = alert_record(p, &info, opts);
             if let Some(f) = flow {
                 insert_flow_id(&mut rec, f.id);
+                with_parent(&self.parents, &mut rec, f.id);
             }
             if let (true, Some(Value::Object(a))) = (td_engine, rec.get_mut("alert")) {
                 a.shift_insert(1, "engine".into(), "td".into());
@@ -666,7 +674,8 @@ impl Outputs {
                 // `swap` orients the record's own direction; each of these says its own.
                 for (dir, body) in recs {
                     let swap = swap != (own_dir != dir);
-                    let rec = vigil_output::app_record(p, name, swap, flow_id, tx.id(), body, sink.envelope);
+                    let mut rec = vigil_output::app_record(p, name, swap, flow_id, tx.id(), body, sink.envelope);
+                    with_parent(&self.parents, &mut rec, flow_id);
                     write(&mut sink.writer, &rec)?;
                 }
                 continue;
@@ -677,7 +686,8 @@ impl Outputs {
                 }
                 _ => body.get_or_insert_with(|| tx_body(tx)).clone(),
             };
-            let rec = vigil_output::app_record(p, key, swap, flow_id, tx.id(), b, sink.envelope);
+            let mut rec = vigil_output::app_record(p, key, swap, flow_id, tx.id(), b, sink.envelope);
+            with_parent(&self.parents, &mut rec, flow_id);
             write(&mut sink.writer, &rec)?;
         }
         self.files(p, flow_id, tx, swap)?;
@@ -694,7 +704,13 @@ impl Outputs {
         swap_file: bool,
         info: &vigil_output::FileInfo<'_>,
     ) -> Result<(), EngineError> {
-        let record = |envelope| vigil_output::fileinfo_record(p, swap_file, flow_id, tx_body(tx), info, envelope);
+        let parents = &self.parents;
+        let record = |envelope| {
+            let mut rec =
+                vigil_output::fileinfo_record(p, swap_file, flow_id, tx_body(tx), tx.def.name, info, envelope);
+            with_parent(parents, &mut rec, flow_id);
+            rec
+        };
         // The record with the plain envelope, made once and only when
         // something writes it: the store's metadata or a plain sink.
         let plain_wanted = (info.file_id.is_some() && self.file_store.as_ref().is_some_and(FileStore::writes_fileinfo))
@@ -803,6 +819,11 @@ impl Outputs {
         self.sinks.iter().any(|s| s.table != 0 || s.files) || self.file_store.is_some()
     }
 
+    /// The flow `id` was announced by flow `parent`: its records say so.
+    pub(crate) fn set_parent(&mut self, id: u64, parent: u64) {
+        self.parents.push((id, parent));
+    }
+
     /// True when some output logs flow records.
     pub(crate) fn wants_flows(&self) -> bool {
         self.sinks.iter().any(|s| s.flow)
@@ -811,6 +832,21 @@ impl Outputs {
     /// Writes the record of a flow that ended, at packet time `now`; `tcp` is what its
     /// TCP session ended with.
     pub(crate) fn flow<E>(
+        &mut self,
+        f: &Flow<E>,
+        now: Timestamp,
+        protos: FlowProtos,
+        tcp: Option<&SessionSummary>,
+        fate: FlowFate<'_>,
+    ) -> Result<(), EngineError> {
+        let written = self.flow_record(f, now, protos, tcp, fate);
+        if !self.parents.is_empty() {
+            self.parents.retain(|(id, _)| *id != f.id);
+        }
+        written
+    }
+
+    fn flow_record<E>(
         &mut self,
         f: &Flow<E>,
         now: Timestamp,
@@ -846,6 +882,7 @@ impl Outputs {
                 fields.exception_policy = if opts.0 { fate.exception_policy } else { &[] };
                 fields.community_id = opts.1;
                 let mut rec = flow_record(&fields, now);
+                with_parent(&self.parents, &mut rec, f.id);
                 vigil_output::insert_traffic(&mut rec, &fate.traffic.ids, &fate.traffic.labels);
                 built = Some((opts, rec));
             }
@@ -929,6 +966,13 @@ fn alert_info(sig: &Signature, blocked: bool) -> AlertInfo<'_> {
 
 fn output_error(path: &Path, error: std::io::Error) -> EngineError {
     EngineError::Output { path: path.display().to_string(), error }
+}
+
+/// Adds `parent_id` to a record of flow `flow_id` when another flow announced it.
+fn with_parent(parents: &[(u64, u64)], rec: &mut Value, flow_id: u64) {
+    if let Some(&(_, parent)) = parents.iter().find(|(id, _)| *id == flow_id) {
+        vigil_output::insert_parent_id(rec, parent);
+    }
 }
 
 fn write(w: &mut EveWriter, rec: &Value) -> Result<(), EngineError> {

@@ -87,6 +87,42 @@ pub fn short_session() -> Vec<Vec<u8>> {
     ]
 }
 
+/// A TCP session from `client` to `server` (address, port): handshake, each
+/// message in one segment (`true`: the client's), each acknowledged, FIN
+/// both ways.
+pub fn tcp_conversation(client: ([u8; 4], u16), server: ([u8; 4], u16), messages: &[(bool, &[u8])]) -> Vec<Vec<u8>> {
+    use vigil_wire::build::PacketBuilder;
+    use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
+    let seg = |to_server: bool, flags: u8, seq: u32, ack: u32, data: &[u8]| {
+        let b = if to_server {
+            PacketBuilder::ipv4(client.0, server.0).tcp(client.1, server.1)
+        } else {
+            PacketBuilder::ipv4(server.0, client.0).tcp(server.1, client.1)
+        };
+        b.tcp_flags(flags).tcp_seq_ack(seq, ack).payload(data).build_ethernet()
+    };
+    let (mut c, mut s) = (1000u32, 9000u32);
+    let mut f =
+        vec![seg(true, SYN, c, 0, b""), seg(false, SYN | ACK, s, c + 1, b""), seg(true, ACK, c + 1, s + 1, b"")];
+    c += 1;
+    s += 1;
+    for (to_server, data) in messages {
+        if *to_server {
+            f.push(seg(true, ACK | PSH, c, s, data));
+            c += data.len() as u32;
+            f.push(seg(false, ACK, s, c, b""));
+        } else {
+            f.push(seg(false, ACK | PSH, s, c, data));
+            s += data.len() as u32;
+            f.push(seg(true, ACK, c, s, b""));
+        }
+    }
+    f.push(seg(true, FIN | ACK, c, s, b""));
+    f.push(seg(false, FIN | ACK, s, c + 1, b""));
+    f.push(seg(true, ACK, c + 1, s + 1, b""));
+    f
+}
+
 /// A TCP session between [`CLIENT`]:40000 and [`SERVER`]:`port`: the client
 /// sends each request, the server answers each in one segment, each
 /// acknowledged; FIN both ways.

@@ -5,7 +5,10 @@
 //! Values of the enumerations are kept as text; integers use the shared
 //! comparison.
 
-use super::{kw, p_int_or_name, p_int_with, p_none, p_string, p_text, p_u16, p_u32, p_u64, p_u8, KeywordDef, Kind};
+use super::{
+    kw, p_ftp_mode, p_ftpdata_command, p_int_or_name, p_int_with, p_none, p_string, p_text, p_u16, p_u32, p_u64, p_u8,
+    p_yes_no, KeywordDef, Kind,
+};
 use crate::content::Content;
 use crate::error::{verr, VResult};
 use crate::lexer::{split_commas, trim};
@@ -117,10 +120,16 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("ldap.responses.count", Kind::App, Required, p_int_with, "number of LDAP responses"),
     kw!("ldap.responses.result_code", Kind::App, Required, p_text, "LDAP response result code[,index]"),
     kw!("ftpbounce", Kind::App, None, p_none, "FTP PORT command to a third-party address"),
-    kw!("ftpdata_command", Kind::App, Required, p_text, "FTP data channel command: retr or stor"),
+    kw!(
+        "ftpdata_command",
+        Kind::App,
+        Required,
+        p_ftpdata_command,
+        "FTP data channel command: retr, stor, appe, stou, list, nlst or mlsd"
+    ),
     kw!("ftp.dynamic_port", Kind::App, Required, p_u16, "FTP negotiated data port"),
-    kw!("ftp.mode", Kind::App, Required, p_text, "FTP mode: active or passive"),
-    kw!("ftp.reply_received", Kind::App, Required, p_text, "FTP reply received: yes or no"),
+    kw!("ftp.mode", Kind::App, Required, p_ftp_mode, "FTP mode: active or passive"),
+    kw!("ftp.reply_received", Kind::App, Required, p_yes_no, "FTP reply received: yes or no"),
     kw!("ntp.version", Kind::App, Required, p_u8, "NTP version"),
     kw!("ntp.stratum", Kind::App, Required, p_u8, "NTP stratum"),
     kw!("ntp.mode", Kind::App, Required, p_int_or_name, "NTP mode"),

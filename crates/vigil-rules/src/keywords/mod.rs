@@ -196,6 +196,35 @@ pub(crate) fn p_text(s: &str) -> VResult<Value> {
     Ok(Value::Text(t.to_string()))
 }
 
+/// One of `words`, exactly, as Suricata's FTP keywords take them.
+fn one_of(s: &str, words: &[&str]) -> VResult<Value> {
+    let (off, t) = trim(s);
+    if words.contains(&t) {
+        Ok(Value::Text(t.to_string()))
+    } else {
+        verr(off, format!("invalid value '{t}' (expected {})", words.join(" or ")))
+    }
+}
+
+pub(crate) fn p_ftp_mode(s: &str) -> VResult<Value> {
+    one_of(s, &["active", "passive"])
+}
+
+/// A boolean as Suricata's configuration reads one, kept as `yes` or `no`.
+pub(crate) fn p_yes_no(s: &str) -> VResult<Value> {
+    let (off, t) = trim(s);
+    match t {
+        "yes" | "on" | "true" | "1" => Ok(Value::Text("yes".into())),
+        "no" | "off" | "false" | "0" => Ok(Value::Text("no".into())),
+        _ => verr(off, format!("invalid value '{t}' (expected yes or no)")),
+    }
+}
+
+/// The FTP commands that open a data channel.
+pub(crate) fn p_ftpdata_command(s: &str) -> VResult<Value> {
+    one_of(s, &["retr", "stor", "appe", "stou", "list", "nlst", "mlsd"])
+}
+
 /// Optional text: nothing (`name;`) or any text.
 pub(crate) fn p_opt_text(s: &str) -> VResult<Value> {
     let (_, t) = trim(s);

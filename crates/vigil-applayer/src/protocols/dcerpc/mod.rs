@@ -28,6 +28,7 @@ pub use framer::Framer;
 
 pub static PROTO: ProtoDef = ProtoDef {
     name: "dcerpc",
+    eve_name: None,
     detection: Detection {
         tcp: true,
         udp: false,
@@ -43,6 +44,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     events: &[],
     event: crate::proto::no_other_events,
     options: &[],
+    settings: &[],
     sample,
     files: false,
     transactions: false,

@@ -27,7 +27,7 @@ fn boxed(c: DnsCheck) -> Box<dyn TxCheck> {
 
 /// A check of one message, whichever way it went.
 const fn message(name: &'static str, compile: fn(&Value) -> Result<Box<dyn TxCheck>, String>) -> CheckDef {
-    CheckDef { name, side: None, need: Progress::Complete, compile }
+    CheckDef { name, side: None, need: Progress::Complete, both_ways: false, compile }
 }
 
 pub(super) const CHECKS: &[CheckDef] = &[

@@ -91,6 +91,7 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
 
 pub static PROTO: ProtoDef = ProtoDef {
     name: "dns",
+    eve_name: None,
     detection: Detection {
         tcp: true,
         udp: true,
@@ -108,6 +109,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     events: &[],
     event: crate::proto::no_other_events,
     options: &[],
+    settings: &[],
     sample: super::sample::conversation,
     files: false,
     transactions: true,

@@ -234,6 +234,7 @@ fn event(name: &str) -> Option<EventDef> {
 
 pub static PROTO: ProtoDef = ProtoDef {
     name: "http",
+    eve_name: None,
     detection: Detection {
         tcp: true,
         udp: false,
@@ -249,6 +250,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     events: &[],
     event,
     options: &[],
+    settings: &[],
     sample: super::sample::conversation,
     files: true,
     transactions: true,

@@ -26,6 +26,7 @@ use vigil_types::Direction;
 
 pub static PROTO: ProtoDef = ProtoDef {
     name: "smb",
+    eve_name: None,
     detection: Detection {
         tcp: true,
         udp: false,
@@ -41,6 +42,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     events: &[],
     event: crate::proto::no_other_events,
     options: &[],
+    settings: &[],
     sample,
     files: false,
     transactions: false,

@@ -18,7 +18,7 @@
 //!
 //! assert_eq!((PROTO.detection.probe)(Direction::ToServer, b"SSH-2.0-x\r\n", ProbeCx::default()), Probe::Match);
 //! let app = AppConfig::default();
-//! let mut p = (PROTO.new_parser)(&ParserInit { app: &app, transport: Transport::Tcp, first_tx_id: 0, options: 0 });
+//! let mut p = (PROTO.new_parser)(&ParserInit { app: &app, transport: Transport::Tcp, first_tx_id: 0, options: 0, settings: &[], expected: None, client: None });
 //! assert_eq!(p.parse(Direction::ToServer, b"SSH-2.0-OpenSSH_9.6 Debian\r\n"), ParseResult::Done);
 //! let tx = p.tx(0).unwrap();
 //! assert_eq!(tx.buffer(Direction::ToServer, 1, 0), Some(&b"OpenSSH_9.6"[..]));
@@ -101,6 +101,7 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
 
 pub static PROTO: ProtoDef = ProtoDef {
     name: "ssh",
+    eve_name: None,
     detection: Detection { tcp: true, udp: false, ports: &[22], ports_only: false, probe, counters_by_transport: false, answers_first: None },
     new_parser,
     buffers: &[
@@ -115,6 +116,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     events: EVENTS,
     event: crate::proto::no_other_events,
     options: OPTIONS,
+    settings: &[],
     sample: sample::conversation,
     files: false,
     transactions: true,

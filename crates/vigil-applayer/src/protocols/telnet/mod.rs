@@ -20,6 +20,7 @@ use vigil_types::Direction;
 
 pub static PROTO: ProtoDef = ProtoDef {
     name: "telnet",
+    eve_name: None,
     detection: Detection {
         tcp: true,
         udp: false,
@@ -35,6 +36,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     events: &[],
     event: crate::proto::no_other_events,
     options: &[],
+    settings: &[],
     sample,
     files: false,
     transactions: false,

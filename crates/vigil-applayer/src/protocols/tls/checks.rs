@@ -52,12 +52,12 @@ fn boxed(c: TlsCheck) -> Box<dyn TxCheck> {
 /// A check on the whole transaction, final once the side the rule inspects
 /// has said hello.
 const fn any_side(name: &'static str, compile: fn(&Value) -> Result<Box<dyn TxCheck>, String>) -> CheckDef {
-    CheckDef { name, side: None, need: Progress::Headers, compile }
+    CheckDef { name, side: None, need: Progress::Headers, both_ways: false, compile }
 }
 
 /// A check of the server's certificates, final once its handshake is.
 const fn server_cert(name: &'static str, compile: fn(&Value) -> Result<Box<dyn TxCheck>, String>) -> CheckDef {
-    CheckDef { name, side: Some(Direction::ToClient), need: Progress::Complete, compile }
+    CheckDef { name, side: Some(Direction::ToClient), need: Progress::Complete, both_ways: false, compile }
 }
 
 pub(super) const CHECKS: &[CheckDef] = &[

@@ -121,6 +121,7 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
 
 pub static PROTO: ProtoDef = ProtoDef {
     name: "tls",
+    eve_name: None,
     detection: Detection {
         tcp: true,
         udp: false,
@@ -137,6 +138,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     events: &[],
     event: crate::proto::no_other_events,
     options: &[],
+    settings: &[],
     sample: super::sample::conversation,
     files: false,
     transactions: true,
