@@ -27,7 +27,17 @@ fuzz_target!(|data: &[u8]| {
     let _ = (def.detection.probe)(ToClient, rest, ProbeCx::udp(port, 40000));
     let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
     // Every switch on: all of the protocol's parsing is fuzzed.
-    let mut p = (def.new_parser)(&ParserInit { app: &AppConfig::default(), transport, first_tx_id: 0, options: u32::MAX, settings: &[], expected: None, client: None });
+    // A protocol only an expectation names gets the one of its sample.
+    let expected = def.sample_expected.map(|f| f());
+    let mut p = (def.new_parser)(&ParserInit {
+        app: &AppConfig::default(),
+        transport,
+        first_tx_id: 0,
+        options: u32::MAX,
+        settings: &[],
+        expected: expected.as_ref(),
+        client: Some(std::net::IpAddr::from([198, 18, 0, 1])),
+    });
     let mut pending = [Vec::new(), Vec::new()];
     let mut failed = [false, false];
     let mut rest = rest;

@@ -7,9 +7,8 @@
 
 mod common;
 
-use common::{of_type, run_eve, spaced, tcp_session, tempdir, write_pcap};
+use common::{of_type, tcp_session};
 use serde_json::Value;
-use vigil_engine::RunOptions;
 use vigil_wire::build::PacketBuilder;
 use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
 
@@ -18,17 +17,7 @@ const S: [u8; 4] = [198, 18, 0, 2];
 
 /// Runs the frames under `rules` with the stock configuration; the EVE records.
 fn run(name: &str, frames: &[Vec<u8>], rules: &str) -> Vec<Value> {
-    let dir = tempdir("applayer", name);
-    write_pcap(&dir.join("in.pcap"), spaced(frames));
-    std::fs::write(dir.join("test.rules"), rules).unwrap();
-    let opts = RunOptions {
-        inputs: vec![dir.join("in.pcap")],
-        log_dir: Some(dir.clone()),
-        checksum: Some("none".into()),
-        exclusive_rules: vec![dir.join("test.rules")],
-        ..Default::default()
-    };
-    run_eve(&dir, &opts)
+    common::run_rules("applayer", name, frames, rules)
 }
 
 fn sids(recs: &[Value]) -> Vec<u64> {

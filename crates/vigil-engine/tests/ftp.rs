@@ -7,9 +7,8 @@
 
 mod common;
 
-use common::{of_type, run_eve, spaced, tcp_conversation, tempdir, write_pcap};
+use common::{of_type, tcp_conversation};
 use serde_json::Value;
-use vigil_engine::RunOptions;
 
 const C: [u8; 4] = [198, 18, 0, 1];
 const S: [u8; 4] = [198, 18, 0, 2];
@@ -49,9 +48,11 @@ fn frames() -> Vec<Vec<u8>> {
     let download = tcp_conversation((C, 40001), (S, 5001), &[(false, b"top secret notes\n")]);
     // Active: the server connects from port 20 to the port PORT named (156 * 256 + 65), and the file goes to it.
     let upload = tcp_conversation((S, 20), (C, 40001), &[(false, b"uploaded bytes")]);
-    // Control up to the 150 reply (3 handshake + 9 messages of 2 segments), each data flow, the rest.
-    let cut = 3 + 9 * 2;
-    let upload_at = cut + 5 * 2;
+    // Control up to the 150 reply: the handshake, five server messages and
+    // their acknowledgements, four client commands answered at once.
+    let cut = 3 + 5 * 2 + 4;
+    // Then 226, PORT and its answer, STOR and its 150.
+    let upload_at = cut + 2 + (1 + 2) + (1 + 2);
     let mut out = all[..cut].to_vec();
     out.extend(download);
     out.extend_from_slice(&all[cut..upload_at]);
@@ -61,17 +62,7 @@ fn frames() -> Vec<Vec<u8>> {
 }
 
 fn run() -> Vec<Value> {
-    let dir = tempdir("ftp", "passive-and-active");
-    write_pcap(&dir.join("in.pcap"), spaced(&frames()));
-    std::fs::write(dir.join("test.rules"), RULES).unwrap();
-    let opts = RunOptions {
-        inputs: vec![dir.join("in.pcap")],
-        log_dir: Some(dir.clone()),
-        checksum: Some("none".into()),
-        exclusive_rules: vec![dir.join("test.rules")],
-        ..Default::default()
-    };
-    run_eve(&dir, &opts)
+    common::run_rules("ftp", "passive-and-active", &frames(), RULES)
 }
 
 #[test]

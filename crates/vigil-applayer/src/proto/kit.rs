@@ -90,13 +90,14 @@ pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
 pub fn run(def: &'static ProtoDef, conv: &[(Direction, Vec<u8>)], cut: Cut) -> Value {
     let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
     // Every switch on: the kit runs all of a protocol's parsing.
+    let expected = def.sample_expected.map(|f| f());
     let mut p = (def.new_parser)(&ParserInit {
         app: &AppConfig::default(),
         transport,
         first_tx_id: 0,
         options: u32::MAX,
         settings: &[],
-        expected: None,
+        expected: expected.as_ref(),
         client: None,
     });
     let mut held = [Vec::new(), Vec::new()];

@@ -287,6 +287,9 @@ pub struct ProtoDef {
     /// entry over UDP): what the test kit ([`kit`]) runs every protocol
     /// through, and where fuzzing starts.
     pub sample: fn() -> Vec<(Direction, Vec<u8>)>,
+    /// For a protocol only an expectation names: what the announcing flow
+    /// hands its parser in the sample (and in fuzzing).
+    pub sample_expected: Option<fn() -> Expected>,
     /// Whether its transactions carry files ([`ProtoTx::files`]): the file
     /// keywords (`file.data`, `filesize`, ...) apply to its flows.
     pub files: bool,

@@ -46,6 +46,23 @@ pub fn of_type<'a>(recs: &'a [Value], t: &str) -> Vec<&'a Value> {
 
 /// An offline run of `dir/in.pcap` with the rules of `dir/test.rules`,
 /// checksums not validated, records written to `dir`.
+/// Writes `frames` as a capture and `rules` beside it under `suite`/`name`,
+/// runs them with the built-in configuration (checksums not checked); the
+/// EVE records.
+pub fn run_rules(suite: &str, name: &str, frames: &[Vec<u8>], rules: &str) -> Vec<Value> {
+    let dir = tempdir(suite, name);
+    write_pcap(&dir.join("in.pcap"), spaced(frames));
+    std::fs::write(dir.join("test.rules"), rules).unwrap();
+    let opts = RunOptions {
+        inputs: vec![dir.join("in.pcap")],
+        log_dir: Some(dir.clone()),
+        checksum: Some("none".into()),
+        exclusive_rules: vec![dir.join("test.rules")],
+        ..Default::default()
+    };
+    run_eve(&dir, &opts)
+}
+
 pub fn offline_opts(dir: &Path) -> RunOptions {
     RunOptions {
         inputs: vec![dir.join("in.pcap")],
@@ -88,8 +105,9 @@ pub fn short_session() -> Vec<Vec<u8>> {
 }
 
 /// A TCP session from `client` to `server` (address, port): handshake, each
-/// message in one segment (`true`: the client's), each acknowledged, FIN
-/// both ways.
+/// message in one segment (`true`: the client's), FIN both ways. A
+/// server's message is acknowledged at once; a client's by the server's
+/// answer when one follows, else at once.
 pub fn tcp_conversation(client: ([u8; 4], u16), server: ([u8; 4], u16), messages: &[(bool, &[u8])]) -> Vec<Vec<u8>> {
     use vigil_wire::build::PacketBuilder;
     use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
@@ -106,11 +124,13 @@ pub fn tcp_conversation(client: ([u8; 4], u16), server: ([u8; 4], u16), messages
         vec![seg(true, SYN, c, 0, b""), seg(false, SYN | ACK, s, c + 1, b""), seg(true, ACK, c + 1, s + 1, b"")];
     c += 1;
     s += 1;
-    for (to_server, data) in messages {
+    for (i, (to_server, data)) in messages.iter().enumerate() {
         if *to_server {
             f.push(seg(true, ACK | PSH, c, s, data));
             c += data.len() as u32;
-            f.push(seg(false, ACK, s, c, b""));
+            if messages.get(i + 1).is_none_or(|(next, _)| *next) {
+                f.push(seg(false, ACK, s, c, b""));
+            }
         } else {
             f.push(seg(false, ACK | PSH, s, c, data));
             s += data.len() as u32;
@@ -127,30 +147,7 @@ pub fn tcp_conversation(client: ([u8; 4], u16), server: ([u8; 4], u16), messages
 /// sends each request, the server answers each in one segment, each
 /// acknowledged; FIN both ways.
 pub fn tcp_session(port: u16, exchanges: &[(&[u8], &[u8])]) -> Vec<Vec<u8>> {
-    use vigil_wire::build::PacketBuilder;
-    use vigil_wire::tcp::flags::{ACK, FIN, PSH, SYN};
-    let seg = |to_server: bool, flags: u8, seq: u32, ack: u32, data: &[u8]| {
-        let b = if to_server {
-            PacketBuilder::ipv4(CLIENT, SERVER).tcp(40000, port)
-        } else {
-            PacketBuilder::ipv4(SERVER, CLIENT).tcp(port, 40000)
-        };
-        b.tcp_flags(flags).tcp_seq_ack(seq, ack).payload(data).build_ethernet()
-    };
-    let (mut c, mut s) = (1000u32, 9000u32);
-    let mut f =
-        vec![seg(true, SYN, c, 0, b""), seg(false, SYN | ACK, s, c + 1, b""), seg(true, ACK, c + 1, s + 1, b"")];
-    c += 1;
-    s += 1;
-    for (req, resp) in exchanges {
-        f.push(seg(true, ACK | PSH, c, s, req));
-        c += req.len() as u32;
-        f.push(seg(false, ACK | PSH, s, c, resp));
-        s += resp.len() as u32;
-        f.push(seg(true, ACK, c, s, b""));
-    }
-    f.push(seg(true, FIN | ACK, c, s, b""));
-    f.push(seg(false, FIN | ACK, s, c + 1, b""));
-    f.push(seg(true, ACK, c + 1, s + 1, b""));
-    f
+    let messages: Vec<(bool, &[u8])> =
+        exchanges.iter().flat_map(|(req, resp)| [(true, *req), (false, *resp)]).collect();
+    tcp_conversation((CLIENT, 40000), (SERVER, port), &messages)
 }

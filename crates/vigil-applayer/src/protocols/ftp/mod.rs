@@ -148,6 +148,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     options: &[],
     settings: SETTINGS,
     sample,
+    sample_expected: None,
     files: false,
     transactions: true,
     aliases: &[],

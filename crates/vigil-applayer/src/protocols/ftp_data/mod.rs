@@ -34,7 +34,7 @@ use vigil_types::{Direction, PerDir};
 use crate::files::{File, FileConfig};
 use crate::parser::{AppEvent, ParseResult};
 use crate::progress::Progress;
-use crate::proto::{CheckDef, Detection, ParserInit, Probe, ProtoDef, ProtoParser, ProtoTx, TxCheck};
+use crate::proto::{CheckDef, Detection, Expected, ParserInit, Probe, ProtoDef, ProtoParser, ProtoTx, TxCheck};
 
 /// What the control channel said of a data channel it set up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,6 +227,11 @@ const CHECKS: &[CheckDef] = &[CheckDef {
     },
 }];
 
+/// The download the sample carries.
+fn sample_channel() -> Expected {
+    std::sync::Arc::new(DataChannel { command: "RETR", file_name: Some(b"passwd".to_vec()), file_dir: Direction::ToClient })
+}
+
 /// A download's bytes, server to client over a passive channel.
 fn sample() -> Vec<(Direction, Vec<u8>)> {
     vec![(Direction::ToClient, b"root:x:0:0:root:/root:/bin/sh\n".to_vec())]
@@ -253,6 +258,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     options: &[],
     settings: &[],
     sample,
+    sample_expected: Some(sample_channel),
     files: true,
     transactions: true,
     aliases: &[],

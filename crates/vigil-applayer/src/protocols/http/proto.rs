@@ -252,6 +252,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     options: &[],
     settings: &[],
     sample: super::sample::conversation,
+    sample_expected: None,
     files: true,
     transactions: true,
     aliases: &["http1"],

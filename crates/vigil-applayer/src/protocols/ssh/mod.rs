@@ -118,6 +118,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     options: OPTIONS,
     settings: &[],
     sample: sample::conversation,
+    sample_expected: None,
     files: false,
     transactions: true,
     aliases: &[],

@@ -38,6 +38,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     options: &[],
     settings: &[],
     sample,
+    sample_expected: None,
     files: false,
     transactions: false,
     aliases: &[],

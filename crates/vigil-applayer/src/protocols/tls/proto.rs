@@ -140,6 +140,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     options: &[],
     settings: &[],
     sample: super::sample::conversation,
+    sample_expected: None,
     files: false,
     transactions: true,
     aliases: &[],
