@@ -271,7 +271,16 @@ impl Detector {
                 let sid = sig.sid;
                 self.new_tags.extend(sig.tags.iter().map(|&tag| crate::tag::NewTag { tag, sid }));
             }
-            let tx = tx_id.and_then(|id| app?.txs.iter().find(|t| t.tx.id() == id)).map(|t| t.tx);
+            let tx = match tx_id {
+                Some(id) => app.and_then(|a| a.txs.iter().find(|t| t.tx.id() == id)).map(|t| t.tx),
+                // A datagram's rule without app-layer keywords logs the one
+                // transaction the datagram made, as Suricata does.
+                None if !tcp => app.and_then(|a| match a.txs {
+                    [only] if only.from == Default::default() => Some(only.tx),
+                    _ => None,
+                }),
+                None => None,
+            };
             let alert_app = info.filter(|i| i.app_proto != AppProto::Unknown || tx.is_some()).map(|i| AlertApp {
                 proto: i.app_proto,
                 tx,

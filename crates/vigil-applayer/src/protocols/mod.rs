@@ -22,6 +22,7 @@ protocols! {
     telnet,
     ftp,
     ftp_data,
+    tftp,
 }
 
 /// The test kit on every protocol of the table.
