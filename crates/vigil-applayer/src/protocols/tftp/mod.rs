@@ -52,8 +52,8 @@ fn request(data: &[u8]) -> Option<(bool, &[u8], &[u8])> {
     let mut fields = data[2..].split(|&b| b == 0);
     let file = fields.next().filter(|f| !f.is_empty())?;
     let mode = fields.next().filter(|m| !m.is_empty())?;
-    // Both ended by a NUL.
-    (data.len() >= 2 + file.len() + 1 + mode.len() + 1).then_some((write, file, mode))
+    // Both ended by a NUL: the mode's comes after it.
+    (data.len() > 2 + file.len() + 1 + mode.len()).then_some((write, file, mode))
 }
 
 impl ProtoTx for TftpTx {
