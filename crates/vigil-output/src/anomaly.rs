@@ -41,11 +41,14 @@ pub fn applayer_anomaly_record(
     }
     let bare = name.split_once('.').map_or(name, |(_, rest)| rest);
     // Protocol detection's own events (`applayer_*`), and those of Suricata's
-    // parsers written in C (libhtp's HTTP, TLS), are in capitals in EVE; its
+    // parsers written in C (libhtp's HTTP, TLS, SMTP), are in capitals in EVE; its
     // Rust parsers' in lower case, as rules spell them all.
     let detect = bare.starts_with("applayer_");
-    let event =
-        if detect || matches!(app_proto, "http" | "tls") { bare.to_ascii_uppercase() } else { bare.to_string() };
+    let event = if detect || matches!(app_proto, "http" | "tls" | "smtp") {
+        bare.to_ascii_uppercase()
+    } else {
+        bare.to_string()
+    };
     let layer = if detect { "proto_detect" } else { "proto_parser" };
     m.insert("anomaly".into(), json!({ "app_proto": app_proto, "type": "applayer", "event": event, "layer": layer }));
     let mut rec = Value::Object(m);

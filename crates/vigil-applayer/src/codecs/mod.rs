@@ -2,4 +2,6 @@
 //! multipart bodies in HTTP uploads and mail, and later ASN.1/BER,
 //! base64, NTLMSSP) lives here once.
 
+pub mod lines;
+pub mod mime;
 pub mod multipart;

@@ -23,6 +23,7 @@ protocols! {
     ftp,
     ftp_data,
     tftp,
+    smtp,
 }
 
 /// The test kit on every protocol of the table.

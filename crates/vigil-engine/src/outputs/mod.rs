@@ -586,6 +586,7 @@ impl Outputs {
                 if let Some(tx) = app.tx.filter(|_| sink.alert_app) {
                     let (key, body) = tx_body(tx);
                     m.insert(key.into(), body);
+                    with_siblings(m, key, tx);
                     // The files of the packet's side, as they stand when the alert is written.
                     let side = if direction == Some("to_client") { Direction::ToClient } else { Direction::ToServer };
                     // A `filestore` of this signature marks them once inspection is over.
@@ -687,6 +688,9 @@ impl Outputs {
                 _ => body.get_or_insert_with(|| tx_body(tx)).clone(),
             };
             let mut rec = vigil_output::app_record(p, key, swap, flow_id, tx.id(), b, sink.envelope);
+            if let Value::Object(m) = &mut rec {
+                with_siblings(m, key, tx);
+            }
             with_parent(&self.parents, &mut rec, flow_id);
             write(&mut sink.writer, &rec)?;
         }
@@ -708,6 +712,9 @@ impl Outputs {
         let record = |envelope| {
             let mut rec =
                 vigil_output::fileinfo_record(p, swap_file, flow_id, tx_body(tx), tx.def.name, info, envelope);
+            if let Value::Object(m) = &mut rec {
+                with_siblings(m, tx.def.eve_type(), tx);
+            }
             with_parent(parents, &mut rec, flow_id);
             rec
         };
@@ -966,6 +973,15 @@ fn alert_info(sig: &Signature, blocked: bool) -> AlertInfo<'_> {
 
 fn output_error(path: &Path, error: std::io::Error) -> EngineError {
     EngineError::Output { path: path.display().to_string(), error }
+}
+
+/// Puts the objects a transaction's records carry beside its own (SMTP's
+/// `email`) right after it.
+fn with_siblings(m: &mut serde_json::Map<String, Value>, key: &str, tx: TxRef<'_>) {
+    let at = m.keys().position(|k| k == key).map_or(m.len(), |i| i + 1);
+    for (i, (name, value)) in tx.tx.eve_siblings().into_iter().enumerate() {
+        m.shift_insert(at + i, name.into(), value);
+    }
 }
 
 /// Adds `parent_id` to a record of flow `flow_id` when another flow announced it.

@@ -22,47 +22,13 @@ use vigil_types::{Direction, PerDir};
 use super::command::{self, Transfer};
 use super::tx::{FtpTx, ReplyLine};
 use super::DataChannel;
+use crate::codecs::lines::Lines;
 use crate::parser::{AppEvent, ParseResult};
 use crate::proto::{Expectation, ProtoParser, ProtoTx};
 
 /// Lines kept of one reply; later ones are dropped and the transaction's
 /// `reply_truncated` says so.
 pub const MAX_REPLY_LINES: usize = 512;
-
-/// One side's line being read.
-#[derive(Debug, Default)]
-struct Line {
-    buf: Vec<u8>,
-    /// More than the limit came: the rest of the line is dropped.
-    over: bool,
-}
-
-impl Line {
-    /// Feeds `data`, calling `on_line` with each whole line (its end off)
-    /// and whether it was cut at `max` bytes.
-    fn feed(&mut self, mut data: &[u8], max: usize, on_line: &mut dyn FnMut(&[u8], bool)) {
-        while !data.is_empty() {
-            let (chunk, end) = match data.iter().position(|&b| b == b'\n') {
-                Some(i) => (&data[..i], Some(i + 1)),
-                None => (data, None),
-            };
-            // One byte past the limit is kept, for the CR of a full line.
-            let room = (max + 1).saturating_sub(self.buf.len());
-            self.buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            self.over |= chunk.len() > room;
-            let Some(end) = end else { return };
-            if !self.over && self.buf.last() == Some(&b'\r') {
-                self.buf.pop();
-            }
-            let cut = self.over || self.buf.len() > max;
-            self.buf.truncate(max);
-            on_line(&self.buf, cut);
-            self.buf.clear();
-            self.over = false;
-            data = &data[end..];
-        }
-    }
-}
 
 /// A reply whose last line has not come yet.
 #[derive(Debug, Default)]
@@ -89,7 +55,9 @@ pub struct FtpParser {
     max_line: usize,
     max_tx: usize,
     evicted: u64,
-    lines: PerDir<Line>,
+    lines: PerDir<Lines>,
+    /// The first `max_line` bytes of a longer line whose end is still to come.
+    long: PerDir<Option<Vec<u8>>>,
     reply: Option<Reply>,
     /// The data port last set up, and whether the server is to connect (PORT/EPRT).
     port: Option<(u16, bool)>,
@@ -108,6 +76,7 @@ impl FtpParser {
             max_tx: max_tx.max(1),
             evicted: 0,
             lines: PerDir::default(),
+            long: PerDir::default(),
             reply: None,
             port: None,
             client,
@@ -282,23 +251,34 @@ impl FtpParser {
 }
 
 impl ProtoParser for FtpParser {
-    fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
+    fn parse(&mut self, dir: Direction, mut data: &[u8]) -> ParseResult {
         let max = self.max_line;
-        let mut line = std::mem::take(self.lines.get_mut(dir));
-        let mut done = Vec::new();
-        line.feed(data, max, &mut |l, cut| done.push((l.to_vec(), cut)));
-        *self.lines.get_mut(dir) = line;
-        for (l, cut) in done {
+        let mut lines = std::mem::take(self.lines.get_mut(dir));
+        while let Some((line, whole)) = lines.next(&mut data, max) {
+            let long = self.long.get_mut(dir);
+            if !whole {
+                // The rest of a line past the limit is dropped.
+                long.get_or_insert_with(|| line.to_vec());
+                continue;
+            }
+            let kept = long.take();
+            let (line, cut) = match &kept {
+                Some(first) => (&first[..], true),
+                None if line.len() > max => (&line[..max], true),
+                None => (line, false),
+            };
             match dir {
-                Direction::ToServer => self.command(&l, cut),
-                Direction::ToClient => self.reply_line(&l, cut),
+                Direction::ToServer => self.command(line, cut),
+                Direction::ToClient => self.reply_line(line, cut),
             }
         }
+        *self.lines.get_mut(dir) = lines;
         ParseResult::Done
     }
 
     fn on_gap(&mut self, dir: Direction, _len: u64) -> bool {
-        *self.lines.get_mut(dir) = Line::default();
+        self.lines.get_mut(dir).clear();
+        *self.long.get_mut(dir) = None;
         if dir == Direction::ToClient {
             self.reply = None;
         }

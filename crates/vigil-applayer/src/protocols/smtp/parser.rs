@@ -1,0 +1,546 @@
+//! The SMTP session of one flow (RFC 5321): commands from the client,
+//! replies from the server (multi-line ones by their codes), paired in
+//! order as pipelining (RFC 2920) allows; a message after DATA up to its
+//! lone dot (dot-stuffing undone) or in BDAT chunks (RFC 3030), read by the
+//! MIME reader ([`crate::codecs::mime`]) into the transaction's header
+//! fields, URLs and attachments (files). STARTTLS accepted hands the flow
+//! over to detection again (TLS), as Suricata does.
+//!
+//! A mail is a transaction from its first command to the end of its data,
+//! or to RSET, QUIT or a new HELO/EHLO; the HELO name is the session's and
+//! every transaction carries it. The client's data is read as soon as it
+//! sends DATA (pipelining may put the message ahead of the 354 in the
+//! stream); a DATA refused goes back to reading commands.
+
+use std::collections::VecDeque;
+
+use vigil_types::Direction;
+
+use super::tx::SmtpTx;
+use crate::codecs::lines::Lines;
+use crate::codecs::mime::{Event, Mime, MimeConfig};
+use crate::files::{File, FileConfig};
+use crate::parser::{AppEvent, ParseResult};
+use crate::proto::{ProtoParser, ProtoTx};
+
+/// RFC 5321's command line limit (512 with CR LF); a longer one is cut.
+pub const MAX_COMMAND_LINE: usize = 510;
+/// A reply line's limit, likewise.
+pub const MAX_REPLY_LINE: usize = 510;
+/// Pieces a message line is read in past this length.
+const MAX_DATA_PIECE: usize = 64 * 1024;
+/// Recipients kept per mail.
+const MAX_RCPT: usize = 1024;
+/// Commands waiting for their replies; more are not matched.
+const MAX_PENDING: usize = 256;
+/// The first bytes of each attachment kept for `file.data`.
+const FILE_WINDOW: usize = 100_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Command {
+    Helo,
+    Mail,
+    Rcpt,
+    Data,
+    Bdat,
+    Rset,
+    Quit,
+    StartTls,
+    /// The end of a message (its lone dot, a last BDAT chunk): the server answers it.
+    DataEnd,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Commands,
+    /// After DATA: message lines up to the lone dot.
+    Data,
+    /// Inside a BDAT chunk: its bytes left, and whether it is the last.
+    Bdat { left: u64, last: bool },
+}
+
+/// The SMTP parser of one flow.
+#[derive(Debug)]
+pub struct SmtpParser {
+    txs: VecDeque<SmtpTx>,
+    next_id: u64,
+    max_tx: usize,
+    evicted: u64,
+    helo: Option<Vec<u8>>,
+    mode: Mode,
+    commands: Lines,
+    /// The lines of BDAT chunks (a chunk may end inside one).
+    message: Lines,
+    replies: Lines,
+    /// The code of a multi-line reply under way.
+    reply_code: Option<[u8; 3]>,
+    pending: VecDeque<Command>,
+    /// The server's greeting came (the first reply answers no command).
+    greeted: bool,
+    /// The rest of an over-long command or reply line is being dropped.
+    skipping: [bool; 2],
+    /// STARTTLS was accepted: what follows is not SMTP.
+    tunnel: bool,
+    /// A transaction was opened in this session.
+    opened: bool,
+    mime: MimeConfig,
+    files: FileConfig,
+    events: Vec<AppEvent>,
+}
+
+fn command_of(line: &[u8]) -> (Command, &[u8]) {
+    let word_end = line.iter().position(|&c| c == b' ').unwrap_or(line.len());
+    let word = line[..word_end].to_ascii_uppercase();
+    let rest = line[word_end..].trim_ascii();
+    // The path after `FROM:` or `TO:`, its parameters (`SIZE=...`) off.
+    let after = |prefix: &[u8]| -> &[u8] {
+        let upper = rest.to_ascii_uppercase();
+        let path = if upper.starts_with(prefix) { rest[prefix.len()..].trim_ascii() } else { rest };
+        &path[..path.iter().position(u8::is_ascii_whitespace).unwrap_or(path.len())]
+    };
+    match &word[..] {
+        b"HELO" | b"EHLO" => (Command::Helo, rest),
+        b"MAIL" => (Command::Mail, after(b"FROM:")),
+        b"RCPT" => (Command::Rcpt, after(b"TO:")),
+        b"DATA" => (Command::Data, rest),
+        b"BDAT" => (Command::Bdat, rest),
+        b"RSET" => (Command::Rset, rest),
+        b"QUIT" => (Command::Quit, rest),
+        b"STARTTLS" => (Command::StartTls, rest),
+        // `MAIL FROM:<x>` with no space before the colon's word is still MAIL.
+        w if w.starts_with(b"MAIL") => (Command::Mail, after(b"FROM:")),
+        _ => (Command::Other, rest),
+    }
+}
+
+impl SmtpParser {
+    pub fn new(first_tx_id: u64, max_tx: usize, mime: MimeConfig, files: FileConfig) -> Self {
+        SmtpParser {
+            txs: VecDeque::new(),
+            next_id: first_tx_id,
+            max_tx: max_tx.max(1),
+            evicted: 0,
+            helo: None,
+            mode: Mode::Commands,
+            commands: Lines::default(),
+            message: Lines::default(),
+            replies: Lines::default(),
+            reply_code: None,
+            pending: VecDeque::new(),
+            greeted: false,
+            skipping: [false, false],
+            tunnel: false,
+            opened: false,
+            mime,
+            files: FileConfig { unstored_depth: 0, ..files },
+            events: Vec::new(),
+        }
+    }
+
+    /// The transactions held, oldest first.
+    pub fn txs(&self) -> impl Iterator<Item = &SmtpTx> {
+        self.txs.iter()
+    }
+
+    fn event(&mut self, name: &'static str) {
+        let bit = super::EVENTS.iter().position(|e| name.strip_prefix("smtp.") == Some(*e));
+        let tx = self.txs.back_mut().filter(|t| !t.done || name.starts_with("smtp.mime"));
+        let tx_id = tx.map(|t| {
+            if let Some(b) = bit {
+                t.events |= 1 << b;
+            }
+            t.id
+        });
+        self.events.push(AppEvent { name, tx_id });
+    }
+
+    /// The mail under way, opened when none is.
+    fn current(&mut self) -> &mut SmtpTx {
+        if self.txs.back().is_none_or(|t| t.done) {
+            self.opened = true;
+            if self.txs.len() >= self.max_tx {
+                self.txs.pop_front();
+                self.evicted += 1;
+            }
+            let id = self.next_id;
+            self.next_id += 1;
+            self.txs.push_back(SmtpTx { id, helo: self.helo.clone(), ..SmtpTx::default() });
+        }
+        self.txs.back_mut().expect("a transaction was just opened")
+    }
+
+    /// The mail under way ends.
+    fn finish(&mut self) {
+        if let Some(t) = self.txs.back_mut().filter(|t| !t.done) {
+            if let Some(m) = t.mime.as_deref_mut() {
+                let files = &mut t.files;
+                let cfg = self.files;
+                m.end(&mut |e| file_event(files, &cfg, e));
+            }
+            for f in t.files.iter_mut().filter(|f| f.is_open()) {
+                f.close();
+            }
+            t.done = true;
+        }
+    }
+
+    fn expect_reply(&mut self, cmd: Command) {
+        if self.pending.len() < MAX_PENDING {
+            self.pending.push_back(cmd);
+        }
+    }
+
+    fn command(&mut self, line: &[u8]) {
+        let (cmd, arg) = command_of(line);
+        self.expect_reply(cmd);
+        match cmd {
+            Command::Helo => {
+                if self.helo.is_some() {
+                    self.event("smtp.duplicate_fields");
+                }
+                // A new greeting resets a mail under way (RFC 5321 4.1.4).
+                if self.txs.back().is_some_and(|t| !t.done && (t.mail_from.is_some() || !t.rcpt_to.is_empty() || t.data)) {
+                    self.finish();
+                }
+                // The name is the session's: Suricata logs it with every
+                // transaction not yet logged, those before it included.
+                self.helo = Some(arg.to_vec());
+                self.current();
+                for t in self.txs.iter_mut().filter(|t| t.helo.is_none() || !t.done) {
+                    t.helo = Some(arg.to_vec());
+                }
+            }
+            Command::Mail => {
+                let tx = self.current();
+                if tx.mail_from.is_some() {
+                    // A second MAIL FROM in one mail: the first one stays.
+                    self.event("smtp.duplicate_fields");
+                } else {
+                    tx.mail_from = Some(arg.to_vec());
+                }
+            }
+            Command::Rcpt => {
+                let tx = self.current();
+                if tx.rcpt_to.len() < MAX_RCPT {
+                    tx.rcpt_to.push(arg.to_vec());
+                }
+            }
+            Command::Data => {
+                self.start_message();
+                self.mode = Mode::Data;
+            }
+            Command::Bdat => {
+                let mut words = arg.split(|&c| c == b' ').filter(|w| !w.is_empty());
+                let size = words.next().and_then(|w| std::str::from_utf8(w).ok()?.parse::<u64>().ok());
+                let last = words.next().is_some_and(|w| w.eq_ignore_ascii_case(b"LAST"));
+                let Some(left) = size else {
+                    self.event("smtp.invalid_pipelined_sequence");
+                    return;
+                };
+                if self.current().mime.is_none() {
+                    self.start_message();
+                }
+                if left == 0 {
+                    if last {
+                        self.finish();
+                    }
+                } else {
+                    self.mode = Mode::Bdat { left, last };
+                }
+            }
+            // After a finished mail these open none (Suricata's rule).
+            Command::Rset | Command::Quit => {
+                if !self.opened || self.txs.back().is_some_and(|t| !t.done) {
+                    self.current();
+                    self.finish();
+                }
+            }
+            Command::DataEnd => {}
+            Command::StartTls | Command::Other => {
+                self.current();
+            }
+        }
+    }
+
+    fn start_message(&mut self) {
+        let cfg = self.mime.clone();
+        let tx = self.current();
+        tx.data = true;
+        tx.mime = Some(Box::new(Mime::new(cfg)));
+    }
+
+    /// A line (or a piece of a longer one) of the message.
+    fn message_line(&mut self, line: &[u8], first_piece: bool, whole: bool) {
+        let Some(tx) = self.txs.back_mut().filter(|t| !t.done) else { return };
+        let Some(mime) = tx.mime.as_deref_mut() else { return };
+        let files = &mut tx.files;
+        let cfg = self.files;
+        let mut anomalies = Vec::new();
+        mime.line(line, whole, &mut |e| match e {
+            Event::Anomaly(a) => anomalies.push(a),
+            other => file_event(files, &cfg, other),
+        });
+        let _ = first_piece;
+        for a in anomalies {
+            self.event(mime_event(a));
+        }
+    }
+
+    fn reply(&mut self, code: Option<[u8; 3]>) {
+        if !self.greeted {
+            self.greeted = true;
+            return;
+        }
+        let Some(cmd) = self.pending.pop_front() else {
+            self.event("smtp.unable_to_match_reply_with_request");
+            return;
+        };
+        let ok = |c: &[u8]| code.is_some_and(|have| &have[..] == c);
+        match cmd {
+            Command::Data if !ok(b"354") => {
+                self.event("smtp.data_command_rejected");
+                // The client sends no message: its next lines are commands.
+                if self.mode == Mode::Data {
+                    self.mode = Mode::Commands;
+                }
+            }
+            Command::StartTls if ok(b"220") => self.tunnel = true,
+            Command::StartTls => self.event("smtp.tls_rejected"),
+            _ => {}
+        }
+    }
+
+    fn reply_line(&mut self, line: &[u8]) {
+        let code: Option<[u8; 3]> = line.get(..3).and_then(|c| c.try_into().ok()).filter(|c: &[u8; 3]| c.iter().all(u8::is_ascii_digit));
+        let Some(c) = code else {
+            self.event("smtp.invalid_reply");
+            self.reply_code = None;
+            return self.reply(None);
+        };
+        match (line.get(3), self.reply_code) {
+            (Some(b'-'), _) => self.reply_code = Some(c),
+            _ => {
+                self.reply_code = None;
+                self.reply(Some(c));
+            }
+        }
+    }
+
+    fn parse_commands(&mut self, mut data: &[u8]) -> usize {
+        let total = data.len();
+        let mut lines = std::mem::take(&mut self.commands);
+        loop {
+            if let Mode::Bdat { left, last } = self.mode {
+                let take = (left as usize).min(data.len());
+                if take == 0 {
+                    break;
+                }
+                let (chunk, rest) = data.split_at(take);
+                data = rest;
+                self.bdat_bytes(chunk);
+                let left = left - take as u64;
+                self.mode = if left == 0 { Mode::Commands } else { Mode::Bdat { left, last } };
+                if left == 0 && last {
+                    self.bdat_flush();
+                    self.finish();
+                }
+                continue;
+            }
+            let data_mode = self.mode == Mode::Data;
+            let max = if data_mode { MAX_DATA_PIECE } else { MAX_COMMAND_LINE };
+            let Some((line, whole)) = lines.next(&mut data, max) else { break };
+            if data_mode {
+                let first_piece = !self.skipping[0];
+                self.skipping[0] = !whole;
+                if first_piece && whole && line == b"." {
+                    self.finish();
+                    self.mode = Mode::Commands;
+                    self.expect_reply(Command::DataEnd);
+                    continue;
+                }
+                // Dot-stuffing undone.
+                let line = if first_piece && line.first() == Some(&b'.') { &line[1..] } else { line };
+                let line = line.to_vec();
+                self.message_line(&line, first_piece, whole);
+                continue;
+            }
+            if self.skipping[0] {
+                self.skipping[0] = !whole;
+                continue;
+            }
+            if !whole {
+                self.skipping[0] = true;
+                self.event("smtp.max_command_line_len_exceeded");
+            }
+            let line = line.to_vec();
+            self.command(&line);
+        }
+        self.commands = lines;
+        total - data.len()
+    }
+
+    /// BDAT chunk bytes, read as message lines (a chunk may end inside a line).
+    fn bdat_bytes(&mut self, mut chunk: &[u8]) {
+        let mut lines = std::mem::take(&mut self.message);
+        while let Some((line, whole)) = lines.next(&mut chunk, MAX_DATA_PIECE) {
+            let first_piece = !self.skipping[0];
+            self.skipping[0] = !whole;
+            let line = line.to_vec();
+            self.message_line(&line, first_piece, whole);
+        }
+        self.message = lines;
+    }
+
+    /// The last chunk ended: a last line without its line end is whole.
+    fn bdat_flush(&mut self) {
+        let mut end: &[u8] = b"\n";
+        let mut lines = std::mem::take(&mut self.message);
+        if let Some((line, _)) = lines.next(&mut end, MAX_DATA_PIECE) {
+            if !line.is_empty() {
+                let line = line.to_vec();
+                self.message_line(&line, !self.skipping[0], true);
+            }
+        }
+        self.skipping[0] = false;
+    }
+
+    fn parse_replies(&mut self, mut data: &[u8]) -> usize {
+        let total = data.len();
+        let mut lines = std::mem::take(&mut self.replies);
+        while !self.tunnel {
+            let Some((line, whole)) = lines.next(&mut data, MAX_REPLY_LINE) else { break };
+            if self.skipping[1] {
+                self.skipping[1] = !whole;
+                continue;
+            }
+            if !whole {
+                self.skipping[1] = true;
+                self.event("smtp.max_reply_line_len_exceeded");
+            }
+            let line = line.to_vec();
+            self.reply_line(&line);
+        }
+        self.replies = lines;
+        total - data.len()
+    }
+}
+
+/// A MIME reader's event for the transaction's files.
+fn file_event(files: &mut Vec<File>, cfg: &FileConfig, e: Event<'_>) {
+    match e {
+        Event::FileOpen(name) => files.push(File::open(name.to_vec(), 0, cfg)),
+        Event::FileData(d) => {
+            if let Some(f) = files.last_mut().filter(|f| f.is_open()) {
+                let room = FILE_WINDOW.saturating_sub(f.window.len());
+                f.window.extend_from_slice(&d[..d.len().min(room)]);
+                f.append(d, cfg);
+            }
+        }
+        Event::FileClose => {
+            if let Some(f) = files.last_mut().filter(|f| f.is_open()) {
+                f.close();
+            }
+        }
+        Event::HeadersDone | Event::Url(_) | Event::Text(_) | Event::Anomaly(_) => {}
+    }
+}
+
+/// Suricata's SMTP event for a MIME anomaly.
+fn mime_event(a: &str) -> &'static str {
+    match a {
+        "MIME_LONG_LINE" => "smtp.mime_long_line",
+        "MIME_INVALID_BASE64" => "smtp.mime_invalid_base64",
+        "MIME_INVALID_QP" => "smtp.mime_invalid_qp",
+        "MIME_LONG_FILENAME" => "smtp.mime_long_filename",
+        "MIME_LONG_ENC_LINE" => "smtp.mime_long_enc_line",
+        "MIME_INVALID_HEADER" => "smtp.mime_parse_failed",
+        "MIME_BOUNDARY_TOO_LONG" => "smtp.mime_long_boundary",
+        _ => "smtp.mime_malformed_msg",
+    }
+}
+
+impl ProtoParser for SmtpParser {
+    fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
+        if self.tunnel {
+            return ParseResult::Done;
+        }
+        let consumed = match dir {
+            Direction::ToServer => self.parse_commands(data),
+            Direction::ToClient => self.parse_replies(data),
+        };
+        if consumed < data.len() {
+            // STARTTLS accepted: the rest belongs to what runs inside.
+            ParseResult::Incomplete { consumed, needed: 1 }
+        } else {
+            ParseResult::Done
+        }
+    }
+
+    fn on_gap(&mut self, dir: Direction, _len: u64) -> bool {
+        match dir {
+            Direction::ToServer => {
+                self.commands.clear();
+                self.skipping[0] = false;
+                if let Some(f) = self.txs.back_mut().and_then(|t| t.files.last_mut()) {
+                    f.gap(_len);
+                }
+            }
+            Direction::ToClient => {
+                self.replies.clear();
+                self.skipping[1] = false;
+            }
+        }
+        true
+    }
+
+    fn close(&mut self, dir: Direction, _held: &[u8]) {
+        if dir == Direction::ToServer {
+            self.finish();
+        }
+    }
+
+    fn tx_count(&self) -> usize {
+        self.txs.len()
+    }
+
+    fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
+        self.txs.get(i).map(|t| t as &dyn ProtoTx)
+    }
+
+    fn prune(&mut self, id: u64) {
+        while self.txs.front().is_some_and(|t| t.id < id && t.done) {
+            self.txs.pop_front();
+        }
+    }
+
+    fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
+        out.append(&mut self.events);
+    }
+
+    fn next_tx_id(&self) -> u64 {
+        self.next_id
+    }
+
+    fn txs_evicted(&self) -> u64 {
+        self.evicted
+    }
+
+    fn tunnel(&self) -> bool {
+        self.tunnel
+    }
+
+    fn store_files(&mut self, tx: Option<u64>, dirs: &[Direction], sid: u32) {
+        if !dirs.is_empty() && !dirs.contains(&Direction::ToServer) {
+            return;
+        }
+        for t in self.txs.iter_mut().filter(|t| tx.is_none_or(|id| t.id == id)) {
+            for f in &mut t.files {
+                f.mark_store(sid);
+            }
+        }
+        if tx.is_none() {
+            self.files.store_all = true;
+        }
+    }
+}

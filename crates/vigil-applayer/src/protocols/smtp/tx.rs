@@ -1,0 +1,165 @@
+//! One SMTP transaction: a mail (MAIL FROM to the end of its data, or to
+//! RSET, QUIT, a new HELO), or the commands between mails; with the
+//! message's MIME reading when it had data.
+
+use std::any::Any;
+
+use serde_json::{Map, Value};
+use vigil_types::Direction;
+
+use super::Buffer;
+use crate::codecs::mime::Mime;
+use crate::files::File;
+use crate::progress::Progress;
+use crate::proto::ProtoTx;
+
+#[derive(Debug, Default)]
+pub struct SmtpTx {
+    pub(super) id: u64,
+    pub helo: Option<Vec<u8>>,
+    pub mail_from: Option<Vec<u8>>,
+    pub rcpt_to: Vec<Vec<u8>>,
+    /// DATA or BDAT was sent: the message was (or would have been) read.
+    pub data: bool,
+    /// The message, as far as it came.
+    pub(super) mime: Option<Box<Mime>>,
+    pub(super) files: Vec<File>,
+    /// Nothing more will be added.
+    pub done: bool,
+    pub(super) events: u64,
+}
+
+impl SmtpTx {
+    pub fn mime(&self) -> Option<&Mime> {
+        self.mime.as_deref()
+    }
+
+    /// The `email` object Suricata logs beside `smtp` once a message was sent.
+    fn email(&self) -> Option<Value> {
+        if !self.data {
+            return None;
+        }
+        let mut m = Map::new();
+        let text = |b: &[u8]| Value::String(String::from_utf8_lossy(b).into_owned());
+        if let Some(mime) = self.mime() {
+            if let Some(from) = mime.header(b"from") {
+                m.insert("from".into(), text(from));
+            }
+            for key in ["to", "cc"] {
+                let list: Vec<Value> = mime.header(key.as_bytes()).map(addresses).unwrap_or_default().into_iter().map(text).collect();
+                if !list.is_empty() {
+                    m.insert(key.into(), Value::Array(list));
+                }
+            }
+        }
+        m.insert("status".into(), "PARSE_DONE".into());
+        if !self.files.is_empty() {
+            m.insert("attachment".into(), self.files.iter().map(|f| text(&f.name)).collect());
+        }
+        if let Some(mime) = self.mime().filter(|m| !m.urls().is_empty()) {
+            // Last found first, as Suricata lists them.
+            m.insert("url".into(), mime.urls().iter().rev().map(|u| text(u)).collect());
+        }
+        Some(Value::Object(m))
+    }
+}
+
+/// The addresses of a `To` or `Cc` value: split at the commas outside
+/// quotes and angle brackets, each trimmed.
+pub fn addresses(value: &[u8]) -> Vec<&[u8]> {
+    let (mut out, mut start, mut quoted, mut angle) = (Vec::new(), 0, false, false);
+    for (i, &c) in value.iter().enumerate() {
+        match c {
+            b'"' => quoted = !quoted,
+            b'<' if !quoted => angle = true,
+            b'>' if !quoted => angle = false,
+            b',' if !quoted && !angle => {
+                out.push(value[start..i].trim_ascii());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(value[start..].trim_ascii());
+    out.retain(|a| !a.is_empty());
+    out
+}
+
+impl ProtoTx for SmtpTx {
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn events(&self) -> u64 {
+        self.events
+    }
+
+    fn progress(&self, _dir: Direction) -> Progress {
+        if self.done {
+            Progress::Complete
+        } else if self.mime.as_ref().is_some_and(|m| m.headers_done()) {
+            Progress::Headers
+        } else {
+            Progress::None
+        }
+    }
+
+    fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]> {
+        if dir != Direction::ToServer {
+            return None;
+        }
+        fn one(b: Option<&[u8]>, index: usize) -> Option<&[u8]> {
+            b.filter(|_| index == 0)
+        }
+        let header = |name: &[u8]| one(self.mime().and_then(|m| m.header(name)), index);
+        match Buffer::from_id(id)? {
+            Buffer::Helo => one(self.helo.as_deref(), index),
+            Buffer::MailFrom => one(self.mail_from.as_deref(), index),
+            Buffer::RcptTo => self.rcpt_to.get(index).map(Vec::as_slice),
+            Buffer::From => header(b"from"),
+            Buffer::To => header(b"to"),
+            Buffer::Cc => header(b"cc"),
+            Buffer::Subject => header(b"subject"),
+            Buffer::Date => header(b"date"),
+            Buffer::MessageId => header(b"message-id"),
+            Buffer::XMailer => header(b"x-mailer"),
+            Buffer::Url => self.mime().and_then(|m| m.urls().get(index)).map(Vec::as_slice),
+            Buffer::Received => self.mime().and_then(|m| m.headers(b"received").nth(index)),
+        }
+    }
+
+    fn eve(&self) -> Value {
+        let mut m = Map::new();
+        let text = |b: &[u8]| Value::String(String::from_utf8_lossy(b).into_owned());
+        if let Some(h) = &self.helo {
+            m.insert("helo".into(), text(h));
+        }
+        if let Some(f) = &self.mail_from {
+            m.insert("mail_from".into(), text(f));
+        }
+        if !self.rcpt_to.is_empty() {
+            m.insert("rcpt_to".into(), self.rcpt_to.iter().map(|r| text(r)).collect());
+        }
+        Value::Object(m)
+    }
+
+    fn eve_siblings(&self) -> Vec<(&'static str, Value)> {
+        self.email().map(|e| vec![("email", e)]).unwrap_or_default()
+    }
+
+    fn files(&self, dir: Direction) -> &[File] {
+        match dir {
+            Direction::ToServer => &self.files,
+            Direction::ToClient => &[],
+        }
+    }
+
+    fn file_size(&self, dir: Direction) -> Option<(u64, bool)> {
+        let f = self.files(dir).first()?;
+        self.done.then_some((f.size, !f.gaps))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
