@@ -74,6 +74,9 @@ pub struct EveTypes {
     pub files_force_hash: Vec<String>,
     /// `- files: force-magic:`: every file's type looked up and logged.
     pub files_force_magic: bool,
+    /// `- smtp: custom:`: the message header fields the `email` object adds
+    /// (`subject`, `date`, ...); `None` when not given.
+    pub smtp_custom: Option<Vec<String>>,
 }
 
 /// `types: - alert:` options.
@@ -375,6 +378,7 @@ impl EveLog {
                 other,
                 dns_version: None,
                 http_dump_headers: (false, false),
+                smtp_custom: None,
                 files_force_hash: Vec::new(),
                 files_force_magic: false,
             },
@@ -481,6 +485,12 @@ impl EveTypes {
                     };
                     if !t.other.iter().any(|o| o == "http") {
                         t.other.push("http".into());
+                    }
+                }
+                "smtp" if enabled => {
+                    t.smtp_custom = opts.string_list("custom", &mut local);
+                    if !t.other.iter().any(|o| o == "smtp") {
+                        t.other.push("smtp".into());
                     }
                 }
                 "dns" if enabled => {

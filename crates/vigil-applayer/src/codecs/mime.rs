@@ -307,7 +307,9 @@ impl Mime {
         }
         let depth = self.cfg.header_value_depth;
         if matches!(line[0], b' ' | b'\t') {
-            // A folded line continues the field before it.
+            // A folded line continues the field before it, its leading
+            // white space dropped, as Suricata unfolds.
+            let line = line.trim_ascii_start();
             if let Some((_, v)) = self.headers_mut().last_mut() {
                 let room = depth.saturating_sub(v.len());
                 v.extend_from_slice(&line[..line.len().min(room)]);
@@ -538,7 +540,7 @@ a=3Db soft=\r\nbreak\r\nline two\r\n--BB--\r\nepilogue";
     fn headers_attachments_and_urls() {
         let (m, seen) = read(MSG, MimeConfig::default());
         assert_eq!(m.header(b"from"), Some(&b"A <a@x.org>"[..]));
-        assert_eq!(m.header(b"to"), Some(&b"b@y.org, \"C, D\" <c@y.org>"[..]));
+        assert_eq!(m.header(b"to"), Some(&b"b@y.org,\"C, D\" <c@y.org>"[..]));
         assert_eq!(
             seen.files,
             vec![
@@ -554,9 +556,9 @@ a=3Db soft=\r\nbreak\r\nline two\r\n--BB--\r\nepilogue";
     fn folded_values_are_unfolded_and_bounded() {
         let cfg = MimeConfig { header_value_depth: 10, ..MimeConfig::default() };
         let (m, _) = read("Subject: 0123456\r\n 789abcdef\r\n\r\nbody", cfg);
-        assert_eq!(m.header(b"subject"), Some(&b"0123456 78"[..]));
+        assert_eq!(m.header(b"subject"), Some(&b"0123456789"[..]));
         let (m, _) = read("To: b@y.org,\r\n\tc@y.org\r\n\r\n", MimeConfig::default());
-        assert_eq!(m.header(b"to"), Some(&b"b@y.org,\tc@y.org"[..]));
+        assert_eq!(m.header(b"to"), Some(&b"b@y.org,c@y.org"[..]));
     }
 
     #[test]

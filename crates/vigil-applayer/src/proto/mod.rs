@@ -452,8 +452,10 @@ pub trait ProtoTx: Any {
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]>;
     /// The body of its EVE record (the object under the protocol's name).
     fn eve(&self) -> serde_json::Value;
-    /// Objects its records carry beside that one (SMTP's `email`), in order.
-    fn eve_siblings(&self) -> Vec<(&'static str, serde_json::Value)> {
+    /// Objects its records carry beside that one (SMTP's `email`), in order;
+    /// `custom`: the fields an output asks for beyond the usual ones
+    /// (`- smtp: custom: [subject, date]`).
+    fn eve_siblings(&self, _custom: Option<&[String]>) -> Vec<(&'static str, serde_json::Value)> {
         Vec::new()
     }
     /// The events raised on it: bit `i` for the protocol's

@@ -68,6 +68,8 @@ struct EveSink {
     versions: Vec<Option<u8>>,
     /// `http: dump-all-headers`: (request, response) headers in `http` records.
     http_headers: (bool, bool),
+    /// `smtp: custom`: the message header fields `email` objects add.
+    smtp_custom: Option<Vec<String>>,
     envelope: EnvelopeOptions,
 }
 
@@ -293,6 +295,7 @@ impl Outputs {
                     .map(|d| (d.name == "dns").then(|| setup.eve_dns_version.or(eve.types.dns_version)).flatten())
                     .collect(),
                 http_headers: eve.types.http_dump_headers,
+                smtp_custom: eve.types.smtp_custom.clone(),
                 drop: eve
                     .types
                     .drop
@@ -362,7 +365,13 @@ impl Outputs {
         let sinks = self
             .sinks
             .iter()
-            .map(|s| EveSink { writer: s.writer.share(), xff: s.xff.clone(), versions: s.versions.clone(), ..*s })
+            .map(|s| EveSink {
+                writer: s.writer.share(),
+                xff: s.xff.clone(),
+                versions: s.versions.clone(),
+                smtp_custom: s.smtp_custom.clone(),
+                ..*s
+            })
             .collect();
         Outputs {
             sinks,
@@ -586,7 +595,7 @@ impl Outputs {
                 if let Some(tx) = app.tx.filter(|_| sink.alert_app) {
                     let (key, body) = tx_body(tx);
                     m.insert(key.into(), body);
-                    with_siblings(m, key, tx);
+                    with_siblings(m, key, tx, sink.smtp_custom.as_deref());
                     // The files of the packet's side, as they stand when the alert is written.
                     let side = if direction == Some("to_client") { Direction::ToClient } else { Direction::ToServer };
                     // A `filestore` of this signature marks them once inspection is over.
@@ -689,7 +698,7 @@ impl Outputs {
             };
             let mut rec = vigil_output::app_record(p, key, swap, flow_id, tx.id(), b, sink.envelope);
             if let Value::Object(m) = &mut rec {
-                with_siblings(m, key, tx);
+                with_siblings(m, key, tx, sink.smtp_custom.as_deref());
             }
             with_parent(&self.parents, &mut rec, flow_id);
             write(&mut sink.writer, &rec)?;
@@ -713,7 +722,7 @@ impl Outputs {
             let mut rec =
                 vigil_output::fileinfo_record(p, swap_file, flow_id, tx_body(tx), tx.def.name, info, envelope);
             if let Value::Object(m) = &mut rec {
-                with_siblings(m, tx.def.eve_type(), tx);
+                with_siblings(m, tx.def.eve_type(), tx, None);
             }
             with_parent(parents, &mut rec, flow_id);
             rec
@@ -977,9 +986,9 @@ fn output_error(path: &Path, error: std::io::Error) -> EngineError {
 
 /// Puts the objects a transaction's records carry beside its own (SMTP's
 /// `email`) right after it.
-fn with_siblings(m: &mut serde_json::Map<String, Value>, key: &str, tx: TxRef<'_>) {
+fn with_siblings(m: &mut serde_json::Map<String, Value>, key: &str, tx: TxRef<'_>, custom: Option<&[String]>) {
     let at = m.keys().position(|k| k == key).map_or(m.len(), |i| i + 1);
-    for (i, (name, value)) in tx.tx.eve_siblings().into_iter().enumerate() {
+    for (i, (name, value)) in tx.tx.eve_siblings(custom).into_iter().enumerate() {
         m.shift_insert(at + i, name.into(), value);
     }
 }

@@ -43,6 +43,8 @@ enum Command {
     Rcpt,
     Data,
     Bdat,
+    /// `BDAT n LAST`: its answer is the message's.
+    BdatLast,
     Rset,
     Quit,
     StartTls,
@@ -104,6 +106,7 @@ fn command_of(line: &[u8]) -> (Command, &[u8]) {
         b"MAIL" => (Command::Mail, after(b"FROM:")),
         b"RCPT" => (Command::Rcpt, after(b"TO:")),
         b"DATA" => (Command::Data, rest),
+        b"BDAT" if rest.split(|&c| c == b' ').any(|w| w.eq_ignore_ascii_case(b"LAST")) => (Command::BdatLast, rest),
         b"BDAT" => (Command::Bdat, rest),
         b"RSET" => (Command::Rset, rest),
         b"QUIT" => (Command::Quit, rest),
@@ -157,7 +160,7 @@ impl SmtpParser {
 
     /// The mail under way, opened when none is.
     fn current(&mut self) -> &mut SmtpTx {
-        if self.txs.back().is_none_or(|t| t.done) {
+        if self.txs.back().is_none_or(|t| t.done || t.ended) {
             self.opened = true;
             if self.txs.len() >= self.max_tx {
                 self.txs.pop_front();
@@ -172,7 +175,16 @@ impl SmtpParser {
 
     /// The mail under way ends.
     fn finish(&mut self) {
+        self.end_message();
         if let Some(t) = self.txs.back_mut().filter(|t| !t.done) {
+            t.done = true;
+        }
+    }
+
+    /// The message of the mail under way ended (its lone dot, its last
+    /// BDAT chunk): the mail is done once the server answers.
+    fn end_message(&mut self) {
+        if let Some(t) = self.txs.back_mut().filter(|t| !t.done && !t.ended) {
             if let Some(m) = t.mime.as_deref_mut() {
                 let files = &mut t.files;
                 let cfg = self.files;
@@ -181,6 +193,13 @@ impl SmtpParser {
             for f in t.files.iter_mut().filter(|f| f.is_open()) {
                 f.close();
             }
+            t.ended = true;
+        }
+    }
+
+    /// The server answered the end of a message: that mail is done.
+    fn answered_message(&mut self) {
+        if let Some(t) = self.txs.iter_mut().find(|t| t.ended && !t.done) {
             t.done = true;
         }
     }
@@ -200,7 +219,11 @@ impl SmtpParser {
                     self.event("smtp.duplicate_fields");
                 }
                 // A new greeting resets a mail under way (RFC 5321 4.1.4).
-                if self.txs.back().is_some_and(|t| !t.done && (t.mail_from.is_some() || !t.rcpt_to.is_empty() || t.data)) {
+                if self
+                    .txs
+                    .back()
+                    .is_some_and(|t| !t.done && !t.ended && (t.mail_from.is_some() || !t.rcpt_to.is_empty() || t.data))
+                {
                     self.finish();
                 }
                 // The name is the session's: Suricata logs it with every
@@ -230,7 +253,7 @@ impl SmtpParser {
                 self.start_message();
                 self.mode = Mode::Data;
             }
-            Command::Bdat => {
+            Command::Bdat | Command::BdatLast => {
                 let mut words = arg.split(|&c| c == b' ').filter(|w| !w.is_empty());
                 let size = words.next().and_then(|w| std::str::from_utf8(w).ok()?.parse::<u64>().ok());
                 let last = words.next().is_some_and(|w| w.eq_ignore_ascii_case(b"LAST"));
@@ -243,7 +266,7 @@ impl SmtpParser {
                 }
                 if left == 0 {
                     if last {
-                        self.finish();
+                        self.end_message();
                     }
                 } else {
                     self.mode = Mode::Bdat { left, last };
@@ -251,7 +274,7 @@ impl SmtpParser {
             }
             // After a finished mail these open none (Suricata's rule).
             Command::Rset | Command::Quit => {
-                if !self.opened || self.txs.back().is_some_and(|t| !t.done) {
+                if !self.opened || self.txs.back().is_some_and(|t| !t.done && !t.ended) {
                     self.current();
                     self.finish();
                 }
@@ -272,7 +295,7 @@ impl SmtpParser {
 
     /// A line (or a piece of a longer one) of the message.
     fn message_line(&mut self, line: &[u8], first_piece: bool, whole: bool) {
-        let Some(tx) = self.txs.back_mut().filter(|t| !t.done) else { return };
+        let Some(tx) = self.txs.back_mut().filter(|t| !t.done && !t.ended) else { return };
         let Some(mime) = tx.mime.as_deref_mut() else { return };
         let files = &mut tx.files;
         let cfg = self.files;
@@ -305,6 +328,7 @@ impl SmtpParser {
                     self.mode = Mode::Commands;
                 }
             }
+            Command::DataEnd | Command::BdatLast => self.answered_message(),
             Command::StartTls if ok(b"220") => self.tunnel = true,
             Command::StartTls => self.event("smtp.tls_rejected"),
             _ => {}
@@ -343,7 +367,7 @@ impl SmtpParser {
                 self.mode = if left == 0 { Mode::Commands } else { Mode::Bdat { left, last } };
                 if left == 0 && last {
                     self.bdat_flush();
-                    self.finish();
+                    self.end_message();
                 }
                 continue;
             }
@@ -354,7 +378,7 @@ impl SmtpParser {
                 let first_piece = !self.skipping[0];
                 self.skipping[0] = !whole;
                 if first_piece && whole && line == b"." {
-                    self.finish();
+                    self.end_message();
                     self.mode = Mode::Commands;
                     self.expect_reply(Command::DataEnd);
                     continue;
@@ -495,8 +519,12 @@ impl ProtoParser for SmtpParser {
     }
 
     fn close(&mut self, dir: Direction, _held: &[u8]) {
-        if dir == Direction::ToServer {
-            self.finish();
+        // Nothing more comes: every mail is as done as it will be.
+        self.finish();
+        if dir == Direction::ToClient || self.tunnel {
+            for t in self.txs.iter_mut() {
+                t.done = true;
+            }
         }
     }
 

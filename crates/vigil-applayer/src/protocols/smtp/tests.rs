@@ -38,7 +38,7 @@ fn mails_rset_and_quit_make_transactions_as_suricata_logs_them() {
     assert_eq!(txs.len(), 3);
     assert_eq!(txs[0].eve(), json!({"helo": "client.example", "mail_from": "<a@x.org>", "rcpt_to": ["<b@y.org>", "<c@y.org>"]}));
     assert_eq!(
-        txs[0].eve_siblings(),
+        txs[0].eve_siblings(None),
         vec![(
             "email",
             json!({"from": "A <a@x.org>", "to": ["b@y.org", "\"C, D\" <c@y.org>"], "cc": ["e@z.org"], "status": "PARSE_DONE",
@@ -68,7 +68,7 @@ fn a_refused_data_goes_back_to_commands() {
     assert_eq!(events.iter().map(|e| e.name).collect::<Vec<_>>(), ["smtp.data_command_rejected"]);
     let txs: Vec<&SmtpTx> = p.txs().collect();
     assert_eq!(txs.len(), 1);
-    assert_eq!(txs[0].eve_siblings()[0].1, json!({"status": "PARSE_DONE"}));
+    assert_eq!(txs[0].eve_siblings(None)[0].1, json!({"status": "PARSE_DONE"}));
     assert!(txs[0].done, "QUIT was read as a command");
 }
 
@@ -82,10 +82,15 @@ fn starttls_accepted_hands_the_rest_over() {
 #[test]
 fn bdat_chunks_carry_the_message() {
     let p = run(&[
-        (ToServer, "EHLO h\r\nMAIL FROM:<a@x>\r\nRCPT TO:<b@y>\r\nBDAT 20\r\nSubject: one\r\n\r\nab"),
+        (ToClient, "220 mx\r\n"),
+        (ToServer, "EHLO h\r\nMAIL FROM:<a@x>\r\nRCPT TO:<b@y>\r\nBDAT 21\r\nSubject: one\r\n\r\nab"),
         (ToServer, "c\r\nBDAT 5 LAST\r\nd\r\nef"),
-        (ToServer, "QUIT\r\n"),
+        (ToClient, "250 mx\r\n250 ok\r\n250 ok\r\n250 21 bytes\r\n"),
     ]);
+    assert!(!p.txs().next().unwrap().done, "the last chunk is not answered yet");
+    let mut p = p;
+    ProtoParser::parse(&mut p, ToClient, b"250 queued\r\n");
+    ProtoParser::parse(&mut p, ToServer, b"QUIT\r\n");
     let txs: Vec<&SmtpTx> = p.txs().collect();
     assert_eq!(txs.len(), 1, "QUIT after a finished mail opens none");
     assert_eq!(txs[0].mime().and_then(|m| m.header(b"subject")), Some(&b"one"[..]));

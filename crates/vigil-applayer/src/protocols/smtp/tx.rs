@@ -24,6 +24,8 @@ pub struct SmtpTx {
     /// The message, as far as it came.
     pub(super) mime: Option<Box<Mime>>,
     pub(super) files: Vec<File>,
+    /// Its message ended; it is done once the server answers.
+    pub(super) ended: bool,
     /// Nothing more will be added.
     pub done: bool,
     pub(super) events: u64,
@@ -34,8 +36,9 @@ impl SmtpTx {
         self.mime.as_deref()
     }
 
-    /// The `email` object Suricata logs beside `smtp` once a message was sent.
-    fn email(&self) -> Option<Value> {
+    /// The `email` object Suricata logs beside `smtp` once a message was
+    /// sent, with the `custom` header fields an output asks for.
+    fn email(&self, custom: Option<&[String]>) -> Option<Value> {
         if !self.data {
             return None;
         }
@@ -56,13 +59,49 @@ impl SmtpTx {
         if !self.files.is_empty() {
             m.insert("attachment".into(), self.files.iter().map(|f| text(&f.name)).collect());
         }
-        if let Some(mime) = self.mime().filter(|m| !m.urls().is_empty()) {
+        let asked = |f: &str| custom.is_some_and(|c| c.iter().any(|x| x == f));
+        // A custom list names every field beyond the usual ones, URLs included.
+        if let Some(mime) = self.mime().filter(|m| !m.urls().is_empty() && (custom.is_none() || asked("url"))) {
             // Last found first, as Suricata lists them.
             m.insert("url".into(), mime.urls().iter().rev().map(|u| text(u)).collect());
+        }
+        if let Some(mime) = self.mime().filter(|_| custom.is_some()) {
+            for field in CUSTOM_FIELDS.iter().filter(|f| asked(f)) {
+                let key = field.replace('-', "_");
+                if *field == "received" {
+                    let all: Vec<Value> = mime.headers(b"received").map(text).collect();
+                    if !all.is_empty() {
+                        m.insert(key, Value::Array(all));
+                    }
+                } else if let Some(v) = mime.header(field.as_bytes()) {
+                    m.insert(key, text(v));
+                }
+            }
         }
         Some(Value::Object(m))
     }
 }
+
+/// The header fields an output may add to `email` (`custom`), in the order
+/// Suricata writes them.
+const CUSTOM_FIELDS: &[&str] = &[
+    "reply-to",
+    "bcc",
+    "message-id",
+    "subject",
+    "x-mailer",
+    "user-agent",
+    "received",
+    "x-originating-ip",
+    "in-reply-to",
+    "references",
+    "importance",
+    "priority",
+    "sensitivity",
+    "organization",
+    "content-md5",
+    "date",
+];
 
 /// The addresses of a `To` or `Cc` value: split at the commas outside
 /// quotes and angle brackets, each trimmed.
@@ -94,13 +133,14 @@ impl ProtoTx for SmtpTx {
         self.events
     }
 
-    fn progress(&self, _dir: Direction) -> Progress {
-        if self.done {
-            Progress::Complete
-        } else if self.mime.as_ref().is_some_and(|m| m.headers_done()) {
-            Progress::Headers
-        } else {
-            Progress::None
+    /// The client's side is whole once its message ended (what rules
+    /// inspect); the server's once it answered (the mail is done and logged).
+    fn progress(&self, dir: Direction) -> Progress {
+        match dir {
+            _ if self.done => Progress::Complete,
+            Direction::ToServer if self.ended => Progress::Complete,
+            Direction::ToServer if self.mime.as_ref().is_some_and(|m| m.headers_done()) => Progress::Headers,
+            _ => Progress::None,
         }
     }
 
@@ -143,8 +183,8 @@ impl ProtoTx for SmtpTx {
         Value::Object(m)
     }
 
-    fn eve_siblings(&self) -> Vec<(&'static str, Value)> {
-        self.email().map(|e| vec![("email", e)]).unwrap_or_default()
+    fn eve_siblings(&self, custom: Option<&[String]>) -> Vec<(&'static str, Value)> {
+        self.email(custom).map(|e| vec![("email", e)]).unwrap_or_default()
     }
 
     fn files(&self, dir: Direction) -> &[File] {
