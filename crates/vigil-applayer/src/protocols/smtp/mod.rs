@@ -72,16 +72,9 @@ impl Buffer {
     }
 }
 
-const fn buffer(name: &'static str, id: Buffer, multi: bool) -> BufferDef {
-    BufferDef {
-        name,
-        id: id as u8,
-        sides: Sides::ToServer,
-        default: Direction::ToServer,
-        both_ways: false,
-        need: Progress::Complete,
-        multi,
-    }
+/// A buffer of the client's side, final once the side reached `need`.
+const fn buffer(name: &'static str, id: Buffer, need: Progress, multi: bool) -> BufferDef {
+    BufferDef { name, id: id as u8, sides: Sides::ToServer, default: Direction::ToServer, both_ways: false, need, multi }
 }
 
 /// Suricata's SMTP events, its MIME decoder's among them.
@@ -109,6 +102,7 @@ pub const EVENTS: &[&str] = &[
     "duplicate_fields",
     "unparsable_content",
     "truncated_data",
+    "truncated_line",
 ];
 
 /// `app-layer.protocols.smtp.*`, in [`ParserInit::setting`]'s order.
@@ -169,18 +163,18 @@ pub static PROTO: ProtoDef = ProtoDef {
     detection: Detection { tcp: true, udp: false, ports: &[25, 587], ports_only: false, probe, counters_by_transport: false, answers_first: None },
     new_parser,
     buffers: &[
-        buffer("smtp.helo", Buffer::Helo, false),
-        buffer("smtp.mail_from", Buffer::MailFrom, false),
-        buffer("smtp.rcpt_to", Buffer::RcptTo, true),
-        buffer("email.from", Buffer::From, false),
-        buffer("email.to", Buffer::To, false),
-        buffer("email.cc", Buffer::Cc, false),
-        buffer("email.subject", Buffer::Subject, false),
-        buffer("email.date", Buffer::Date, false),
-        buffer("email.message_id", Buffer::MessageId, false),
-        buffer("email.x_mailer", Buffer::XMailer, false),
-        buffer("email.url", Buffer::Url, true),
-        buffer("email.received", Buffer::Received, true),
+        buffer("smtp.helo", Buffer::Helo, Progress::Complete, false),
+        buffer("smtp.mail_from", Buffer::MailFrom, Progress::Complete, false),
+        buffer("smtp.rcpt_to", Buffer::RcptTo, Progress::Complete, true),
+        buffer("email.from", Buffer::From, Progress::Headers, false),
+        buffer("email.to", Buffer::To, Progress::Headers, false),
+        buffer("email.cc", Buffer::Cc, Progress::Headers, false),
+        buffer("email.subject", Buffer::Subject, Progress::Headers, false),
+        buffer("email.date", Buffer::Date, Progress::Headers, false),
+        buffer("email.message_id", Buffer::MessageId, Progress::Headers, false),
+        buffer("email.x_mailer", Buffer::XMailer, Progress::Headers, false),
+        buffer("email.url", Buffer::Url, Progress::Complete, true),
+        buffer("email.received", Buffer::Received, Progress::Headers, true),
     ],
     checks: &[],
     events: EVENTS,
@@ -193,6 +187,6 @@ pub static PROTO: ProtoDef = ProtoDef {
     transactions: true,
     aliases: &[],
     includes: &[],
-    base_need: PerDir { to_server: Progress::Complete, to_client: Progress::Complete },
+    base_need: PerDir { to_server: Progress::Headers, to_client: Progress::Complete },
     hooks: crate::proto::Hooks::GENERIC,
 };

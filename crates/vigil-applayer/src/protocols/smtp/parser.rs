@@ -23,10 +23,11 @@ use crate::files::{File, FileConfig};
 use crate::parser::{AppEvent, ParseResult};
 use crate::proto::{ProtoParser, ProtoTx};
 
-/// RFC 5321's command line limit (512 with CR LF); a longer one is cut.
-pub const MAX_COMMAND_LINE: usize = 510;
+/// A command line's limit, as Suricata's (RFC 5321 says 512 with CR LF,
+/// which clients exceed); the rest of a longer one is dropped.
+pub const MAX_COMMAND_LINE: usize = 4096;
 /// A reply line's limit, likewise.
-pub const MAX_REPLY_LINE: usize = 510;
+pub const MAX_REPLY_LINE: usize = 4096;
 /// Pieces a message line is read in past this length.
 const MAX_DATA_PIECE: usize = 64 * 1024;
 /// Recipients kept per mail.
@@ -86,6 +87,8 @@ pub struct SmtpParser {
     tunnel: bool,
     /// A transaction was opened in this session.
     opened: bool,
+    /// Each side ended (client, server).
+    closed: [bool; 2],
     mime: MimeConfig,
     files: FileConfig,
     events: Vec<AppEvent>,
@@ -135,6 +138,7 @@ impl SmtpParser {
             skipping: [false, false],
             tunnel: false,
             opened: false,
+            closed: [false, false],
             mime,
             files: FileConfig { unstored_depth: 0, ..files },
             events: Vec::new(),
@@ -273,10 +277,17 @@ impl SmtpParser {
                 }
             }
             // After a finished mail these open none (Suricata's rule).
-            Command::Rset | Command::Quit => {
+            Command::Rset => {
                 if !self.opened || self.txs.back().is_some_and(|t| !t.done && !t.ended) {
                     self.current();
                     self.finish();
+                }
+            }
+            // The session ends: its mail is done once the server answers.
+            Command::Quit => {
+                if !self.opened || self.txs.back().is_some_and(|t| !t.done && !t.ended) {
+                    self.current();
+                    self.end_message();
                 }
             }
             Command::DataEnd => {}
@@ -329,6 +340,7 @@ impl SmtpParser {
                 }
             }
             Command::DataEnd | Command::BdatLast => self.answered_message(),
+            Command::Quit if ok(b"221") => self.answered_message(),
             Command::StartTls if ok(b"220") => self.tunnel = true,
             Command::StartTls => self.event("smtp.tls_rejected"),
             _ => {}
@@ -395,7 +407,7 @@ impl SmtpParser {
             }
             if !whole {
                 self.skipping[0] = true;
-                self.event("smtp.max_command_line_len_exceeded");
+                self.event("smtp.truncated_line");
             }
             let line = line.to_vec();
             self.command(&line);
@@ -440,7 +452,7 @@ impl SmtpParser {
             }
             if !whole {
                 self.skipping[1] = true;
-                self.event("smtp.max_reply_line_len_exceeded");
+                self.event("smtp.truncated_line");
             }
             let line = line.to_vec();
             self.reply_line(&line);
@@ -519,9 +531,13 @@ impl ProtoParser for SmtpParser {
     }
 
     fn close(&mut self, dir: Direction, _held: &[u8]) {
-        // Nothing more comes: every mail is as done as it will be.
-        self.finish();
-        if dir == Direction::ToClient || self.tunnel {
+        self.closed[usize::from(dir == Direction::ToClient)] = true;
+        if dir == Direction::ToServer {
+            self.end_message();
+        }
+        // Both sides ended: every mail is as done as it will be.
+        if self.closed == [true, true] || self.tunnel {
+            self.finish();
             for t in self.txs.iter_mut() {
                 t.done = true;
             }

@@ -133,13 +133,16 @@ impl ProtoTx for SmtpTx {
         self.events
     }
 
-    /// The client's side is whole once its message ended (what rules
-    /// inspect); the server's once it answered (the mail is done and logged).
+    /// The client's side has its headers once its message's header block
+    /// was read (or it ended): the `email.*` fields are final. Both sides
+    /// are whole when the mail is done (the server answered its message):
+    /// the envelope, the URLs and the files are then, and it is logged.
     fn progress(&self, dir: Direction) -> Progress {
         match dir {
             _ if self.done => Progress::Complete,
-            Direction::ToServer if self.ended => Progress::Complete,
-            Direction::ToServer if self.mime.as_ref().is_some_and(|m| m.headers_done()) => Progress::Headers,
+            Direction::ToServer if self.ended || self.mime.as_ref().is_some_and(|m| m.headers_done()) => {
+                Progress::Headers
+            }
             _ => Progress::None,
         }
     }
