@@ -286,9 +286,9 @@ fn other_protocols_fail_detection() {
     assert_eq!(flow.txs().count(), 0);
 
     // One side says no: the other may still decide, until it ends without a word.
-    let flow = check(&AppConfig::default(), (40000, 110), &[s2c("+OK POP3 ready\r\n")]);
+    let flow = check(&AppConfig::default(), (40000, 119), &[s2c("200 NNTP service ready\r\n")]);
     assert_eq!(flow.proto(), AppProto::Unknown);
-    let flow = check(&AppConfig::default(), (40000, 110), &[s2c("+OK POP3 ready\r\n"), Seg::Close(ToServer)]);
+    let flow = check(&AppConfig::default(), (40000, 119), &[s2c("200 NNTP service ready\r\n"), Seg::Close(ToServer)]);
     assert_eq!(flow.proto(), AppProto::Failed);
 
     // A flow without payload stays unknown.

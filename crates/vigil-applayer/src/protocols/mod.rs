@@ -24,6 +24,8 @@ protocols! {
     ftp_data,
     tftp,
     smtp,
+    pop3,
+    imap,
 }
 
 /// The test kit on every protocol of the table.
