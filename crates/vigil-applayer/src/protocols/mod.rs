@@ -26,6 +26,7 @@ protocols! {
     smtp,
     pop3,
     imap,
+    sip,
 }
 
 /// The test kit on every protocol of the table.
