@@ -190,3 +190,45 @@ pub fn cuts_agree(def: &'static ProtoDef) -> Result<Value, String> {
     }
     Ok(whole)
 }
+
+/// Runs `rounds` damaged copies of the sample (bytes flipped, cut short,
+/// repeated, spliced across messages, chosen by `seed`) in random chunks:
+/// hostile bytes must not make a parser panic, and every transaction must
+/// still answer its buffers and EVE body. Where fuzzing starts, in CI.
+pub fn survives_damage(def: &'static ProtoDef, seed: u64, rounds: usize) {
+    let sample = (def.sample)();
+    let mut rng = seed | 1;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    for _ in 0..rounds {
+        let mut conv = sample.clone();
+        for _ in 0..1 + next() % 4 {
+            let i = (next() % conv.len() as u64) as usize;
+            let data = &mut conv[i].1;
+            if data.is_empty() {
+                continue;
+            }
+            let at = (next() % data.len() as u64) as usize;
+            match next() % 5 {
+                0 => data[at] ^= 1 << (next() % 8),
+                1 => data[at] = [0, 0xff, b'\n', b'\r', b' ', b'.', b':', b'-'][(next() % 8) as usize],
+                2 => data.truncate(at),
+                3 => {
+                    let piece = data[at..].to_vec();
+                    data.extend_from_slice(&piece);
+                }
+                _ => {
+                    let j = (next() % conv.len() as u64) as usize;
+                    let other = conv[j].1.clone();
+                    let data = &mut conv[i].1;
+                    data.splice(at..at, other.into_iter().take(64));
+                }
+            }
+        }
+        let _ = run(def, &conv, Cut::Random(next(), 1 + (next() % 64) as usize));
+    }
+}

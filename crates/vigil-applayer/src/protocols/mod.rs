@@ -42,6 +42,13 @@ mod kit_tests {
     }
 
     #[test]
+    fn every_parser_survives_damaged_samples() {
+        for def in ALL {
+            kit::survives_damage(def, 0x5eed ^ def.name.len() as u64, 1500);
+        }
+    }
+
+    #[test]
     fn every_sample_parses_alike_however_cut() {
         for def in ALL {
             let whole = kit::cuts_agree(def).unwrap_or_else(|e| panic!("{e}"));

@@ -172,7 +172,8 @@ impl SshParser {
         }
         let len = u32::from_be_bytes([data[0], data[1], data[2], data[3]]);
         let padding = data[4];
-        if !(2..=MAX_PACKET).contains(&len) || u32::from(padding) >= len {
+        // The padding length byte and a message type at least, besides the padding.
+        if !(2..=MAX_PACKET).contains(&len) || u32::from(padding) + 2 > len {
             self.sides.get_mut(dir).state = State::Broken;
             self.event("ssh.invalid_record");
             return Ok(data.len());
