@@ -253,8 +253,9 @@ fn dns_over_udp_needs_port_53() {
     flow.prune(2);
     assert_eq!(flow.txs().map(|t| t.id()).collect::<Vec<_>>(), [2]);
 
-    // The same query to another port is not DNS (ports are a hint DNS needs).
-    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 40000, 5353);
+    // The same query to another port is not DNS (ports are a hint DNS needs;
+    // on 5353 it would be mDNS, a protocol of its own).
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 40000, 5354);
     flow.feed(ToServer, q.bytes());
     assert_eq!(flow.proto(), AppProto::Failed);
     flow.feed(ToClient, a.bytes());

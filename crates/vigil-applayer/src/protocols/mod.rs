@@ -27,6 +27,7 @@ protocols! {
     pop3,
     imap,
     sip,
+    mdns,
 }
 
 /// The test kit on every protocol of the table.
