@@ -36,8 +36,8 @@ pub const MAX_URLS: usize = 256;
 pub const LONG_LINE: usize = 998;
 /// RFC 2045's limit on an encoded line, past which base64 is suspect.
 const LONG_ENCODED_LINE: usize = 76;
-/// A file name longer than this is an anomaly (and kept whole).
-const LONG_FILENAME: usize = 1024;
+/// A file name longer than this is an anomaly, and cut there, as Suricata's.
+const LONG_FILENAME: usize = 255;
 
 /// What the reader does, from `app-layer.protocols.smtp.mime`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -361,9 +361,10 @@ impl Mime {
             self.top_done = true;
             out(Event::HeadersDone);
         }
-        if let Some(name) = name.filter(|_| self.entity.file) {
+        if let Some(mut name) = name.filter(|_| self.entity.file) {
             if name.len() > LONG_FILENAME {
                 out(Event::Anomaly("MIME_LONG_FILENAME"));
+                name.truncate(LONG_FILENAME);
             }
             out(Event::FileOpen(&name));
         }

@@ -103,6 +103,7 @@ pub const EVENTS: &[&str] = &[
     "unparsable_content",
     "truncated_data",
     "truncated_line",
+    "invalid_bdat",
 ];
 
 /// `app-layer.protocols.smtp.*`, in [`ParserInit::setting`]'s order.

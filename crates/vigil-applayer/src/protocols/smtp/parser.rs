@@ -87,6 +87,8 @@ pub struct SmtpParser {
     tunnel: bool,
     /// A transaction was opened in this session.
     opened: bool,
+    /// The message under way was checked for coming before the 354.
+    data_early_checked: bool,
     /// Each side ended (client, server).
     closed: [bool; 2],
     mime: MimeConfig,
@@ -138,6 +140,7 @@ impl SmtpParser {
             skipping: [false, false],
             tunnel: false,
             opened: false,
+            data_early_checked: false,
             closed: [false, false],
             mime,
             files: FileConfig { unstored_depth: 0, ..files },
@@ -256,13 +259,16 @@ impl SmtpParser {
             Command::Data => {
                 self.start_message();
                 self.mode = Mode::Data;
+                self.data_early_checked = false;
             }
             Command::Bdat | Command::BdatLast => {
                 let mut words = arg.split(|&c| c == b' ').filter(|w| !w.is_empty());
                 let size = words.next().and_then(|w| std::str::from_utf8(w).ok()?.parse::<u64>().ok());
-                let last = words.next().is_some_and(|w| w.eq_ignore_ascii_case(b"LAST"));
-                let Some(left) = size else {
-                    self.event("smtp.invalid_pipelined_sequence");
+                let tail = words.next();
+                let last = tail.is_some_and(|w| w.eq_ignore_ascii_case(b"LAST"));
+                // RFC 3030: `BDAT size [LAST]`; anything else sends no chunk.
+                let (Some(left), true) = (size, (tail.is_none() || last) && words.next().is_none()) else {
+                    self.event("smtp.invalid_bdat");
                     return;
                 };
                 if self.current().mime.is_none() {
@@ -276,11 +282,15 @@ impl SmtpParser {
                     self.mode = Mode::Bdat { left, last };
                 }
             }
-            // After a finished mail these open none (Suricata's rule).
+            // After a finished mail these open none (Suricata's rule). RSET
+            // ends the mail once the server answers it: what a pipelining
+            // client sends before that is still of this mail.
             Command::Rset => {
-                if !self.opened || self.txs.back().is_some_and(|t| !t.done && !t.ended) {
+                if !self.opened {
                     self.current();
-                    self.finish();
+                }
+                if let Some(t) = self.txs.back_mut().filter(|t| !t.done && !t.ended) {
+                    t.reset = true;
                 }
             }
             // The session ends: its mail is done once the server answers.
@@ -340,6 +350,19 @@ impl SmtpParser {
                 }
             }
             Command::DataEnd | Command::BdatLast => self.answered_message(),
+            Command::Rset => {
+                let cfg = self.files;
+                if let Some(t) = self.txs.iter_mut().find(|t| t.reset && !t.done) {
+                    if let Some(m) = t.mime.as_deref_mut() {
+                        let files = &mut t.files;
+                        m.end(&mut |e| file_event(files, &cfg, e));
+                    }
+                    for f in t.files.iter_mut().filter(|f| f.is_open()) {
+                        f.close();
+                    }
+                    t.done = true;
+                }
+            }
             Command::Quit if ok(b"221") => self.answered_message(),
             Command::StartTls if ok(b"220") => self.tunnel = true,
             Command::StartTls => self.event("smtp.tls_rejected"),
@@ -389,6 +412,12 @@ impl SmtpParser {
             if data_mode {
                 let first_piece = !self.skipping[0];
                 self.skipping[0] = !whole;
+                // A client that sends its message before the server's 354
+                // broke RFC 2920's rule that DATA ends a pipelined group.
+                if !self.data_early_checked && self.pending.contains(&Command::Data) {
+                    self.data_early_checked = true;
+                    self.event("smtp.invalid_pipelined_sequence");
+                }
                 if first_piece && whole && line == b"." {
                     self.end_message();
                     self.mode = Mode::Commands;

@@ -32,8 +32,10 @@ fn mails_rset_and_quit_make_transactions_as_suricata_logs_them() {
         (ToClient, "250 ok\r\n250 ok\r\n354 go\r\n"),
         (ToServer, MAIL),
         (ToClient, "250 queued\r\n"),
-        (ToServer, "MAIL FROM:<z@x.org>\r\nRSET\r\nNOOP\r\nQUIT\r\n"),
-        (ToClient, "250 ok\r\n250 ok\r\n250 ok\r\n221 bye\r\n"),
+        (ToServer, "MAIL FROM:<z@x.org>\r\nRSET\r\n"),
+        (ToClient, "250 ok\r\n250 ok\r\n"),
+        (ToServer, "NOOP\r\nQUIT\r\n"),
+        (ToClient, "250 ok\r\n221 bye\r\n"),
     ]);
     let txs: Vec<&SmtpTx> = p.txs().collect();
     assert_eq!(txs.len(), 3);

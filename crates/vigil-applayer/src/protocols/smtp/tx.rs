@@ -26,6 +26,8 @@ pub struct SmtpTx {
     pub(super) files: Vec<File>,
     /// Its message ended; it is done once the server answers.
     pub(super) ended: bool,
+    /// RSET was sent: it is done once the server answers.
+    pub(super) reset: bool,
     /// Nothing more will be added.
     pub done: bool,
     pub(super) events: u64,
