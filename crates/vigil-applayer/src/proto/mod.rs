@@ -509,9 +509,12 @@ pub fn find(name: &str) -> Option<&'static ProtoDef> {
     ALL.iter().copied().find(|d| d.name == name)
 }
 
-/// The protocol whose transactions carry files, which the file keywords
-/// inspect. One today (HTTP); a second one needs those keywords to apply to
-/// several protocols, as Suricata's do.
+/// The first protocol of the table whose transactions carry files (HTTP):
+/// the one the file keywords inspect in a rule whose header names no
+/// protocol that carries files. A rule written for another that does
+/// (`alert smtp`, `alert ftp-data`) inspects that protocol's files instead.
+/// Not yet: one rule inspecting the files of every such protocol, as
+/// Suricata's `alert tcp ... file.data` does.
 pub fn files_proto() -> Option<&'static ProtoDef> {
     ALL.iter().copied().find(|d| d.files)
 }

@@ -28,7 +28,8 @@ pub(crate) struct BufferDef {
 /// `file.data`, `file.name` and `file.magic`: the files of the side inspected, whole
 /// once the side is, any of them; a rule naming no direction inspects both
 /// sides and by default the response's. They belong to the protocol that
-/// carries files ([`vigil_applayer::proto::files_proto`]).
+/// carries files ([`vigil_applayer::proto::files_proto`]), or to the one the
+/// rule's header names when it carries files ([`BufferDef::carried_by`]).
 fn file_buffer(id: BufferId) -> Option<BufferDef> {
     Some(BufferDef {
         proto: vigil_applayer::proto::files_proto()?.app_proto(),

@@ -272,7 +272,6 @@ pub struct SipParser {
     max_tx: usize,
     evicted: u64,
     stream: bool,
-    events: Vec<AppEvent>,
 }
 
 impl SipParser {
@@ -339,9 +338,7 @@ impl ProtoParser for SipParser {
         }
     }
 
-    fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
-        out.append(&mut self.events);
-    }
+    fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
 
     fn next_tx_id(&self) -> u64 {
         self.next_id
@@ -362,7 +359,6 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
         max_tx: init.setting(&PROTO, 0).clamp(1, 1 << 16) as usize,
         evicted: 0,
         stream: init.transport == Transport::Tcp,
-        events: Vec::new(),
     })
 }
 

@@ -314,8 +314,8 @@ impl SmtpParser {
         tx.mime = Some(Box::new(Mime::new(cfg)));
     }
 
-    /// A line (or a piece of a longer one) of the message.
-    fn message_line(&mut self, line: &[u8], first_piece: bool, whole: bool) {
+    /// A line (or a piece of a longer one, `whole` false) of the message.
+    fn message_line(&mut self, line: &[u8], whole: bool) {
         let Some(tx) = self.txs.back_mut().filter(|t| !t.done && !t.ended) else { return };
         let Some(mime) = tx.mime.as_deref_mut() else { return };
         let files = &mut tx.files;
@@ -325,7 +325,6 @@ impl SmtpParser {
             Event::Anomaly(a) => anomalies.push(a),
             other => file_event(files, &cfg, other),
         });
-        let _ = first_piece;
         for a in anomalies {
             self.event(mime_event(a));
         }
@@ -427,7 +426,7 @@ impl SmtpParser {
                 // Dot-stuffing undone.
                 let line = if first_piece && line.first() == Some(&b'.') { &line[1..] } else { line };
                 let line = line.to_vec();
-                self.message_line(&line, first_piece, whole);
+                self.message_line(&line, whole);
                 continue;
             }
             if self.skipping[0] {
@@ -449,10 +448,8 @@ impl SmtpParser {
     fn bdat_bytes(&mut self, mut chunk: &[u8]) {
         let mut lines = std::mem::take(&mut self.message);
         while let Some((line, whole)) = lines.next(&mut chunk, MAX_DATA_PIECE) {
-            let first_piece = !self.skipping[0];
-            self.skipping[0] = !whole;
             let line = line.to_vec();
-            self.message_line(&line, first_piece, whole);
+            self.message_line(&line, whole);
         }
         self.message = lines;
     }
@@ -464,10 +461,9 @@ impl SmtpParser {
         if let Some((line, _)) = lines.next(&mut end, MAX_DATA_PIECE) {
             if !line.is_empty() {
                 let line = line.to_vec();
-                self.message_line(&line, !self.skipping[0], true);
+                self.message_line(&line, true);
             }
         }
-        self.skipping[0] = false;
     }
 
     fn parse_replies(&mut self, mut data: &[u8]) -> usize {
