@@ -6,10 +6,12 @@
 //! worker that owns the announcing flow files it here under the two hosts'
 //! addresses, and the worker that sees the first data of a new TCP flow
 //! between them to that port takes it, so the flow speaks the announced
-//! protocol from its first byte. A packet of a flow that no expectation
-//! waits for pays one atomic load. Entries are bounded in number (the
-//! oldest goes, counted) and in age (packet time).
+//! protocol from its first byte. A new flow pays one atomic load while no
+//! expectation waits, and a lookup by channel while some do, however many.
+//! Entries are bounded in number (the oldest goes, counted) and in age
+//! (packet time).
 
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -21,15 +23,16 @@ pub(crate) const MAX_ENTRIES: usize = 4096;
 /// Seconds of packet time an expectation waits for its flow.
 pub(crate) const MAX_AGE_SECS: i64 = 3600;
 
+/// A data channel: the opening end, the answering end, its port.
+type Channel = ([u8; 16], [u8; 16], u16);
+
 struct Entry {
-    from: [u8; 16],
-    to: [u8; 16],
-    port: u16,
     proto: &'static ProtoDef,
     data: Expected,
     /// The announcing flow's `flow_id`.
     parent: u64,
-    filed: Timestamp,
+    /// Its place in [`Table::by_age`].
+    age_key: (Timestamp, u64),
 }
 
 /// What a new flow gets from the expectation it met.
@@ -39,10 +42,34 @@ pub(crate) struct Met {
     pub parent: u64,
 }
 
+/// The entries by channel, and the same channels oldest first, so that
+/// filing, meeting and ageing out each cost a lookup, however many wait.
+#[derive(Default)]
+struct Table {
+    by_channel: HashMap<Channel, Entry>,
+    by_age: BTreeMap<(Timestamp, u64), Channel>,
+    seq: u64,
+}
+
+impl Table {
+    fn remove(&mut self, channel: &Channel) -> Option<Entry> {
+        let e = self.by_channel.remove(channel)?;
+        self.by_age.remove(&e.age_key);
+        Some(e)
+    }
+
+    fn pop_oldest(&mut self) -> bool {
+        match self.by_age.pop_first() {
+            Some((_, channel)) => self.by_channel.remove(&channel).is_some(),
+            None => false,
+        }
+    }
+}
+
 #[derive(Default)]
 pub struct Expectations {
-    entries: Mutex<Vec<Entry>>,
-    /// `entries.len()`, read without the lock.
+    table: Mutex<Table>,
+    /// Entries waiting, read without the lock.
     len: AtomicUsize,
     /// Filed since the start.
     pub filed: AtomicU64,
@@ -73,22 +100,24 @@ impl Expectations {
         if list.is_empty() {
             return;
         }
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
         for e in list {
-            let (from, to) = match e.from {
-                Direction::ToServer => (key.src, key.dst),
-                Direction::ToClient => (key.dst, key.src),
+            let channel = match e.from {
+                Direction::ToServer => (key.src, key.dst, e.port),
+                Direction::ToClient => (key.dst, key.src, e.port),
             };
             // A newer announcement of the same channel replaces the older.
-            entries.retain(|x| !(x.from == from && x.to == to && x.port == e.port));
-            if entries.len() >= MAX_ENTRIES {
-                entries.remove(0);
+            t.remove(&channel);
+            if t.by_channel.len() >= MAX_ENTRIES && t.pop_oldest() {
                 self.dropped.fetch_add(1, Ordering::Relaxed);
             }
-            entries.push(Entry { from, to, port: e.port, proto: e.proto, data: e.data, parent, filed: now });
+            t.seq += 1;
+            let age_key = (now, t.seq);
+            t.by_age.insert(age_key, channel);
+            t.by_channel.insert(channel, Entry { proto: e.proto, data: e.data, parent, age_key });
             self.filed.fetch_add(1, Ordering::Relaxed);
         }
-        self.len.store(entries.len(), Ordering::Relaxed);
+        self.len.store(t.by_channel.len(), Ordering::Relaxed);
     }
 
     /// The expectation a new flow `key` meets at `now`, taken.
@@ -96,20 +125,20 @@ impl Expectations {
         if self.len.load(Ordering::Relaxed) == 0 {
             return None;
         }
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        let before = entries.len();
-        entries.retain(|x| now.secs() - x.filed.secs() <= MAX_AGE_SECS);
-        self.dropped.fetch_add((before - entries.len()) as u64, Ordering::Relaxed);
+        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        while t.by_age.first_key_value().is_some_and(|((filed, _), _)| now.secs() - filed.secs() > MAX_AGE_SECS) {
+            t.pop_oldest();
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
         // The flow as opened, or as picked up the other way round.
-        let at = entries.iter().position(|x| {
-            (x.from == key.src && x.to == key.dst && x.port == key.dport)
-                || (x.from == key.dst && x.to == key.src && x.port == key.sport)
-        });
-        let met = at.map(|i| entries.remove(i)).map(|x| Met { proto: x.proto, data: x.data, parent: x.parent });
+        let met = t
+            .remove(&(key.src, key.dst, key.dport))
+            .or_else(|| t.remove(&(key.dst, key.src, key.sport)))
+            .map(|x| Met { proto: x.proto, data: x.data, parent: x.parent });
         if met.is_some() {
             self.met.fetch_add(1, Ordering::Relaxed);
         }
-        self.len.store(entries.len(), Ordering::Relaxed);
+        self.len.store(t.by_channel.len(), Ordering::Relaxed);
         met
     }
 }
