@@ -33,6 +33,8 @@ impl Encryption {
 pub struct AppConfig {
     /// Limits of the HTTP parser.
     pub http: HttpConfig,
+    /// How SMTP reads its messages (`app-layer.protocols.smtp.mime`).
+    pub smtp_mime: SmtpMime,
     /// Which protocols of the table ([`crate::protocols::ALL`]) detection may pick, by
     /// their place in it (see [`AppConfig::set_enabled`]).
     pub table_enabled: u64,
@@ -71,6 +73,7 @@ impl Default for AppConfig {
     fn default() -> Self {
         AppConfig {
             http: HttpConfig::default(),
+            smtp_mime: SmtpMime::default(),
             table_enabled: u64::MAX,
             table_encryption: Vec::new(),
             table_options: Vec::new(),
@@ -142,5 +145,19 @@ mod tests {
         assert_eq!(Encryption::parse("default"), Some(Encryption::TrackOnly));
         assert_eq!(Encryption::parse("Bypass"), None);
         assert_eq!(Encryption::default(), Encryption::TrackOnly);
+    }
+}
+
+/// `app-layer.protocols.smtp.mime`: whether messages are read as MIME at
+/// all (`decode-mime`), and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SmtpMime {
+    pub decode_mime: bool,
+    pub reader: crate::codecs::mime::MimeConfig,
+}
+
+impl Default for SmtpMime {
+    fn default() -> Self {
+        SmtpMime { decode_mime: true, reader: crate::codecs::mime::MimeConfig::default() }
     }
 }

@@ -51,7 +51,7 @@ mod txref;
 /// Protocols of the table, under their old paths.
 pub use protocols::{dns, http, tls};
 
-pub use config::{AppConfig, Encryption, ProbePorts, Transport};
+pub use config::{AppConfig, Encryption, ProbePorts, SmtpMime, Transport};
 pub use detect::Detect;
 pub use files::{ByteRange, File, FileConfig, FileState, HoldBudget, MagicFn};
 pub use flow::{AppCounters, AppFlow};

@@ -124,6 +124,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     let mut app = app_config(&config.app_layer, &mut warnings)
         .map(|a| vigil_applayer::AppConfig { table_options: table_options(&config, &rules), ..a })
         .map(|a| vigil_applayer::AppConfig { table_settings: table_settings(&config, &mut warnings), ..a })
+        .map(|a| vigil_applayer::AppConfig { smtp_mime: smtp_mime(&config, &mut warnings), ..a })
         .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a });
     let files = crate::files::file_config(&config, &rules, &mut warnings)?;
     if let Some(a) = app.as_mut() {
@@ -403,6 +404,52 @@ fn table_settings(config: &Config, warnings: &mut Vec<String>) -> Vec<Vec<u64>> 
         .collect()
 }
 
+/// `app-layer.protocols.smtp.mime`: whether and how SMTP reads messages as
+/// MIME. A value of the wrong kind is a warning, and the default stays.
+fn smtp_mime(config: &Config, warnings: &mut Vec<String>) -> vigil_applayer::SmtpMime {
+    let mut out = vigil_applayer::SmtpMime::default();
+    let Some(mime) = config.raw.app_layer.as_ref().and_then(|a| a.get("protocols.smtp.mime")) else { return out };
+    let mut warn = |key: &str, v: &str, want: &str| {
+        warnings.push(format!(
+            "app-layer.protocols.smtp.mime.{key}: invalid value '{v}' (expected {want}); using the default"
+        ))
+    };
+    let r = &mut out.reader;
+    for (key, slot) in [
+        ("decode-mime", &mut out.decode_mime),
+        ("decode-base64", &mut r.decode_base64),
+        ("decode-quoted-printable", &mut r.decode_quoted_printable),
+        ("extract-urls", &mut r.extract_urls),
+        ("log-url-scheme", &mut r.log_url_scheme),
+    ] {
+        if let Some(v) = mime.child_value(key) {
+            match vigil_config::value::parse_bool(v) {
+                Some(b) => *slot = b,
+                None => warn(key, v, "yes or no"),
+            }
+        }
+    }
+    if let Some(v) = mime.child_value("header-value-depth") {
+        match vigil_config::value::parse_uint_decimal(v, 1 << 20) {
+            Ok(n) => r.header_value_depth = n as usize,
+            Err(_) => warn("header-value-depth", v, "a number of bytes"),
+        }
+    }
+    if let Some(list) = mime.child("extract-urls-schemes") {
+        let schemes: Vec<String> = list
+            .children()
+            .iter()
+            .filter_map(|n| n.value())
+            .map(|v| v.trim().trim_end_matches("://").to_ascii_lowercase())
+            .filter(|v| !v.is_empty())
+            .collect();
+        if !schemes.is_empty() {
+            r.url_schemes = schemes;
+        }
+    }
+    out
+}
+
 /// Whether the run's inputs make it inline: an AF_PACKET bridge or a queue.
 pub(crate) fn is_inline(config: &vigil_config::Config, live: &[crate::options::LiveInput]) -> bool {
     live.iter().any(|l| match l {
@@ -429,6 +476,20 @@ pub fn write_rules_json(setup: &Setup) -> Result<PathBuf, EngineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn smtp_mime_settings_are_read_and_bad_ones_warned() {
+        let yaml = "app-layer:\n  protocols:\n    smtp:\n      mime:\n        decode-base64: no\n        extract-urls-schemes: [http, HTTPS://]\n        log-url-scheme: yes\n        header-value-depth: lots\n";
+        let tree = vigil_config::ConfigTree::parse_str(yaml, "t.yaml").unwrap();
+        let (config, _, _) = Config::from_tree(&tree);
+        let mut warnings = Vec::new();
+        let m = smtp_mime(&config, &mut warnings);
+        assert!(m.decode_mime && !m.reader.decode_base64 && m.reader.log_url_scheme);
+        assert_eq!(m.reader.url_schemes, ["http", "https"]);
+        assert_eq!(m.reader.header_value_depth, 2000);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("header-value-depth"), "{warnings:?}");
+    }
 
     #[test]
     fn tunnel_ports_resolve_variables_lists_and_any() {

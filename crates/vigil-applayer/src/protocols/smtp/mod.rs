@@ -31,7 +31,6 @@ mod parser;
 mod tests;
 mod tx;
 
-use crate::codecs::mime::MimeConfig;
 use crate::progress::Progress;
 use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, SettingDef, Sides};
 use vigil_types::{Direction, PerDir};
@@ -134,7 +133,9 @@ fn probe(dir: Direction, data: &[u8], cx: ProbeCx) -> Probe {
 
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     let max_tx = init.setting(&PROTO, 0).min(1 << 16) as usize;
-    Box::new(SmtpParser::new(init.first_tx_id, max_tx, MimeConfig::default(), init.app.http.files))
+    let mime = &init.app.smtp_mime;
+    let reader = mime.decode_mime.then(|| mime.reader.clone());
+    Box::new(SmtpParser::new(init.first_tx_id, max_tx, reader, init.app.http.files))
 }
 
 /// A session with one mail carrying a text part and an attachment.

@@ -91,7 +91,8 @@ pub struct SmtpParser {
     data_early_checked: bool,
     /// Each side ended (client, server).
     closed: [bool; 2],
-    mime: MimeConfig,
+    /// How messages are read; `None`: not read (`decode-mime: no`).
+    mime: Option<MimeConfig>,
     files: FileConfig,
     events: Vec<AppEvent>,
 }
@@ -123,7 +124,7 @@ fn command_of(line: &[u8]) -> (Command, &[u8]) {
 }
 
 impl SmtpParser {
-    pub fn new(first_tx_id: u64, max_tx: usize, mime: MimeConfig, files: FileConfig) -> Self {
+    pub fn new(first_tx_id: u64, max_tx: usize, mime: Option<MimeConfig>, files: FileConfig) -> Self {
         SmtpParser {
             txs: VecDeque::new(),
             next_id: first_tx_id,
@@ -311,7 +312,7 @@ impl SmtpParser {
         let cfg = self.mime.clone();
         let tx = self.current();
         tx.data = true;
-        tx.mime = Some(Box::new(Mime::new(cfg)));
+        tx.mime = cfg.map(|c| Box::new(Mime::new(c)));
     }
 
     /// A line (or a piece of a longer one, `whole` false) of the message.

@@ -5,10 +5,11 @@ use serde_json::json;
 use vigil_types::Direction::{self, ToClient, ToServer};
 
 use super::*;
+use crate::codecs::mime::MimeConfig;
 use crate::proto::ProtoTx;
 
 fn run(conv: &[(Direction, &str)]) -> SmtpParser {
-    let mut p = SmtpParser::new(0, 256, MimeConfig::default(), crate::files::FileConfig::default());
+    let mut p = SmtpParser::new(0, 256, Some(MimeConfig::default()), crate::files::FileConfig::default());
     for (dir, text) in conv {
         ProtoParser::parse(&mut p, *dir, text.as_bytes());
     }
