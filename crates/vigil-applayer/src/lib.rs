@@ -17,7 +17,11 @@
 //! parser left unfinished (bounded by [`AppConfig::max_pending`]) and hands
 //! back its transactions as [`TxRef`]s, with one [`Progress`] scale and one
 //! per-direction buffer lookup for every protocol. After an HTTP CONNECT or
-//! Upgrade it detects again what runs inside the tunnel.
+//! Upgrade, or a STARTTLS (SMTP, POP3) the server accepted, it detects again
+//! what runs inside the tunnel. A flow another one announced (an FTP data
+//! channel, [`proto::Expectation`]) is started by the engine with
+//! [`AppFlow::expected`]: it speaks the announced protocol from its first
+//! byte, no probing asked.
 //!
 //! ```
 //! use vigil_applayer::{http, AppConfig, AppFlow, BufferId, Progress, Transport};
