@@ -25,7 +25,9 @@
 
 mod hooks;
 pub mod kit;
+mod txqueue;
 pub use hooks::Hooks;
+pub use txqueue::TxQueue;
 
 use std::any::Any;
 use std::fmt;
@@ -115,6 +117,28 @@ pub struct CheckDef {
 impl fmt::Debug for CheckDef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CheckDef").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// Whether `data` starts with one of `openings` (any case when
+/// `ignore_case`): a match once one is whole, more needed while `data` is a
+/// prefix of one. The probe of the text protocols that open with a word.
+pub fn probe_openings(data: &[u8], openings: &[&[u8]], ignore_case: bool) -> Probe {
+    let mut need_more = false;
+    for o in openings {
+        let n = data.len().min(o.len());
+        let same = if ignore_case { data[..n].eq_ignore_ascii_case(&o[..n]) } else { data[..n] == o[..n] };
+        if same {
+            if n == o.len() {
+                return Probe::Match;
+            }
+            need_more = true;
+        }
+    }
+    if need_more {
+        Probe::NeedMore
+    } else {
+        Probe::NoMatch
     }
 }
 

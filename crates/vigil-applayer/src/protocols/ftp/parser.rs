@@ -13,7 +13,6 @@
 //! transactions; Suricata pairs by segment, so a multi-line reply that
 //! spans segments is one record here and several there.
 
-use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -24,7 +23,7 @@ use super::tx::{FtpTx, ReplyLine};
 use super::DataChannel;
 use crate::codecs::lines::Lines;
 use crate::parser::{AppEvent, ParseResult};
-use crate::proto::{Expectation, ProtoParser, ProtoTx};
+use crate::proto::{Expectation, ProtoParser, ProtoTx, TxQueue};
 
 /// Lines kept of one reply; later ones are dropped and the transaction's
 /// `reply_truncated` says so.
@@ -50,11 +49,8 @@ fn code_of(line: &[u8]) -> Option<([u8; 3], Option<u8>)> {
 /// The FTP parser of one flow.
 #[derive(Debug)]
 pub struct FtpParser {
-    txs: VecDeque<FtpTx>,
-    next_id: u64,
+    txs: TxQueue<FtpTx>,
     max_line: usize,
-    max_tx: usize,
-    evicted: u64,
     lines: PerDir<Lines>,
     /// The first `max_line` bytes of a longer line whose end is still to come.
     long: PerDir<Option<Vec<u8>>>,
@@ -70,11 +66,8 @@ pub struct FtpParser {
 impl FtpParser {
     pub fn new(first_tx_id: u64, max_line: usize, max_tx: usize, client: Option<IpAddr>) -> Self {
         FtpParser {
-            txs: VecDeque::new(),
-            next_id: first_tx_id,
+            txs: TxQueue::new(first_tx_id, max_tx),
             max_line: max_line.max(1),
-            max_tx: max_tx.max(1),
-            evicted: 0,
             lines: PerDir::default(),
             long: PerDir::default(),
             reply: None,
@@ -101,14 +94,9 @@ impl FtpParser {
         self.events.push(AppEvent { name, tx_id });
     }
 
+    /// Holds `tx` (its id given here); its place.
     fn open(&mut self, tx: FtpTx) -> usize {
-        if self.txs.len() >= self.max_tx {
-            self.txs.pop_front();
-            self.evicted += 1;
-        }
-        self.next_id = tx.id + 1;
-        self.txs.push_back(tx);
-        self.txs.len() - 1
+        self.txs.push_with(|id| FtpTx { id, ..tx })
     }
 
     fn command(&mut self, line: &[u8], cut: bool) {
@@ -119,7 +107,6 @@ impl FtpParser {
             return;
         };
         let tx = FtpTx {
-            id: self.next_id,
             command: Some(cmd.name),
             transfer: Some(cmd.transfer),
             command_data: cmd.data.to_vec(),
@@ -217,10 +204,7 @@ impl FtpParser {
         let waiting = self.txs.iter().position(|t| t.command.is_some() && !t.reply_received && !t.closed);
         let at = match waiting {
             Some(i) => i,
-            None => {
-                let id = self.next_id;
-                self.open(FtpTx { id, ..FtpTx::default() })
-            }
+            None => self.open(FtpTx::default()),
         };
         let tx = &mut self.txs[at];
         if reply.truncated {
@@ -301,13 +285,11 @@ impl ProtoParser for FtpParser {
     }
 
     fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.get(i).map(|t| t as &dyn ProtoTx)
+        self.txs.tx(i)
     }
 
     fn prune(&mut self, id: u64) {
-        while self.txs.front().is_some_and(|t| t.id < id) {
-            self.txs.pop_front();
-        }
+        self.txs.prune_while(id, |_| true);
     }
 
     fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
@@ -315,11 +297,11 @@ impl ProtoParser for FtpParser {
     }
 
     fn next_tx_id(&self) -> u64 {
-        self.next_id
+        self.txs.next_id()
     }
 
     fn txs_evicted(&self) -> u64 {
-        self.evicted
+        self.txs.evicted()
     }
 
     fn take_expectations(&mut self, out: &mut Vec<Expectation>) {

@@ -61,15 +61,7 @@ fn sample() -> Vec<(Direction, Vec<u8>)> {
 fn probe(dir: Direction, data: &[u8], cx: ProbeCx) -> Probe {
     match dir {
         Direction::ToClient if !cx.has(143) => Probe::NoMatch,
-        Direction::ToClient => {
-            let want = b"* OK";
-            let n = data.len().min(want.len());
-            match (data[..n] == want[..n], n == want.len()) {
-                (false, _) => Probe::NoMatch,
-                (true, true) => Probe::Match,
-                (true, false) => Probe::NeedMore,
-            }
-        }
+        Direction::ToClient => crate::proto::probe_openings(data, &[b"* OK"], false),
         Direction::ToServer => {
             // A tag (letters and digits), a space, a command word.
             let tag = data.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'.').count();

@@ -21,14 +21,13 @@
 //! ```
 
 use std::any::Any;
-use std::collections::VecDeque;
 
 use serde_json::{json, Map, Value};
 use vigil_types::Direction;
 
 use crate::parser::{AppEvent, ParseResult};
 use crate::progress::Progress;
-use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, SettingDef, Sides};
+use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, SettingDef, Sides, TxQueue};
 use crate::protocols::dns::{address, json_string, parse_message, rrtype_name, DnsMessage, DnsRecord, RData};
 
 /// The buffers, numbered for [`ProtoTx::buffer`].
@@ -201,21 +200,13 @@ impl ProtoTx for MdnsTx {
 
 #[derive(Debug)]
 pub struct MdnsParser {
-    txs: VecDeque<MdnsTx>,
-    next_id: u64,
-    max_tx: usize,
-    evicted: u64,
+    txs: TxQueue<MdnsTx>,
 }
 
 impl ProtoParser for MdnsParser {
     fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
         let Ok(msg) = parse_message(data) else { return ParseResult::Error };
-        if self.txs.len() >= self.max_tx {
-            self.txs.pop_front();
-            self.evicted += 1;
-        }
-        self.txs.push_back(MdnsTx { id: self.next_id, dir, msg });
-        self.next_id += 1;
+        self.txs.push_with(|id| MdnsTx { id, dir, msg });
         ParseResult::Done
     }
 
@@ -230,23 +221,21 @@ impl ProtoParser for MdnsParser {
     }
 
     fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.get(i).map(|t| t as &dyn ProtoTx)
+        self.txs.tx(i)
     }
 
     fn prune(&mut self, id: u64) {
-        while self.txs.front().is_some_and(|t| t.id < id) {
-            self.txs.pop_front();
-        }
+        self.txs.prune_while(id, |_| true);
     }
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
 
     fn next_tx_id(&self) -> u64 {
-        self.next_id
+        self.txs.next_id()
     }
 
     fn txs_evicted(&self) -> u64 {
-        self.evicted
+        self.txs.evicted()
     }
 }
 
@@ -255,7 +244,7 @@ pub const SETTINGS: &[SettingDef] = &[SettingDef { key: "max-tx", default: 256, 
 
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     let max_tx = init.setting(&PROTO, 0).clamp(1, 1 << 16) as usize;
-    Box::new(MdnsParser { txs: VecDeque::new(), next_id: init.first_tx_id, max_tx, evicted: 0 })
+    Box::new(MdnsParser { txs: TxQueue::new(init.first_tx_id, max_tx) })
 }
 
 /// A whole DNS message.

@@ -27,7 +27,6 @@
 //! ```
 
 use std::any::Any;
-use std::collections::VecDeque;
 
 use serde_json::{json, Map, Value};
 use vigil_types::{Direction, PerDir};
@@ -35,7 +34,7 @@ use vigil_types::{Direction, PerDir};
 use crate::codecs::lines::Lines;
 use crate::parser::{AppEvent, ParseResult};
 use crate::progress::Progress;
-use crate::proto::{Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, SettingDef};
+use crate::proto::{Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, SettingDef, TxQueue};
 
 /// A line's limit; the rest of a longer one is dropped.
 const MAX_LINE: usize = 4096;
@@ -113,10 +112,7 @@ enum Answer {
 
 #[derive(Debug)]
 pub struct Pop3Parser {
-    txs: VecDeque<Pop3Tx>,
-    next_id: u64,
-    max_tx: usize,
-    evicted: u64,
+    txs: TxQueue<Pop3Tx>,
     lines: PerDir<Lines>,
     skipping: [bool; 2],
     answer: Answer,
@@ -136,10 +132,7 @@ fn multi_line(command: &[u8], args: usize) -> bool {
 impl Pop3Parser {
     pub fn new(first_tx_id: u64, max_tx: usize) -> Self {
         Pop3Parser {
-            txs: VecDeque::new(),
-            next_id: first_tx_id,
-            max_tx: max_tx.max(1),
-            evicted: 0,
+            txs: TxQueue::new(first_tx_id, max_tx),
             lines: PerDir::default(),
             skipping: [false, false],
             answer: Answer::Status,
@@ -150,23 +143,17 @@ impl Pop3Parser {
     }
 
     fn push(&mut self, tx: Pop3Tx) {
-        if self.txs.len() >= self.max_tx {
-            self.txs.pop_front();
-            self.evicted += 1;
-        }
-        self.next_id = tx.id + 1;
-        self.txs.push_back(tx);
+        self.txs.push_with(|id| Pop3Tx { id, ..tx });
     }
 
     fn command(&mut self, line: &[u8]) {
-        let id = self.next_id;
         if std::mem::take(&mut self.sasl) {
-            return self.push(Pop3Tx { id, command: Some(b"<SASL DATA>".to_vec()), ..Pop3Tx::default() });
+            return self.push(Pop3Tx { command: Some(b"<SASL DATA>".to_vec()), ..Pop3Tx::default() });
         }
         let mut words = line.split(|&c| c == b' ').filter(|w| !w.is_empty());
         let command = words.next().unwrap_or_default().to_ascii_uppercase();
         let args = words.map(<[u8]>::to_vec).collect();
-        self.push(Pop3Tx { id, command: Some(command), args, ..Pop3Tx::default() });
+        self.push(Pop3Tx { command: Some(command), args, ..Pop3Tx::default() });
     }
 
     /// The oldest transaction still waiting for its answer.
@@ -204,9 +191,8 @@ impl Pop3Parser {
         let header = rest.trim_ascii().to_vec();
         if !self.greeted && self.txs.iter().all(|t| t.done) {
             self.greeted = true;
-            let id = self.next_id;
             let response = Pop3Response { success, status, header, data: Vec::new() };
-            return self.push(Pop3Tx { id, response: Some(response), done: true, ..Pop3Tx::default() });
+            return self.push(Pop3Tx { response: Some(response), done: true, ..Pop3Tx::default() });
         }
         self.greeted = true;
         let Some(tx) = self.waiting() else { return };
@@ -274,7 +260,7 @@ impl ProtoParser for Pop3Parser {
 
     fn close(&mut self, dir: Direction, _held: &[u8]) {
         if dir == Direction::ToClient {
-            for t in &mut self.txs {
+            for t in self.txs.iter_mut() {
                 t.done = true;
             }
         }
@@ -285,23 +271,21 @@ impl ProtoParser for Pop3Parser {
     }
 
     fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.get(i).map(|t| t as &dyn ProtoTx)
+        self.txs.tx(i)
     }
 
     fn prune(&mut self, id: u64) {
-        while self.txs.front().is_some_and(|t| t.id < id && t.done) {
-            self.txs.pop_front();
-        }
+        self.txs.prune_while(id, |t| t.done);
     }
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
 
     fn next_tx_id(&self) -> u64 {
-        self.next_id
+        self.txs.next_id()
     }
 
     fn txs_evicted(&self) -> u64 {
-        self.evicted
+        self.txs.evicted()
     }
 
     fn tunnel(&self) -> bool {
@@ -322,21 +306,7 @@ fn probe(dir: Direction, data: &[u8], _cx: ProbeCx) -> Probe {
         Direction::ToClient => &[b"+OK", b"-ERR"],
         Direction::ToServer => &[b"USER ", b"APOP ", b"CAPA", b"AUTH", b"STLS"],
     };
-    let mut need_more = false;
-    for o in openings {
-        let n = data.len().min(o.len());
-        if data[..n].eq_ignore_ascii_case(&o[..n]) {
-            if n == o.len() {
-                return Probe::Match;
-            }
-            need_more = true;
-        }
-    }
-    if need_more {
-        Probe::NeedMore
-    } else {
-        Probe::NoMatch
-    }
+    crate::proto::probe_openings(data, openings, true)
 }
 
 fn sample() -> Vec<(Direction, Vec<u8>)> {

@@ -22,7 +22,6 @@
 //! ```
 
 use std::any::Any;
-use std::collections::VecDeque;
 
 use serde_json::{Map, Value};
 use vigil_types::Direction;
@@ -30,7 +29,7 @@ use vigil_types::Direction;
 use crate::config::Transport;
 use crate::parser::{AppEvent, ParseResult};
 use crate::progress::Progress;
-use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, SettingDef, Sides};
+use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, SettingDef, Sides, TxQueue};
 
 /// The buffers, numbered for [`ProtoTx::buffer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -267,23 +266,13 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 
 #[derive(Debug)]
 pub struct SipParser {
-    txs: VecDeque<SipTx>,
-    next_id: u64,
-    max_tx: usize,
-    evicted: u64,
+    txs: TxQueue<SipTx>,
     stream: bool,
 }
 
 impl SipParser {
-    fn push(&mut self, mut tx: SipTx, dir: Direction) {
-        if self.txs.len() >= self.max_tx {
-            self.txs.pop_front();
-            self.evicted += 1;
-        }
-        tx.id = self.next_id;
-        tx.dir = Some(dir);
-        self.next_id += 1;
-        self.txs.push_back(tx);
+    fn push(&mut self, tx: SipTx, dir: Direction) {
+        self.txs.push_with(|id| SipTx { id, dir: Some(dir), ..tx });
     }
 }
 
@@ -329,23 +318,21 @@ impl ProtoParser for SipParser {
     }
 
     fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.get(i).map(|t| t as &dyn ProtoTx)
+        self.txs.tx(i)
     }
 
     fn prune(&mut self, id: u64) {
-        while self.txs.front().is_some_and(|t| t.id < id) {
-            self.txs.pop_front();
-        }
+        self.txs.prune_while(id, |_| true);
     }
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
 
     fn next_tx_id(&self) -> u64 {
-        self.next_id
+        self.txs.next_id()
     }
 
     fn txs_evicted(&self) -> u64 {
-        self.evicted
+        self.txs.evicted()
     }
 }
 
@@ -354,10 +341,7 @@ pub const SETTINGS: &[SettingDef] = &[SettingDef { key: "max-tx", default: 1024,
 
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     Box::new(SipParser {
-        txs: VecDeque::new(),
-        next_id: init.first_tx_id,
-        max_tx: init.setting(&PROTO, 0).clamp(1, 1 << 16) as usize,
-        evicted: 0,
+        txs: TxQueue::new(init.first_tx_id, init.setting(&PROTO, 0).clamp(1, 1 << 16) as usize),
         stream: init.transport == Transport::Tcp,
     })
 }

@@ -114,21 +114,7 @@ fn probe(dir: Direction, data: &[u8], cx: ProbeCx) -> Probe {
         Direction::ToClient if cx.has(25) || cx.has(587) => &[b"220 ", b"220-"],
         Direction::ToClient => return Probe::NoMatch,
     };
-    let mut need_more = false;
-    for o in openings {
-        let n = data.len().min(o.len());
-        if data[..n].eq_ignore_ascii_case(&o[..n]) {
-            if n == o.len() {
-                return Probe::Match;
-            }
-            need_more = true;
-        }
-    }
-    if need_more {
-        Probe::NeedMore
-    } else {
-        Probe::NoMatch
-    }
+    crate::proto::probe_openings(data, openings, true)
 }
 
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {

@@ -12,6 +12,7 @@
 //! sends DATA (pipelining may put the message ahead of the 354 in the
 //! stream); a DATA refused goes back to reading commands.
 
+
 use std::collections::VecDeque;
 
 use vigil_types::Direction;
@@ -21,7 +22,7 @@ use crate::codecs::lines::Lines;
 use crate::codecs::mime::{Event, Mime, MimeConfig};
 use crate::files::{File, FileConfig};
 use crate::parser::{AppEvent, ParseResult};
-use crate::proto::{ProtoParser, ProtoTx};
+use crate::proto::{ProtoParser, ProtoTx, TxQueue};
 
 /// A command line's limit, as Suricata's (RFC 5321 says 512 with CR LF,
 /// which clients exceed); the rest of a longer one is dropped.
@@ -66,10 +67,7 @@ enum Mode {
 /// The SMTP parser of one flow.
 #[derive(Debug)]
 pub struct SmtpParser {
-    txs: VecDeque<SmtpTx>,
-    next_id: u64,
-    max_tx: usize,
-    evicted: u64,
+    txs: TxQueue<SmtpTx>,
     helo: Option<Vec<u8>>,
     mode: Mode,
     commands: Lines,
@@ -126,10 +124,7 @@ fn command_of(line: &[u8]) -> (Command, &[u8]) {
 impl SmtpParser {
     pub fn new(first_tx_id: u64, max_tx: usize, mime: Option<MimeConfig>, files: FileConfig) -> Self {
         SmtpParser {
-            txs: VecDeque::new(),
-            next_id: first_tx_id,
-            max_tx: max_tx.max(1),
-            evicted: 0,
+            txs: TxQueue::new(first_tx_id, max_tx),
             helo: None,
             mode: Mode::Commands,
             commands: Lines::default(),
@@ -170,13 +165,8 @@ impl SmtpParser {
     fn current(&mut self) -> &mut SmtpTx {
         if self.txs.back().is_none_or(|t| t.done || t.ended) {
             self.opened = true;
-            if self.txs.len() >= self.max_tx {
-                self.txs.pop_front();
-                self.evicted += 1;
-            }
-            let id = self.next_id;
-            self.next_id += 1;
-            self.txs.push_back(SmtpTx { id, helo: self.helo.clone(), ..SmtpTx::default() });
+            let helo = self.helo.clone();
+            self.txs.push_with(|id| SmtpTx { id, helo, ..SmtpTx::default() });
         }
         self.txs.back_mut().expect("a transaction was just opened")
     }
@@ -575,13 +565,11 @@ impl ProtoParser for SmtpParser {
     }
 
     fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.get(i).map(|t| t as &dyn ProtoTx)
+        self.txs.tx(i)
     }
 
     fn prune(&mut self, id: u64) {
-        while self.txs.front().is_some_and(|t| t.id < id && t.done) {
-            self.txs.pop_front();
-        }
+        self.txs.prune_while(id, |t| t.done);
     }
 
     fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
@@ -589,11 +577,11 @@ impl ProtoParser for SmtpParser {
     }
 
     fn next_tx_id(&self) -> u64 {
-        self.next_id
+        self.txs.next_id()
     }
 
     fn txs_evicted(&self) -> u64 {
-        self.evicted
+        self.txs.evicted()
     }
 
     fn tunnel(&self) -> bool {

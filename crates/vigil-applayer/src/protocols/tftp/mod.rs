@@ -20,14 +20,13 @@
 //! ```
 
 use std::any::Any;
-use std::collections::VecDeque;
 
 use serde_json::{json, Value};
 use vigil_types::Direction;
 
 use crate::parser::{AppEvent, ParseResult};
 use crate::progress::Progress;
-use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, Sides};
+use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, Sides, TxQueue};
 
 /// Requests held at most; older ones, logged already, go first.
 const MAX_TXS: usize = 256;
@@ -81,9 +80,7 @@ impl ProtoTx for TftpTx {
 
 #[derive(Debug)]
 pub struct TftpParser {
-    txs: VecDeque<TftpTx>,
-    next_id: u64,
-    evicted: u64,
+    txs: TxQueue<TftpTx>,
 }
 
 impl ProtoParser for TftpParser {
@@ -92,12 +89,7 @@ impl ProtoParser for TftpParser {
             // Answers, data and acknowledgements are not requests.
             return if dir == Direction::ToServer { ParseResult::Error } else { ParseResult::Done };
         };
-        if self.txs.len() >= MAX_TXS {
-            self.txs.pop_front();
-            self.evicted += 1;
-        }
-        self.txs.push_back(TftpTx { id: self.next_id, write, file: file.to_vec(), mode: mode.to_vec() });
-        self.next_id += 1;
+        self.txs.push_with(|id| TftpTx { id, write, file: file.to_vec(), mode: mode.to_vec() });
         ParseResult::Done
     }
 
@@ -112,28 +104,26 @@ impl ProtoParser for TftpParser {
     }
 
     fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.get(i).map(|t| t as &dyn ProtoTx)
+        self.txs.tx(i)
     }
 
     fn prune(&mut self, id: u64) {
-        while self.txs.front().is_some_and(|t| t.id < id) {
-            self.txs.pop_front();
-        }
+        self.txs.prune_while(id, |_| true);
     }
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
 
     fn next_tx_id(&self) -> u64 {
-        self.next_id
+        self.txs.next_id()
     }
 
     fn txs_evicted(&self) -> u64 {
-        self.evicted
+        self.txs.evicted()
     }
 }
 
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
-    Box::new(TftpParser { txs: VecDeque::new(), next_id: init.first_tx_id, evicted: 0 })
+    Box::new(TftpParser { txs: TxQueue::new(init.first_tx_id, MAX_TXS) })
 }
 
 /// A read request, to the server.
