@@ -24,6 +24,7 @@
 //! assert_eq!(files, vec![(b"a.txt".to_vec(), b"hello".to_vec())]);
 //! ```
 
+use super::find;
 use super::multipart::boundary as multipart_boundary;
 
 /// Nested multiparts followed; deeper ones are read as data.
@@ -162,13 +163,6 @@ pub fn parameter(value: &[u8], name: &[u8]) -> Option<Vec<u8>> {
         return Some(out.to_vec());
     }
     None
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() || hay.len() < needle.len() {
-        return None;
-    }
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 fn b64_value(c: u8) -> Option<u8> {

@@ -3,6 +3,8 @@
 //! What it holds between chunks is bounded by the part-header limit and
 //! the delimiter's length, so a hostile body cannot make it grow.
 
+use super::{find, header_block_end};
+
 /// What the reader found, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event<'a> {
@@ -138,7 +140,7 @@ impl Multipart {
                     } else if rest.starts_with(b"\n") {
                         Some((0, 1))
                     } else {
-                        find(rest, b"\r\n\r\n").map(|i| (i, 4)).or_else(|| find(rest, b"\n\n").map(|i| (i, 2)))
+                        header_block_end(rest)
                     };
                     match end {
                         Some((len, skip)) => {
@@ -178,13 +180,6 @@ fn is_delimiter(after: &[u8]) -> Option<bool> {
         Some(_) => Some(false),
         None => None,
     }
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() || hay.len() < needle.len() {
-        return None;
-    }
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// The `boundary` parameter of a `multipart/...` Content-Type, unquoted.

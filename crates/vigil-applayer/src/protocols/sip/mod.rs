@@ -26,6 +26,7 @@ use std::any::Any;
 use serde_json::{Map, Value};
 use vigil_types::Direction;
 
+use crate::codecs::header_block_end;
 use crate::config::Transport;
 use crate::parser::{AppEvent, ParseResult};
 use crate::progress::Progress;
@@ -213,7 +214,7 @@ fn start_line(line: &[u8]) -> Option<(Option<Parts>, Option<Parts>)> {
 /// Splits a message: its transaction, and its length when whole (`None`:
 /// more is needed; `Some(Err)`: not SIP).
 fn message(data: &[u8], stream: bool) -> Option<Result<(SipTx, usize), ()>> {
-    let head_end = find(data, b"\r\n\r\n").map(|i| (i, i + 4)).or_else(|| find(data, b"\n\n").map(|i| (i, i + 2)));
+    let head_end = header_block_end(data).map(|(len, blank)| (len, len + blank));
     let Some((head_len, body_at)) = head_end else {
         // A datagram is whole: no blank line means no body.
         return if stream { if data.len() > MAX_MESSAGE { Some(Err(())) } else { None } } else { message_head(data, data.len()) };
@@ -258,10 +259,6 @@ fn message_head(head: &[u8], consumed: usize) -> Option<Result<(SipTx, usize), (
         tx.headers.push((name, line[colon + 1..].trim_ascii().to_vec()));
     }
     Some(Ok((tx, consumed)))
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 #[derive(Debug)]
