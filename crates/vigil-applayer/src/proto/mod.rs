@@ -528,6 +528,12 @@ pub trait ProtoTx: Any {
     fn as_any(&self) -> &dyn Any;
 }
 
+/// Bytes as an EVE string: UTF-8 as is, anything else replaced (the
+/// protocols' records share this rendering).
+pub fn eve_text(b: &[u8]) -> serde_json::Value {
+    serde_json::Value::String(String::from_utf8_lossy(b).into_owned())
+}
+
 /// The protocol named `name`.
 pub fn find(name: &str) -> Option<&'static ProtoDef> {
     ALL.iter().copied().find(|d| d.name == name)

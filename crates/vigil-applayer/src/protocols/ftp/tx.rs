@@ -10,6 +10,7 @@ use vigil_types::Direction;
 use super::command::Transfer;
 use super::Buffer;
 use crate::progress::Progress;
+use crate::proto::eve_text as text;
 use crate::proto::ProtoTx;
 
 /// One line of a reply: its completion code when the line carries one
@@ -62,10 +63,6 @@ impl FtpTx {
     fn codes(&self) -> impl Iterator<Item = &[u8]> {
         self.replies.iter().filter_map(|r| r.code.as_ref().map(|c| &c[..]))
     }
-}
-
-fn text(b: &[u8]) -> Value {
-    Value::String(String::from_utf8_lossy(b).into_owned())
 }
 
 impl ProtoTx for FtpTx {

@@ -84,7 +84,7 @@ impl ProtoTx for FtpDataTx {
     fn eve(&self) -> Value {
         let mut m = Map::new();
         if let Some(name) = &self.channel.file_name {
-            m.insert("filename".into(), String::from_utf8_lossy(name).into_owned().into());
+            m.insert("filename".into(), crate::proto::eve_text(name));
         }
         m.insert("command".into(), self.channel.command.into());
         Value::Object(m)

@@ -34,6 +34,7 @@ use vigil_types::{Direction, PerDir};
 use crate::codecs::lines::Lines;
 use crate::parser::{AppEvent, ParseResult};
 use crate::progress::Progress;
+use crate::proto::eve_text as text;
 use crate::proto::{Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, SettingDef, TxQueue};
 
 /// A line's limit; the rest of a longer one is dropped.
@@ -58,10 +59,6 @@ pub struct Pop3Tx {
     pub response: Option<Pop3Response>,
     /// Its answer came whole (or nothing more will).
     done: bool,
-}
-
-fn text(b: &[u8]) -> Value {
-    Value::String(String::from_utf8_lossy(b).into_owned())
 }
 
 impl ProtoTx for Pop3Tx {

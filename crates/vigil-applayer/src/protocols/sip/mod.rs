@@ -30,6 +30,7 @@ use crate::codecs::header_block_end;
 use crate::config::Transport;
 use crate::parser::{AppEvent, ParseResult};
 use crate::progress::Progress;
+use crate::proto::eve_text as text;
 use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, SettingDef, Sides, TxQueue};
 
 /// The buffers, numbered for [`ProtoTx::buffer`].
@@ -115,10 +116,6 @@ impl SipTx {
     fn header(&self, name: &[u8], index: usize) -> Option<&[u8]> {
         self.headers.iter().filter(|(n, _)| n == name).nth(index).map(|(_, v)| &v[..])
     }
-}
-
-fn text(b: &[u8]) -> Value {
-    Value::String(String::from_utf8_lossy(b).into_owned())
 }
 
 impl ProtoTx for SipTx {

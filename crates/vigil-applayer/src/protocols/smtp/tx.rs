@@ -11,6 +11,7 @@ use super::Buffer;
 use crate::codecs::mime::Mime;
 use crate::files::File;
 use crate::progress::Progress;
+use crate::proto::eve_text as text;
 use crate::proto::ProtoTx;
 
 #[derive(Debug, Default)]
@@ -45,7 +46,6 @@ impl SmtpTx {
             return None;
         }
         let mut m = Map::new();
-        let text = |b: &[u8]| Value::String(String::from_utf8_lossy(b).into_owned());
         if let Some(mime) = self.mime() {
             if let Some(from) = mime.header(b"from") {
                 m.insert("from".into(), text(from));
@@ -175,7 +175,6 @@ impl ProtoTx for SmtpTx {
 
     fn eve(&self) -> Value {
         let mut m = Map::new();
-        let text = |b: &[u8]| Value::String(String::from_utf8_lossy(b).into_owned());
         if let Some(h) = &self.helo {
             m.insert("helo".into(), text(h));
         }

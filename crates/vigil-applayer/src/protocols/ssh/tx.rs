@@ -7,6 +7,7 @@ use vigil_types::{Direction, PerDir};
 
 use super::Buffer;
 use crate::progress::Progress;
+use crate::proto::eve_text as text;
 use crate::proto::ProtoTx;
 
 /// What one side sent before it started encrypting.
@@ -39,10 +40,6 @@ impl SshTx {
     pub fn side(&self, dir: Direction) -> &SshSide {
         self.sides.get(dir)
     }
-}
-
-fn text(b: &[u8]) -> Value {
-    Value::String(String::from_utf8_lossy(b).into_owned())
 }
 
 fn side_eve(s: &SshSide) -> Value {

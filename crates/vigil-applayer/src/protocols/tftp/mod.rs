@@ -26,6 +26,7 @@ use vigil_types::Direction;
 
 use crate::parser::{AppEvent, ParseResult};
 use crate::progress::Progress;
+use crate::proto::eve_text as text;
 use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, Sides, TxQueue};
 
 /// Requests held at most; older ones, logged already, go first.
@@ -69,7 +70,6 @@ impl ProtoTx for TftpTx {
     }
 
     fn eve(&self) -> Value {
-        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         json!({"packet": if self.write { "write" } else { "read" }, "file": text(&self.file), "mode": text(&self.mode)})
     }
 
