@@ -224,10 +224,9 @@ impl Pop3Parser {
             if !first {
                 continue;
             }
-            let line = line.to_vec();
             match dir {
-                Direction::ToServer => self.command(&line),
-                Direction::ToClient => self.reply_line(&line),
+                Direction::ToServer => self.command(line),
+                Direction::ToClient => self.reply_line(line),
             }
         }
         *self.lines.get_mut(dir) = lines;

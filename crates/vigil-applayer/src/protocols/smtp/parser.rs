@@ -416,8 +416,7 @@ impl SmtpParser {
                 }
                 // Dot-stuffing undone.
                 let line = if first_piece && line.first() == Some(&b'.') { &line[1..] } else { line };
-                let line = line.to_vec();
-                self.message_line(&line, whole);
+                self.message_line(line, whole);
                 continue;
             }
             if self.skipping[0] {
@@ -428,8 +427,7 @@ impl SmtpParser {
                 self.skipping[0] = true;
                 self.event("smtp.truncated_line");
             }
-            let line = line.to_vec();
-            self.command(&line);
+            self.command(line);
         }
         self.commands = lines;
         total - data.len()
@@ -439,8 +437,7 @@ impl SmtpParser {
     fn bdat_bytes(&mut self, mut chunk: &[u8]) {
         let mut lines = std::mem::take(&mut self.message);
         while let Some((line, whole)) = lines.next(&mut chunk, MAX_DATA_PIECE) {
-            let line = line.to_vec();
-            self.message_line(&line, whole);
+            self.message_line(line, whole);
         }
         self.message = lines;
     }
@@ -451,8 +448,7 @@ impl SmtpParser {
         let mut lines = std::mem::take(&mut self.message);
         if let Some((line, _)) = lines.next(&mut end, MAX_DATA_PIECE) {
             if !line.is_empty() {
-                let line = line.to_vec();
-                self.message_line(&line, true);
+                self.message_line(line, true);
             }
         }
     }
@@ -470,8 +466,7 @@ impl SmtpParser {
                 self.skipping[1] = true;
                 self.event("smtp.truncated_line");
             }
-            let line = line.to_vec();
-            self.reply_line(&line);
+            self.reply_line(line);
         }
         self.replies = lines;
         total - data.len()
