@@ -1,8 +1,8 @@
 //! SIP (RFC 3261) over UDP and TCP: each request and each response is a
 //! transaction of its own, on the side it travelled (as Suricata 8 forms
 //! them), with its start line, header fields (compact forms read as their
-//! full names) and body; EVE `sip` records and the `sip.*` keywords. Over
-//! TCP messages are framed by `Content-Length`.
+//! full names); EVE `sip` records and the `sip.*` keywords. Over
+//! TCP messages are framed by `Content-Length`; the body is skipped.
 //!
 //! Not yet: the SDP body (`sdp` in records, the `sdp.*` keywords).
 //!
@@ -105,7 +105,6 @@ pub struct SipTx {
     pub start_line: Vec<u8>,
     /// Header fields, full names in lower case, values trimmed.
     pub headers: Vec<(Vec<u8>, Vec<u8>)>,
-    pub body: Vec<u8>,
 }
 
 impl SipTx {
@@ -216,7 +215,7 @@ fn message(data: &[u8], stream: bool) -> Option<Result<(SipTx, usize), ()>> {
         // A datagram is whole: no blank line means no body.
         return if stream { if data.len() > MAX_MESSAGE { Some(Err(())) } else { None } } else { message_head(data, data.len()) };
     };
-    let Some(Ok((mut tx, _))) = message_head(&data[..head_len], head_len) else { return Some(Err(())) };
+    let Some(Ok((tx, _))) = message_head(&data[..head_len], head_len) else { return Some(Err(())) };
     let len: usize = tx
         .header(b"content-length", 0)
         .and_then(|v| std::str::from_utf8(v).ok()?.trim().parse().ok())
@@ -224,7 +223,7 @@ fn message(data: &[u8], stream: bool) -> Option<Result<(SipTx, usize), ()>> {
     if stream && data.len() < body_at + len {
         return if body_at + len > MAX_MESSAGE { Some(Err(())) } else { None };
     }
-    tx.body = data[body_at..(body_at + len).min(data.len())].to_vec();
+    // The body is skipped: nothing reads it until SDP is parsed.
     Some(Ok((tx, if stream { body_at + len } else { data.len() })))
 }
 
