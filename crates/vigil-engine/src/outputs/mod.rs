@@ -987,8 +987,12 @@ fn output_error(path: &Path, error: std::io::Error) -> EngineError {
 /// Puts the objects a transaction's records carry beside its own (SMTP's
 /// `email`) right after it.
 fn with_siblings(m: &mut serde_json::Map<String, Value>, key: &str, tx: TxRef<'_>, custom: Option<&[String]>) {
+    let siblings = tx.tx.eve_siblings(custom);
+    if siblings.is_empty() {
+        return;
+    }
     let at = m.keys().position(|k| k == key).map_or(m.len(), |i| i + 1);
-    for (i, (name, value)) in tx.tx.eve_siblings(custom).into_iter().enumerate() {
+    for (i, (name, value)) in siblings.into_iter().enumerate() {
         m.shift_insert(at + i, name.into(), value);
     }
 }
