@@ -77,6 +77,19 @@ pub struct EveTypes {
     /// `- smtp: custom:`: the message header fields the `email` object adds
     /// (`subject`, `date`, ...); `None` when not given.
     pub smtp_custom: Option<Vec<String>>,
+    /// `passwords` and `string-log-limit` of the listed types that give
+    /// either (`- mqtt: string-log-limit: 1kb`), by type name.
+    pub record_options: Vec<(String, EveRecordOptions)>,
+}
+
+/// Options some record types take: credentials left out (`passwords:
+/// no`), strings cut (`string-log-limit`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EveRecordOptions {
+    /// `passwords`. Default true.
+    pub passwords: bool,
+    /// `string-log-limit` in bytes; `None` when not given.
+    pub string_log_limit: Option<u64>,
 }
 
 /// `types: - alert:` options.
@@ -379,6 +392,7 @@ impl EveLog {
                 dns_version: None,
                 http_dump_headers: (false, false),
                 smtp_custom: None,
+                record_options: Vec::new(),
                 files_force_hash: Vec::new(),
                 files_force_magic: false,
             },
@@ -529,6 +543,15 @@ impl EveTypes {
                 }
                 other if enabled && !t.other.iter().any(|o| o == other) => t.other.push(other.to_string()),
                 _ => {}
+            }
+            if enabled && !matches!(name, "alert" | "anomaly" | "stats" | "flow" | "drop") {
+                let passwords = opts.opt_bool("passwords", &mut local);
+                let string_log_limit = opts.size_max("string-log-limit", u32::MAX.into(), &mut local);
+                if passwords.is_some() || string_log_limit.is_some() {
+                    let o = EveRecordOptions { passwords: passwords.unwrap_or(true), string_log_limit };
+                    t.record_options.retain(|(n, _)| n != name);
+                    t.record_options.push((name.to_string(), o));
+                }
             }
             if enabled {
                 errs.extend(local);

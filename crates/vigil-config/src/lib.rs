@@ -74,8 +74,8 @@ pub use defrag::{Cidr, Defrag, HostOsPolicy, OsPolicy};
 pub use detect::Detect;
 pub use error::{ConfigError, Position};
 pub use eve::{
-    DropFlows, EveAlert, EveAlertMetadata, EveAnomaly, EveDrop, EveFiletype, EveFlow, EveLog, EveStats, EveTypes,
-    EveXff,
+    DropFlows, EveAlert, EveAlertMetadata, EveAnomaly, EveDrop, EveFiletype, EveFlow, EveLog, EveRecordOptions,
+    EveStats, EveTypes, EveXff,
 };
 pub use exception::{Exceptions, Policy as ExceptionPolicy, Target as ExceptionTarget};
 pub use filestore::FileStore;

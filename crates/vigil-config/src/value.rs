@@ -114,7 +114,7 @@ fn trim_regex_space(s: &str) -> &str {
 /// `kb`, `mb`, `gb` in any case, or exactly `KiB`, `MiB`, `GiB`. All units
 /// are powers of 1024; a plain number is bytes. `1.5kb` is 1536.
 pub fn parse_size(s: &str) -> Result<u64, String> {
-    let bad = || format!("expected a size like 64mb, 32 KiB or a number of bytes, got {s:?}");
+    let bad = || format!("invalid size argument {s:?} (expected a size like 64mb, 32 KiB or a number of bytes)");
     let t = trim_regex_space(s);
     let num_len = t.bytes().position(|b| !(b.is_ascii_digit() || b == b'.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(num_len);

@@ -57,7 +57,12 @@ fn every_conformance_config_loads() {
         match ConfigTree::load_file(path) {
             Ok(tree) => {
                 let (_, errors, _) = Config::from_tree(&tree);
-                typed_errors.extend(errors.into_iter().map(|e| e.to_string()));
+                // A test that expects Suricata to fail (its config, or its rules) may have a config error.
+                let fails = std::fs::read_to_string(path.with_file_name("test.yaml"))
+                    .is_ok_and(|t| t.lines().any(|l| l.trim() == "exit-code: 1"));
+                if !fails {
+                    typed_errors.extend(errors.into_iter().map(|e| e.to_string()));
+                }
             }
             Err(e) => failures.push(e.to_string()),
         }

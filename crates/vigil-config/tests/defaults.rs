@@ -167,3 +167,18 @@ fn eve_drop_type_options() {
     let drop = c.outputs.eve_log[0].types.drop.clone().unwrap();
     assert_eq!((drop.alerts, drop.flows), (false, vigil_config::DropFlows::Start));
 }
+
+#[test]
+fn eve_record_options_by_type() {
+    let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - mqtt:\n            string-log-limit: 1kb\n            passwords: no\n        - pgsql:\n            passwords: yes\n        - dns\n";
+    let (c, errors, _) = Config::from_tree(&ConfigTree::parse_str(yaml, "t.yaml").unwrap());
+    assert!(errors.is_empty(), "{errors:?}");
+    let opts = &c.outputs.eve_log[0].types.record_options;
+    let mqtt = vigil_config::EveRecordOptions { passwords: false, string_log_limit: Some(1024) };
+    let pgsql = vigil_config::EveRecordOptions { passwords: true, string_log_limit: None };
+    assert_eq!(opts, &[("mqtt".to_string(), mqtt), ("pgsql".to_string(), pgsql)]);
+    // A limit that is not a size stops the start, as in Suricata.
+    let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - mqtt:\n            string-log-limit: XXX\n";
+    let (_, errors, _) = Config::from_tree(&ConfigTree::parse_str(yaml, "t.yaml").unwrap());
+    assert!(errors.iter().any(|e| e.to_string().contains("invalid size argument")), "{errors:?}");
+}

@@ -204,7 +204,7 @@ fn what_suricata_refuses_is_fatal() {
         fatal,
         [
             "suricata.yaml:10:11: outputs.0.eve-log.types.1: no EVE record type named \"dnz\" (no output module eve-log.dnz)",
-            "suricata.yaml:2:11: flow.memcap: expected a size like 64mb, 32 KiB or a number of bytes, got \"lots\"",
+            "suricata.yaml:2:11: flow.memcap: invalid size argument \"lots\" (expected a size like 64mb, 32 KiB or a number of bytes)",
         ]
     );
     // A bad integer Suricata reads as its default, and a type Suricata has

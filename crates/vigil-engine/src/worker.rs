@@ -820,6 +820,13 @@ impl Worker {
         let mut p = self.pseudo_decoder.decode(&frame, self.now, LinkType::Raw, 0);
         p.src = PacketSource::FlowTimeout;
         let info = flow_info(f, Direction::ToServer, None);
+        // Events the last bytes raised (flushed at the end, after the last packet's drain).
+        if let Some(a) = f.ext.app.as_deref_mut() {
+            let events = a.layer.take_events();
+            if !events.is_empty() {
+                outputs.app_anomalies(&p, f.id, a.layer.proto(), &events)?;
+            }
+        }
         let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
         let mut result = Ok(());
         if !txs.is_empty() {

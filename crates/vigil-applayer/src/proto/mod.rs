@@ -25,6 +25,7 @@
 
 mod hooks;
 pub mod kit;
+pub mod multiint;
 mod txqueue;
 pub use hooks::Hooks;
 pub use txqueue::TxQueue;
@@ -476,6 +477,11 @@ pub trait ProtoTx: Any {
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]>;
     /// The body of its EVE record (the object under the protocol's name).
     fn eve(&self) -> serde_json::Value;
+    /// The body as an output with `opts` writes it (strings cut at a
+    /// limit, passwords left out), for protocols that have such options.
+    fn eve_with(&self, _opts: &RecordOptions) -> serde_json::Value {
+        self.eve()
+    }
     /// Objects its records carry beside that one (SMTP's `email`), in order;
     /// `custom`: the fields an output asks for beyond the usual ones
     /// (`- smtp: custom: [subject, date]`).
@@ -526,6 +532,43 @@ pub trait ProtoTx: Any {
         None
     }
     fn as_any(&self) -> &dyn Any;
+}
+
+/// What an EVE output asks of a protocol's records (`- mqtt:
+/// string-log-limit: 1kb`, `passwords: no`); each protocol reads the
+/// options it has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordOptions {
+    /// `passwords`: credentials are written. Default yes.
+    pub passwords: bool,
+    /// `string-log-limit`: strings are cut after so many bytes; `None`
+    /// when not given (the protocol's default).
+    pub string_log_limit: Option<usize>,
+}
+
+impl Default for RecordOptions {
+    fn default() -> Self {
+        RecordOptions { passwords: true, string_log_limit: None }
+    }
+}
+
+/// Bytes as Suricata writes a string it does not know to be text: UTF-8
+/// as is; otherwise ASCII as is and every other byte as `\xNN`.
+pub fn escaped_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len() * 2);
+            for &b in bytes {
+                if b < 0x80 {
+                    out.push(char::from(b));
+                } else {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            out
+        }
+    }
 }
 
 /// Bytes as an EVE string: UTF-8 as is, anything else replaced (the

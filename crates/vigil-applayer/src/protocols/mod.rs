@@ -28,6 +28,7 @@ protocols! {
     imap,
     sip,
     mdns,
+    mqtt,
 }
 
 /// The test kit on every protocol of the table.

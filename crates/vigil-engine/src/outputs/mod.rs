@@ -14,6 +14,7 @@ use std::path::Path;
 use std::time::Duration;
 use vigil_applayer::files::hex;
 use vigil_applayer::http::HttpTx;
+use vigil_applayer::proto::RecordOptions;
 use vigil_applayer::protocols::ALL;
 use vigil_applayer::TxRef;
 use vigil_decode::Packet;
@@ -70,6 +71,9 @@ struct EveSink {
     http_headers: (bool, bool),
     /// `smtp: custom`: the message header fields `email` objects add.
     smtp_custom: Option<Vec<String>>,
+    /// What the output asks of each protocol's records (`passwords`,
+    /// `string-log-limit`), by place in the table; empty: the defaults.
+    record_opts: Vec<RecordOptions>,
     envelope: EnvelopeOptions,
 }
 
@@ -110,8 +114,18 @@ impl FlowAtAlert {
 }
 
 /// A transaction's EVE object and the record type it is written under.
-pub(crate) fn tx_body(tx: TxRef<'_>) -> (&'static str, Value) {
-    (tx.def.eve_type(), tx.tx.eve())
+pub(crate) fn tx_body(tx: TxRef<'_>, opts: Option<&RecordOptions>) -> (&'static str, Value) {
+    match opts {
+        Some(o) => (tx.def.eve_type(), tx.tx.eve_with(o)),
+        None => (tx.def.eve_type(), tx.tx.eve()),
+    }
+}
+
+/// The options `sink` gives the records of `tx`'s protocol, where it gives any.
+fn record_opts<'a>(sink: &'a EveSink, tx: TxRef<'_>) -> Option<&'a RecordOptions> {
+    vigil_applayer::proto::index(tx.def.name)
+        .and_then(|i| sink.record_opts.get(i))
+        .filter(|o| **o != RecordOptions::default())
 }
 
 /// What `fileinfo` says of `file` of transaction `tx_id` as it stands
@@ -296,6 +310,19 @@ impl Outputs {
                     .collect(),
                 http_headers: eve.types.http_dump_headers,
                 smtp_custom: eve.types.smtp_custom.clone(),
+                record_opts: if eve.types.record_options.is_empty() {
+                    Vec::new()
+                } else {
+                    ALL.iter()
+                        .map(|d| {
+                            let given = eve.types.record_options.iter().find(|(n, _)| n == d.name || n == d.eve_type());
+                            given.map_or_else(RecordOptions::default, |(_, o)| RecordOptions {
+                                passwords: o.passwords,
+                                string_log_limit: o.string_log_limit.map(|l| l as usize),
+                            })
+                        })
+                        .collect()
+                },
                 drop: eve
                     .types
                     .drop
@@ -370,6 +397,7 @@ impl Outputs {
                 xff: s.xff.clone(),
                 versions: s.versions.clone(),
                 smtp_custom: s.smtp_custom.clone(),
+                record_opts: s.record_opts.clone(),
                 ..*s
             })
             .collect();
@@ -593,7 +621,7 @@ impl Outputs {
                     }
                 }
                 if let Some(tx) = app.tx.filter(|_| sink.alert_app) {
-                    let (key, body) = tx_body(tx);
+                    let (key, body) = tx_body(tx, record_opts(sink, tx));
                     m.insert(key.into(), body);
                     with_siblings(m, key, tx, sink.smtp_custom.as_deref());
                     // The files of the packet's side, as they stand when the alert is written.
@@ -694,7 +722,10 @@ impl Outputs {
                 (Some(h), (req, resp)) if req || resp => {
                     ("http", serde_json::to_value(h.eve_dump_headers(req, resp)).unwrap_or(Value::Null))
                 }
-                _ => body.get_or_insert_with(|| tx_body(tx)).clone(),
+                _ => match record_opts(sink, tx) {
+                    Some(o) => tx_body(tx, Some(o)),
+                    None => body.get_or_insert_with(|| tx_body(tx, None)).clone(),
+                },
             };
             let mut rec = vigil_output::app_record(p, key, swap, flow_id, tx.id(), b, sink.envelope);
             if let Value::Object(m) = &mut rec {
@@ -720,7 +751,7 @@ impl Outputs {
         let parents = &self.parents;
         let record = |envelope| {
             let mut rec =
-                vigil_output::fileinfo_record(p, swap_file, flow_id, tx_body(tx), tx.def.name, info, envelope);
+                vigil_output::fileinfo_record(p, swap_file, flow_id, tx_body(tx, None), tx.def.name, info, envelope);
             if let Value::Object(m) = &mut rec {
                 with_siblings(m, tx.def.eve_type(), tx, None);
             }

@@ -96,6 +96,7 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("mqtt.flags", Kind::App, Required, p_text, "MQTT header flags"),
     kw!("mqtt.qos", Kind::App, Required, p_u8, "MQTT QoS"),
     kw!("mqtt.reason_code", Kind::App, Required, p_int_or_name, "MQTT reason code"),
+    kw!("mqtt.connack.return_code" => "mqtt.reason_code", Kind::App, Required, p_int_or_name, "MQTT reason code"),
     kw!("mqtt.connack.session_present", Kind::App, Required, p_text, "MQTT CONNACK session present: true/false"),
     kw!("mqtt.connect.flags", Kind::App, Required, p_text, "MQTT CONNECT flags"),
     kw!("ike.exchtype", Kind::App, Required, p_u8, "IKE exchange type"),

@@ -407,20 +407,7 @@ fn hex(bytes: &[u8], sep: &str) -> String {
 /// Bytes as a JSON string the way Suricata's JSON builder renders them: valid UTF-8 as is,
 /// otherwise ASCII bytes kept and every other byte written as `\xNN`.
 pub fn json_string(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_owned(),
-        Err(_) => {
-            let mut out = String::with_capacity(bytes.len() * 2);
-            for &b in bytes {
-                if b < 0x80 {
-                    out.push(char::from(b));
-                } else {
-                    out.push_str(&format!("\\x{b:02x}"));
-                }
-            }
-            out
-        }
-    }
+    crate::proto::escaped_text(bytes)
 }
 
 /// Suricata's name for a record type; unnamed types print as their number.
