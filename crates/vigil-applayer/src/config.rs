@@ -38,6 +38,8 @@ pub struct AppConfig {
     /// Which protocols of the table ([`crate::protocols::ALL`]) detection may pick, by
     /// their place in it (see [`AppConfig::set_enabled`]).
     pub table_enabled: u64,
+    /// Which of them are detected but not parsed (`enabled: detection-only`), by place.
+    pub table_detection_only: u64,
     /// The `encryption-handling` of the table's protocols that have one,
     /// by their place in it (empty: the default for all).
     pub table_encryption: Vec<Encryption>,
@@ -75,6 +77,7 @@ impl Default for AppConfig {
             http: HttpConfig::default(),
             smtp_mime: SmtpMime::default(),
             table_enabled: u64::MAX,
+            table_detection_only: 0,
             table_encryption: Vec::new(),
             table_options: Vec::new(),
             table_settings: Vec::new(),

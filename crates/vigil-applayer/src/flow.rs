@@ -499,6 +499,10 @@ impl AppFlow {
             expected,
             client: self.client,
         };
+        // `enabled: detection-only`: the flow is named, nothing is parsed (as in Suricata).
+        if at.is_some_and(|i| i < 64 && self.cfg.table_detection_only & (1 << i) != 0) {
+            return Parser { def, p: crate::proto::NotParsed::boxed(&init) };
+        }
         Parser { def, p: (def.new_parser)(&init) }
     }
 

@@ -12,7 +12,7 @@ pub enum ProtoSwitch {
     #[default]
     On,
     Off,
-    /// `detection-only`: detected, not parsed (vigil parses it anyway).
+    /// `detection-only`: detected, not parsed.
     DetectionOnly,
 }
 

@@ -90,6 +90,8 @@ pub struct EveRecordOptions {
     pub passwords: bool,
     /// `string-log-limit` in bytes; `None` when not given.
     pub string_log_limit: Option<u64>,
+    /// `extended`. Default false.
+    pub extended: bool,
 }
 
 /// `types: - alert:` options.
@@ -392,7 +394,12 @@ impl EveLog {
                 dns_version: None,
                 http_dump_headers: (false, false),
                 smtp_custom: None,
-                record_options: Vec::new(),
+                record_options: [("http", true), ("tls", true), ("dhcp", false)]
+                    .into_iter()
+                    .map(|(name, extended)| {
+                        (name.to_string(), EveRecordOptions { passwords: true, string_log_limit: None, extended })
+                    })
+                    .collect(),
                 files_force_hash: Vec::new(),
                 files_force_magic: false,
             },
@@ -547,8 +554,13 @@ impl EveTypes {
             if enabled && !matches!(name, "alert" | "anomaly" | "stats" | "flow" | "drop") {
                 let passwords = opts.opt_bool("passwords", &mut local);
                 let string_log_limit = opts.size_max("string-log-limit", u32::MAX.into(), &mut local);
-                if passwords.is_some() || string_log_limit.is_some() {
-                    let o = EveRecordOptions { passwords: passwords.unwrap_or(true), string_log_limit };
+                let extended = opts.opt_bool("extended", &mut local);
+                if passwords.is_some() || string_log_limit.is_some() || extended.is_some() {
+                    let o = EveRecordOptions {
+                        passwords: passwords.unwrap_or(true),
+                        string_log_limit,
+                        extended: extended.unwrap_or(false),
+                    };
                     t.record_options.retain(|(n, _)| n != name);
                     t.record_options.push((name.to_string(), o));
                 }

@@ -16,6 +16,7 @@ pub(crate) fn header_block_end(data: &[u8]) -> Option<(usize, usize)> {
     find(data, b"\r\n\r\n").map(|i| (i, 4)).or_else(|| find(data, b"\n\n").map(|i| (i, 2)))
 }
 
+pub mod ber;
 pub mod lines;
 pub mod mime;
 pub mod multipart;

@@ -482,6 +482,11 @@ pub trait ProtoTx: Any {
     fn eve_with(&self, _opts: &RecordOptions) -> serde_json::Value {
         self.eve()
     }
+    /// Whether an output with `opts` writes its record at all (DHCP's short
+    /// form writes acknowledgements only).
+    fn logs_with(&self, _opts: &RecordOptions) -> bool {
+        true
+    }
     /// Objects its records carry beside that one (SMTP's `email`), in order;
     /// `custom`: the fields an output asks for beyond the usual ones
     /// (`- smtp: custom: [subject, date]`).
@@ -544,11 +549,17 @@ pub struct RecordOptions {
     /// `string-log-limit`: strings are cut after so many bytes; `None`
     /// when not given (the protocol's default).
     pub string_log_limit: Option<usize>,
+    /// `extended`: the long form of the records. Default no.
+    pub extended: bool,
+}
+
+impl RecordOptions {
+    pub const DEFAULT: RecordOptions = RecordOptions { passwords: true, string_log_limit: None, extended: false };
 }
 
 impl Default for RecordOptions {
     fn default() -> Self {
-        RecordOptions { passwords: true, string_log_limit: None }
+        RecordOptions::DEFAULT
     }
 }
 

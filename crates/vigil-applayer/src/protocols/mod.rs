@@ -29,6 +29,8 @@ protocols! {
     sip,
     mdns,
     mqtt,
+    dhcp,
+    snmp,
 }
 
 /// The test kit on every protocol of the table.

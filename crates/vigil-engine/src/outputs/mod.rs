@@ -319,6 +319,7 @@ impl Outputs {
                             given.map_or_else(RecordOptions::default, |(_, o)| RecordOptions {
                                 passwords: o.passwords,
                                 string_log_limit: o.string_log_limit.map(|l| l as usize),
+                                extended: o.extended,
                             })
                         })
                         .collect()
@@ -702,6 +703,9 @@ impl Outputs {
         for sink in &mut self.sinks {
             let place = vigil_applayer::proto::index(tx.def.name);
             if place.is_none_or(|i| sink.table & (1 << i) == 0) {
+                continue;
+            }
+            if !tx.tx.logs_with(record_opts(sink, tx).unwrap_or(&RecordOptions::DEFAULT)) {
                 continue;
             }
             let version = place
