@@ -81,6 +81,9 @@ impl DetectionPorts {
 pub struct AppProtoConf {
     pub name: String,
     pub enabled: ProtoSwitch,
+    /// Whether `enabled` was written (a protocol off by default stays off
+    /// when its section leaves it out).
+    pub enabled_set: bool,
     /// The per-transport switches (`dns.tcp.enabled`, `dns.udp.enabled`),
     /// when written: they win over `enabled` for their transport.
     pub tcp_enabled: Option<ProtoSwitch>,
@@ -128,6 +131,7 @@ impl AppLayer {
             out.protocols.push(AppProtoConf {
                 name: node.name().to_string(),
                 enabled: switch(&p, "enabled", errs),
+                enabled_set: p.child("enabled").node.is_some(),
                 tcp_enabled: transport("tcp", errs),
                 udp_enabled: transport("udp", errs),
                 encryption_handling: p.string("encryption-handling", errs),
@@ -163,9 +167,19 @@ impl AppLayer {
     /// Whether protocol `name` runs over TCP (`tcp: true`) or UDP: its
     /// switch for that transport when written, else its own.
     pub fn enabled_on(&self, name: &str, tcp: bool) -> bool {
-        let Some(p) = self.protocol(name) else { return true };
+        self.enabled_on_or(name, tcp, true)
+    }
+
+    /// [`AppLayer::enabled_on`] for a protocol whose default, when no
+    /// switch is written, is `default`.
+    pub fn enabled_on_or(&self, name: &str, tcp: bool, default: bool) -> bool {
+        let Some(p) = self.protocol(name) else { return default };
         let own = if tcp { p.tcp_enabled } else { p.udp_enabled };
-        own.unwrap_or(p.enabled).enabled()
+        match own {
+            Some(s) => s.enabled(),
+            None if p.enabled_set => p.enabled.enabled(),
+            None => default,
+        }
     }
 }
 

@@ -300,7 +300,11 @@ fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<
     // it is detected while either is on.
     for def in vigil_applayer::protocols::ALL {
         let d = def.detection;
-        cfg.set_enabled(def.name, (d.tcp && a.enabled_on(def.name, true)) || (d.udp && a.enabled_on(def.name, false)));
+        let on = !def.off_by_default;
+        cfg.set_enabled(
+            def.name,
+            (d.tcp && a.enabled_on_or(def.name, true, on)) || (d.udp && a.enabled_on_or(def.name, false, on)),
+        );
         let only = a.protocol(def.name).is_some_and(|p| p.enabled == vigil_config::ProtoSwitch::DetectionOnly);
         if let (true, Some(i)) = (only, vigil_applayer::proto::index(def.name).filter(|&i| i < 64)) {
             cfg.table_detection_only |= 1 << i;

@@ -334,6 +334,9 @@ pub struct ProtoDef {
     pub base_need: PerDir<Progress>,
     /// The states its transactions go through, as firewall rules hook them.
     pub hooks: Hooks,
+    /// Not detected unless `app-layer.protocols.<name>.enabled` says so
+    /// (PostgreSQL, Modbus, DNP3, ENIP: off in Suricata unless asked for).
+    pub off_by_default: bool,
 }
 
 impl fmt::Debug for ProtoDef {

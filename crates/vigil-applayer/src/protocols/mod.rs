@@ -31,6 +31,8 @@ protocols! {
     mqtt,
     dhcp,
     snmp,
+    ntp,
+    bittorrent_dht,
 }
 
 /// The test kit on every protocol of the table.

@@ -53,6 +53,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     includes: &[],
     base_need: crate::proto::HEADERS_BOTH,
     hooks: crate::proto::Hooks::GENERIC,
+    off_by_default: false,
 };
 
 /// A bind and its acknowledgement, little-endian.

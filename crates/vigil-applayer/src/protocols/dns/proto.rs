@@ -119,6 +119,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     // A transaction is one message: it is there or not.
     base_need: PerDir { to_server: Progress::Complete, to_client: Progress::Complete },
     hooks: crate::proto::Hooks::GENERIC,
+    off_by_default: false,
 };
 
 impl ProtoParser for DnsParser {

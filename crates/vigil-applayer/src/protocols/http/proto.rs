@@ -276,6 +276,7 @@ pub static PROTO: ProtoDef = ProtoDef {
             "response_complete",
         ],
     },
+    off_by_default: false,
 };
 
 impl ProtoParser for HttpParser {

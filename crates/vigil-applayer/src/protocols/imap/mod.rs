@@ -49,6 +49,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     includes: &[],
     base_need: crate::proto::HEADERS_BOTH,
     hooks: crate::proto::Hooks::GENERIC,
+    off_by_default: false,
 };
 
 fn sample() -> Vec<(Direction, Vec<u8>)> {

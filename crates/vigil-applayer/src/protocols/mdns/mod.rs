@@ -295,6 +295,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     includes: &[],
     base_need: crate::proto::HEADERS_BOTH,
     hooks: crate::proto::Hooks::GENERIC,
+    off_by_default: false,
 };
 
 #[cfg(test)]

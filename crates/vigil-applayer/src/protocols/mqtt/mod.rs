@@ -500,6 +500,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     includes: &[],
     base_need: PerDir { to_server: Progress::Complete, to_client: Progress::Complete },
     hooks: crate::proto::Hooks::GENERIC,
+    off_by_default: false,
 };
 
 #[cfg(test)]

@@ -51,6 +51,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     includes: &["dcerpc"],
     base_need: crate::proto::HEADERS_BOTH,
     hooks: crate::proto::Hooks::GENERIC,
+    off_by_default: false,
 };
 
 /// An SMB2 negotiate request and its answer, in NetBIOS session messages.

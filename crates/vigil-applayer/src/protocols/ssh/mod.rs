@@ -128,4 +128,5 @@ pub static PROTO: ProtoDef = ProtoDef {
         to_server: &["request_in_progress", "request_banner_wait_eol", "request_banner_done", "request_finished"],
         to_client: &["response_in_progress", "response_banner_wait_eol", "response_banner_done", "response_finished"],
     },
+    off_by_default: false,
 };

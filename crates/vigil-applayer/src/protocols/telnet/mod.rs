@@ -45,6 +45,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     includes: &[],
     base_need: crate::proto::HEADERS_BOTH,
     hooks: crate::proto::Hooks::GENERIC,
+    off_by_default: false,
 };
 
 /// A server's option negotiation and login prompt, and a client's answer.

@@ -164,6 +164,7 @@ pub static PROTO: ProtoDef = ProtoDef {
             "server_finished",
         ],
     },
+    off_by_default: false,
 };
 
 impl ProtoParser for TlsParser {
