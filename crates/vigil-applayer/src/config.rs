@@ -40,6 +40,9 @@ pub struct AppConfig {
     pub table_enabled: u64,
     /// Which of them are detected but not parsed (`enabled: detection-only`), by place.
     pub table_detection_only: u64,
+    /// Their own stream reassembly depths (`stream-depth`; 0: all), by
+    /// place; `None`: `stream.reassembly.depth`.
+    pub table_stream_depth: Vec<Option<u64>>,
     /// The `encryption-handling` of the table's protocols that have one,
     /// by their place in it (empty: the default for all).
     pub table_encryption: Vec<Encryption>,
@@ -78,6 +81,7 @@ impl Default for AppConfig {
             smtp_mime: SmtpMime::default(),
             table_enabled: u64::MAX,
             table_detection_only: 0,
+            table_stream_depth: Vec::new(),
             table_encryption: Vec::new(),
             table_options: Vec::new(),
             table_settings: Vec::new(),

@@ -254,6 +254,13 @@ impl AppFlow {
         self.proto
     }
 
+    /// The stream reassembly depth the flow's protocol asks for
+    /// (`app-layer.protocols.<name>.stream-depth`), if it has one.
+    pub fn stream_depth(&self) -> Option<u64> {
+        let i = crate::proto::index(self.proto.name())?;
+        self.cfg.table_stream_depth.get(i).copied().flatten()
+    }
+
     /// The protocol before the flow's last change (HTTP before a tunnel), when it differs
     /// from [`proto`](Self::proto): while the tunnel is still being detected, or when what
     /// runs inside turned out to be something else (TLS) or nothing known (Failed).

@@ -94,6 +94,8 @@ pub struct AppProtoConf {
     pub detection_ports: Option<DetectionPorts>,
     pub tcp_detection_ports: Option<DetectionPorts>,
     pub udp_detection_ports: Option<DetectionPorts>,
+    /// `stream-depth`: the protocol's own reassembly depth (0: all).
+    pub stream_depth: Option<u64>,
 }
 
 /// `app-layer`.
@@ -138,6 +140,7 @@ impl AppLayer {
                 detection_ports: DetectionPorts::read(&p, errs),
                 tcp_detection_ports: DetectionPorts::read(&p.child("tcp"), errs),
                 udp_detection_ports: DetectionPorts::read(&p.child("udp"), errs),
+                stream_depth: p.size_max("stream-depth", u64::MAX, errs),
             });
         }
         let http = protocols.child("http").child("libhtp").child("default-config");
@@ -191,6 +194,21 @@ mod tests {
         let tree = ConfigTree::parse_str(yaml, "s.yaml").unwrap();
         let (c, errs, _) = Config::from_tree(&tree);
         (c, errs)
+    }
+
+    #[test]
+    fn protocols_off_by_default_and_their_own_depths() {
+        let (c, errs) = config(
+            "app-layer:\n  protocols:\n    pgsql:\n      stream-depth: 0\n    modbus:\n      enabled: yes\n      stream-depth: 64kb\n",
+        );
+        assert!(errs.is_empty(), "{errs:?}");
+        let a = &c.app_layer;
+        // Named without a switch: the protocol's own default holds.
+        assert!(!a.enabled_on_or("pgsql", true, false) && a.enabled_on_or("pgsql", true, true));
+        assert!(a.enabled_on_or("modbus", true, false));
+        assert!(!a.enabled_on_or("dnp3", true, false));
+        assert_eq!(a.protocol("pgsql").unwrap().stream_depth, Some(0));
+        assert_eq!(a.protocol("modbus").unwrap().stream_depth, Some(64 << 10));
     }
 
     #[test]

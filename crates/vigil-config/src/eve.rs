@@ -86,8 +86,8 @@ pub struct EveTypes {
 /// no`), strings cut (`string-log-limit`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EveRecordOptions {
-    /// `passwords`. Default true.
-    pub passwords: bool,
+    /// `passwords`; `None` when not given (each protocol has its default).
+    pub passwords: Option<bool>,
     /// `string-log-limit` in bytes; `None` when not given.
     pub string_log_limit: Option<u64>,
     /// `extended`. Default false.
@@ -397,7 +397,7 @@ impl EveLog {
                 record_options: [("http", true), ("tls", true), ("dhcp", false)]
                     .into_iter()
                     .map(|(name, extended)| {
-                        (name.to_string(), EveRecordOptions { passwords: true, string_log_limit: None, extended })
+                        (name.to_string(), EveRecordOptions { passwords: None, string_log_limit: None, extended })
                     })
                     .collect(),
                 files_force_hash: Vec::new(),
@@ -556,11 +556,7 @@ impl EveTypes {
                 let string_log_limit = opts.size_max("string-log-limit", u32::MAX.into(), &mut local);
                 let extended = opts.opt_bool("extended", &mut local);
                 if passwords.is_some() || string_log_limit.is_some() || extended.is_some() {
-                    let o = EveRecordOptions {
-                        passwords: passwords.unwrap_or(true),
-                        string_log_limit,
-                        extended: extended.unwrap_or(false),
-                    };
+                    let o = EveRecordOptions { passwords, string_log_limit, extended: extended.unwrap_or(false) };
                     t.record_options.retain(|(n, _)| n != name);
                     t.record_options.push((name.to_string(), o));
                 }

@@ -88,6 +88,9 @@ impl FlowApp {
                 self.layer.close(dir);
             }
         }
+        if ssn.depth.is_none() {
+            ssn.depth = self.layer.stream_depth();
+        }
         for dir in DIRS {
             if self.layer.take_raw_trigger(dir) {
                 let s = ssn.dirs.get_mut(dir);

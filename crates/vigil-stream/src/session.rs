@@ -196,6 +196,10 @@ pub struct TcpSession {
     /// Both ends use timestamps (the handshake had them both ways, or a
     /// session picked up mid-stream had one): PAWS applies (RFC 7323).
     pub timestamps: bool,
+    /// The reassembly depth of this session when its application protocol
+    /// has one of its own (`app-layer.protocols.<name>.stream-depth`; 0:
+    /// all), else `stream.reassembly.depth`.
+    pub depth: Option<u64>,
 }
 
 /// What a session ended with, as EVE flow records describe it.
@@ -267,6 +271,7 @@ impl StreamCtx {
             four_whs: false,
             client_ts: None,
             timestamps: false,
+            depth: None,
         };
         let (me, peer) = split(&mut ssn.dirs, seg.dir);
         if syn_only {
@@ -598,7 +603,7 @@ impl TcpSession {
         event: &mut dyn FnMut(StreamEvent),
     ) -> bool {
         let policy = ctx.cfg.policies.lookup(seg.dst);
-        let depth = ctx.cfg.depth;
+        let depth = self.depth.unwrap_or(ctx.cfg.depth);
         let budget = if ctx.simulate_reassembly_memcap { 0 } else { budget(ctx) };
         let async_oneside = self.async_oneside;
         let me = self.dirs.get_mut(seg.dir);

@@ -547,8 +547,9 @@ pub trait ProtoTx: Any {
 /// options it has.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordOptions {
-    /// `passwords`: credentials are written. Default yes.
-    pub passwords: bool,
+    /// `passwords`: credentials are written; `None` when not given (the
+    /// protocol's default: yes for MQTT, no for PostgreSQL).
+    pub passwords: Option<bool>,
     /// `string-log-limit`: strings are cut after so many bytes; `None`
     /// when not given (the protocol's default).
     pub string_log_limit: Option<usize>,
@@ -557,7 +558,7 @@ pub struct RecordOptions {
 }
 
 impl RecordOptions {
-    pub const DEFAULT: RecordOptions = RecordOptions { passwords: true, string_log_limit: None, extended: false };
+    pub const DEFAULT: RecordOptions = RecordOptions { passwords: None, string_log_limit: None, extended: false };
 }
 
 impl Default for RecordOptions {

@@ -33,6 +33,7 @@ protocols! {
     snmp,
     ntp,
     bittorrent_dht,
+    pgsql,
 }
 
 /// The test kit on every protocol of the table.

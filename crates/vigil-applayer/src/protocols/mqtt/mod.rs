@@ -115,7 +115,7 @@ impl MqttTx {
             if matches!(msg.body, Body::Unassigned) {
                 continue;
             }
-            m.insert(message::eve_key(msg.fixed.kind).into(), msg.eve(s, opts.passwords));
+            m.insert(message::eve_key(msg.fixed.kind).into(), msg.eve(s, opts.passwords.unwrap_or(true)));
         }
         Value::Object(m)
     }
