@@ -41,10 +41,10 @@ pub fn applayer_anomaly_record(
     }
     let bare = name.split_once('.').map_or(name, |(_, rest)| rest);
     // Protocol detection's own events (`applayer_*`), and those of Suricata's
-    // parsers written in C (libhtp's HTTP, TLS, SMTP), are in capitals in EVE; its
-    // Rust parsers' in lower case, as rules spell them all.
+    // parsers written in C (libhtp's HTTP, TLS, SMTP, DNP3), are in capitals in EVE;
+    // its Rust parsers' in lower case, as rules spell them all.
     let detect = bare.starts_with("applayer_");
-    let event = if detect || matches!(app_proto, "http" | "tls" | "smtp") {
+    let event = if detect || matches!(app_proto, "http" | "tls" | "smtp" | "dnp3") {
         bare.to_ascii_uppercase()
     } else {
         bare.to_string()

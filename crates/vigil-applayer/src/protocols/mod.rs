@@ -34,6 +34,7 @@ protocols! {
     ntp,
     bittorrent_dht,
     pgsql,
+    dnp3,
 }
 
 /// The test kit on every protocol of the table.
