@@ -35,6 +35,7 @@ protocols! {
     bittorrent_dht,
     pgsql,
     dnp3,
+    modbus,
 }
 
 /// The test kit on every protocol of the table.
