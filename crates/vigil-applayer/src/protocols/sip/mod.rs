@@ -2,9 +2,8 @@
 //! transaction of its own, on the side it travelled (as Suricata 8 forms
 //! them), with its start line, header fields (compact forms read as their
 //! full names); EVE `sip` records and the `sip.*` keywords. Over
-//! TCP messages are framed by `Content-Length`; the body is skipped.
-//!
-//! Not yet: the SDP body (`sdp` in records, the `sdp.*` keywords).
+//! TCP messages are framed by `Content-Length`. An `application/sdp` body
+//! is read ([`sdp`]): the `sdp` object of records, the `sdp.*` buffers.
 //!
 //! ```
 //! use vigil_applayer::protocols::sip::PROTO;
@@ -20,6 +19,8 @@
 //! p.parse(ToServer, msg);
 //! assert_eq!(p.tx(0).unwrap().eve()["method"], "REGISTER");
 //! ```
+
+pub mod sdp;
 
 use std::any::Any;
 
@@ -105,6 +106,8 @@ pub struct SipTx {
     pub start_line: Vec<u8>,
     /// Header fields, full names in lower case, values trimmed.
     pub headers: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Its SDP body.
+    pub sdp: Option<Box<sdp::Sdp>>,
 }
 
 impl SipTx {
@@ -141,6 +144,9 @@ impl ProtoTx for SipTx {
         fn one(b: &[u8], index: usize) -> Option<&[u8]> {
             (index == 0).then_some(b)
         }
+        if let Some(sdp_id) = id.checked_sub(SDP_FIRST) {
+            return self.sdp.as_ref()?.buffer(sdp_id, index);
+        }
         let buffer = Buffer::from_id(id)?;
         if let Some(name) = buffer.header() {
             return self.header(name, index);
@@ -170,6 +176,9 @@ impl ProtoTx for SipTx {
             m.insert("code".into(), text(code));
             m.insert("reason".into(), text(reason));
             m.insert("response_line".into(), text(&self.start_line));
+        }
+        if let Some(sdp) = &self.sdp {
+            m.insert("sdp".into(), sdp.eve());
         }
         Value::Object(m)
     }
@@ -223,8 +232,16 @@ fn message(data: &[u8], stream: bool) -> Option<Result<(SipTx, usize), ()>> {
     if stream && data.len() < body_at + len {
         return if body_at + len > MAX_MESSAGE { Some(Err(())) } else { None };
     }
-    // The body is skipped: nothing reads it until SDP is parsed.
-    Some(Ok((tx, if stream { body_at + len } else { data.len() })))
+    let mut tx = tx;
+    let end = if stream { body_at + len } else { data.len() };
+    let is_sdp = tx.header(b"content-type", 0).is_some_and(|t| {
+        let t = t.split(|&c| c == b';').next().unwrap_or_default().trim_ascii();
+        t.eq_ignore_ascii_case(b"application/sdp")
+    });
+    if is_sdp {
+        tx.sdp = data.get(body_at..end).and_then(sdp::parse).map(Box::new);
+    }
+    Some(Ok((tx, end)))
 }
 
 fn message_head(head: &[u8], consumed: usize) -> Option<Result<(SipTx, usize), ()>> {
@@ -383,6 +400,22 @@ const fn buffer(name: &'static str, id: Buffer, sides: Sides) -> BufferDef {
     BufferDef { name, id: id as u8, sides, default, both_ways, need: Progress::Complete, multi }
 }
 
+/// The number of the first `sdp.*` buffer ([`sdp::BUFFERS`] follow in order).
+const SDP_FIRST: u8 = 13;
+
+const fn sdp_buffer(i: usize) -> BufferDef {
+    let (name, multi) = sdp::BUFFERS[i];
+    BufferDef {
+        name,
+        id: SDP_FIRST + i as u8,
+        sides: Sides::Both,
+        default: Direction::ToServer,
+        both_ways: true,
+        need: Progress::Complete,
+        multi,
+    }
+}
+
 pub static PROTO: ProtoDef = ProtoDef {
     name: "sip",
     eve_name: None,
@@ -402,6 +435,23 @@ pub static PROTO: ProtoDef = ProtoDef {
         buffer("sip.user_agent", Buffer::UserAgent, Sides::Both),
         buffer("sip.content_type", Buffer::ContentType, Sides::Both),
         buffer("sip.content_length", Buffer::ContentLength, Sides::Both),
+        sdp_buffer(0),
+        sdp_buffer(1),
+        sdp_buffer(2),
+        sdp_buffer(3),
+        sdp_buffer(4),
+        sdp_buffer(5),
+        sdp_buffer(6),
+        sdp_buffer(7),
+        sdp_buffer(8),
+        sdp_buffer(9),
+        sdp_buffer(10),
+        sdp_buffer(11),
+        sdp_buffer(12),
+        sdp_buffer(13),
+        sdp_buffer(14),
+        sdp_buffer(15),
+        sdp_buffer(16),
     ],
     checks: &[],
     events: &[],
