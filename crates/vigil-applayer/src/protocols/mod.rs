@@ -36,6 +36,7 @@ protocols! {
     pgsql,
     dnp3,
     modbus,
+    enip,
 }
 
 /// The test kit on every protocol of the table.
