@@ -257,6 +257,9 @@ impl AppFlow {
     /// The stream reassembly depth the flow's protocol asks for
     /// (`app-layer.protocols.<name>.stream-depth`), if it has one.
     pub fn stream_depth(&self) -> Option<u64> {
+        if self.cfg.table_stream_depth.is_empty() {
+            return None;
+        }
         let i = crate::proto::index(self.proto.name())?;
         self.cfg.table_stream_depth.get(i).copied().flatten()
     }

@@ -32,6 +32,8 @@ pub(crate) struct FlowApp {
     pub counted: bool,
     /// The flow that announced this one (`parent_id`), until the outputs are told.
     pub parent: Option<u64>,
+    /// The protocol's own reassembly depth was looked up.
+    depth_asked: bool,
 }
 
 impl std::fmt::Debug for FlowApp {
@@ -52,6 +54,7 @@ impl FlowApp {
             raw_off: false,
             counted: false,
             parent: None,
+            depth_asked: false,
         }
     }
 
@@ -88,7 +91,9 @@ impl FlowApp {
                 self.layer.close(dir);
             }
         }
-        if ssn.depth.is_none() {
+        // Asked once the protocol is known (a protocol's depth applies from its detection on).
+        if !self.depth_asked && !matches!(self.layer.proto(), AppProto::Unknown) {
+            self.depth_asked = true;
             ssn.depth = self.layer.stream_depth();
         }
         for dir in DIRS {

@@ -311,6 +311,10 @@ fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<
             cfg.table_detection_only |= 1 << i;
         }
     }
+    // No protocol with a depth of its own: flows need not ask.
+    if cfg.table_stream_depth.iter().all(Option::is_none) {
+        cfg.table_stream_depth.clear();
+    }
     let mut encryption = |name: &str| {
         let v = a.protocol(name)?.encryption_handling.as_deref()?;
         let e = vigil_applayer::Encryption::parse(v);

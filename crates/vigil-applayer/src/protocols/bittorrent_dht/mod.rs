@@ -164,7 +164,7 @@ fn record(msg: &Bencode<'_>) -> Option<Value> {
             r.insert("id".into(), hex(a.get("id")?.bytes()?));
             for (key, size) in [("nodes", 26), ("nodes6", 38)] {
                 let Some(nodes) = a.get(key).and_then(Bencode::bytes).filter(|n| !n.is_empty()) else { continue };
-                let list = nodes
+                let list: Vec<Value> = nodes
                     .chunks_exact(size)
                     .map(|n| {
                         let (ip, port) = endpoint(&n[20..]);
@@ -175,7 +175,9 @@ fn record(msg: &Bencode<'_>) -> Option<Value> {
                         Value::Object(o)
                     })
                     .collect();
-                r.insert(key.into(), Value::Array(list));
+                if !list.is_empty() {
+                    r.insert(key.into(), Value::Array(list));
+                }
             }
             if let Some(Bencode::List(values)) = a.get("values") {
                 let list = values

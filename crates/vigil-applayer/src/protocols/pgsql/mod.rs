@@ -284,6 +284,7 @@ pub struct PgsqlParser {
     /// The server accepted SSL: what follows is TLS.
     tunnel: bool,
     events: Vec<AppEvent>,
+    closed: PerDir<bool>,
 }
 
 impl PgsqlParser {
@@ -296,6 +297,7 @@ impl PgsqlParser {
             sasl_started: false,
             tunnel: false,
             events: Vec::new(),
+            closed: PerDir::default(),
         }
     }
 
@@ -580,9 +582,13 @@ impl ProtoParser for PgsqlParser {
         false
     }
 
-    fn close(&mut self, _dir: Direction, _held: &[u8]) {
-        for tx in self.txs.iter_mut() {
-            tx.complete = true;
+    fn close(&mut self, dir: Direction, _held: &[u8]) {
+        *self.closed.get_mut(dir) = true;
+        // The server may still answer what the client sent before it closed.
+        if self.closed.to_server && self.closed.to_client {
+            for tx in self.txs.iter_mut() {
+                tx.complete = true;
+            }
         }
     }
 
