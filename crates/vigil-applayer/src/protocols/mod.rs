@@ -37,6 +37,7 @@ protocols! {
     dnp3,
     modbus,
     enip,
+    ike,
 }
 
 /// The test kit on every protocol of the table.

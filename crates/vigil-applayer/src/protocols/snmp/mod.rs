@@ -2,10 +2,9 @@
 //! 162: each message a transaction of the side that sent it, read with the
 //! shared BER codec; EVE `snmp` (version, PDU type, error, trap, the
 //! variables' OIDs, community or USM user name) as Suricata 8 writes it;
-//! `snmp.version`, `snmp.pdu_type`, `snmp.community`, `snmp.usm`. A v3
-//! message whose PDU is encrypted says so and nothing more.
-//!
-//! Not yet: `snmp.trap_type`.
+//! `snmp.version`, `snmp.pdu_type`, `snmp.trap_type` (a v1 trap's generic
+//! type), `snmp.community`, `snmp.usm`. A v3 message whose PDU is
+//! encrypted says so and nothing more.
 //!
 //! ```
 //! use vigil_applayer::protocols::snmp::PROTO;
@@ -336,6 +335,7 @@ fn sample() -> Vec<(Direction, Vec<u8>)> {
 enum SnmpCheck {
     Version(IntCmp),
     PduType(IntCmp),
+    TrapType(IntCmp),
 }
 
 impl TxCheck for SnmpCheck {
@@ -344,6 +344,7 @@ impl TxCheck for SnmpCheck {
         match self {
             SnmpCheck::Version(c) => c.matches(tx.version.into()),
             SnmpCheck::PduType(c) => tx.pdu_type.is_some_and(|t| c.matches(t.into())),
+            SnmpCheck::TrapType(c) => tx.trap.as_ref().is_some_and(|t| c.matches(t.generic)),
         }
     }
 }
@@ -381,6 +382,14 @@ pub static PROTO: ProtoDef = ProtoDef {
             _ => Err("expects an integer comparison".into()),
         }),
         message("snmp.pdu_type", pdu_type_check),
+        message("snmp.trap_type", |v| {
+            let cmp = match v {
+                RuleValue::Int(c) => *c,
+                RuleValue::Text(t) | RuleValue::Str(t) => IntCmp::parse(t.trim(), u32::MAX.into()).map_err(|e| format!("{e:?}"))?,
+                _ => return Err("expects an integer comparison".into()),
+            };
+            Ok(Box::new(SnmpCheck::TrapType(cmp)))
+        }),
     ],
     events: &[],
     event: crate::proto::no_other_events,
@@ -411,6 +420,10 @@ mod tests {
         assert_eq!(e["pdu_type"], "trap_v1");
         assert_eq!((e["trap_type"].as_str(), e["trap_address"].as_str()), (Some("LinkDown"), Some("10.0.0.1")));
         assert!(e.get("vars").is_none());
+        let check = (PROTO.checks[2].compile)(&RuleValue::Text("2".into())).unwrap();
+        assert!(check.matches(&tx, Direction::ToServer, 0));
+        let check = (PROTO.checks[2].compile)(&RuleValue::Text(">2".into())).unwrap();
+        assert!(!check.matches(&tx, Direction::ToServer, 0));
     }
 
     #[test]
