@@ -28,6 +28,7 @@ pub mod kit;
 pub mod multiint;
 mod txqueue;
 pub use hooks::Hooks;
+pub(crate) use txqueue::delegate_txs;
 pub use txqueue::TxQueue;
 
 use std::any::Any;

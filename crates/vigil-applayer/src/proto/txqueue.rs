@@ -71,3 +71,27 @@ impl<T> DerefMut for TxQueue<T> {
         &mut self.txs
     }
 }
+
+/// The parser contract's transaction lookups ([`super::ProtoParser::tx_count`],
+/// `tx`, `next_tx_id`, `txs_evicted`) answered from the parser's
+/// [`TxQueue`] field `$field`: written inside `impl ProtoParser for ...`.
+macro_rules! delegate_txs {
+    ($field:ident) => {
+        fn tx_count(&self) -> usize {
+            self.$field.len()
+        }
+
+        fn tx(&self, i: usize) -> Option<&dyn $crate::proto::ProtoTx> {
+            self.$field.tx(i)
+        }
+
+        fn next_tx_id(&self) -> u64 {
+            self.$field.next_id()
+        }
+
+        fn txs_evicted(&self) -> u64 {
+            self.$field.evicted()
+        }
+    };
+}
+pub(crate) use delegate_txs;

@@ -285,13 +285,7 @@ impl ProtoParser for DhtParser {
 
     fn close(&mut self, _dir: Direction, _held: &[u8]) {}
 
-    fn tx_count(&self) -> usize {
-        self.txs.len()
-    }
-
-    fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.tx(i)
-    }
+    crate::proto::delegate_txs!(txs);
 
     fn prune(&mut self, id: u64) {
         self.txs.prune_while(id, |_| true);
@@ -299,14 +293,6 @@ impl ProtoParser for DhtParser {
 
     fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
         out.append(&mut self.events);
-    }
-
-    fn next_tx_id(&self) -> u64 {
-        self.txs.next_id()
-    }
-
-    fn txs_evicted(&self) -> u64 {
-        self.txs.evicted()
     }
 }
 

@@ -401,27 +401,13 @@ impl ProtoParser for EnipParser {
         }
     }
 
-    fn tx_count(&self) -> usize {
-        self.txs.len()
-    }
-
-    fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.tx(i)
-    }
+    crate::proto::delegate_txs!(txs);
 
     fn prune(&mut self, id: u64) {
         self.txs.prune_while(id, |_| true);
     }
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
-
-    fn next_tx_id(&self) -> u64 {
-        self.txs.next_id()
-    }
-
-    fn txs_evicted(&self) -> u64 {
-        self.txs.evicted()
-    }
 }
 
 pub const SETTINGS: &[SettingDef] = &[SettingDef { key: "max-tx", default: 1024, size: false }];

@@ -23,7 +23,7 @@ use super::tx::{FtpTx, ReplyLine};
 use super::DataChannel;
 use crate::codecs::lines::Lines;
 use crate::parser::{AppEvent, ParseResult};
-use crate::proto::{Expectation, ProtoParser, ProtoTx, TxQueue};
+use crate::proto::{Expectation, ProtoParser, TxQueue};
 
 /// Lines kept of one reply; later ones are dropped and the transaction's
 /// `reply_truncated` says so.
@@ -280,13 +280,7 @@ impl ProtoParser for FtpParser {
         }
     }
 
-    fn tx_count(&self) -> usize {
-        self.txs.len()
-    }
-
-    fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.tx(i)
-    }
+    crate::proto::delegate_txs!(txs);
 
     fn prune(&mut self, id: u64) {
         self.txs.prune_while(id, |_| true);
@@ -294,14 +288,6 @@ impl ProtoParser for FtpParser {
 
     fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
         out.append(&mut self.events);
-    }
-
-    fn next_tx_id(&self) -> u64 {
-        self.txs.next_id()
-    }
-
-    fn txs_evicted(&self) -> u64 {
-        self.txs.evicted()
     }
 
     fn take_expectations(&mut self, out: &mut Vec<Expectation>) {

@@ -2,9 +2,9 @@
 //! NAT-T's non-ESP marker): each message a transaction, logged as EVE `ike`
 //! with the header, its payloads and what the exchange negotiated so far
 //! (IKEv1: the initiator's proposals, both sides' key exchange and nonce,
-//! vendor ids; IKEv2: notifications; both: the responder's chosen
-//! proposal). The `ike.*` keywords; Suricata's IKE events, weak IKEv2
-//! algorithms among them.
+//! vendor ids and the responder's chosen proposal; IKEv2: notifications).
+//! The `ike.*` keywords (`ike.chosen_sa_attribute` on either version's
+//! choice); Suricata's IKE events, weak IKEv2 algorithms among them.
 //!
 //! ```
 //! use vigil_applayer::protocols::ike::PROTO;
@@ -91,16 +91,14 @@ pub struct IkeTx {
     events: u64,
 }
 
-fn attribute_object(major: u8, attrs: &[Attribute], out: &mut Map<String, Value>) {
+/// The IKEv1 attributes Suricata's records carry (the others serve
+/// `ike.chosen_sa_attribute` only).
+const LOGGED: [&str; 7] = ["alg_enc", "alg_hash", "alg_auth", "alg_dh", "sa_life_type", "sa_life_duration", "sa_key_length"];
+
+fn attribute_object(attrs: &[Attribute], out: &mut Map<String, Value>) {
     for a in attrs {
-        let (key, value) = if major == 1 {
-            let Some(k) = names::v1_key(a.kind) else { continue };
-            (k, names::v1_value(a.kind, a.value).to_string())
-        } else {
-            let Some(k) = names::v2_key(a.kind) else { continue };
-            let v = if a.kind == 0x10e { "Unknown".to_string() } else { names::v2_value(a.kind, a.value) };
-            (k, v)
-        };
+        let Some(key) = names::v1_key(a.kind).filter(|k| LOGGED.contains(k)) else { continue };
+        let value = names::v1_value(a.kind, a.value).to_string();
         // An attribute given twice keeps its first value, as Suricata 8 logs it.
         if out.contains_key(key) {
             continue;
@@ -123,8 +121,9 @@ impl IkeTx {
         if extended {
             o.insert("exchange_type_verbose".into(), names::exchange(m.major, m.exchange).into());
         }
-        if let Some(chosen) = &self.exchange.chosen {
-            attribute_object(m.major, chosen, &mut o);
+        // IKEv1's chosen proposal is logged; IKEv2's serves the keywords only, as in Suricata 8.
+        if let Some(chosen) = self.exchange.chosen.as_ref().filter(|_| m.major == 1) {
+            attribute_object(chosen, &mut o);
         }
         if m.major == 2 {
             o.insert("role".into(), if m.flags & 0x08 != 0 { "initiator" } else { "responder" }.into());
@@ -153,7 +152,7 @@ impl IkeTx {
                         .iter()
                         .map(|attrs| {
                             let mut a = Map::new();
-                            attribute_object(1, attrs, &mut a);
+                            attribute_object(attrs, &mut a);
                             Value::Object(a)
                         })
                         .collect();
@@ -323,13 +322,7 @@ impl ProtoParser for IkeParser {
 
     fn close(&mut self, _dir: Direction, _held: &[u8]) {}
 
-    fn tx_count(&self) -> usize {
-        self.txs.len()
-    }
-
-    fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.tx(i)
-    }
+    crate::proto::delegate_txs!(txs);
 
     fn prune(&mut self, id: u64) {
         self.txs.prune_while(id, |_| true);
@@ -337,14 +330,6 @@ impl ProtoParser for IkeParser {
 
     fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
         out.append(&mut self.events);
-    }
-
-    fn next_tx_id(&self) -> u64 {
-        self.txs.next_id()
-    }
-
-    fn txs_evicted(&self) -> u64 {
-        self.txs.evicted()
     }
 }
 
@@ -430,10 +415,13 @@ mod tests {
         assert_eq!((first["role"].as_str(), first.get("alg_enc")), (Some("initiator"), None));
         assert_eq!(first["payload"], serde_json::json!(["SecurityAssociation", "Nonce"]));
         let reply = p.txs[1].eve();
-        assert_eq!((reply["alg_enc"].as_str(), reply["alg_enc_raw"].as_u64()), (Some("ENCR_AES_CBC"), Some(12)));
-        assert_eq!(reply["alg_dh"], "Modp2048");
-        assert_eq!(reply["sa_key_length_raw"], 128);
+        assert_eq!(reply["role"], "responder");
         assert_eq!(reply["ikev2"], serde_json::json!({"errors": 0, "notify": []}));
+        // The choice serves the keywords.
+        let chosen = p.txs[1].exchange.chosen.clone().unwrap();
+        assert_eq!(chosen[0], Attribute { kind: 1, value: 12 });
+        let check = (checks::CHECKS[3].compile)(&vigil_rules::Value::Text("alg_dh=14".into())).unwrap();
+        assert!(check.matches(&p.txs[1], Direction::ToClient, 0));
         let mut out = Vec::new();
         p.drain_events(&mut out);
         assert!(out.is_empty(), "{out:?}");

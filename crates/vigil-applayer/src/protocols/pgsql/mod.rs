@@ -592,13 +592,7 @@ impl ProtoParser for PgsqlParser {
         }
     }
 
-    fn tx_count(&self) -> usize {
-        self.txs.len()
-    }
-
-    fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.tx(i)
-    }
+    crate::proto::delegate_txs!(txs);
 
     fn prune(&mut self, id: u64) {
         self.txs.prune_while(id, |t| t.complete);
@@ -606,14 +600,6 @@ impl ProtoParser for PgsqlParser {
 
     fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
         out.append(&mut self.events);
-    }
-
-    fn next_tx_id(&self) -> u64 {
-        self.txs.next_id()
-    }
-
-    fn txs_evicted(&self) -> u64 {
-        self.txs.evicted()
     }
 
     fn tunnel(&self) -> bool {

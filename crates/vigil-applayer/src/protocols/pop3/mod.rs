@@ -262,27 +262,13 @@ impl ProtoParser for Pop3Parser {
         }
     }
 
-    fn tx_count(&self) -> usize {
-        self.txs.len()
-    }
-
-    fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.tx(i)
-    }
+    crate::proto::delegate_txs!(txs);
 
     fn prune(&mut self, id: u64) {
         self.txs.prune_while(id, |t| t.done);
     }
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
-
-    fn next_tx_id(&self) -> u64 {
-        self.txs.next_id()
-    }
-
-    fn txs_evicted(&self) -> u64 {
-        self.txs.evicted()
-    }
 
     fn tunnel(&self) -> bool {
         self.tunnel

@@ -22,7 +22,7 @@ use crate::codecs::lines::Lines;
 use crate::codecs::mime::{Event, Mime, MimeConfig};
 use crate::files::{File, FileConfig};
 use crate::parser::{AppEvent, ParseResult};
-use crate::proto::{ProtoParser, ProtoTx, TxQueue};
+use crate::proto::{ProtoParser, TxQueue};
 
 /// A command line's limit, as Suricata's (RFC 5321 says 512 with CR LF,
 /// which clients exceed); the rest of a longer one is dropped.
@@ -555,13 +555,7 @@ impl ProtoParser for SmtpParser {
         }
     }
 
-    fn tx_count(&self) -> usize {
-        self.txs.len()
-    }
-
-    fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
-        self.txs.tx(i)
-    }
+    crate::proto::delegate_txs!(txs);
 
     fn prune(&mut self, id: u64) {
         self.txs.prune_while(id, |t| t.done);
@@ -569,14 +563,6 @@ impl ProtoParser for SmtpParser {
 
     fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
         out.append(&mut self.events);
-    }
-
-    fn next_tx_id(&self) -> u64 {
-        self.txs.next_id()
-    }
-
-    fn txs_evicted(&self) -> u64 {
-        self.txs.evicted()
     }
 
     fn tunnel(&self) -> bool {
