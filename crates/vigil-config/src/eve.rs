@@ -77,13 +77,13 @@ pub struct EveTypes {
     /// `- smtp: custom:`: the message header fields the `email` object adds
     /// (`subject`, `date`, ...); `None` when not given.
     pub smtp_custom: Option<Vec<String>>,
-    /// `passwords` and `string-log-limit` of the listed types that give
-    /// either (`- mqtt: string-log-limit: 1kb`), by type name.
+    /// `passwords`, `string-log-limit` and `extended` of the listed types
+    /// that give any (`- mqtt: string-log-limit: 1kb`), by type name.
     pub record_options: Vec<(String, EveRecordOptions)>,
 }
 
 /// Options some record types take: credentials left out (`passwords:
-/// no`), strings cut (`string-log-limit`).
+/// no`), strings cut (`string-log-limit`), the long form (`extended`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EveRecordOptions {
     /// `passwords`; `None` when not given (each protocol has its default).

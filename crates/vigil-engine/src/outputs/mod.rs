@@ -72,7 +72,7 @@ struct EveSink {
     /// `smtp: custom`: the message header fields `email` objects add.
     smtp_custom: Option<Vec<String>>,
     /// What the output asks of each protocol's records (`passwords`,
-    /// `string-log-limit`), by place in the table; empty: the defaults.
+    /// `string-log-limit`, `extended`), by place in the table; empty: the defaults.
     record_opts: Vec<RecordOptions>,
     envelope: EnvelopeOptions,
 }
@@ -121,11 +121,10 @@ pub(crate) fn tx_body(tx: TxRef<'_>, opts: Option<&RecordOptions>) -> (&'static 
     }
 }
 
-/// The options `sink` gives the records of `tx`'s protocol, where it gives any.
-fn record_opts<'a>(sink: &'a EveSink, tx: TxRef<'_>) -> Option<&'a RecordOptions> {
-    vigil_applayer::proto::index(tx.def.name)
-        .and_then(|i| sink.record_opts.get(i))
-        .filter(|o| **o != RecordOptions::default())
+/// The options `sink` gives the records of the protocol at `place` in
+/// the table, where it gives any besides the defaults.
+fn record_opts(sink: &EveSink, place: Option<usize>) -> Option<&RecordOptions> {
+    place.and_then(|i| sink.record_opts.get(i)).filter(|o| **o != RecordOptions::DEFAULT)
 }
 
 /// What `fileinfo` says of `file` of transaction `tx_id` as it stands
@@ -622,7 +621,8 @@ impl Outputs {
                     }
                 }
                 if let Some(tx) = app.tx.filter(|_| sink.alert_app) {
-                    let (key, body) = tx_body(tx, record_opts(sink, tx));
+                    let place = vigil_applayer::proto::index(tx.def.name);
+                    let (key, body) = tx_body(tx, record_opts(sink, place));
                     m.insert(key.into(), body);
                     with_siblings(m, key, tx, sink.smtp_custom.as_deref());
                     // The files of the packet's side, as they stand when the alert is written.
@@ -705,7 +705,8 @@ impl Outputs {
             if place.is_none_or(|i| sink.table & (1 << i) == 0) {
                 continue;
             }
-            if !tx.tx.logs_with(record_opts(sink, tx).unwrap_or(&RecordOptions::DEFAULT)) {
+            let opts = record_opts(sink, place);
+            if !tx.tx.logs_with(opts.unwrap_or(&RecordOptions::DEFAULT)) {
                 continue;
             }
             let version = place
@@ -726,7 +727,7 @@ impl Outputs {
                 (Some(h), (req, resp)) if req || resp => {
                     ("http", serde_json::to_value(h.eve_dump_headers(req, resp)).unwrap_or(Value::Null))
                 }
-                _ => match record_opts(sink, tx) {
+                _ => match opts {
                     Some(o) => tx_body(tx, Some(o)),
                     None => body.get_or_insert_with(|| tx_body(tx, None)).clone(),
                 },
