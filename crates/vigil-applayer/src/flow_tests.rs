@@ -527,7 +527,7 @@ fn an_error_stops_parsing_both_ways_and_is_counted_for_the_error_policy() {
 }
 
 #[test]
-fn detected_but_unparsed_protocols_want_data_only_while_framed() {
+fn dcerpc_follows_its_pdus_and_detected_only_protocols_want_data_while_undecided() {
     let mut pdu = vec![5, 0, 11, 3, 0x10, 0, 0, 0, 20, 0, 0, 0, 1, 0, 0, 0];
     pdu.extend_from_slice(&[0; 4]);
     // DCE/RPC: its PDUs are followed, and a finished one asks for inspection.
@@ -537,10 +537,11 @@ fn detected_but_unparsed_protocols_want_data_only_while_framed() {
     let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 40000, 135);
     flow.feed(ToServer, &pdu);
     assert!(flow.take_raw_trigger(ToServer) && !flow.take_raw_trigger(ToServer));
-    // Lost both ways: nothing more is of use.
+    // After a gap the parser looks for the next PDU header and goes on.
     flow.gap(ToServer, 10);
-    flow.gap(ToClient, 10);
-    assert!(!flow.wants_data());
+    assert!(flow.wants_data());
+    flow.feed(ToServer, &[&b"tail of a lost PDU"[..], &pdu].concat());
+    assert!(flow.take_raw_trigger(ToServer));
     // SMB: detected, nothing follows it once the other direction is detected too.
     let smb = b"\x00\x00\x00\x08\xffSMBrest";
     let flow = check(&AppConfig::default(), (40000, 445), &[c2s(smb)]);

@@ -1,11 +1,15 @@
-//! DCE/RPC over TCP, detected but not parsed: a flow whose first bytes are
-//! a connection-oriented DCE/RPC PDU header (version 5.0 or 5.1, a known
-//! PDU type, a data representation and a fragment length that make sense)
-//! speaks `dcerpc`. Rules written `alert dcerpc ...` with payload keywords
-//! then apply to it, and its flow record says so; the `dce_*` keywords,
-//! which need the parsed PDUs, are not run yet. Its parser follows where
-//! each PDU ends ([`framer`]), so raw stream inspection runs once a PDU is
-//! complete, as Suricata's parser asks for it.
+//! DCE/RPC over TCP: a flow whose first bytes are a connection-oriented
+//! DCE/RPC PDU header (version 5.0 or 5.1, a known PDU type, a data
+//! representation and a fragment length that make sense) speaks `dcerpc`.
+//! Its PDUs are read ([`parser`]): each bind or alter context with its
+//! acknowledgement, and each request with its response (fragments joined)
+//! is a transaction, logged as EVE `dcerpc` as Suricata writes it;
+//! `dcerpc.iface`, `dcerpc.opnum` and `dcerpc.stub_data` (and their
+//! `dce_*` names) run on requests. Each PDU's end asks for raw stream
+//! inspection, as Suricata's parser does.
+//!
+//! Not yet: DCE/RPC over UDP and over SMB named pipes, the `dce` byte order
+//! of `byte_test`/`byte_jump`.
 //!
 //! ```
 //! use vigil_applayer::protocols::dcerpc::PROTO;
@@ -19,12 +23,13 @@
 //! assert_eq!(probe(b"GET / HTTP/1.1\r\n"), Probe::NoMatch);
 //! ```
 
-mod framer;
+mod checks;
+pub mod parser;
+pub mod pdu;
 
-use crate::proto::{Detection, Probe, ProtoDef};
+use crate::progress::Progress;
+use crate::proto::{BufferDef, Detection, Probe, ProtoDef, Sides};
 use vigil_types::Direction;
-
-pub use framer::Framer;
 
 pub static PROTO: ProtoDef = ProtoDef {
     name: "dcerpc",
@@ -38,9 +43,17 @@ pub static PROTO: ProtoDef = ProtoDef {
         counters_by_transport: true,
         answers_first: None,
     },
-    new_parser: Framer::boxed,
-    buffers: &[],
-    checks: &[],
+    new_parser: parser::DcerpcParser::boxed,
+    buffers: &[BufferDef {
+        name: "dcerpc.stub_data",
+        id: 0,
+        sides: Sides::Both,
+        default: Direction::ToServer,
+        both_ways: true,
+        need: Progress::Complete,
+        multi: false,
+    }],
+    checks: checks::CHECKS,
     events: &[],
     event: crate::proto::no_other_events,
     options: &[],
@@ -48,7 +61,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     sample,
     sample_expected: None,
     files: false,
-    transactions: false,
+    transactions: true,
     aliases: &[],
     includes: &[],
     base_need: crate::proto::HEADERS_BOTH,
@@ -58,14 +71,30 @@ pub static PROTO: ProtoDef = ProtoDef {
 
 /// A bind and its acknowledgement, little-endian.
 fn sample() -> Vec<(Direction, Vec<u8>)> {
-    let pdu = |ptype: u8, len: u16| {
+    // A PDU of type `ptype`, call id 1, first and last fragment, little-endian.
+    let pdu = |ptype: u8, body: &[u8]| {
         let mut p = vec![5, 0, ptype, 3, 0x10, 0, 0, 0];
-        p.extend_from_slice(&len.to_le_bytes());
+        p.extend_from_slice(&((HEADER_LEN + body.len()) as u16).to_le_bytes());
         p.extend_from_slice(&[0, 0, 1, 0, 0, 0]);
-        p.resize(usize::from(len), 0);
+        p.extend_from_slice(body);
         p
     };
-    vec![(Direction::ToServer, pdu(11, 72)), (Direction::ToClient, pdu(12, 68))]
+    // The endpoint mapper's interface, 3.0, in NDR's transfer syntax.
+    let epm = [0x08, 0x83, 0xaf, 0xe1, 0x1f, 0x5d, 0xc9, 0x11, 0x91, 0xa4, 0x08, 0x00, 0x2b, 0x14, 0xa0, 0xfa, 3, 0, 0, 0];
+    let ndr = [0x04, 0x5d, 0x88, 0x8a, 0xeb, 0x1c, 0xc9, 0x11, 0x9f, 0xe8, 0x08, 0x00, 0x2b, 0x10, 0x48, 0x60, 2, 0, 0, 0];
+    let mut bind = vec![0xd0, 0x16, 0xd0, 0x16, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0];
+    bind.extend_from_slice(&epm);
+    bind.extend_from_slice(&ndr);
+    let mut ack = vec![0xd0, 0x16, 0xd0, 0x16, 0x12, 0x34, 0, 0, 4, 0];
+    ack.extend_from_slice(b"135\0\0\0");
+    ack.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]);
+    ack.extend_from_slice(&ndr);
+    vec![
+        (Direction::ToServer, pdu(11, &bind)),
+        (Direction::ToClient, pdu(12, &ack)),
+        (Direction::ToServer, pdu(0, b"\x08\x00\x00\x00\x00\x00\x03\x00ABCDEFGH")),
+        (Direction::ToClient, pdu(2, b"\x08\x00\x00\x00\x00\x00\x00\x00abcdefgh")),
+    ]
 }
 
 /// The fixed part of a connection-oriented PDU header.
