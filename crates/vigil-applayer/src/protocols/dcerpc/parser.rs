@@ -37,9 +37,11 @@ pub struct Half {
 }
 
 impl Half {
-    fn add(&mut self, stub: &[u8], last: bool) {
+    /// A fragment's stub data, and the size Suricata logs for it (which
+    /// counts the authentication trailer, and a response's own header).
+    fn add(&mut self, stub: &[u8], logged: u64, last: bool) {
         self.frags += 1;
-        self.size += stub.len() as u64;
+        self.size += logged;
         let room = MAX_STUB.saturating_sub(self.stub.len());
         self.stub.extend_from_slice(&stub[..stub.len().min(room)]);
         self.done |= last;
@@ -257,7 +259,9 @@ impl DcerpcParser {
                         at
                     }
                 };
-                self.txs[at].req.add(r.stub, last);
+                // Suricata counts everything after the request's eight-byte header (an object UUID too).
+                let logged = u64::from(h.frag_len).saturating_sub(HEADER_LEN as u64 + 8);
+                self.txs[at].req.add(r.stub, logged, last);
             }
             (Direction::ToClient, pdu::BIND_ACK | pdu::BIND_NAK | pdu::ALTER_CONTEXT_RESP) => {
                 let results = if h.ptype == pdu::BIND_NAK { Vec::new() } else { pdu::bind_ack(&h, b).unwrap_or_default() };
@@ -289,7 +293,7 @@ impl DcerpcParser {
                 tx.answer = Some(h.ptype);
                 if h.ptype == pdu::RESPONSE {
                     let stub = pdu::response(&h, b).unwrap_or_default();
-                    tx.res.add(stub, last);
+                    tx.res.add(stub, u64::from(h.frag_len).saturating_sub(HEADER_LEN as u64), last);
                 } else {
                     tx.res.done = true;
                 }
@@ -391,7 +395,8 @@ mod tests {
         let e = call.eve();
         assert_eq!(e["req"], serde_json::json!({"opnum": 3, "frag_cnt": 1, "stub_data_size": 8}));
         assert_eq!(e["interfaces"][0]["uuid"], "e1af8308-5d1f-11c9-91a4-08002b14a0fa");
-        assert_eq!(e["res"], serde_json::json!({"frag_cnt": 1, "stub_data_size": 8}));
+        // Suricata counts a response's own eight-byte header in its size.
+        assert_eq!(e["res"], serde_json::json!({"frag_cnt": 1, "stub_data_size": 16}));
         assert_eq!(call.buffer(ToServer, 0, 0), Some(&b"ABCDEFGH"[..]));
         assert_eq!(call.buffer(ToClient, 0, 0), Some(&b"abcdefgh"[..]));
     }
