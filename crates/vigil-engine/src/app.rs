@@ -347,8 +347,10 @@ mod tests {
         assert!(!named.contains_key("app_layer.flow.dcerpc"));
         assert_eq!(named.get("app_layer.flow.smb"), Some(&1));
         assert_eq!(named.get("app_layer.flow.ssh"), Some(&0));
-        // Detected but not parsed: no transactions to count, so none named.
-        assert!(!named.contains_key("app_layer.tx.smb") && !named.contains_key("app_layer.tx.dcerpc_tcp"));
+        // SMB is detected but not parsed: no transactions to count, so none named.
+        assert!(!named.contains_key("app_layer.tx.smb"));
+        // DCE/RPC forms transactions: its counter is named (counted as they are logged).
+        assert_eq!(named.get("app_layer.tx.dcerpc_tcp"), Some(&0));
         assert_eq!(named.get("app_layer.tx.ssh"), Some(&0));
     }
 }
