@@ -45,6 +45,14 @@ impl<T: ProtoTx> TxQueue<T> {
         self.evicted
     }
 
+    /// Drops the oldest transaction unpruned (a parser's own memory bound
+    /// was reached), counted with those dropped at the bound.
+    pub fn evict_oldest(&mut self) {
+        if self.txs.pop_front().is_some() {
+            self.evicted += 1;
+        }
+    }
+
     /// Transaction `i` as the parser contract answers it.
     pub fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
         self.txs.get(i).map(|t| t as &dyn ProtoTx)

@@ -16,6 +16,9 @@ use crate::proto::{ParserInit, ProtoParser, ProtoTx, TxQueue};
 
 /// Stub data kept per side of a call; the rest is counted, not kept.
 const MAX_STUB: usize = 1 << 20;
+/// Stub data the calls of one flow hold together; past it the oldest calls
+/// go, unlogged, counted among the evicted transactions.
+const FLOW_STUB_BUDGET: usize = 8 << 20;
 /// Calls held at once; the oldest go first.
 const MAX_TXS: usize = 256;
 
@@ -194,6 +197,8 @@ pub struct DcerpcParser {
     closed: PerDir<bool>,
     /// A gap left the side's PDU boundaries unknown: the next header is looked for.
     resync: PerDir<bool>,
+    /// At least the stub bytes the held calls keep.
+    held: usize,
 }
 
 impl DcerpcParser {
@@ -205,6 +210,7 @@ impl DcerpcParser {
             ended: PerDir::default(),
             closed: PerDir::default(),
             resync: PerDir::default(),
+            held: 0,
         })
     }
 
@@ -301,6 +307,16 @@ impl DcerpcParser {
                 tx.req.done = true;
             }
             _ => {}
+        }
+        // An upper bound kept as stub bytes come; only past the budget are the calls weighed.
+        self.held += b.len();
+        if self.held > FLOW_STUB_BUDGET {
+            let weigh = |txs: &TxQueue<DcerpcTx>| txs.iter().map(|t| t.req.stub.len() + t.res.stub.len()).sum::<usize>();
+            self.held = weigh(&self.txs);
+            while self.txs.len() > 1 && self.held > FLOW_STUB_BUDGET {
+                self.txs.evict_oldest();
+                self.held = weigh(&self.txs);
+            }
         }
     }
 }
@@ -422,5 +438,24 @@ mod tests {
         p.close(ToClient, &[]);
         assert_eq!(p.tx(0).unwrap().eve()["response"], "UNREPLIED");
         assert_eq!(p.parse(ToServer, &[4, 0, 0, 3, 0x10, 0, 0, 0, 16, 0, 0, 0, 1, 0, 0, 0]), ParseResult::Error);
+    }
+
+    #[test]
+    fn unanswered_calls_are_dropped_past_the_flows_budget() {
+        let mut p = DcerpcParser { txs: TxQueue::new(0, MAX_TXS), ifaces: Vec::new(), proposed: Vec::new(),
+            ended: PerDir::default(), closed: PerDir::default(), resync: PerDir::default(), held: 0 };
+        // Requests of 60,000 stub bytes each, never answered.
+        for call in 0..200u32 {
+            let mut b = vec![5, 0, 0, 3, 0x10, 0, 0, 0];
+            b.extend_from_slice(&(24u16 + 60_000).to_le_bytes());
+            b.extend_from_slice(&[0, 0]);
+            b.extend_from_slice(&call.to_le_bytes());
+            b.extend_from_slice(&[0; 8]);
+            b.resize(24 + 60_000, 0x41);
+            assert_eq!(p.parse(ToServer, &b), ParseResult::Done);
+        }
+        let kept: usize = p.txs.iter().map(|t| t.req.stub.len()).sum();
+        assert!(kept <= FLOW_STUB_BUDGET, "{kept}");
+        assert!(p.txs_evicted() > 0);
     }
 }

@@ -58,6 +58,10 @@ pub enum Buffer {
     UnsubscribeTopic = 9,
 }
 
+/// Message bytes the exchanges of one flow hold together; past it the
+/// oldest exchanges go, unlogged, counted among the evicted transactions.
+const FLOW_BUDGET: usize = 16 << 20;
+
 /// Suricata's MQTT events.
 pub const EVENTS: &[&str] = &[
     "missing_connect",
@@ -207,6 +211,8 @@ pub struct MqttParser {
     max_msg: u64,
     events: Vec<AppEvent>,
     closed: PerDir<bool>,
+    /// At least the message bytes the held exchanges carry.
+    held: usize,
 }
 
 impl MqttParser {
@@ -219,6 +225,7 @@ impl MqttParser {
             max_msg,
             events: Vec::new(),
             closed: PerDir::default(),
+            held: 0,
         }
     }
 
@@ -240,7 +247,31 @@ impl MqttParser {
         self.txs.iter().rposition(|t| !t.complete && t.first_kind() == Some(first) && t.awaits == id)
     }
 
+    /// What a message holds of the flow's memory: its payload and topics.
+    fn weight(m: &Message) -> usize {
+        match &m.body {
+            Body::Publish { topic, message, .. } => topic.len() + message.len(),
+            Body::Connect(c) => c.will.as_ref().map_or(0, |w| w.0.len() + w.1.len()),
+            _ => 0,
+        }
+    }
+
     fn handle(&mut self, msg: Message) {
+        // An upper bound kept as messages come (pruning lowers the truth, not it); only
+        // past the budget are the exchanges weighed, and the oldest dropped.
+        self.held += Self::weight(&msg);
+        self.handle_message(msg);
+        if self.held > FLOW_BUDGET {
+            let weigh = |txs: &TxQueue<MqttTx>| txs.iter().flat_map(|t| t.msgs.iter()).map(Self::weight).sum::<usize>();
+            self.held = weigh(&self.txs);
+            while self.txs.len() > 1 && self.held > FLOW_BUDGET {
+                self.txs.evict_oldest();
+                self.held = weigh(&self.txs);
+            }
+        }
+    }
+
+    fn handle_message(&mut self, msg: Message) {
         use message::*;
         let kind = msg.fixed.kind;
         let unintroduced = !self.connected && !matches!(kind, CONNECT | CONNACK);

@@ -110,3 +110,31 @@ fn the_probe_wants_an_assigned_type_and_a_whole_length() {
     assert_eq!(probe(ToServer, b"\x00\x00", cx), Probe::NoMatch);
     assert_eq!(probe(ToServer, b"\xf0\x00", cx), Probe::NoMatch);
 }
+
+#[test]
+fn unacknowledged_publishes_are_dropped_past_the_flows_budget() {
+    let mut p = MqttParser::new(0, 4096, 1 << 20);
+    p.parse(ToServer, CONNECT);
+    p.parse(ToClient, CONNACK);
+    // QoS 1 publishes of 500,000 bytes each that nothing acknowledges.
+    for id in 1..=60u16 {
+        let body_len = 2 + 1 + 2 + 500_000;
+        let mut m = vec![0x32];
+        let mut n = body_len;
+        loop {
+            let b = (n % 128) as u8;
+            n /= 128;
+            m.push(if n > 0 { b | 0x80 } else { b });
+            if n == 0 {
+                break;
+            }
+        }
+        m.extend_from_slice(&[0, 1, b'a']);
+        m.extend_from_slice(&id.to_be_bytes());
+        m.resize(m.len() + 500_000, b'x');
+        p.parse(ToServer, &m);
+    }
+    let held: usize = p.txs.iter().flat_map(|t| t.msgs.iter()).map(MqttParser::weight).sum();
+    assert!(held <= FLOW_BUDGET, "{held}");
+    assert!(p.txs_evicted() > 0);
+}
