@@ -542,14 +542,13 @@ fn dcerpc_follows_its_pdus_and_detected_only_protocols_want_data_while_undecided
     assert!(flow.wants_data());
     flow.feed(ToServer, &[&b"tail of a lost PDU"[..], &pdu].concat());
     assert!(flow.take_raw_trigger(ToServer));
-    // SMB: detected, nothing follows it once the other direction is detected too.
+    // SMB: parsed, so it wants the rest once both directions are detected.
     let smb = b"\x00\x00\x00\x08\xffSMBrest";
     let flow = check(&AppConfig::default(), (40000, 445), &[c2s(smb)]);
     assert_eq!(flow.proto(), crate::protocols::smb::PROTO.app_proto());
-    assert!(flow.wants_data(), "the server's side is still to be detected");
-    assert_eq!(flow.dir_proto(ToClient), Some(AppProto::Unknown));
+    assert!(flow.wants_data());
     let flow = check(&AppConfig::default(), (40000, 445), &[c2s(smb), s2c(smb)]);
-    assert!(!flow.wants_data());
+    assert!(flow.wants_data());
     assert_eq!((flow.dir_proto(ToServer), flow.dir_proto(ToClient)), (None, None));
     // Telnet: any bytes on port 23, each direction on its own.
     let telnet = crate::protocols::telnet::PROTO.app_proto();

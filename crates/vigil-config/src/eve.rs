@@ -92,6 +92,8 @@ pub struct EveRecordOptions {
     pub string_log_limit: Option<u64>,
     /// `extended`. Default false.
     pub extended: bool,
+    /// `types`: the kinds of transaction logged (SMB's `[create, file]`); `None`: all.
+    pub types: Option<Vec<String>>,
 }
 
 /// `types: - alert:` options.
@@ -397,7 +399,10 @@ impl EveLog {
                 record_options: [("http", true), ("tls", true), ("dhcp", false)]
                     .into_iter()
                     .map(|(name, extended)| {
-                        (name.to_string(), EveRecordOptions { passwords: None, string_log_limit: None, extended })
+                        (
+                            name.to_string(),
+                            EveRecordOptions { passwords: None, string_log_limit: None, extended, types: None },
+                        )
                     })
                     .collect(),
                 files_force_hash: Vec::new(),
@@ -555,8 +560,10 @@ impl EveTypes {
                 let passwords = opts.opt_bool("passwords", &mut local);
                 let string_log_limit = opts.size_max("string-log-limit", u32::MAX.into(), &mut local);
                 let extended = opts.opt_bool("extended", &mut local);
-                if passwords.is_some() || string_log_limit.is_some() || extended.is_some() {
-                    let o = EveRecordOptions { passwords, string_log_limit, extended: extended.unwrap_or(false) };
+                let types = if name == "smb" { opts.string_list("types", &mut local) } else { None };
+                if passwords.is_some() || string_log_limit.is_some() || extended.is_some() || types.is_some() {
+                    let o =
+                        EveRecordOptions { passwords, string_log_limit, extended: extended.unwrap_or(false), types };
                     t.record_options.retain(|(n, _)| n != name);
                     t.record_options.push((name.to_string(), o));
                 }

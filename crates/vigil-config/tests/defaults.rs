@@ -174,8 +174,14 @@ fn eve_record_options_by_type() {
     let (c, errors, _) = Config::from_tree(&ConfigTree::parse_str(yaml, "t.yaml").unwrap());
     assert!(errors.is_empty(), "{errors:?}");
     let opts = &c.outputs.eve_log[0].types.record_options;
-    let mqtt = vigil_config::EveRecordOptions { passwords: Some(false), string_log_limit: Some(1024), extended: false };
-    let pgsql = vigil_config::EveRecordOptions { passwords: Some(true), string_log_limit: None, extended: false };
+    let mqtt = vigil_config::EveRecordOptions {
+        passwords: Some(false),
+        string_log_limit: Some(1024),
+        extended: false,
+        types: None,
+    };
+    let pgsql =
+        vigil_config::EveRecordOptions { passwords: Some(true), string_log_limit: None, extended: false, types: None };
     assert_eq!(opts, &[("mqtt".to_string(), mqtt), ("pgsql".to_string(), pgsql)]);
     // A limit that is not a size stops the start, as in Suricata.
     let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - mqtt:\n            string-log-limit: XXX\n";

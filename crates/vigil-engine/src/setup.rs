@@ -305,7 +305,7 @@ fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<
             def.name,
             (d.tcp && a.enabled_on_or(def.name, true, on)) || (d.udp && a.enabled_on_or(def.name, false, on)),
         );
-        cfg.table_stream_depth.push(a.protocol(def.name).and_then(|p| p.stream_depth));
+        cfg.table_stream_depth.push(a.protocol(def.name).and_then(|p| p.stream_depth).or(def.stream_depth));
         let only = a.protocol(def.name).is_some_and(|p| p.enabled == vigil_config::ProtoSwitch::DetectionOnly);
         if let (true, Some(i)) = (only, vigil_applayer::proto::index(def.name).filter(|&i| i < 64)) {
             cfg.table_detection_only |= 1 << i;

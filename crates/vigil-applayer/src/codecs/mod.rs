@@ -20,3 +20,4 @@ pub mod ber;
 pub mod lines;
 pub mod mime;
 pub mod multipart;
+pub mod ntlmssp;

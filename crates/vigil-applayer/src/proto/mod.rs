@@ -338,6 +338,10 @@ pub struct ProtoDef {
     /// Not detected unless `app-layer.protocols.<name>.enabled` says so
     /// (PostgreSQL, Modbus, DNP3, ENIP: off in Suricata unless asked for).
     pub off_by_default: bool,
+    /// The stream reassembly depth its flows get unless
+    /// `app-layer.protocols.<name>.stream-depth` says otherwise; `None`: the
+    /// stream's. SMB's is 0 (all of it), as in Suricata.
+    pub stream_depth: Option<u64>,
 }
 
 impl fmt::Debug for ProtoDef {
@@ -556,10 +560,13 @@ pub struct RecordOptions {
     pub string_log_limit: Option<usize>,
     /// `extended`: the long form of the records. Default no.
     pub extended: bool,
+    /// `types`: the kinds of transaction written (SMB's `[create, file]`); `None`: all.
+    pub types: Option<Vec<String>>,
 }
 
 impl RecordOptions {
-    pub const DEFAULT: RecordOptions = RecordOptions { passwords: None, string_log_limit: None, extended: false };
+    pub const DEFAULT: RecordOptions =
+        RecordOptions { passwords: None, string_log_limit: None, extended: false, types: None };
 }
 
 impl Default for RecordOptions {

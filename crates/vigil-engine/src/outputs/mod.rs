@@ -319,6 +319,7 @@ impl Outputs {
                                 passwords: o.passwords,
                                 string_log_limit: o.string_log_limit.map(|l| l as usize),
                                 extended: o.extended,
+                                types: o.types.clone(),
                             })
                         })
                         .collect()

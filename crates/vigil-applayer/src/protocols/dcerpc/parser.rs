@@ -272,7 +272,7 @@ impl DcerpcParser {
             (Direction::ToClient, pdu::BIND_ACK | pdu::BIND_NAK | pdu::ALTER_CONTEXT_RESP) => {
                 let results = if h.ptype == pdu::BIND_NAK { Vec::new() } else { pdu::bind_ack(&h, b).unwrap_or_default() };
                 let answered: Vec<Iface> =
-                    self.proposed.iter().zip(results.iter().map(Some).chain(std::iter::repeat(None))).map(|(&ctx, r)| Iface { ctx, result: r.copied() }).collect();
+                    self.proposed.iter().zip(results.iter().map(|r| Some(r.0)).chain(std::iter::repeat(None))).map(|(&ctx, result)| Iface { ctx, result }).collect();
                 for i in &answered {
                     self.ifaces.retain(|o| o.ctx.id != i.ctx.id);
                     if self.ifaces.len() < 256 {

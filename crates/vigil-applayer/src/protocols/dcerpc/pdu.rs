@@ -120,8 +120,9 @@ pub fn bind(h: &Header, pdu: &[u8]) -> Option<Vec<Context>> {
     Some(out)
 }
 
-/// The results of a bind acknowledgement, in the order of the bind's contexts.
-pub fn bind_ack(h: &Header, pdu: &[u8]) -> Option<Vec<u16>> {
+/// The results of a bind acknowledgement with their reasons, in the order
+/// of the bind's contexts.
+pub fn bind_ack(h: &Header, pdu: &[u8]) -> Option<Vec<(u16, u16)>> {
     let mut r = Reader { b: pdu, at: HEADER_LEN, little: h.little };
     r.skip(8)?;
     let port_len = usize::from(r.u16()?);
@@ -133,9 +134,10 @@ pub fn bind_ack(h: &Header, pdu: &[u8]) -> Option<Vec<u16>> {
     let mut out = Vec::new();
     for _ in 0..n {
         let result = r.u16()?;
-        r.skip(22)?;
+        let reason = r.u16()?;
+        r.skip(20)?;
         if out.len() < MAX_CONTEXTS {
-            out.push(result);
+            out.push((result, reason));
         }
     }
     Some(out)

@@ -120,6 +120,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     base_need: PerDir { to_server: Progress::Complete, to_client: Progress::Complete },
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
+    stream_depth: None,
 };
 
 impl ProtoParser for DnsParser {

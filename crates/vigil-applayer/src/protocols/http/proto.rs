@@ -277,6 +277,7 @@ pub static PROTO: ProtoDef = ProtoDef {
         ],
     },
     off_by_default: false,
+    stream_depth: None,
 };
 
 impl ProtoParser for HttpParser {

@@ -50,6 +50,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     base_need: crate::proto::HEADERS_BOTH,
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
+    stream_depth: None,
 };
 
 fn sample() -> Vec<(Direction, Vec<u8>)> {

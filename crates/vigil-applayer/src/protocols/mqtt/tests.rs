@@ -87,7 +87,7 @@ fn record_options_cut_strings_and_hide_passwords() {
     p.parse(ToServer, b"\x10\x18\x00\x04MQTT\x04\xc2\x00\x3c\x00\x01c\x00\x01u\x00\x06secret");
     let tx = p.tx(0).unwrap();
     assert_eq!(tx.eve()["connect"]["password"], "secret");
-    let opts = RecordOptions { passwords: Some(false), string_log_limit: Some(2), extended: false };
+    let opts = RecordOptions { passwords: Some(false), string_log_limit: Some(2), ..RecordOptions::DEFAULT };
     let rec = tx.eve_with(&opts);
     assert!(rec["connect"].get("password").is_none());
     assert_eq!(rec["connect"]["protocol_string"], "MQ[truncated 2 additional bytes]");

@@ -1,11 +1,21 @@
-//! SMB over TCP, detected but not parsed, on any port: a flow whose first
-//! NetBIOS session message carries an SMB1, SMB2 or SMB3-transform header
-//! speaks `smb`. On port 139 the session service's control messages (the
-//! session request and its answer) may come first; elsewhere a first byte
-//! like theirs is more likely a WebSocket frame. Rules written
-//! `alert smb ...` (and, since SMB carries DCE/RPC, `alert dcerpc ...`)
-//! with payload keywords then apply to it; the `smb.*` keywords and file
-//! extraction, which need the parsed commands, are not run yet.
+//! SMB over TCP on any port: a flow whose first NetBIOS session message
+//! carries an SMB1, SMB2 or SMB3-transform header speaks `smb`. On port
+//! 139 the session service's control messages (the session request and
+//! its answer) may come first; elsewhere a first byte like theirs is more
+//! likely a WebSocket frame.
+//!
+//! Its messages are parsed ([`parser`]): SMB2/3 compounds and SMB1 AndX
+//! chains, each command with its answer a transaction as Suricata forms
+//! them, a file read or written through a handle one transaction until the
+//! handle closes, DCE/RPC calls through named pipes logged inside the
+//! command that carried them; EVE `smb` with Suricata's fields;
+//! `smb.share`, `smb.named_pipe`, `smb.ntlmssp_user`, `smb.ntlmssp_domain`
+//! and `smb.version`. Rules written `alert dcerpc ...` with payload
+//! keywords apply to SMB flows, as SMB carries DCE/RPC.
+//!
+//! Not yet: the files themselves (file keywords, `fileinfo`, the file
+//! store), the `dcerpc.*` keywords on calls through pipes, SMB3
+//! encryption beyond noticing it, app-layer events.
 //!
 //! SMB is probed last of the table: a byte of 0 and a length are all its
 //! framing has before the magic, so every stronger signature goes first.
@@ -21,8 +31,22 @@
 //! assert_eq!(probe(b"\x00\x00\x00\x10HTTP"), Probe::NoMatch);
 //! ```
 
-use crate::proto::{Detection, NotParsed, ProbeCx, Probe, ProtoDef};
+mod checks;
+pub mod names;
+pub mod parser;
+pub mod pipe;
+mod smb1;
+mod smb2;
+pub mod tx;
+
+use crate::progress::Progress;
+use crate::proto::{BufferDef, Detection, ProbeCx, Probe, ProtoDef, Sides};
 use vigil_types::Direction;
+
+/// A buffer of the tree connect or session setup request.
+const fn request_buffer(name: &'static str, id: u8) -> BufferDef {
+    BufferDef { name, id, sides: Sides::Both, default: Direction::ToServer, both_ways: true, need: Progress::Headers, multi: false }
+}
 
 pub static PROTO: ProtoDef = ProtoDef {
     name: "smb",
@@ -36,9 +60,14 @@ pub static PROTO: ProtoDef = ProtoDef {
         counters_by_transport: false,
         answers_first: None,
     },
-    new_parser: NotParsed::boxed,
-    buffers: &[],
-    checks: &[],
+    new_parser: parser::SmbParser::boxed,
+    buffers: &[
+        request_buffer("smb.share", tx::SHARE),
+        request_buffer("smb.named_pipe", tx::NAMED_PIPE),
+        request_buffer("smb.ntlmssp_user", tx::NTLMSSP_USER),
+        request_buffer("smb.ntlmssp_domain", tx::NTLMSSP_DOMAIN),
+    ],
+    checks: checks::CHECKS,
     events: &[],
     event: crate::proto::no_other_events,
     options: &[],
@@ -46,24 +75,104 @@ pub static PROTO: ProtoDef = ProtoDef {
     sample,
     sample_expected: None,
     files: false,
-    transactions: false,
+    transactions: true,
     aliases: &[],
     includes: &["dcerpc"],
     base_need: crate::proto::HEADERS_BOTH,
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
+    stream_depth: Some(0),
 };
 
-/// An SMB2 negotiate request and its answer, in NetBIOS session messages.
+/// An SMB2 conversation: negotiate, a tree connect to `IPC$`, a pipe
+/// opened, a DCE/RPC bind written to it and its answer read, the pipe closed.
 fn sample() -> Vec<(Direction, Vec<u8>)> {
-    let message = |flags: u8| {
-        let mut m = vec![0, 0, 0, 68];
-        m.extend_from_slice(b"\xfeSMB");
-        m.extend_from_slice(&[64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, flags]);
-        m.resize(72, 0);
-        m
+    use Direction::{ToClient, ToServer};
+    // One SMB2 message in a session message; `body` starts after the header.
+    let msg = |command: u16, reply: bool, id: u64, tree: u32, body: &[u8]| {
+        let mut m = b"\xfeSMB".to_vec();
+        m.extend_from_slice(&[64, 0, 1, 0, 0, 0, 0, 0]);
+        m.extend_from_slice(&command.to_le_bytes());
+        m.extend_from_slice(&[1, 0]);
+        m.extend_from_slice(&u32::from(reply).to_le_bytes());
+        m.extend_from_slice(&[0; 4]);
+        m.extend_from_slice(&id.to_le_bytes());
+        m.extend_from_slice(&[0; 4]);
+        m.extend_from_slice(&tree.to_le_bytes());
+        m.extend_from_slice(&7u64.to_le_bytes());
+        m.extend_from_slice(&[0; 16]);
+        m.extend_from_slice(body);
+        let mut n = (m.len() as u32).to_be_bytes().to_vec();
+        n.extend_from_slice(&m);
+        n
     };
-    vec![(Direction::ToServer, message(0)), (Direction::ToClient, message(1))]
+    let utf16 = |s: &str| s.encode_utf16().flat_map(u16::to_le_bytes).collect::<Vec<u8>>();
+    let handle: [u8; 16] = *b"\x01\0\0\0\0\0\0\0\x02\0\0\0\xff\xff\xff\xff";
+    let mut negotiate = vec![36, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0];
+    negotiate.extend_from_slice(&[0x11; 16]);
+    negotiate.extend_from_slice(&[0; 8]);
+    negotiate.extend_from_slice(&[0x10, 0x02]);
+    let mut negotiated = vec![65, 0, 1, 0, 0x10, 0x02, 0, 0];
+    negotiated.extend_from_slice(&[0x22; 16]);
+    negotiated.extend_from_slice(&[0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0]);
+    negotiated.resize(64, 0);
+    let share = utf16("\\\\host\\IPC$");
+    let mut tree = vec![9, 0, 0, 0, 72, 0];
+    tree.extend_from_slice(&(share.len() as u16).to_le_bytes());
+    tree.extend_from_slice(&share);
+    let name = utf16("srvsvc");
+    let mut create = vec![57, 0, 0, 0];
+    create.resize(36, 0);
+    create.extend_from_slice(&1u32.to_le_bytes());
+    create.extend_from_slice(&0u32.to_le_bytes());
+    create.extend_from_slice(&120u16.to_le_bytes());
+    create.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    create.extend_from_slice(&[0; 8]);
+    create.extend_from_slice(&name);
+    let mut created = vec![89, 0];
+    created.resize(64, 0);
+    created.extend_from_slice(&handle);
+    created.resize(88, 0);
+    // A DCE/RPC bind to srvsvc 3.0 and its acknowledgement.
+    let srvsvc = [0xc8, 0x4f, 0x32, 0x4b, 0x70, 0x16, 0xd3, 0x01, 0x12, 0x78, 0x5a, 0x47, 0xbf, 0x6e, 0xe1, 0x88, 3, 0, 0, 0];
+    let ndr = [0x04, 0x5d, 0x88, 0x8a, 0xeb, 0x1c, 0xc9, 0x11, 0x9f, 0xe8, 0x08, 0x00, 0x2b, 0x10, 0x48, 0x60, 2, 0, 0, 0];
+    let mut bind = vec![5, 0, 11, 3, 0x10, 0, 0, 0, 72, 0, 0, 0, 1, 0, 0, 0, 0xb8, 0x10, 0xb8, 0x10, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0];
+    bind.extend_from_slice(&srvsvc);
+    bind.extend_from_slice(&ndr);
+    let mut ack = vec![5, 0, 12, 3, 0x10, 0, 0, 0, 60, 0, 0, 0, 1, 0, 0, 0, 0xb8, 0x10, 0xb8, 0x10, 0x12, 0x34, 0, 0, 4, 0];
+    ack.extend_from_slice(b"135\0\0\0");
+    ack.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]);
+    ack.extend_from_slice(&ndr);
+    let mut write = vec![49, 0, 112, 0];
+    write.extend_from_slice(&(bind.len() as u32).to_le_bytes());
+    write.extend_from_slice(&[0; 8]);
+    write.extend_from_slice(&handle);
+    write.extend_from_slice(&[0; 16]);
+    write.extend_from_slice(&bind);
+    let mut read = vec![49, 0, 0, 0, 0, 16, 0, 0];
+    read.extend_from_slice(&[0; 8]);
+    read.extend_from_slice(&handle);
+    read.extend_from_slice(&[0; 17]);
+    let mut data = vec![17, 0, 80, 0];
+    data.extend_from_slice(&(ack.len() as u32).to_le_bytes());
+    data.extend_from_slice(&[0; 8]);
+    data.extend_from_slice(&ack);
+    let mut close = vec![24, 0, 0, 0, 0, 0, 0, 0];
+    close.extend_from_slice(&handle);
+    vec![
+        (ToServer, msg(0, false, 0, 0, &negotiate)),
+        (ToClient, msg(0, true, 0, 0, &negotiated)),
+        (ToServer, msg(3, false, 1, 0, &tree)),
+        (ToClient, msg(3, true, 1, 1, &[16, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])),
+        (ToServer, msg(5, false, 2, 1, &create)),
+        (ToClient, msg(5, true, 2, 1, &created)),
+        (ToServer, msg(9, false, 3, 1, &write)),
+        (ToClient, msg(9, true, 3, 1, &[17, 0, 0, 0, 72, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])),
+        (ToServer, msg(8, false, 4, 1, &read)),
+        (ToClient, msg(8, true, 4, 1, &data)),
+        (ToServer, msg(6, false, 5, 1, &close)),
+        (ToClient, msg(6, true, 5, 1, &[60, 0, 0, 0])),
+    ]
 }
 
 /// The protocol ids of SMB1 (`\xffSMB`), SMB2/3 (`\xfeSMB`) and an SMB3

@@ -178,4 +178,5 @@ pub static PROTO: ProtoDef = ProtoDef {
     base_need: PerDir { to_server: Progress::Headers, to_client: Progress::Complete },
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
+    stream_depth: None,
 };

@@ -129,4 +129,5 @@ pub static PROTO: ProtoDef = ProtoDef {
         to_client: &["response_in_progress", "response_banner_wait_eol", "response_banner_done", "response_finished"],
     },
     off_by_default: false,
+    stream_depth: None,
 };

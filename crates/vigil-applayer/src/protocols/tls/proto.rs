@@ -165,6 +165,7 @@ pub static PROTO: ProtoDef = ProtoDef {
         ],
     },
     off_by_default: false,
+    stream_depth: None,
 };
 
 impl ProtoParser for TlsParser {
