@@ -37,6 +37,15 @@ impl<'a> TxRef<'a> {
         self.def.app_proto()
     }
 
+    /// The transaction of protocol `proto` it is or carries ([`ProtoTx::carried`]).
+    pub fn as_proto(&self, proto: AppProto) -> Option<TxRef<'a>> {
+        if self.proto() == proto {
+            return Some(*self);
+        }
+        let def = self.def.includes.iter().filter_map(|n| crate::proto::find(n)).find(|d| d.app_proto() == proto)?;
+        self.tx.carried().map(|tx| TxRef::new(def, tx))
+    }
+
     /// Whether the `dir` side is complete.
     pub fn complete(&self, dir: Direction) -> bool {
         self.tx.progress(dir) == Progress::Complete

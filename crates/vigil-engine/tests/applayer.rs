@@ -3,7 +3,7 @@
 //! give: protocol detection on any port, sticky buffers and legacy
 //! modifiers, one alert per transaction, `http`/`dns`/`fileinfo` records,
 //! `app_proto` in alerts and flows, and `app_layer.*` counters; DCE/RPC
-//! and SMB, detected but not parsed, for rules with payload keywords.
+//! and SMB, their records, and rules with payload keywords and their own.
 
 mod common;
 
@@ -173,4 +173,36 @@ fn smb_is_detected_and_dcerpc_rules_apply_to_it() {
     let recs = run("smb", &frames, rules);
     assert_eq!(sids(&recs), [1, 2], "{recs:?}");
     assert_eq!(of_type(&recs, "flow")[0]["app_proto"], "smb");
+}
+
+#[test]
+fn smb_records_its_commands_and_dcerpc_keywords_run_on_calls_through_pipes() {
+    use vigil_types::Direction::ToServer;
+    // The SMB parser's own sample: a pipe opened on IPC$, a bind and a call (opnum 15) through it.
+    let sample = (vigil_applayer::protocols::smb::PROTO.sample)();
+    let pairs: Vec<(&[u8], &[u8])> = sample
+        .chunks(2)
+        .map(|p| {
+            assert_eq!(p[0].0, ToServer);
+            (&p[0].1[..], &p[1].1[..])
+        })
+        .collect();
+    let frames = tcp_session(445, &pairs);
+    let rules = "alert smb any any -> any any (flow:to_server; dcerpc.iface:4b324fc8-1670-01d3-1278-5a47bf6ee188; dcerpc.opnum:15; sid:1;)\n\
+                 alert smb any any -> any any (dcerpc.opnum:16; sid:2;)\n\
+                 alert smb any any -> any any (smb.named_pipe; content:\"IPC$\"; sid:3;)\n\
+                 alert smb any any -> any any (smb.share; content:\"IPC$\"; sid:4;)\n\
+                 alert smb any any -> any any (dcerpc.stub_data; content:\"ABCD\"; startswith; sid:5;)\n\
+                 alert dcerpc any any -> any any (flow:to_server; dcerpc.opnum:15; sid:6;)\n\
+                 alert smb any any -> any any (smb.version:1; sid:7;)\n\
+                 alert smb any any -> any any (flow:to_server; smb.version:2; smb.named_pipe; content:\"IPC$\"; sid:8;)\n";
+    let recs = run("smb-pipe", &frames, rules);
+    assert_eq!(sids(&recs), [1, 3, 5, 6, 8], "{recs:?}");
+    let smb = of_type(&recs, "smb");
+    assert_eq!(smb.len(), 6);
+    assert_eq!(smb[1]["smb"]["named_pipe"], "\\\\host\\IPC$");
+    assert_eq!(smb[4]["smb"]["dcerpc"]["opnum"], 15);
+    // The call's alert names the SMB command's transaction.
+    let alert = of_type(&recs, "alert").into_iter().find(|a| a["alert"]["signature_id"] == 1).unwrap();
+    assert_eq!(alert["tx_id"], smb[4]["tx_id"]);
 }

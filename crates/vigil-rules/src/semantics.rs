@@ -14,6 +14,9 @@ use crate::keywords::Kind;
 use crate::options::Value;
 use crate::rule::{Dialect, Rule};
 
+/// Value keywords Suricata refuses to see twice in one rule.
+const ONCE_PER_RULE: &[&str] = &["smb.version"];
+
 /// The modifiers of one content, folded from the options after it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ContentMods {
@@ -104,6 +107,7 @@ pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
         fast_patterns: 0,
     };
     let mut counts = [0usize; 4];
+    let mut once: Vec<&str> = Vec::new();
     let snort3 = rule.dialect == Dialect::Snort3;
     for (i, opt) in rule.options.iter().enumerate() {
         let name = opt.keyword.name;
@@ -209,6 +213,17 @@ pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
                 if counts[slot] > 1 {
                     return err(at, ErrorKind::Semantic, name, "given more than once");
                 }
+            }
+            Kind::App if ONCE_PER_RULE.contains(&name) => {
+                if once.contains(&name) {
+                    return err(
+                        at,
+                        ErrorKind::Semantic,
+                        name,
+                        format!("Can't use 2 or more {name} declarations in the same sig"),
+                    );
+                }
+                once.push(name);
             }
             _ => {}
         }
@@ -635,6 +650,10 @@ mod tests {
             "offset 1 + length 2 run past the content (2 bytes)"
         );
         assert_eq!(rule(r#"msg:"a"; msg:"b";"#).unwrap_err(), "given more than once");
+        assert_eq!(
+            rule("smb.version:1; smb.version:2;").unwrap_err(),
+            "Can't use 2 or more smb.version declarations in the same sig"
+        );
         assert_eq!(
             rule(r#"dns.query; content:"a";"#).unwrap_err(),
             "is a dns buffer, but the rule is for protocol 'http'"

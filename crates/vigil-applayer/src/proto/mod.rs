@@ -544,6 +544,12 @@ pub trait ProtoTx: Any {
     fn file_size(&self, _dir: Direction) -> Option<(u64, bool)> {
         None
     }
+    /// A transaction of the protocol this one carries ([`ProtoDef::includes`]),
+    /// for rules written for that protocol: the DCE/RPC call an SMB command
+    /// wrote to a pipe.
+    fn carried(&self) -> Option<&dyn ProtoTx> {
+        None
+    }
     fn as_any(&self) -> &dyn Any;
 }
 

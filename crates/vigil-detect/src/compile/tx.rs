@@ -132,10 +132,15 @@ pub(super) fn split(
         return (steps, None, None, None);
     }
     // The protocol: the header's, else the buffers', else the value checks'.
+    // Keywords of a protocol the header's carries (`alert smb ...
+    // dcerpc.iface`) inspect the carried transactions of the header's flows.
+    let carries =
+        |q: AppProto, p: AppProto| vigil_applayer::proto::of(q).is_some_and(|d| d.includes.contains(&p.name()));
     let mut proto = header;
     for p in defs.iter().map(|d| d.proto).chain(checks.iter().map(AppCheck::proto)) {
         match proto {
             None => proto = Some(p),
+            Some(q) if q != p && Some(q) == header && carries(q, p) => proto = Some(p),
             Some(q) if q != p => {
                 missing.push(format!("{} and {} keywords in one rule", q.name(), p.name()));
                 return (steps, None, None, None);
@@ -148,7 +153,8 @@ pub(super) fn split(
             missing.push(format!("app-layer-protocol:{} in a {} rule", q.name(), p.name()));
             None
         }
-        (Some(p), _) => Some((p, false)),
+        // The flows a rule looks at are the header's protocol's (SMB's, for its DCE/RPC calls).
+        (Some(p), _) => Some((header.filter(|&h| carries(h, p)).unwrap_or(p), false)),
         (None, l) => l,
     };
     let Some(proto) = proto else {

@@ -125,15 +125,16 @@ impl TxEngine {
     /// match a transaction of `app` whose wait just ended.
     pub(crate) fn candidates(&self, app: &AppInput<'_>, s: &mut TxScratch, out: &mut Vec<(u32, u32)>) {
         for (slot, t) in app.txs.iter().enumerate() {
-            let proto = t.tx.proto();
             for g in &self.groups {
-                if g.proto != proto || !reached(&g.need, &t.to) || reached(&g.need, &t.from) {
+                if !reached(&g.need, &t.to) || reached(&g.need, &t.from) {
                     continue;
                 }
+                // The transaction, or the one of the group's protocol it carries.
+                let Some(tx) = t.tx.as_proto(g.proto) else { continue };
                 out.extend(g.always.iter().map(|&i| (i, slot as u32)));
                 for b in &g.buffers {
                     for index in 0.. {
-                        let Some(raw) = t.tx.buffer(b.key.dir, b.key.id, index) else { break };
+                        let Some(raw) = tx.buffer(b.key.dir, b.key.id, index) else { break };
                         let data = apply_chain(&b.key.transforms, raw, &mut s.transform);
                         let sigs = &b.pattern_sigs;
                         b.prefilter.scan(&mut s.prefilter, data, &mut |pat| {
@@ -168,6 +169,8 @@ pub(crate) fn tx_matches(
     s: &mut TxScratch,
     ictx: &mut InspectCtx,
 ) -> bool {
+    // A rule for a protocol the transaction's carries runs on the carried one.
+    let Some(tx) = tx.as_proto(tx_sig.proto) else { return false };
     let checks_ok = tx_sig.checks.iter().all(|c| c.matches(tx, tx_sig.side, now_secs));
     checks_ok && tx_sig.buffers.iter().all(|b| buffer_matches(b, tx, s, ictx))
 }

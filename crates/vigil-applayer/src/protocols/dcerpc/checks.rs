@@ -6,8 +6,9 @@
 use vigil_rules::Value;
 use vigil_types::Direction;
 
+use super::carried::Call;
 use super::parser::DcerpcTx;
-use super::pdu;
+use super::pdu::{self, Context};
 use crate::progress::Progress;
 use crate::proto::{CheckDef, ProtoTx, TxCheck};
 
@@ -75,14 +76,25 @@ pub(super) const CHECKS: &[CheckDef] = &[
     CheckDef { name: "dcerpc.opnum", side: None, need: Progress::Complete, both_ways: true, compile: opnum },
 ];
 
+/// A request's operation and the contexts it was bound through that the
+/// server accepted, over TCP or through a pipe.
+fn request(tx: &dyn ProtoTx) -> Option<(u16, Vec<Context>)> {
+    if let Some(t) = tx.as_any().downcast_ref::<DcerpcTx>() {
+        let accepted = t.ifaces.iter().filter(|i| i.result == Some(0)).map(|i| i.ctx).collect();
+        return (t.kind == Some(pdu::REQUEST)).then_some((t.opnum, accepted));
+    }
+    // A call through a pipe lists its context only once the bind was accepted.
+    let c = tx.as_any().downcast_ref::<Call>().filter(|c| c.kind == pdu::REQUEST)?;
+    Some((c.opnum, c.ifaces.iter().map(|b| b.ctx).collect()))
+}
+
 impl TxCheck for DcerpcCheck {
     fn matches(&self, tx: &dyn ProtoTx, _dir: Direction, _now_secs: i64) -> bool {
-        let Some(tx) = tx.as_any().downcast_ref::<DcerpcTx>().filter(|t| t.kind == Some(pdu::REQUEST)) else { return false };
+        let Some((opnum, ifaces)) = request(tx) else { return false };
         match self {
-            DcerpcCheck::Iface { uuid, version } => tx.ifaces.iter().any(|i| {
-                let v = i.ctx.major;
-                i.result == Some(0)
-                    && i.ctx.uuid == *uuid
+            DcerpcCheck::Iface { uuid, version } => ifaces.iter().any(|ctx| {
+                let v = ctx.major;
+                ctx.uuid == *uuid
                     && version.is_none_or(|(op, n)| match op {
                         '<' => v < n,
                         '>' => v > n,
@@ -90,7 +102,7 @@ impl TxCheck for DcerpcCheck {
                         _ => v == n,
                     })
             }),
-            DcerpcCheck::Opnum(ranges) => ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&tx.opnum)),
+            DcerpcCheck::Opnum(ranges) => ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&opnum)),
         }
     }
 }

@@ -8,8 +8,9 @@
 //! `dce_*` names) run on requests. Each PDU's end asks for raw stream
 //! inspection, as Suricata's parser does.
 //!
-//! Not yet: DCE/RPC over UDP and over SMB named pipes, the `dce` byte order
-//! of `byte_test`/`byte_jump`.
+//! Calls through SMB named pipes are read by [`carried`] for the SMB
+//! parser. Not yet: DCE/RPC over UDP, the `dce` byte order of
+//! `byte_test`/`byte_jump`.
 //!
 //! ```
 //! use vigil_applayer::protocols::dcerpc::PROTO;
@@ -23,6 +24,7 @@
 //! assert_eq!(probe(b"GET / HTTP/1.1\r\n"), Probe::NoMatch);
 //! ```
 
+pub mod carried;
 mod checks;
 pub mod parser;
 pub mod pdu;

@@ -13,9 +13,12 @@
 //! and `smb.version`. Rules written `alert dcerpc ...` with payload
 //! keywords apply to SMB flows, as SMB carries DCE/RPC.
 //!
+//! DCE/RPC calls through pipes are DCE/RPC transactions to rules written
+//! for DCE/RPC ([`crate::protocols::dcerpc::carried`]).
+//!
 //! Not yet: the files themselves (file keywords, `fileinfo`, the file
-//! store), the `dcerpc.*` keywords on calls through pipes, SMB3
-//! encryption beyond noticing it, app-layer events.
+//! store), SMB1's second-level transactions (`TRANS2` set-info renames and
+//! deletes), SMB3 encryption beyond noticing it, app-layer events.
 //!
 //! SMB is probed last of the table: a byte of 0 and a length are all its
 //! framing has before the magic, so every stronger signature goes first.
@@ -34,7 +37,6 @@
 mod checks;
 pub mod names;
 pub mod parser;
-pub mod pipe;
 mod smb1;
 mod smb2;
 pub mod tx;
@@ -43,9 +45,10 @@ use crate::progress::Progress;
 use crate::proto::{BufferDef, Detection, ProbeCx, Probe, ProtoDef, Sides};
 use vigil_types::Direction;
 
-/// A buffer of the tree connect or session setup request.
+/// A buffer of the tree connect or session setup request, inspected to the
+/// server (as Suricata registers them) once the answer came.
 const fn request_buffer(name: &'static str, id: u8) -> BufferDef {
-    BufferDef { name, id, sides: Sides::Both, default: Direction::ToServer, both_ways: true, need: Progress::Headers, multi: false }
+    BufferDef { name, id, sides: Sides::ToServer, default: Direction::ToServer, both_ways: false, need: Progress::Complete, multi: false }
 }
 
 pub static PROTO: ProtoDef = ProtoDef {
@@ -85,7 +88,8 @@ pub static PROTO: ProtoDef = ProtoDef {
 };
 
 /// An SMB2 conversation: negotiate, a tree connect to `IPC$`, a pipe
-/// opened, a DCE/RPC bind written to it and its answer read, the pipe closed.
+/// opened, a DCE/RPC bind and a call written to it and their answers
+/// read, the pipe closed.
 fn sample() -> Vec<(Direction, Vec<u8>)> {
     use Direction::{ToClient, ToServer};
     // One SMB2 message in a session message; `body` starts after the header.
@@ -143,20 +147,33 @@ fn sample() -> Vec<(Direction, Vec<u8>)> {
     ack.extend_from_slice(b"135\0\0\0");
     ack.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]);
     ack.extend_from_slice(&ndr);
-    let mut write = vec![49, 0, 112, 0];
-    write.extend_from_slice(&(bind.len() as u32).to_le_bytes());
-    write.extend_from_slice(&[0; 8]);
-    write.extend_from_slice(&handle);
-    write.extend_from_slice(&[0; 16]);
-    write.extend_from_slice(&bind);
+    // A write of `pdu` to the pipe, a read request, and the read's answer carrying `answer`.
+    let write = |pdu: &[u8]| {
+        let mut w = vec![49, 0, 112, 0];
+        w.extend_from_slice(&(pdu.len() as u32).to_le_bytes());
+        w.extend_from_slice(&[0; 8]);
+        w.extend_from_slice(&handle);
+        w.extend_from_slice(&[0; 16]);
+        w.extend_from_slice(pdu);
+        w
+    };
     let mut read = vec![49, 0, 0, 0, 0, 16, 0, 0];
     read.extend_from_slice(&[0; 8]);
     read.extend_from_slice(&handle);
     read.extend_from_slice(&[0; 17]);
-    let mut data = vec![17, 0, 80, 0];
-    data.extend_from_slice(&(ack.len() as u32).to_le_bytes());
-    data.extend_from_slice(&[0; 8]);
-    data.extend_from_slice(&ack);
+    let data = |answer: &[u8]| {
+        let mut d = vec![17, 0, 80, 0];
+        d.extend_from_slice(&(answer.len() as u32).to_le_bytes());
+        d.extend_from_slice(&[0; 8]);
+        d.extend_from_slice(answer);
+        d
+    };
+    // NetrShareEnum's neighbour, opnum 15, through context 0, and its response.
+    let mut request = vec![5, 0, 0, 3, 0x10, 0, 0, 0, 32, 0, 0, 0, 2, 0, 0, 0, 8, 0, 0, 0, 0, 0, 15, 0];
+    request.extend_from_slice(b"ABCDEFGH");
+    let mut response = vec![5, 0, 2, 3, 0x10, 0, 0, 0, 28, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0];
+    response.extend_from_slice(&[0; 4]);
+    let wrote = [17, 0, 0, 0, 72, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
     let mut close = vec![24, 0, 0, 0, 0, 0, 0, 0];
     close.extend_from_slice(&handle);
     vec![
@@ -166,12 +183,16 @@ fn sample() -> Vec<(Direction, Vec<u8>)> {
         (ToClient, msg(3, true, 1, 1, &[16, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])),
         (ToServer, msg(5, false, 2, 1, &create)),
         (ToClient, msg(5, true, 2, 1, &created)),
-        (ToServer, msg(9, false, 3, 1, &write)),
-        (ToClient, msg(9, true, 3, 1, &[17, 0, 0, 0, 72, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])),
+        (ToServer, msg(9, false, 3, 1, &write(&bind))),
+        (ToClient, msg(9, true, 3, 1, &wrote)),
         (ToServer, msg(8, false, 4, 1, &read)),
-        (ToClient, msg(8, true, 4, 1, &data)),
-        (ToServer, msg(6, false, 5, 1, &close)),
-        (ToClient, msg(6, true, 5, 1, &[60, 0, 0, 0])),
+        (ToClient, msg(8, true, 4, 1, &data(&ack))),
+        (ToServer, msg(9, false, 5, 1, &write(&request))),
+        (ToClient, msg(9, true, 5, 1, &wrote)),
+        (ToServer, msg(8, false, 6, 1, &read)),
+        (ToClient, msg(8, true, 6, 1, &data(&response))),
+        (ToServer, msg(6, false, 7, 1, &close)),
+        (ToClient, msg(6, true, 7, 1, &[60, 0, 0, 0])),
     ]
 }
 

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use vigil_types::{Direction, PerDir};
 
-use super::pipe::{self, Bound};
+use crate::protocols::dcerpc::carried::{self as pipe, Bound};
 use super::tx::{FileTx, Kind, SmbTx, Status};
 use super::names;
 use crate::parser::{AppEvent, ParseResult};
@@ -109,9 +109,13 @@ impl SmbParser {
     }
 
     /// A new transaction for a request; its place.
-    pub(super) fn open_tx(&mut self, version: u8, command: u16, key: u64, session_id: u64, tree_id: u32, kind: Kind) -> usize {
+    pub(super) fn open_tx(&mut self, version: u8, command: u16, key: u64, session_id: u64, tree_id: u32, mut kind: Kind) -> usize {
         let dialect = self.dialect(version);
-        self.txs.push_with(|id| SmbTx {
+        self.txs.push_with(|id| {
+            if let Kind::Dcerpc(c) = &mut kind {
+                c.id = id;
+            }
+            SmbTx {
             id,
             version,
             command,
@@ -123,6 +127,7 @@ impl SmbParser {
             request_done: true,
             response_done: false,
             kind,
+            }
         })
     }
 
@@ -367,7 +372,7 @@ mod tests {
         let mut p = SmbParser::new(0);
         run(&mut p);
         let records: Vec<_> = (0..p.tx_count()).map(|i| p.tx(i).unwrap().eve()).collect();
-        assert_eq!(records.len(), 5, "{records:#?}");
+        assert_eq!(records.len(), 6, "{records:#?}");
         assert_eq!(records[0]["command"], "SMB2_COMMAND_NEGOTIATE_PROTOCOL");
         assert_eq!(records[0]["dialect"], "2.10");
         assert_eq!(records[0]["client_dialects"], json!(["2.10"]));
@@ -383,7 +388,15 @@ mod tests {
                 "version": "3.0", "ack_result": 0, "ack_reason": 0}], "call_id": 1})
         );
         assert_eq!(records[3]["status"], "STATUS_SUCCESS");
-        assert_eq!(records[4]["command"], "SMB2_COMMAND_CLOSE");
+        assert_eq!(
+            records[4]["dcerpc"],
+            json!({"request": "REQUEST", "response": "RESPONSE", "opnum": 15, "req": {"frag_cnt": 1, "stub_data_size": 8},
+                "interfaces": [{"uuid": "4b324fc8-1670-01d3-1278-5a47bf6ee188", "version": "3.0"}],
+                "res": {"frag_cnt": 1, "stub_data_size": 4}, "call_id": 2})
+        );
+        let call = p.tx(4).unwrap().carried().expect("the call is a DCE/RPC transaction");
+        assert_eq!(call.buffer(ToServer, 0, 0), Some(&b"ABCDEFGH"[..]));
+        assert_eq!(records[5]["command"], "SMB2_COMMAND_CLOSE");
         assert!((0..p.tx_count()).all(|i| p.tx(i).unwrap().finished()));
         assert_eq!(p.tx(1).unwrap().buffer(ToServer, super::super::tx::NAMED_PIPE, 0), Some(&b"\\\\host\\IPC$"[..]));
         assert_eq!(p.tx(1).unwrap().buffer(ToClient, super::super::tx::SHARE, 0), None);

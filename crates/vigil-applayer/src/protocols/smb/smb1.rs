@@ -6,7 +6,7 @@
 use vigil_types::Direction;
 
 use super::parser::{Handle, SmbParser, Tree};
-use super::pipe;
+use crate::protocols::dcerpc::carried as pipe;
 use super::smb2::{le16, le32, le64};
 use super::tx::{self, Create, Kind, Negotiate, SessionSetup, Status, TreeConnect};
 use crate::codecs::ntlmssp;

@@ -7,7 +7,7 @@
 use vigil_types::Direction;
 
 use super::parser::{Handle, SmbParser, Tree};
-use super::pipe;
+use crate::protocols::dcerpc::carried as pipe;
 use super::tx::{self, Create, Kind, Negotiate, SessionSetup, Status, TreeConnect};
 use crate::codecs::ntlmssp;
 

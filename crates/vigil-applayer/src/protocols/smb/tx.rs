@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use vigil_types::Direction;
 
 use super::names;
-use super::pipe::Call;
+use crate::protocols::dcerpc::carried::Call;
 use crate::codecs::ntlmssp::{Auth, Ticket};
 use crate::progress::Progress;
 use crate::proto::{ProtoTx, RecordOptions};
@@ -181,6 +181,9 @@ impl ProtoTx for SmbTx {
 
     fn progress(&self, dir: Direction) -> Progress {
         let done = match dir {
+            // Whether a tree is a share or a pipe (what `smb.share` and
+            // `smb.named_pipe` tell apart) is known from the answer only.
+            Direction::ToServer if matches!(self.kind, Kind::TreeConnect(_)) => self.request_done && self.response_done,
             Direction::ToServer => self.request_done,
             Direction::ToClient => self.response_done,
         };
@@ -310,6 +313,10 @@ impl ProtoTx for SmbTx {
 
     fn finished(&self) -> bool {
         self.request_done && self.response_done
+    }
+
+    fn carried(&self) -> Option<&dyn ProtoTx> {
+        self.call().map(|c| c as &dyn ProtoTx)
     }
 
     fn logs_with(&self, opts: &RecordOptions) -> bool {

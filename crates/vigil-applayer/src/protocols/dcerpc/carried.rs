@@ -1,12 +1,20 @@
-//! DCE/RPC through SMB named pipes: a PDU written to a pipe (a write, an
-//! `FSCTL_PIPE_TRANSCEIVE`, an SMB1 pipe transaction) opens a call, which
-//! the PDU read back answers, found by its call id. The PDUs are read by
-//! [`crate::protocols::dcerpc::pdu`], as over TCP.
+//! DCE/RPC calls another protocol carries (SMB's named pipes): a PDU
+//! written to a pipe (a write, an `FSCTL_PIPE_TRANSCEIVE`, an SMB1 pipe
+//! transaction) opens a call, which the PDU read back answers, found by
+//! its call id. The PDUs are read by [`super::pdu`], as over TCP. A call
+//! is a transaction of its own to rules written for DCE/RPC
+//! ([`crate::proto::ProtoTx::carried`]): `dcerpc.iface`, `dcerpc.opnum` and
+//! `dcerpc.stub_data` run on it.
+
+use std::any::Any;
 
 use serde_json::{Map, Value};
+use vigil_types::Direction;
 
-use crate::protocols::dcerpc::pdu::{self, Context, Header};
-use crate::protocols::dcerpc::HEADER_LEN;
+use super::pdu::{self, Context, Header};
+use super::HEADER_LEN;
+use crate::progress::Progress;
+use crate::proto::ProtoTx;
 
 /// Stub bytes kept per side of a call.
 const MAX_STUB: usize = 1 << 20;
@@ -39,6 +47,8 @@ pub struct Bound {
 /// A call through a pipe.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Call {
+    /// The carrier's transaction id.
+    pub id: u64,
     pub kind: u8,
     pub call_id: u32,
     pub opnum: u16,
@@ -70,7 +80,7 @@ fn pdus(mut data: &[u8]) -> impl Iterator<Item = (Header, &[u8])> {
 /// association's contexts so far.
 pub fn open(data: &[u8], bound: &[Bound]) -> Option<Call> {
     let (h, p) = pdus(data).next()?;
-    let mut call = Call { kind: h.ptype, call_id: h.call_id, opnum: 0, little: h.little, ifaces: Vec::new(), req: Half::default(), res: Half::default(), answer: None };
+    let mut call = Call { id: 0, kind: h.ptype, call_id: h.call_id, opnum: 0, little: h.little, ifaces: Vec::new(), req: Half::default(), res: Half::default(), answer: None };
     match h.ptype {
         pdu::BIND | pdu::ALTER_CONTEXT => {
             let ctxs = pdu::bind(&h, p)?;
@@ -183,5 +193,37 @@ impl Call {
         }
         m.insert("call_id".into(), self.call_id.into());
         Value::Object(m)
+    }
+}
+
+impl ProtoTx for Call {
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn progress(&self, dir: Direction) -> Progress {
+        match dir {
+            Direction::ToClient if self.answer.is_none() => Progress::Headers,
+            _ => Progress::Complete,
+        }
+    }
+
+    fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]> {
+        if id != 0 || index != 0 {
+            return None;
+        }
+        let stub = match dir {
+            Direction::ToServer => &self.req.stub,
+            Direction::ToClient => &self.res.stub,
+        };
+        (!stub.is_empty()).then_some(&stub[..])
+    }
+
+    fn eve(&self) -> Value {
+        Call::eve(self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
