@@ -77,7 +77,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     settings: &[],
     sample,
     sample_expected: None,
-    files: false,
+    files: true,
     transactions: true,
     aliases: &[],
     includes: &["dcerpc"],

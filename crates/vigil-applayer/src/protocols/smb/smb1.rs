@@ -77,7 +77,7 @@ fn string(m: &[u8], mut at: usize, unicode: bool) -> (String, usize) {
 }
 
 impl SmbParser {
-    pub(super) fn smb1(&mut self, dir: Direction, m: &[u8], _whole: bool) {
+    pub(super) fn smb1(&mut self, dir: Direction, m: &[u8]) {
         if m.len() < HEADER + 1 {
             return;
         }
@@ -172,7 +172,9 @@ impl SmbParser {
             }
             READ_ANDX => {
                 if let Some(fid) = w.get(4..6) {
-                    Self::remember(&mut self.reads, key | 1 << 63, fid.to_vec());
+                    let high = if w.len() >= 24 { le32(w, 20).unwrap_or(0) } else { 0 };
+                    let at = u64::from(high) << 32 | u64::from(le32(w, 6).unwrap_or(0));
+                    Self::remember(&mut self.reads, key | 1 << 63, (fid.to_vec(), at));
                 }
                 return;
             }
@@ -182,7 +184,9 @@ impl SmbParser {
                 let off = usize::from(le16(w, 22).unwrap_or(0));
                 let data = m.get(off..).map(|d| &d[..len.min(d.len())]).unwrap_or_default();
                 let fuid = fid_text(&fid);
-                if let Some(written) = self.data(1, u16::from(WRITE_ANDX), (session, tree, key), &fid, fuid, Direction::ToServer, data, len as u64, None) {
+                let high = if w.len() >= 28 { le32(w, 24).unwrap_or(0) } else { 0 };
+                let at = u64::from(high) << 32 | u64::from(le32(w, 6).unwrap_or(0));
+                if let Some(written) = self.data(1, u16::from(WRITE_ANDX), (session, tree, key), &fid, fuid, Direction::ToServer, data, (at, len as u64), None) {
                     Self::remember(&mut self.answers_to, key | 1 << 63, written);
                 }
                 return;
@@ -219,15 +223,15 @@ impl SmbParser {
         let failed = matches!(h.status, Status::Nt(s) if s >> 30 == 3 && s != 0xc000_0016) || matches!(h.status, Status::Dos { class, .. } if class != 0);
         match command {
             READ_ANDX => {
-                let Some(fid) = self.reads.remove(&(h.key | 1 << 63)) else { return };
+                let Some((fid, at)) = self.reads.remove(&(h.key | 1 << 63)) else { return };
                 if failed {
                     return;
                 }
-                let len = usize::from(le16(w, 10).unwrap_or(0));
+                let len = usize::from(le16(w, 10).unwrap_or(0)) | usize::from(le16(w, 14).unwrap_or(0)) << 16;
                 let off = usize::from(le16(w, 12).unwrap_or(0));
                 let data = m.get(off..).map(|d| &d[..len.min(d.len())]).unwrap_or_default();
                 let fuid = fid_text(&fid);
-                self.data(1, u16::from(READ_ANDX), (u64::from(h.uid), u32::from(h.tree_id), h.key), &fid, fuid, Direction::ToClient, data, len as u64, None);
+                self.data(1, u16::from(READ_ANDX), (u64::from(h.uid), u32::from(h.tree_id), h.key), &fid, fuid, Direction::ToClient, data, (at, len as u64), None);
                 return;
             }
             WRITE_ANDX => {

@@ -79,7 +79,7 @@ fn header(m: &[u8]) -> Option<Hdr> {
 }
 
 impl SmbParser {
-    pub(super) fn smb2(&mut self, dir: Direction, msg: &[u8], whole: bool) {
+    pub(super) fn smb2(&mut self, dir: Direction, msg: &[u8]) {
         let mut off = 0;
         // Compound messages: each names where the next starts, 8-byte aligned past a header.
         for _ in 0..64 {
@@ -88,8 +88,8 @@ impl SmbParser {
             let next = h.next as usize;
             let one = if next >= HEADER && next < rest.len() { &rest[..next] } else { rest };
             match dir {
-                Direction::ToServer => self.request2(&h, one, whole),
-                Direction::ToClient => self.response2(&h, one, whole),
+                Direction::ToServer => self.request2(&h, one),
+                Direction::ToClient => self.response2(&h, one),
             }
             if next < HEADER || next >= rest.len() {
                 return;
@@ -98,7 +98,7 @@ impl SmbParser {
         }
     }
 
-    fn request2(&mut self, h: &Hdr, m: &[u8], _whole: bool) {
+    fn request2(&mut self, h: &Hdr, m: &[u8]) {
         let b = HEADER;
         let (key, session, tree) = (h.msg_id, h.session_id, h.tree_id);
         let kind = match h.command {
@@ -129,7 +129,7 @@ impl SmbParser {
             }
             READ => {
                 if let Some(handle) = m.get(b + 16..b + 32) {
-                    Self::remember(&mut self.reads, key, handle.to_vec());
+                    Self::remember(&mut self.reads, key, (handle.to_vec(), le64(m, b + 8).unwrap_or(0)));
                 }
                 return;
             }
@@ -138,7 +138,8 @@ impl SmbParser {
                 let len = le32(m, b + 4).unwrap_or(0);
                 let data = span(m, usize::from(le16(m, b + 2).unwrap_or(0)), len as usize);
                 let fuid = tx::guid_text(&handle[..].try_into().unwrap_or([0; 16]));
-                if let Some(written) = self.data(2, WRITE, (session, tree, key), &handle, fuid, Direction::ToServer, data, u64::from(len), None) {
+                let at = le64(m, b + 8).unwrap_or(0);
+                if let Some(written) = self.data(2, WRITE, (session, tree, key), &handle, fuid, Direction::ToServer, data, (at, u64::from(len)), None) {
                     Self::remember(&mut self.answers_to, key, written);
                 }
                 return;
@@ -200,16 +201,16 @@ impl SmbParser {
         }
     }
 
-    fn response2(&mut self, h: &Hdr, m: &[u8], _whole: bool) {
+    fn response2(&mut self, h: &Hdr, m: &[u8]) {
         let b = HEADER;
         let status = Status::Nt(h.status);
         // An error answer has a nine-byte body of its own; some errors still carry data.
         let ok = !matches!(h.status >> 30, 3) || le16(m, b) != Some(9);
         match h.command {
             READ => {
-                let Some(handle) = self.reads.remove(&h.msg_id) else { return };
+                let Some((handle, at)) = self.reads.remove(&h.msg_id) else { return };
                 if h.status == STATUS_PENDING {
-                    Self::remember(&mut self.reads, h.msg_id, handle);
+                    Self::remember(&mut self.reads, h.msg_id, (handle, at));
                     return;
                 }
                 if !ok {
@@ -218,7 +219,7 @@ impl SmbParser {
                 let len = le32(m, b + 4).unwrap_or(0);
                 let data = span(m, usize::from(*m.get(b + 2).unwrap_or(&0)), len as usize);
                 let fuid = tx::guid_text(&handle[..].try_into().unwrap_or([0; 16]));
-                self.data(2, READ, (h.session_id, h.tree_id, h.msg_id), &handle, fuid, Direction::ToClient, data, u64::from(len), Some(status));
+                self.data(2, READ, (h.session_id, h.tree_id, h.msg_id), &handle, fuid, Direction::ToClient, data, (at, u64::from(len)), Some(status));
                 return;
             }
             WRITE => {

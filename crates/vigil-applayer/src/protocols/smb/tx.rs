@@ -4,6 +4,7 @@
 //! named pipe; and its EVE `smb` record.
 
 use std::any::Any;
+use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 use vigil_types::Direction;
@@ -11,6 +12,7 @@ use vigil_types::Direction;
 use super::names;
 use crate::protocols::dcerpc::carried::Call;
 use crate::codecs::ntlmssp::{Auth, Ticket};
+use crate::files::File;
 use crate::progress::Progress;
 use crate::proto::{ProtoTx, RecordOptions};
 
@@ -67,14 +69,17 @@ pub struct Create {
     pub fuid: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileTx {
     pub name: String,
     pub share: String,
     pub fuid: String,
     pub dir: Option<Direction>,
-    /// Bytes carried so far.
-    pub size: u64,
+    /// The file, fed through the file service by offset.
+    pub file: File,
+    /// Bytes that came ahead of the file's end (reads answered out of
+    /// order), by offset, until the bytes before them come.
+    pub ahead: BTreeMap<u64, Vec<u8>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,7 +91,7 @@ pub enum Kind {
     Create(Box<Create>),
     Ioctl(u32),
     Dcerpc(Box<Call>),
-    File(FileTx),
+    File(Box<FileTx>),
     /// A file marked for deletion on close (`SET_INFO` with disposition information).
     Delete { name: String, fuid: String },
     Rename { from: String, to: String, fuid: String },
@@ -313,6 +318,18 @@ impl ProtoTx for SmbTx {
 
     fn finished(&self) -> bool {
         self.request_done && self.response_done
+    }
+
+    fn files(&self, dir: Direction) -> &[File] {
+        match &self.kind {
+            Kind::File(f) if f.dir == Some(dir) => std::slice::from_ref(&f.file),
+            _ => &[],
+        }
+    }
+
+    fn file_size(&self, dir: Direction) -> Option<(u64, bool)> {
+        let f = self.files(dir).first()?;
+        (!f.is_open()).then_some((f.size, !f.gaps))
     }
 
     fn carried(&self) -> Option<&dyn ProtoTx> {
