@@ -14,7 +14,9 @@ const DIRS: [Direction; 2] = [Direction::ToServer, Direction::ToClient];
 /// A flow's application layer.
 pub(crate) struct FlowApp {
     pub layer: AppFlow,
-    /// Per transaction id, the progress detection last inspected it at.
+    /// Per transaction id, the progress detection last inspected it at,
+    /// sorted by id: a flow may hold a thousand transactions waiting for
+    /// their answers, each looked up on every packet.
     inspected: Vec<(u64, PerDir<Progress>)>,
     /// Transactions below this id were logged.
     pub logged: u64,
@@ -115,7 +117,8 @@ impl FlowApp {
         let mut out = Vec::new();
         for tx in self.layer.txs() {
             let to = progress(tx);
-            let from = self.inspected.iter().find(|(id, _)| *id == tx.id()).map(|(_, p)| *p).unwrap_or_default();
+            let from =
+                self.inspected.binary_search_by_key(&tx.id(), |e| e.0).map(|i| self.inspected[i].1).unwrap_or_default();
             if to != from {
                 out.push(TxInput { tx, from, to });
             }
@@ -126,9 +129,9 @@ impl FlowApp {
     /// Detection saw these transactions at these progresses.
     pub(crate) fn mark_inspected(&mut self, seen: &[(u64, PerDir<Progress>)]) {
         for &(id, p) in seen {
-            match self.inspected.iter_mut().find(|(i, _)| *i == id) {
-                Some(e) => e.1 = p,
-                None => self.inspected.push((id, p)),
+            match self.inspected.binary_search_by_key(&id, |e| e.0) {
+                Ok(i) => self.inspected[i].1 = p,
+                Err(i) => self.inspected.insert(i, (id, p)),
             }
         }
     }
@@ -153,7 +156,7 @@ impl FlowApp {
         let logged = self.logged;
         // A parser may keep a logged transaction (SSH's, until both sides
         // encrypt): what detection saw of it is kept as long as it lives.
-        if self.inspected.iter().any(|(i, _)| *i < logged) {
+        if self.inspected.first().is_some_and(|e| e.0 < logged) {
             let layer = &self.layer;
             self.inspected.retain(|(i, _)| *i >= logged || layer.txs().any(|t| t.id() == *i));
         }

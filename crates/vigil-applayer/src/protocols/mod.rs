@@ -38,6 +38,7 @@ protocols! {
     modbus,
     enip,
     ike,
+    krb5,
 }
 
 /// The test kit on every protocol of the table.
