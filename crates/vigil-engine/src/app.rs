@@ -350,8 +350,9 @@ mod tests {
         assert!(!named.contains_key("app_layer.flow.dcerpc"));
         assert_eq!(named.get("app_layer.flow.smb"), Some(&1));
         assert_eq!(named.get("app_layer.flow.ssh"), Some(&0));
-        // SMB is detected but not parsed: no transactions to count, so none named.
-        assert!(!named.contains_key("app_layer.tx.smb"));
+        // Telnet is detected but not parsed: no transactions to count, so none named.
+        assert!(!named.contains_key("app_layer.tx.telnet"));
+        assert_eq!(named.get("app_layer.tx.smb"), Some(&0));
         // DCE/RPC forms transactions: its counter is named (counted as they are logged).
         assert_eq!(named.get("app_layer.tx.dcerpc_tcp"), Some(&0));
         assert_eq!(named.get("app_layer.tx.ssh"), Some(&0));

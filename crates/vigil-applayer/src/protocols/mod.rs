@@ -39,6 +39,7 @@ protocols! {
     enip,
     ike,
     krb5,
+    ldap,
 }
 
 /// The test kit on every protocol of the table.
