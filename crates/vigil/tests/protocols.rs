@@ -13,6 +13,10 @@ fn validator() -> jsonschema::Validator {
     jsonschema::validator_for(&schema).expect("schema compiles")
 }
 
+/// Fields Suricata 8.0.6 writes that its own schema does not list (checked
+/// against its output): taken out before a record is checked.
+const BEYOND_SCHEMA: &[(&str, &str, &str)] = &[("ldap", "/request/search_request", "filter")];
+
 #[test]
 fn every_protocols_records_are_schema_valid() {
     let v = validator();
@@ -34,6 +38,11 @@ fn every_protocols_records_are_schema_valid() {
                 "tx_id": tx["id"],
             });
             rec[def.eve_type()] = tx["eve"].clone();
+            for (proto, at, field) in BEYOND_SCHEMA.iter().filter(|(p, _, _)| *p == def.name) {
+                if let Some(Value::Object(o)) = rec[*proto].pointer_mut(at) {
+                    o.remove(*field);
+                }
+            }
             let errors: Vec<String> = v.iter_errors(&rec).map(|e| format!("{e} at {}", e.instance_path())).collect();
             assert!(errors.is_empty(), "{}: {errors:?}\n{rec}", def.name);
         }

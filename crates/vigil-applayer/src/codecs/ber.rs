@@ -75,6 +75,20 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// One element written with a definite length (up to 64 KiB of contents):
+/// what the protocols' sample conversations and tests build messages from.
+pub fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
+    let n = content.len();
+    let mut v = vec![tag];
+    match n {
+        0..=127 => v.push(n as u8),
+        128..=255 => v.extend([0x81, n as u8]),
+        _ => v.extend([0x82, (n >> 8) as u8, n as u8]),
+    }
+    v.extend_from_slice(content);
+    v
+}
+
 /// The contents of an INTEGER, read as unsigned.
 pub fn uint(v: &[u8]) -> Result<u64, BerError> {
     let v = match v {

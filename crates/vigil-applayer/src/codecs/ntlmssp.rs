@@ -145,16 +145,7 @@ fn ticket_of(b: &[u8]) -> Option<Ticket> {
 mod tests {
     use super::*;
 
-    fn tlv(tag: u8, v: &[u8]) -> Vec<u8> {
-        let mut o = vec![tag];
-        if v.len() < 0x80 {
-            o.push(v.len() as u8);
-        } else {
-            o.extend_from_slice(&[0x82, (v.len() >> 8) as u8, v.len() as u8]);
-        }
-        o.extend_from_slice(v);
-        o
-    }
+    use crate::codecs::ber::tlv;
 
     #[test]
     fn an_authenticate_message_gives_its_names_and_version() {

@@ -250,16 +250,7 @@ fn sample() -> Vec<(Direction, Vec<u8>)> {
 
 /// The sample's messages, built from their parts.
 mod sample_msgs {
-    fn tlv(tag: u8, v: &[u8]) -> Vec<u8> {
-        let mut o = vec![tag];
-        if v.len() < 0x80 {
-            o.push(v.len() as u8);
-        } else {
-            o.extend_from_slice(&[0x82, (v.len() >> 8) as u8, v.len() as u8]);
-        }
-        o.extend_from_slice(v);
-        o
-    }
+    use crate::codecs::ber::tlv;
 
     fn int(n: u8) -> Vec<u8> {
         tlv(0x02, &[n])

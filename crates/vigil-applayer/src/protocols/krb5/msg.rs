@@ -282,16 +282,7 @@ pub(crate) mod tests {
     use super::*;
 
     /// A BER element.
-    pub fn tlv(tag: u8, v: &[u8]) -> Vec<u8> {
-        let mut o = vec![tag];
-        if v.len() < 0x80 {
-            o.push(v.len() as u8);
-        } else {
-            o.extend_from_slice(&[0x82, (v.len() >> 8) as u8, v.len() as u8]);
-        }
-        o.extend_from_slice(v);
-        o
-    }
+    pub use crate::codecs::ber::tlv;
 
     pub fn int_tlv(n: i64) -> Vec<u8> {
         let bytes = n.to_be_bytes();

@@ -285,11 +285,7 @@ fn probe(_dir: Direction, data: &[u8], cx: ProbeCx) -> Probe {
 
 /// A bind and a search with two entries, over TCP.
 fn sample() -> Vec<(Direction, Vec<u8>)> {
-    let tlv = |tag: u8, v: &[u8]| {
-        let mut o = vec![tag, v.len() as u8];
-        o.extend_from_slice(v);
-        o
-    };
+    use crate::codecs::ber::tlv;
     let message = |id: u8, op: u8, v: &[u8]| tlv(0x30, &[tlv(0x02, &[id]), tlv(op, v)].concat());
     let done = |code: u8| [tlv(0x0a, &[code]), tlv(0x04, b""), tlv(0x04, b"")].concat();
     let bind = message(1, 0x60, &[tlv(0x02, &[3]), tlv(0x04, b"cn=admin,dc=example,dc=com"), tlv(0x80, b"secret")].concat());
@@ -389,12 +385,8 @@ mod tests {
 
     #[test]
     fn an_accepted_starttls_hands_the_flow_over() {
+        use crate::codecs::ber::tlv;
         let mut p = parser();
-        let tlv = |tag: u8, v: &[u8]| {
-            let mut o = vec![tag, v.len() as u8];
-            o.extend_from_slice(v);
-            o
-        };
         let message = |id: u8, op: u8, v: &[u8]| tlv(0x30, &[tlv(0x02, &[id]), tlv(op, v)].concat());
         assert_eq!(p.parse(ToServer, &message(1, 0x77, &tlv(0x80, STARTTLS.as_bytes()))), ParseResult::Done);
         let mut answer = message(1, 0x78, &[tlv(0x0a, &[0]), tlv(0x04, b""), tlv(0x04, b"")].concat());

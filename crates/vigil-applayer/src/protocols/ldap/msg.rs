@@ -361,16 +361,7 @@ pub fn parse(seq: &[u8]) -> Option<Message> {
 pub(crate) mod tests {
     use super::*;
 
-    pub fn tlv(tag: u8, v: &[u8]) -> Vec<u8> {
-        let mut o = vec![tag];
-        if v.len() < 0x80 {
-            o.push(v.len() as u8);
-        } else {
-            o.extend_from_slice(&[0x82, (v.len() >> 8) as u8, v.len() as u8]);
-        }
-        o.extend_from_slice(v);
-        o
-    }
+    pub use crate::codecs::ber::tlv;
 
     /// An LDAPMessage with `id` and operation `op` (tag and contents).
     pub fn message(id: u8, op: u8, v: &[u8]) -> Vec<u8> {

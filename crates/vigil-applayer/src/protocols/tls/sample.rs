@@ -98,17 +98,7 @@ pub(crate) fn draft28_hello() -> Vec<u8> {
 
 // ---- a self-made certificate ----
 
-pub(crate) fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
-    let n = content.len();
-    let mut v = vec![tag];
-    match n {
-        0..=127 => v.push(n as u8),
-        128..=255 => v.extend([0x81, n as u8]),
-        _ => v.extend([0x82, (n >> 8) as u8, n as u8]),
-    }
-    v.extend_from_slice(content);
-    v
-}
+pub(crate) use crate::codecs::ber::tlv;
 
 pub(crate) fn seq(parts: &[Vec<u8>]) -> Vec<u8> {
     tlv(0x30, &parts.concat())
