@@ -688,6 +688,9 @@ impl AppFlow {
     /// after the switch. The bytes the other direction held came before them.
     fn enter_tunnel(&mut self, dir: Direction, rest: Vec<u8>) {
         let Stage::Parse(mut parser) = mem::replace(&mut self.stage, Stage::Idle) else { return };
+        let known = parser.p.tunnel_to().and_then(crate::proto::find).filter(|d| {
+            crate::proto::index(d.name).is_some_and(|i| i < 64 && self.cfg.table_enabled & (1u64 << i) != 0)
+        });
         self.orig = Some(self.proto);
         self.events.extend(parser.take_events());
         self.counters.txs_evicted += parser.txs_evicted();
@@ -701,7 +704,10 @@ impl AppFlow {
         }
         self.tunnels += 1;
         self.counters.tunnels += 1;
-        self.stage = Stage::Detect(Detector::new(self.probes, self.cfg.detect_limit));
+        match known {
+            Some(def) => self.start(def.app_proto()),
+            None => self.stage = Stage::Detect(Detector::new(self.probes, self.cfg.detect_limit)),
+        }
         for (d, bytes) in [(other, early), (dir, rest)] {
             let side = self.sides.get_mut(d);
             side.clear();

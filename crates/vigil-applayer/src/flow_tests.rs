@@ -385,16 +385,17 @@ fn connect_tunnel_is_detected_again() {
     assert_eq!(flow.proto(), TLS);
     assert_eq!(flow.txs().filter_map(|t| buf(t, ToServer, TLS_SNI)).collect::<Vec<_>>(), ["example.com"]);
 
-    // Inside a WebSocket upgrade nothing is recognized: detection failed, the flow was HTTP.
+    // An accepted upgrade to WebSocket needs no detection: WebSocket's parser takes the frames.
     let segs = [
         c2s("GET /chat HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"),
         s2c(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n\x81\x05hello"),
         c2s(b"\x81\x85\x00\x00\x00\x00hello"),
     ];
     let flow = check(&AppConfig::default(), (40000, 80), &segs);
-    assert_eq!((flow.proto(), flow.orig_proto()), (AppProto::Failed, Some(HTTP)));
-    assert_eq!(flow.txs().count(), 1);
-    assert_eq!(flow.counters().detect_failed, 1);
+    let websocket = crate::protocols::websocket::PROTO.app_proto();
+    assert_eq!((flow.proto(), flow.orig_proto()), (websocket, Some(HTTP)));
+    assert_eq!(flow.txs().count(), 3, "the upgrade and a frame each way");
+    assert_eq!(flow.counters().detect_failed, 0);
 }
 
 #[test]

@@ -392,6 +392,12 @@ pub trait ProtoParser: Send {
     fn tunnel(&self) -> bool {
         false
     }
+    /// The protocol a tunnel speaks when the parser knows it (an HTTP
+    /// upgrade to WebSocket the server accepted): its parser takes over
+    /// without detection. `None`: what follows is detected.
+    fn tunnel_to(&self) -> Option<&'static str> {
+        None
+    }
     /// Marks files for the file store on behalf of signature `sid`: those
     /// of transaction `tx` on the sides in `dirs`, or (`tx` `None`) every
     /// file from now on.

@@ -40,6 +40,7 @@ protocols! {
     ike,
     krb5,
     ldap,
+    websocket,
 }
 
 /// The test kit on every protocol of the table.

@@ -68,6 +68,8 @@ pub struct HttpParser {
     res_scratch: Option<HttpTx>,
     events: Vec<AppEvent>,
     tunnel: bool,
+    /// The protocol the tunnel speaks, when the upgrade named one.
+    tunnel_to: Option<&'static str>,
     stats: HttpStats,
 }
 
@@ -95,6 +97,7 @@ impl HttpParser {
             res_scratch: None,
             events: Vec::new(),
             tunnel: false,
+            tunnel_to: None,
             stats: HttpStats::default(),
         }
     }
@@ -106,6 +109,11 @@ impl HttpParser {
     /// detection, as Suricata re-detects what runs inside the tunnel.
     pub fn tunnel(&self) -> bool {
         self.tunnel
+    }
+
+    /// The protocol the tunnel speaks, when the upgrade named it.
+    pub fn tunnel_to(&self) -> Option<&'static str> {
+        self.tunnel_to
     }
 
     /// Numbers transactions from `id` on. A parser that takes over a flow from
@@ -639,8 +647,14 @@ impl HttpParser {
                 side.state = State::Line;
             }
             ResNext::Tunnel => {
+                // An upgrade to WebSocket the server accepted: no detection needed.
+                let asked = tx.req.headers.value(b"upgrade").is_some_and(|u| u.eq_ignore_ascii_case(b"websocket"));
+                let websocket = tx.res.status == Some(101) && asked;
                 finish_response(side, tx);
                 self.tunnel = true;
+                if websocket {
+                    self.tunnel_to = Some("websocket");
+                }
             }
             ResNext::None => body_ended(side, tx),
             ResNext::Length(n) => side.state = State::Length(n),

@@ -324,6 +324,10 @@ impl ProtoParser for HttpParser {
         HttpParser::tunnel(self)
     }
 
+    fn tunnel_to(&self) -> Option<&'static str> {
+        HttpParser::tunnel_to(self)
+    }
+
     fn store_files(&mut self, tx: Option<u64>, dirs: &[Direction], sid: u32) {
         HttpParser::store_files(self, tx, dirs, sid);
     }
