@@ -163,8 +163,10 @@ impl SmbParser {
         self.txs.iter().rposition(|t| t.version == version && t.key == key && !t.response_done && t.command == command && !matches!(t.kind, Kind::File(_)))
     }
 
+    /// Transaction `id` (ids grow with the queue's order).
     pub(super) fn by_id(&mut self, id: u64) -> Option<&mut SmbTx> {
-        self.txs.iter_mut().find(|t| t.id == id)
+        let at = self.txs.binary_search_by_key(&id, |t| t.id).ok()?;
+        self.txs.get_mut(at)
     }
 
     /// Records the answer's status on transaction `at`, and its end unless
@@ -193,9 +195,10 @@ impl SmbParser {
     /// the handle's file transaction. The transaction the data went to, and
     /// whether it opened it.
     ///
-    /// Suricata sets a status on a call when its answer is read, and on a
-    /// file's transaction when a later command than the one that opened it
-    /// is answered; this follows it.
+    /// A call takes the status of the answer that carried its reply; an
+    /// SMB2 file transaction the status of each read that answers into it
+    /// (a write's is set by its answer when it succeeded, SMB1's never), as
+    /// Suricata's records have them.
     ///
     /// `at`: where in the file `data` goes; `len`: the bytes the command
     /// carries, of which those past `data` follow the message's head (a
