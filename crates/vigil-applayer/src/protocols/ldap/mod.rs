@@ -43,6 +43,10 @@ use msg::Message;
 const MAX_MESSAGE: usize = 1 << 20;
 /// Responses kept per request (a search may return many entries).
 const MAX_RESPONSES: usize = 1024;
+/// Message bytes the transactions of one flow hold together (weighed on
+/// the wire; what is kept of them is of the same order): past it the
+/// oldest go, counted as evicted, and one request keeps no more responses.
+const FLOW_BUDGET: usize = 8 << 20;
 const STARTTLS: &str = "1.3.6.1.4.1.1466.20037";
 
 /// Buffer ids.
@@ -61,6 +65,8 @@ pub struct LdapTx {
     pub done: bool,
     /// The flow ended first.
     ended: bool,
+    /// Wire bytes of the messages kept.
+    bytes: usize,
 }
 
 fn entry(m: &Message, with_id: bool) -> Value {
@@ -136,17 +142,34 @@ pub struct LdapParser {
     /// The message id of a StartTLS request awaiting its answer.
     starttls: Option<u32>,
     tunnel: bool,
+    /// An upper bound of the bytes the transactions hold (those pruned or
+    /// evicted are subtracted only when it is weighed again).
+    held: usize,
 }
 
 impl LdapParser {
-    fn message(&mut self, m: Message) {
+    /// Message `m`, `len` bytes on the wire.
+    fn message(&mut self, m: Message, len: usize) {
+        self.take(m, len);
+        self.held += len;
+        if self.held > FLOW_BUDGET {
+            let weigh = |txs: &TxQueue<LdapTx>| txs.iter().map(|t| t.bytes).sum::<usize>();
+            self.held = weigh(&self.txs);
+            while self.txs.len() > 1 && self.held > FLOW_BUDGET {
+                self.txs.evict_oldest();
+                self.held = weigh(&self.txs);
+            }
+        }
+    }
+
+    fn take(&mut self, m: Message, len: usize) {
         if msg::is_request(m.op) {
             if m.name.as_deref() == Some(STARTTLS) {
                 self.starttls = Some(m.id);
             }
             // An unbind and an abandon are never answered.
             let done = matches!(m.op, 2 | 16);
-            self.txs.push_with(|id| LdapTx { id, request: Some(m), responses: Vec::new(), done, ended: false });
+            self.txs.push_with(|id| LdapTx { id, request: Some(m), responses: Vec::new(), done, ended: false, bytes: len });
             return;
         }
         if m.op == 24 && self.starttls == Some(m.id) && m.result == Some(0) {
@@ -157,13 +180,14 @@ impl LdapParser {
         match waiting {
             Some(at) => {
                 let tx = &mut self.txs[at];
-                if tx.responses.len() < MAX_RESPONSES {
+                if tx.responses.len() < MAX_RESPONSES && tx.bytes + len <= FLOW_BUDGET {
                     tx.responses.push(m);
+                    tx.bytes += len;
                 }
                 tx.done |= last;
             }
             None => {
-                self.txs.push_with(|id| LdapTx { id, request: None, responses: vec![m], done: last, ended: false });
+                self.txs.push_with(|id| LdapTx { id, request: None, responses: vec![m], done: last, ended: false, bytes: len });
             }
         }
     }
@@ -209,7 +233,7 @@ impl ProtoParser for LdapParser {
                 return ParseResult::Incomplete { consumed: at, needed: len - rest.len() };
             }
             let Some(m) = Reader::new(&rest[..len]).expect(0x30).ok().and_then(msg::parse) else { return ParseResult::Error };
-            self.message(m);
+            self.message(m, len);
             at += len;
             if self.tunnel && at < data.len() {
                 // StartTLS accepted: the rest belongs to what runs inside.
@@ -247,7 +271,7 @@ pub const SETTINGS: &[SettingDef] = &[SettingDef { key: "max-tx", default: 1024,
 
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     let max_tx = init.setting(&PROTO, 0).clamp(1, 1 << 16) as usize;
-    Box::new(LdapParser { txs: TxQueue::new(init.first_tx_id, max_tx), tcp: init.transport == Transport::Tcp, starttls: None, tunnel: false })
+    Box::new(LdapParser { txs: TxQueue::new(init.first_tx_id, max_tx), tcp: init.transport == Transport::Tcp, starttls: None, tunnel: false, held: 0 })
 }
 
 /// An LDAPMessage's start: a SEQUENCE, a message id, a known operation.
@@ -381,6 +405,36 @@ mod tests {
         assert_eq!(search.buffer(ToClient, RESPONSES_DN, 1), Some(&b"cn=b,dc=example,dc=com"[..]));
         assert_eq!(search.buffer(ToClient, RESPONSES_ATTRIBUTE_TYPE, 1), Some(&b"cn"[..]));
         assert!(p.tx(2).unwrap().finished(), "an unbind is never answered");
+    }
+
+    #[test]
+    fn held_responses_stay_within_the_flows_budget() {
+        use crate::codecs::ber::tlv;
+        let mut p = LdapParser { txs: TxQueue::new(0, 1024), tcp: true, starttls: None, tunnel: false, held: 0 };
+        let message = |id: u8, op: u8, v: &[u8]| tlv(0x30, &[tlv(0x02, &[id]), tlv(op, v)].concat());
+        let value = vec![b'v'; 50_000];
+        let entry = |id: u8| message(id, 0x64, &[tlv(0x04, b"cn=x"), tlv(0x30, &tlv(0x30, &[tlv(0x04, b"cn"), tlv(0x31, &tlv(0x04, &value))].concat()))].concat());
+        let search = |id: u8| message(id, 0x63, &[tlv(0x04, b"dc=x"), tlv(0x0a, &[2]), tlv(0x0a, &[0]), tlv(0x02, &[0]), tlv(0x02, &[0]), tlv(0x01, &[0]), tlv(0x87, b"cn"), tlv(0x30, b"")].concat());
+        // Ten searches, each answered with 40 entries of 50 kB and no final result.
+        for id in 1..=10u8 {
+            assert_eq!(p.parse(ToServer, &search(id)), ParseResult::Done);
+        }
+        for id in 1..=10u8 {
+            for _ in 0..40 {
+                assert_eq!(p.parse(ToClient, &entry(id)), ParseResult::Done);
+            }
+        }
+        let kept: usize = p.txs.iter().map(|t| t.bytes).sum();
+        assert!(kept <= FLOW_BUDGET, "{kept}");
+        assert!(p.txs_evicted() > 0);
+        assert_eq!(p.txs.back().unwrap().responses.len(), 40, "the newest search keeps its entries");
+        // One search answered past the budget keeps what fits.
+        assert_eq!(p.parse(ToServer, &search(11)), ParseResult::Done);
+        for _ in 0..200 {
+            assert_eq!(p.parse(ToClient, &entry(11)), ParseResult::Done);
+        }
+        let last = p.txs.back().unwrap();
+        assert!(last.bytes <= FLOW_BUDGET && last.responses.len() < 200 && last.responses.len() > 100, "{}", last.responses.len());
     }
 
     #[test]

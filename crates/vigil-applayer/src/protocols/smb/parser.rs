@@ -31,6 +31,9 @@ const WINDOW: usize = 256 * 1024;
 const FLOW_WINDOW: usize = 4 << 20;
 /// File bytes that came out of order a flow holds for the bytes before them.
 const FLOW_AHEAD: usize = 16 << 20;
+/// DCE/RPC stub bytes the pipe calls of one flow hold together; past it
+/// the oldest transactions go (counted as evicted), as over TCP.
+const FLOW_STUB_BUDGET: usize = 8 << 20;
 /// Trees, file handles and reads awaiting their answer, each.
 pub(super) const MAX_KNOWN: usize = 4096;
 
@@ -96,6 +99,9 @@ pub struct SmbParser {
     ahead: usize,
     /// A gap left message boundaries unknown: the next header is looked for.
     resync: PerDir<bool>,
+    /// Message bytes read since the stubs were last weighed: an upper
+    /// bound of what they grew by, so they are weighed only past the budget.
+    unweighed: usize,
 }
 
 impl SmbParser {
@@ -124,6 +130,7 @@ impl SmbParser {
             windows: 0,
             ahead: 0,
             resync: PerDir::default(),
+            unweighed: 0,
         }
     }
 
@@ -138,7 +145,16 @@ impl SmbParser {
     /// A new transaction for a request; its place.
     pub(super) fn open_tx(&mut self, version: u8, command: u16, key: u64, session_id: u64, tree_id: u32, mut kind: Kind) -> usize {
         let dialect = self.dialect(version);
-        self.txs.push_with(|id| {
+        // A file pushed out at the bound ends cut, and what it held is recounted.
+        let mut file_goes = false;
+        if self.txs.len() >= MAX_TXS {
+            let cfg = self.files;
+            if let Some(SmbTx { kind: Kind::File(f), .. }) = self.txs.front_mut() {
+                Self::end_file(f, &cfg, true);
+                file_goes = true;
+            }
+        }
+        let at = self.txs.push_with(|id| {
             if let Kind::Dcerpc(c) = &mut kind {
                 c.id = id;
             }
@@ -155,7 +171,11 @@ impl SmbParser {
             response_done: false,
             kind,
             }
-        })
+        });
+        if file_goes {
+            self.reweigh();
+        }
+        at
     }
 
     /// The transaction of SMB `version` still waiting for the answer found by `key`.
@@ -337,6 +357,40 @@ impl SmbParser {
         freed
     }
 
+    /// Recounts what the live transactions hold (file windows, bytes
+    /// waiting, pipe stubs) after some went; the stubs' weight.
+    fn reweigh(&mut self) -> usize {
+        let (mut windows, mut ahead, mut stubs) = (0, 0, 0);
+        for t in self.txs.iter() {
+            match &t.kind {
+                Kind::File(f) => {
+                    windows += f.file.window.len();
+                    ahead += f.ahead.values().map(Vec::len).sum::<usize>();
+                }
+                Kind::Dcerpc(c) => stubs += c.req.stub.len() + c.res.stub.len(),
+                _ => {}
+            }
+        }
+        (self.windows, self.ahead, self.unweighed) = (windows, ahead, stubs);
+        stubs
+    }
+
+    /// A message of `len` bytes was read: past the flow's stub budget the
+    /// oldest transactions go until the stubs fit again.
+    fn after_message(&mut self, len: usize) {
+        self.unweighed += len;
+        if self.unweighed <= FLOW_STUB_BUDGET {
+            return;
+        }
+        let cfg = self.files;
+        while self.reweigh() > FLOW_STUB_BUDGET && self.txs.len() > 1 {
+            if let Some(SmbTx { kind: Kind::File(f), .. }) = self.txs.front_mut() {
+                Self::end_file(f, &cfg, true);
+            }
+            self.txs.evict_oldest();
+        }
+    }
+
     /// Bytes of a message's tail passed over: the file being fed takes its part.
     fn drain(&mut self, dir: Direction, bytes: &[u8]) {
         let Some(sink) = self.sink.get_mut(dir).as_mut() else { return };
@@ -437,6 +491,7 @@ impl ProtoParser for SmbParser {
             }
             if rest.len() >= total {
                 self.message(dir, &rest[4..total]);
+                self.after_message(total);
                 at += total;
             } else if total <= BIG {
                 return ParseResult::Incomplete { consumed: at, needed: total - rest.len() };
@@ -445,6 +500,7 @@ impl ProtoParser for SmbParser {
             } else {
                 *self.skip.get_mut(dir) = total - rest.len();
                 self.message(dir, &rest[4..]);
+                self.after_message(rest.len());
                 at = data.len();
             }
         }
@@ -496,7 +552,12 @@ impl ProtoParser for SmbParser {
     crate::proto::delegate_txs!(txs);
 
     fn prune(&mut self, id: u64) {
+        let files_go = self.txs.iter().take_while(|t| t.id < id && t.finished()).any(|t| matches!(t.kind, Kind::File(_)));
         self.txs.prune_while(id, |t| t.finished());
+        if files_go {
+            // What the files that went kept is free for the next ones.
+            self.reweigh();
+        }
     }
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
@@ -671,6 +732,39 @@ mod file_tests {
         let rec = (0..p.tx_count()).map(|i| p.tx(i).unwrap().eve()).find(|r| r["command"] == "SMB2_COMMAND_READ").unwrap();
         assert_eq!(rec["share"], "\\\\h\\docs");
         assert_eq!(p.ahead, 0);
+    }
+
+    #[test]
+    fn unanswered_pipe_calls_are_dropped_past_the_flows_stub_budget() {
+        let mut p = SmbParser::new(0, FileConfig::default());
+        for (dir, data) in super::super::sample() {
+            p.parse(dir, &data);
+        }
+        let handle = *b"\x01\0\0\0\0\0\0\0\x02\0\0\0\xff\xff\xff\xff";
+        // Requests of 60,000 stub bytes each written to the bound pipe, never answered.
+        for call in 0..200u32 {
+            let mut pdu = vec![5, 0, 0, 3, 0x10, 0, 0, 0];
+            pdu.extend_from_slice(&(24u16 + 60_000).to_le_bytes());
+            pdu.extend_from_slice(&[0, 0]);
+            pdu.extend_from_slice(&(call + 100).to_le_bytes());
+            pdu.extend_from_slice(&[0; 8]);
+            pdu.resize(24 + 60_000, 0x41);
+            let mut w = vec![49, 0, 112, 0];
+            w.extend_from_slice(&(pdu.len() as u32).to_le_bytes());
+            w.extend_from_slice(&[0; 8]);
+            w.extend_from_slice(&handle);
+            w.extend_from_slice(&[0; 16]);
+            w.extend_from_slice(&pdu);
+            assert_eq!(p.parse(ToServer, &msg(9, false, 1000 + u64::from(call), &w)), ParseResult::Done);
+        }
+        let calls = p.txs.iter().filter(|t| matches!(t.kind, Kind::Dcerpc(_))).count();
+        let kept = p.reweigh();
+        assert!(kept <= FLOW_STUB_BUDGET, "{kept}");
+        assert!(calls > 100, "only the oldest went: {calls}");
+        assert!(p.txs_evicted() > 0);
+        // The newest call is still there, whole.
+        let last = p.txs.back().and_then(|t| t.carried()).expect("the last call");
+        assert_eq!(last.buffer(ToServer, 0, 0).map(<[u8]>::len), Some(60_000));
     }
 
     #[test]
