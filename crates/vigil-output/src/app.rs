@@ -72,7 +72,10 @@ impl FileInfo<'_> {
     /// The `fileinfo` object, fields in Suricata's order.
     pub fn to_json(&self) -> Value {
         let mut m = serde_json::Map::new();
-        m.insert("filename".into(), json!(String::from_utf8_lossy(self.filename)));
+        // A file nobody named (an NFS read of a handle never looked up) has no name.
+        if !self.filename.is_empty() {
+            m.insert("filename".into(), json!(String::from_utf8_lossy(self.filename)));
+        }
         // Suricata lists the storing signatures only when there are some.
         if !self.sids.is_empty() {
             m.insert("sid".into(), json!(self.sids));

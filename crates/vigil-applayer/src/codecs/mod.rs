@@ -21,3 +21,4 @@ pub mod lines;
 pub mod mime;
 pub mod multipart;
 pub mod ntlmssp;
+pub mod rpc;

@@ -40,6 +40,7 @@ protocols! {
     ike,
     krb5,
     ldap,
+    nfs,
     websocket,
 }
 

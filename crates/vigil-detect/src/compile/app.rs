@@ -18,6 +18,9 @@ pub enum AppCheck {
     FileSize { proto: AppProto, size: FileSize },
     /// `filemd5`/`filesha1`/`filesha256`: a file's digest in a list.
     FileHash { proto: AppProto, hash: FileHash },
+    /// The side carries a file: what `filestore` asks of a rule that has
+    /// no other file keyword (Suricata matches such a rule on files only).
+    HasFile { proto: AppProto },
     /// A value check of a protocol of the application layer's table.
     Table { proto: AppProto, def: &'static CheckDef, check: Arc<dyn TxCheck> },
     /// `app-layer-event:<proto>.<event>`: the event's bit in the
@@ -72,6 +75,7 @@ impl AppCheck {
         match (self, carrier) {
             (AppCheck::FileSize { size, .. }, Some(proto)) => AppCheck::FileSize { proto, size },
             (AppCheck::FileHash { hash, .. }, Some(proto)) => AppCheck::FileHash { proto, hash },
+            (AppCheck::HasFile { .. }, Some(proto)) => AppCheck::HasFile { proto },
             (c, _) => c,
         }
     }
@@ -81,6 +85,7 @@ impl AppCheck {
         match self {
             AppCheck::FileSize { proto, .. }
             | AppCheck::FileHash { proto, .. }
+            | AppCheck::HasFile { proto }
             | AppCheck::Table { proto, .. }
             | AppCheck::Event { proto, .. } => *proto,
         }
@@ -93,7 +98,7 @@ impl AppCheck {
             AppCheck::FileSize { size, .. } => size.side,
             AppCheck::Event { side, .. } => *side,
             AppCheck::Table { def, .. } => def.side,
-            AppCheck::FileHash { .. } => None,
+            AppCheck::FileHash { .. } | AppCheck::HasFile { .. } => None,
         }
     }
 
@@ -101,7 +106,7 @@ impl AppCheck {
     /// side the rule inspects, and a rule naming no direction inspects both.
     pub fn either_side(&self) -> bool {
         match self {
-            AppCheck::FileHash { .. } => true,
+            AppCheck::FileHash { .. } | AppCheck::HasFile { .. } => true,
             AppCheck::FileSize { size, .. } => size.side.is_none(),
             AppCheck::Table { def, .. } => def.both_ways && def.side.is_none(),
             AppCheck::Event { .. } => false,
@@ -114,6 +119,7 @@ impl AppCheck {
             AppCheck::Table { def, .. } => def.need == Progress::Complete,
             AppCheck::Event { need, .. } => *need == Progress::Complete,
             AppCheck::FileSize { .. } | AppCheck::FileHash { .. } => true,
+            AppCheck::HasFile { .. } => false,
         }
     }
 
@@ -124,6 +130,7 @@ impl AppCheck {
             AppCheck::Event { bit, .. } => tx.tx.events() & bit != 0,
             AppCheck::FileSize { size, .. } => size.matches(tx, size.side.unwrap_or(side)),
             AppCheck::FileHash { hash, .. } => hash.matches(tx.files(side), tx.complete(side)),
+            AppCheck::HasFile { .. } => !tx.files(side).is_empty(),
         }
     }
 }

@@ -311,6 +311,22 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
             _ => {}
         }
     }
+    // A rule that only stores files (no buffer, content or app-layer check
+    // of its own) matches where there are files, as Suricata's does.
+    let inspects = |o: &vigil_rules::RuleOption| {
+        matches!(
+            o.kind(),
+            vigil_rules::Kind::Payload
+                | vigil_rules::Kind::Buffer(_)
+                | vigil_rules::Kind::LegacyBuffer(_)
+                | vigil_rules::Kind::App
+        )
+    };
+    if filestore.is_some() && !rule.options.iter().any(inspects) {
+        if let Some(proto) = app::files_proto() {
+            app_checks.push(AppCheck::HasFile { proto });
+        }
+    }
     let Some(resolved) = rule.resolved.as_ref() else {
         missing.push("<unresolved addresses>".into());
         return Err(Unsupported { keywords: missing });

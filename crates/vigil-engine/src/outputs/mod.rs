@@ -697,8 +697,11 @@ impl Outputs {
         tx: TxRef<'_>,
         swap: bool,
     ) -> Result<(), EngineError> {
+        // `swap` turns the packet to the record's direction; the files want it turned to the server's.
+        let files_swap = swap != (tx.record_dir() == Direction::ToClient);
         if !tx.writes_record() {
-            return Ok(());
+            // Its files are logged all the same (an NFS write committed but never answered).
+            return self.files(p, flow_id, tx, files_swap);
         }
         let mut body = None;
         for sink in &mut self.sinks {
@@ -740,7 +743,7 @@ impl Outputs {
             with_parent(&self.parents, &mut rec, flow_id);
             write(&mut sink.writer, &rec)?;
         }
-        self.files(p, flow_id, tx, swap)?;
+        self.files(p, flow_id, tx, files_swap)?;
         Ok(())
     }
 
