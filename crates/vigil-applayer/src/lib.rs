@@ -44,11 +44,13 @@ pub mod files;
 mod flow;
 #[cfg(test)]
 mod flow_tests;
+pub mod offsets;
 mod other_side;
 mod parser;
 mod progress;
 pub mod proto;
 pub mod protocols;
+pub mod tail;
 
 mod txref;
 

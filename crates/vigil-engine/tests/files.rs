@@ -261,3 +261,66 @@ fn parts_of_a_file_over_several_flows_make_the_file() {
         assert_eq!(last["stats"]["http"]["byterange"]["memuse"], 0, "nothing waits");
     }
 }
+
+#[test]
+fn a_rule_that_only_stores_matches_where_there_are_files() {
+    // Two exchanges: the first answers with a file, the second with no body.
+    let (r1, r2) = (response(b"a file", ""), response(b"", ""));
+    let frames = tcp_session(
+        80,
+        &[(b"GET /a.bin HTTP/1.1\r\nHost: h\r\n\r\n", &r1), (b"GET /b HTTP/1.1\r\nHost: h\r\n\r\n", &r2)],
+    );
+    let rules = "alert http any any -> any any (msg:\"store\"; filestore; sid:7;)\n";
+    let (recs, dir) = run("store-alone", &frames, rules, EVE, &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let alerts = of_type(&recs, "alert");
+    assert_eq!(alerts.len(), 1, "{alerts:#?}");
+    assert_eq!(alerts[0]["http"]["url"], "/a.bin");
+}
+
+/// An RPC message over UDP between 198.18.0.1:800 and the NFS server 198.18.0.2:2049.
+fn nfs_datagram(to_server: bool, rpc: &[u8]) -> Vec<u8> {
+    use vigil_wire::build::PacketBuilder;
+    let (c, s) = ([198, 18, 0, 1], [198, 18, 0, 2]);
+    let b = if to_server { PacketBuilder::ipv4(c, s).udp(800, 2049) } else { PacketBuilder::ipv4(s, c).udp(2049, 800) };
+    b.payload(rpc).build_ethernet()
+}
+
+#[test]
+fn an_nfs_read_is_a_file_logged_from_the_server_without_a_name() {
+    let word = |v: u32| v.to_be_bytes().to_vec();
+    // NFSv2 READ of 8,192 bytes from offset 0 of a 32-byte handle never looked up.
+    let call = [
+        word(9),
+        word(0),
+        word(2),
+        word(100_003),
+        word(2),
+        word(6),
+        vec![0; 16],
+        vec![7; 32],
+        word(0),
+        word(8192),
+        word(0),
+    ]
+    .concat();
+    // Its answer: OK, the file's attributes (size 4), and the 4 bytes: the whole file.
+    let mut attrs = vec![0u8; 68];
+    attrs[20..24].copy_from_slice(&4u32.to_be_bytes());
+    let reply = [word(9), word(1), word(0), vec![0; 8], word(0), word(0), attrs, word(4), b"data".to_vec()].concat();
+    let frames = [nfs_datagram(true, &call), nfs_datagram(false, &reply)];
+    let (recs, dir) = run("nfs-read", &frames, "", EVE, &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let files = of_type(&recs, "fileinfo");
+    assert_eq!(files.len(), 1, "{recs:#?}");
+    let f = files[0];
+    assert_eq!(
+        (f["src_port"].as_u64(), f["dest_port"].as_u64()),
+        (Some(2049), Some(800)),
+        "the file went to the client"
+    );
+    assert!(f["fileinfo"].get("filename").is_none(), "a file nobody named has no name");
+    assert_eq!((f["fileinfo"]["size"].as_u64(), f["fileinfo"]["state"].as_str()), (Some(4), Some("CLOSED")));
+    assert_eq!(f["nfs"]["procedure"], "READ");
+    assert_eq!(f["rpc"]["xid"], 9);
+}

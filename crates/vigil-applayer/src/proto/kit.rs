@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use vigil_rules::keywords::{self, Kind};
 use vigil_types::Direction;
 
-use super::{ParserInit, ProtoDef, ProtoTx};
+use super::{ParserInit, ProtoDef, ProtoParser, ProtoTx};
 use crate::config::{AppConfig, Transport};
 use crate::parser::ParseResult;
 use crate::protocols::ALL;
@@ -82,6 +82,24 @@ pub fn definition_problems(def: &'static ProtoDef) -> Vec<String> {
         }
     }
     out
+}
+
+/// Offers `data` to `p` on side `dir` in pieces of `chunk` bytes, as the
+/// flow layer does: what the parser leaves is offered again with the next
+/// bytes. The most it left held at once; a parse error panics.
+pub fn feed(p: &mut dyn ProtoParser, dir: Direction, data: &[u8], chunk: usize) -> usize {
+    let mut held = Vec::new();
+    let mut most = 0;
+    for piece in data.chunks(chunk.max(1)) {
+        held.extend_from_slice(piece);
+        match p.parse(dir, &held) {
+            ParseResult::Incomplete { consumed, .. } => drop(held.drain(..consumed.min(held.len()))),
+            ParseResult::Done => held.clear(),
+            ParseResult::Error => panic!("a parse error after {} bytes held", held.len()),
+        }
+        most = most.max(held.len());
+    }
+    most
 }
 
 /// Runs `conv` through a new parser of `def`, TCP data cut as `cut`, and

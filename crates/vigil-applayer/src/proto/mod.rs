@@ -28,8 +28,8 @@ pub mod kit;
 pub mod multiint;
 mod txqueue;
 pub use hooks::Hooks;
-pub(crate) use txqueue::delegate_txs;
 pub use txqueue::TxQueue;
+pub(crate) use txqueue::{datagram_txs, delegate_txs};
 
 use std::any::Any;
 use std::fmt;

@@ -53,6 +53,43 @@ impl<T: ProtoTx> TxQueue<T> {
         }
     }
 
+    /// The place of transaction `id` (ids grow with the queue's order).
+    pub fn place(&self, id: u64) -> Option<usize> {
+        self.txs.binary_search_by_key(&id, |t| t.id()).ok()
+    }
+
+    /// Transaction `id`.
+    pub fn by_id_mut(&mut self, id: u64) -> Option<&mut T> {
+        let at = self.place(id)?;
+        self.txs.get_mut(at)
+    }
+
+    /// Keeps what the transactions hold within `budget`: `held` is an
+    /// upper bound the caller grows as bytes come, so they are weighed
+    /// (`weight` of each) only past the budget; then the oldest go,
+    /// counted as evicted and each shown to `going` first, until the rest
+    /// fit (the newest always stays). `held` is left at the exact weight.
+    pub fn keep_within(
+        &mut self,
+        held: &mut usize,
+        budget: usize,
+        weight: impl Fn(&T) -> usize,
+        mut going: impl FnMut(&mut T),
+    ) {
+        if *held <= budget {
+            return;
+        }
+        let weigh = |txs: &VecDeque<T>| txs.iter().map(&weight).sum::<usize>();
+        *held = weigh(&self.txs);
+        while self.txs.len() > 1 && *held > budget {
+            if let Some(t) = self.txs.front_mut() {
+                going(t);
+            }
+            self.evict_oldest();
+            *held = weigh(&self.txs);
+        }
+    }
+
     /// Transaction `i` as the parser contract answers it.
     pub fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
         self.txs.get(i).map(|t| t as &dyn ProtoTx)
@@ -103,3 +140,24 @@ macro_rules! delegate_txs {
     };
 }
 pub(crate) use delegate_txs;
+
+/// The rest of the parser contract for a datagram protocol whose every
+/// message is a finished transaction ([`delegate_txs`] included): a
+/// datagram stands alone, so a gap loses nothing after it, the flow's end
+/// finishes nothing, and every logged transaction can go.
+macro_rules! datagram_txs {
+    ($field:ident) => {
+        fn on_gap(&mut self, _dir: vigil_types::Direction, _len: u64) -> bool {
+            true
+        }
+
+        fn close(&mut self, _dir: vigil_types::Direction, _held: &[u8]) {}
+
+        $crate::proto::delegate_txs!($field);
+
+        fn prune(&mut self, id: u64) {
+            self.$field.prune_while(id, |_| true);
+        }
+    };
+}
+pub(crate) use datagram_txs;

@@ -310,14 +310,7 @@ impl DcerpcParser {
         }
         // An upper bound kept as stub bytes come; only past the budget are the calls weighed.
         self.held += b.len();
-        if self.held > FLOW_STUB_BUDGET {
-            let weigh = |txs: &TxQueue<DcerpcTx>| txs.iter().map(|t| t.req.stub.len() + t.res.stub.len()).sum::<usize>();
-            self.held = weigh(&self.txs);
-            while self.txs.len() > 1 && self.held > FLOW_STUB_BUDGET {
-                self.txs.evict_oldest();
-                self.held = weigh(&self.txs);
-            }
-        }
+        self.txs.keep_within(&mut self.held, FLOW_STUB_BUDGET, |t| t.req.stub.len() + t.res.stub.len(), |_| {});
     }
 }
 

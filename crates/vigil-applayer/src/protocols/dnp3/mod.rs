@@ -500,16 +500,7 @@ mod tests {
         let all = [first, second].concat();
         // Fed a byte at a time the way the flow layer does: what is not consumed is offered again.
         let mut p = Dnp3Parser::new(0, 8);
-        let mut held = Vec::new();
-        for b in &all {
-            held.push(*b);
-            match p.parse(Direction::ToServer, &held) {
-                ParseResult::Incomplete { consumed, .. } => {
-                    held.drain(..consumed);
-                }
-                _ => held.clear(),
-            }
-        }
+        crate::proto::kit::feed(&mut p, Direction::ToServer, &all, 1);
         assert_eq!(p.txs.len(), 1);
         let tx = &p.txs[0];
         assert!(tx.complete);

@@ -152,14 +152,7 @@ impl LdapParser {
     fn message(&mut self, m: Message, len: usize) {
         self.take(m, len);
         self.held += len;
-        if self.held > FLOW_BUDGET {
-            let weigh = |txs: &TxQueue<LdapTx>| txs.iter().map(|t| t.bytes).sum::<usize>();
-            self.held = weigh(&self.txs);
-            while self.txs.len() > 1 && self.held > FLOW_BUDGET {
-                self.txs.evict_oldest();
-                self.held = weigh(&self.txs);
-            }
-        }
+        self.txs.keep_within(&mut self.held, FLOW_BUDGET, |t| t.bytes, |_| {});
     }
 
     fn take(&mut self, m: Message, len: usize) {

@@ -16,25 +16,17 @@ use super::tx::{FileData, NfsTx};
 use super::v4::{self, CallOp, ReplyOp};
 use crate::codecs::rpc::{self, Body, Message, Xdr};
 use crate::files::{File, FileConfig};
+use crate::offsets::OffsetFiles;
+use crate::tail::{self, Tail, Take};
 use crate::parser::{AppEvent, ParseResult};
 use crate::proto::{ProtoParser, TxQueue};
 
 /// The NFS program number.
 pub const PROGRAM: u32 = 100_003;
-/// Records up to this size are held whole; past it they are read from
-/// their first [`HEAD`] bytes and their data streamed.
-const BIG: usize = 192 * 1024;
-const HEAD: usize = 4096;
 /// Longer records are not NFS (Linux caps reads and writes at 1 MiB).
 const MAX_RECORD: usize = 32 << 20;
 /// Calls awaiting their reply and names known by handle, each.
 const MAX_KNOWN: usize = 4096;
-/// File bytes that came ahead of those before them a flow holds.
-const FLOW_AHEAD: usize = 16 << 20;
-/// The first bytes of a file kept for `file.data`, and what the files of
-/// one flow keep together.
-const WINDOW: usize = 256 * 1024;
-const FLOW_WINDOW: usize = 4 << 20;
 /// Calls older than this many transactions still unanswered are given up.
 const PATIENCE: usize = 64;
 /// A write that asks the server to commit it to disk (FILE_SYNC) ends its file.
@@ -50,15 +42,6 @@ struct Pending {
     offset: u64,
 }
 
-/// Where the rest of a record's file data goes: transaction `id`, from
-/// `offset`, `left` more bytes.
-#[derive(Debug, Clone, Copy)]
-struct Sink {
-    id: u64,
-    offset: u64,
-    left: u64,
-}
-
 #[derive(Debug)]
 pub struct NfsParser {
     pub(super) txs: TxQueue<NfsTx>,
@@ -66,10 +49,11 @@ pub struct NfsParser {
     pending: HashMap<u32, Pending>,
     names: HashMap<Vec<u8>, Vec<u8>>,
     files: FileConfig,
-    ahead: usize,
-    windows: usize,
-    skip: PerDir<usize>,
-    sink: PerDir<Option<Sink>>,
+    /// What the flow's files hold together.
+    offsets: OffsetFiles,
+    /// The rest of a record too big to hold, passed over, with the file
+    /// bytes of a read or write in it.
+    tails: PerDir<Tail>,
     resync: PerDir<bool>,
     /// The side of the message being read.
     dir: Direction,
@@ -84,10 +68,8 @@ impl NfsParser {
             names: HashMap::new(),
             // Files are tracked whole (the inspection depth of HTTP bodies does not apply).
             files: FileConfig { unstored_depth: 0, ..files },
-            ahead: 0,
-            windows: 0,
-            skip: PerDir::default(),
-            sink: PerDir::default(),
+            offsets: OffsetFiles::default(),
+            tails: PerDir::default(),
             resync: PerDir::default(),
             dir: Direction::ToServer,
         }
@@ -335,14 +317,12 @@ impl NfsParser {
     fn finish_chunk(&mut self, id: u64, offset: u64, got: usize, len: u32, last: bool) {
         let left = u64::from(len) - got as u64;
         if last {
-            if let Some(f) = self.txs.iter_mut().find(|t| t.id == id).and_then(|t| t.file.as_mut()) {
+            if let Some(f) = self.txs.by_id_mut(id).and_then(|t| t.file.as_mut()) {
                 f.ends_at = Some(offset + u64::from(len));
                 Self::settle(f);
             }
         }
-        if left > 0 && *self.skip.get(self.dir) > 0 {
-            *self.sink.get_mut(self.dir) = Some(Sink { id, offset: offset + got as u64, left });
-        }
+        self.tails.get_mut(self.dir).feed(id, offset + got as u64, left);
     }
 
     /// A file whose bytes up to its known end are in is closed.
@@ -365,62 +345,28 @@ impl NfsParser {
         self.end_file(id, false);
     }
 
-    /// Bytes of the file of transaction `at` from `offset`: those past its
-    /// end wait (within the flow's budget) for those before them; a
-    /// rewrite of bytes already seen makes the file not what was sent.
+    /// Bytes of the file of transaction `at` from `offset`
+    /// ([`OffsetFiles`]); a rewrite of bytes already seen makes the file
+    /// not what was sent.
     fn chunk(&mut self, at: usize, offset: u64, data: &[u8]) {
         let cfg = self.files;
         let Some(f) = self.txs[at].file.as_mut() else { return };
         if !f.file.is_open() || data.is_empty() {
             return;
         }
-        let end = f.file.start + f.file.size;
-        if offset < end {
+        if offset < f.file.start + f.file.size {
             f.file.truncate();
             return;
         }
-        if offset > end && self.ahead + data.len() <= FLOW_AHEAD {
-            self.ahead += data.len();
-            f.ahead.entry(offset).or_insert_with(|| data.to_vec());
-            return;
-        }
-        Self::put(f, offset, data, &cfg, &mut self.windows);
-        while let Some(entry) = f.ahead.first_entry() {
-            if *entry.key() > f.file.start + f.file.size {
-                break;
-            }
-            let (o, bytes) = entry.remove_entry();
-            self.ahead -= bytes.len();
-            Self::put(f, o, &bytes, &cfg, &mut self.windows);
-        }
+        self.offsets.write(&mut f.file, &mut f.ahead, offset, data, &cfg);
         Self::settle(f);
-    }
-
-    /// Writes bytes into the file, its first ones kept for `file.data`
-    /// within the flow's budget.
-    fn put(f: &mut FileData, offset: u64, data: &[u8], cfg: &FileConfig, windows: &mut usize) {
-        if offset == f.file.start + f.file.size {
-            let take = data.len().min(WINDOW.saturating_sub(f.file.window.len())).min(FLOW_WINDOW.saturating_sub(*windows));
-            f.file.window.extend_from_slice(&data[..take]);
-            *windows += take;
-        }
-        f.file.write_at(offset, data, cfg);
     }
 
     /// The file of transaction `id` ends (`cut`: short of its end).
     fn end_file(&mut self, id: u64, cut: bool) {
         let cfg = self.files;
-        let Some(t) = self.txs.iter_mut().find(|t| t.id == id) else { return };
-        let Some(f) = t.file.as_mut() else { return };
-        for (o, bytes) in std::mem::take(&mut f.ahead) {
-            self.ahead -= bytes.len();
-            Self::put(f, o, &bytes, &cfg, &mut self.windows);
-        }
-        if cut {
-            f.file.truncate();
-        } else {
-            f.file.close();
-        }
+        let Some(f) = self.txs.by_id_mut(id).and_then(|t| t.file.as_mut()) else { return };
+        self.offsets.end(&mut f.file, &mut f.ahead, &cfg, cut);
     }
 
     fn reply(&mut self, xid: u32, state: u32, args: &[u8], p: Pending) {
@@ -583,22 +529,6 @@ impl NfsParser {
         }
     }
 
-    /// Bytes of a record's tail passed over: the file being fed takes its part.
-    fn drain(&mut self, bytes: &[u8]) {
-        let dir = self.dir;
-        let Some(sink) = self.sink.get_mut(dir).as_mut() else { return };
-        let n = bytes.len().min(usize::try_from(sink.left).unwrap_or(usize::MAX));
-        let s = *sink;
-        sink.offset += n as u64;
-        sink.left -= n as u64;
-        if sink.left == 0 {
-            *self.sink.get_mut(dir) = None;
-        }
-        if let Some(at) = self.txs.iter().position(|t| t.id == s.id) {
-            self.chunk(at, s.offset, &bytes[..n]);
-        }
-    }
-
     /// Where a record that holds an RPC message starts in `data`, when
     /// boundaries were lost.
     fn find_record(data: &[u8]) -> Option<usize> {
@@ -620,13 +550,11 @@ impl ProtoParser for NfsParser {
         }
         let mut at = 0;
         loop {
-            let skip = *self.skip.get(dir);
-            if skip > 0 {
-                let n = skip.min(data.len() - at);
-                *self.skip.get_mut(dir) -= n;
-                self.drain(&data[at..at + n]);
-                at += n;
+            let (n, file) = self.tails.get_mut(dir).pass(&data[at..]);
+            if let Some((f, at)) = file.and_then(|f| Some((f, self.txs.place(f.id)?))) {
+                self.chunk(at, f.offset, f.bytes);
             }
+            at += n;
             if *self.resync.get(dir) {
                 match Self::find_record(&data[at..]) {
                     Some(i) => {
@@ -648,35 +576,27 @@ impl ProtoParser for NfsParser {
                 continue;
             }
             let total = 4 + len;
-            if rest.len() >= total {
-                self.message(&rest[4..total]);
-                at += total;
-            } else if total <= BIG {
-                return ParseResult::Incomplete { consumed: at, needed: total - rest.len() };
-            } else if rest.len() < 4 + HEAD {
-                return ParseResult::Incomplete { consumed: at, needed: 4 + HEAD - rest.len() };
-            } else {
-                *self.skip.get_mut(dir) = total - rest.len();
-                self.message(&rest[4..]);
-                at = data.len();
+            match tail::take(rest.len(), total, 4) {
+                Take::Whole => {
+                    self.message(&rest[4..total]);
+                    at += total;
+                }
+                Take::Wait(needed) => return ParseResult::Incomplete { consumed: at, needed },
+                Take::Head => {
+                    self.tails.get_mut(dir).skip(total - rest.len());
+                    self.message(&rest[4..]);
+                    at = data.len();
+                }
             }
         }
     }
 
     fn on_gap(&mut self, dir: Direction, len: u64) -> bool {
-        let skip = self.skip.get_mut(dir);
-        if (*skip as u64) >= len {
-            // The hole fell in data being passed over: the file has a hole.
-            *skip -= len as usize;
-            if let Some(sink) = self.sink.get_mut(dir) {
-                let lost = len.min(sink.left);
-                sink.left -= lost;
-                sink.offset += lost;
-            }
-        } else {
-            *skip = 0;
-            if let Some(s) = self.sink.get_mut(dir).take() {
-                self.end_file(s.id, true);
+        // A gap in data being passed over leaves a hole in the file it fed;
+        // past it, that file is cut short and the next record looked for.
+        if let Err(fed) = self.tails.get_mut(dir).gap(len) {
+            if let Some(id) = fed {
+                self.end_file(id, true);
             }
             *self.resync.get_mut(dir) = true;
         }
@@ -715,9 +635,7 @@ impl ProtoParser for NfsParser {
             return;
         }
         // What the files that went held is free for the next ones.
-        let files = || self.txs.iter().filter_map(|t| t.file.as_ref());
-        self.ahead = files().map(|f| f.ahead.values().map(Vec::len).sum::<usize>()).sum();
-        self.windows = files().map(|f| f.file.window.len()).sum();
+        self.offsets.recount(self.txs.iter().filter_map(|t| t.file.as_ref()).map(|f| (&f.file, &f.ahead)));
     }
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}

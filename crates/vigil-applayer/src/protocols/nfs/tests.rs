@@ -90,16 +90,8 @@ fn a_write_too_big_to_hold_is_streamed_into_its_file() {
     let data = vec![0x5a; 300 * 1024];
     let args = [opaque(b"BIGFILE1"), vec![0; 8], word(data.len() as u32), word(2), opaque(&data)].concat();
     let m = framed(&call(11, 3, V3_WRITE, &args));
-    let mut held = Vec::new();
-    for chunk in m.chunks(1460) {
-        held.extend_from_slice(chunk);
-        match p.parse(ToServer, &held) {
-            ParseResult::Incomplete { consumed, .. } => drop(held.drain(..consumed)),
-            ParseResult::Done => held.clear(),
-            ParseResult::Error => panic!("an error"),
-        }
-        assert!(held.len() <= 4 + 4096, "the record is never held whole");
-    }
+    let held = crate::proto::kit::feed(&mut p, ToServer, &m, 1460);
+    assert!(held <= 4 + crate::tail::HEAD, "the record is never held whole");
     let f = &p.tx(0).unwrap().files(ToServer)[0];
     assert_eq!((f.size, f.gaps, f.state), (data.len() as u64, false, FileState::Closed));
 }

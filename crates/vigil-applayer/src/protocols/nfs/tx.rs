@@ -3,7 +3,6 @@
 //! `nfs` object and the `rpc` object beside it.
 
 use std::any::Any;
-use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 use vigil_types::Direction;
@@ -11,6 +10,7 @@ use vigil_types::Direction;
 use super::names;
 use crate::codecs::rpc::{self, UnixCreds};
 use crate::files::File;
+use crate::offsets::Waiting;
 use crate::progress::Progress;
 use crate::proto::ProtoTx;
 
@@ -27,7 +27,7 @@ pub struct FileData {
     /// Procedures besides the first that acted on it (a commit).
     pub extra: Vec<u32>,
     /// Bytes past the file's end waiting for those before them, by offset.
-    pub ahead: BTreeMap<u64, Vec<u8>>,
+    pub ahead: Waiting,
     /// Where the file ends, once its last chunk came: it closes when the
     /// bytes before are in.
     pub ends_at: Option<u64>,

@@ -110,17 +110,7 @@ impl ProtoParser for NtpParser {
         ParseResult::Done
     }
 
-    fn on_gap(&mut self, _dir: Direction, _len: u64) -> bool {
-        true
-    }
-
-    fn close(&mut self, _dir: Direction, _held: &[u8]) {}
-
-    crate::proto::delegate_txs!(txs);
-
-    fn prune(&mut self, id: u64) {
-        self.txs.prune_while(id, |_| true);
-    }
+    crate::proto::datagram_txs!(txs);
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
 }

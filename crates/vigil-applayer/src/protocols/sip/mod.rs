@@ -475,15 +475,7 @@ mod tests {
         let conv = sample();
         // Over TCP, cut anywhere, two messages in one chunk.
         let all: Vec<u8> = conv[0].1.iter().chain(conv[0].1.iter()).copied().collect();
-        let mut held = Vec::new();
-        for piece in all.chunks(7) {
-            // What a parser leaves is offered again with the next bytes, as the flow does.
-            held.extend_from_slice(piece);
-            match p.parse(ToServer, &held) {
-                ParseResult::Incomplete { consumed, .. } => drop(held.drain(..consumed)),
-                _ => held.clear(),
-            }
-        }
+        crate::proto::kit::feed(p.as_mut(), ToServer, &all, 7);
         p.parse(ToClient, &conv[1].1);
         assert_eq!(p.tx_count(), 3);
         let invite = p.tx(0).unwrap();

@@ -13,24 +13,13 @@ use crate::protocols::dcerpc::carried::{self as pipe, Bound};
 use super::tx::{FileTx, Kind, SmbTx, Status};
 use super::names;
 use crate::files::{File, FileConfig};
+use crate::offsets::OffsetFiles;
+use crate::tail::{self, Tail, Take};
 use crate::parser::{AppEvent, ParseResult};
 use crate::proto::{ParserInit, ProtoParser, ProtoTx, TxQueue};
 
-/// Messages up to this size are held whole (a compound answer listing a
-/// directory, then closing it, runs past 64 KiB; the app layer holds at
-/// most 256 KiB by default); past it they are read from their first
-/// [`HEAD`] bytes (all the headers and names a read or write has) and
-/// their data passed over.
-const BIG: usize = 192 * 1024;
-const HEAD: usize = 4096;
 /// Transactions held at once; the oldest go first.
 const MAX_TXS: usize = 1024;
-/// The first bytes of a file kept for `file.data`, and what the files of
-/// one flow keep together.
-const WINDOW: usize = 256 * 1024;
-const FLOW_WINDOW: usize = 4 << 20;
-/// File bytes that came out of order a flow holds for the bytes before them.
-const FLOW_AHEAD: usize = 16 << 20;
 /// DCE/RPC stub bytes the pipe calls of one flow hold together; past it
 /// the oldest transactions go (counted as evicted), as over TCP.
 const FLOW_STUB_BUDGET: usize = 8 << 20;
@@ -42,15 +31,6 @@ pub(super) const MAX_KNOWN: usize = 4096;
 pub(super) struct Tree {
     pub share: String,
     pub pipe: bool,
-}
-
-/// Where the tail of a read or write too big to hold goes: file
-/// transaction `id`, from `offset`, for `left` more bytes.
-#[derive(Debug, Clone, Copy)]
-struct Sink {
-    id: u64,
-    offset: u64,
-    left: u64,
 }
 
 /// A file (or pipe) opened by a create, by its handle.
@@ -87,16 +67,14 @@ pub struct SmbParser {
     pub(super) bound: Vec<Bound>,
     /// The name the last create asked for (what a compound's later commands act on).
     pub(super) last_create: String,
-    /// Bytes of the current message still to pass over.
-    skip: PerDir<usize>,
-    /// The file those bytes go to, when the message is a read or write too big to hold.
-    sink: PerDir<Option<Sink>>,
+    /// The rest of a message too big to hold, passed over, with the file
+    /// bytes of a read or write in it.
+    tails: PerDir<Tail>,
     /// What the file service computes and keeps.
     files: FileConfig,
-    /// Bytes the open files keep for `file.data`, together.
-    windows: usize,
-    /// Bytes waiting for those before them, together.
-    ahead: usize,
+    /// What the flow's files hold together (`file.data` windows, bytes
+    /// waiting for those before them).
+    offsets: OffsetFiles,
     /// A gap left message boundaries unknown: the next header is looked for.
     resync: PerDir<bool>,
     /// Message bytes read since the stubs were last weighed: an upper
@@ -124,11 +102,9 @@ impl SmbParser {
             file_txs: HashMap::new(),
             bound: Vec::new(),
             last_create: String::new(),
-            skip: PerDir::default(),
-            sink: PerDir::default(),
+            tails: PerDir::default(),
             files,
-            windows: 0,
-            ahead: 0,
+            offsets: OffsetFiles::default(),
             resync: PerDir::default(),
             unweighed: 0,
         }
@@ -148,9 +124,8 @@ impl SmbParser {
         // A file pushed out at the bound ends cut, and what it held is recounted.
         let mut file_goes = false;
         if self.txs.len() >= MAX_TXS {
-            let cfg = self.files;
             if let Some(SmbTx { kind: Kind::File(f), .. }) = self.txs.front_mut() {
-                Self::end_file(f, &cfg, true);
+                self.offsets.end(&mut f.file, &mut f.ahead, &self.files, true);
                 file_goes = true;
             }
         }
@@ -173,7 +148,7 @@ impl SmbParser {
             }
         });
         if file_goes {
-            self.reweigh();
+            self.recount_files();
         }
         at
     }
@@ -181,12 +156,6 @@ impl SmbParser {
     /// The transaction of SMB `version` still waiting for the answer found by `key`.
     pub(super) fn waiting(&self, version: u8, key: u64, command: u16) -> Option<usize> {
         self.txs.iter().rposition(|t| t.version == version && t.key == key && !t.response_done && t.command == command && !matches!(t.kind, Kind::File(_)))
-    }
-
-    /// Transaction `id` (ids grow with the queue's order).
-    pub(super) fn by_id(&mut self, id: u64) -> Option<&mut SmbTx> {
-        let at = self.txs.binary_search_by_key(&id, |t| t.id).ok()?;
-        self.txs.get_mut(at)
     }
 
     /// Records the answer's status on transaction `at`, and its end unless
@@ -263,8 +232,8 @@ impl SmbParser {
         }
         let to_client = dir == Direction::ToClient;
         let open = self.file_txs.get(&(handle.to_vec(), to_client)).copied();
-        if let Some(id) = open.filter(|&id| self.by_id(id).is_some()) {
-            if let Some(t) = self.by_id(id) {
+        if let Some(id) = open.filter(|&id| self.txs.place(id).is_some()) {
+            if let Some(t) = self.txs.by_id_mut(id) {
                 t.status = status.or(t.status);
             }
             self.feed(dir, id, at, data, len);
@@ -289,134 +258,68 @@ impl SmbParser {
         Some((id, true))
     }
 
-    fn file_tx(&mut self, id: u64) -> Option<&mut FileTx> {
-        match &mut self.by_id(id)?.kind {
-            Kind::File(f) => Some(f),
-            _ => None,
-        }
-    }
-
     /// Bytes for offset `at` of file transaction `id`: `data` now, and the
     /// rest of the command's `len` as the message's tail is passed over.
     fn feed(&mut self, dir: Direction, id: u64, at: u64, data: &[u8], len: u64) {
         let data = &data[..data.len().min(usize::try_from(len).unwrap_or(usize::MAX))];
         self.write(id, at, data);
         let left = len - data.len() as u64;
-        *self.sink.get_mut(dir) = (left > 0 && *self.skip.get(dir) > 0).then_some(Sink { id, offset: at + data.len() as u64, left });
+        self.tails.get_mut(dir).feed(id, at + data.len() as u64, left);
     }
 
-    /// Writes file bytes at `at`: bytes past the file's end wait (within
-    /// the flow's budget) for those before them; the first bytes are kept
-    /// for `file.data` within the flow's budget.
+    /// Writes file bytes at `at` of file transaction `id` ([`OffsetFiles`]).
     fn write(&mut self, id: u64, at: u64, data: &[u8]) {
         let cfg = self.files;
-        let (mut ahead, mut windows) = (self.ahead, self.windows);
-        let Some(tx) = self.file_tx(id) else { return };
-        let f = &mut tx.file;
-        if !f.is_open() {
-            return;
+        let Some(tx) = self.txs.by_id_mut(id) else { return };
+        if let Kind::File(f) = &mut tx.kind {
+            self.offsets.write(&mut f.file, &mut f.ahead, at, data, &cfg);
         }
-        if at > f.start + f.size && ahead + data.len() <= FLOW_AHEAD {
-            ahead += data.len();
-            tx.ahead.entry(at).or_insert_with(|| data.to_vec());
-            self.ahead = ahead;
-            return;
-        }
-        let mut next = Some((at, data.to_vec()));
-        while let Some((at, bytes)) = next.take() {
-            if at == f.start + f.size {
-                let take = bytes.len().min(WINDOW.saturating_sub(f.window.len())).min(FLOW_WINDOW.saturating_sub(windows));
-                f.window.extend_from_slice(&bytes[..take]);
-                windows += take;
-            }
-            f.write_at(at, &bytes, &cfg);
-            // What waited and now joins the end.
-            let end = f.start + f.size;
-            if let Some((&o, _)) = tx.ahead.range(..=end).next() {
-                let bytes = tx.ahead.remove(&o).unwrap_or_default();
-                ahead -= bytes.len();
-                next = Some((o, bytes));
-            }
-        }
-        (self.ahead, self.windows) = (ahead, windows);
     }
 
-    /// A file's transfer ended (`cut`: the flow ended first): bytes still
-    /// waiting go in after the holes before them.
-    fn end_file(f: &mut FileTx, cfg: &FileConfig, cut: bool) -> usize {
-        let mut freed = 0;
-        for (at, bytes) in std::mem::take(&mut f.ahead) {
-            freed += bytes.len();
-            f.file.write_at(at, &bytes, cfg);
-        }
-        if cut {
-            f.file.truncate();
-        } else {
-            f.file.close();
-        }
-        freed
+    /// Counts again what the flow's files hold, after some went.
+    fn recount_files(&mut self) {
+        let files = self.txs.iter().filter_map(|t| match &t.kind {
+            Kind::File(f) => Some((&f.file, &f.ahead)),
+            _ => None,
+        });
+        self.offsets.recount(files);
     }
 
-    /// Recounts what the live transactions hold (file windows, bytes
-    /// waiting, pipe stubs) after some went; the stubs' weight.
-    fn reweigh(&mut self) -> usize {
-        let (mut windows, mut ahead, mut stubs) = (0, 0, 0);
-        for t in self.txs.iter() {
-            match &t.kind {
-                Kind::File(f) => {
-                    windows += f.file.window.len();
-                    ahead += f.ahead.values().map(Vec::len).sum::<usize>();
-                }
-                Kind::Dcerpc(c) => stubs += c.req.stub.len() + c.res.stub.len(),
-                _ => {}
-            }
+    /// The DCE/RPC stub bytes a transaction holds.
+    fn stubs(t: &SmbTx) -> usize {
+        match &t.kind {
+            Kind::Dcerpc(c) => c.req.stub.len() + c.res.stub.len(),
+            _ => 0,
         }
-        (self.windows, self.ahead, self.unweighed) = (windows, ahead, stubs);
-        stubs
     }
 
     /// A message of `len` bytes was read: past the flow's stub budget the
     /// oldest transactions go until the stubs fit again.
     fn after_message(&mut self, len: usize) {
         self.unweighed += len;
-        if self.unweighed <= FLOW_STUB_BUDGET {
-            return;
-        }
-        let cfg = self.files;
-        while self.reweigh() > FLOW_STUB_BUDGET && self.txs.len() > 1 {
-            if let Some(SmbTx { kind: Kind::File(f), .. }) = self.txs.front_mut() {
-                Self::end_file(f, &cfg, true);
+        let (cfg, offsets) = (self.files, &mut self.offsets);
+        let mut files_went = false;
+        self.txs.keep_within(&mut self.unweighed, FLOW_STUB_BUDGET, Self::stubs, |t| {
+            if let Kind::File(f) = &mut t.kind {
+                offsets.end(&mut f.file, &mut f.ahead, &cfg, true);
+                files_went = true;
             }
-            self.txs.evict_oldest();
+        });
+        if files_went {
+            self.recount_files();
         }
-    }
-
-    /// Bytes of a message's tail passed over: the file being fed takes its part.
-    fn drain(&mut self, dir: Direction, bytes: &[u8]) {
-        let Some(sink) = self.sink.get_mut(dir).as_mut() else { return };
-        let n = bytes.len().min(usize::try_from(sink.left).unwrap_or(usize::MAX));
-        let (id, offset) = (sink.id, sink.offset);
-        sink.offset += n as u64;
-        sink.left -= n as u64;
-        if sink.left == 0 {
-            *self.sink.get_mut(dir) = None;
-        }
-        self.write(id, offset, &bytes[..n]);
     }
 
     /// The handle was closed: its file transactions end.
     pub(super) fn close_handle(&mut self, handle: &[u8]) {
         for to_client in [false, true] {
             if let Some(id) = self.file_txs.remove(&(handle.to_vec(), to_client)) {
-                let cfg = self.files;
-                if let Some(t) = self.by_id(id) {
+                if let Some(t) = self.txs.by_id_mut(id) {
                     t.request_done = true;
                     t.response_done = true;
-                    let freed = match &mut t.kind {
-                        Kind::File(f) => Self::end_file(f, &cfg, false),
-                        _ => 0,
-                    };
-                    self.ahead -= freed;
+                    if let Kind::File(f) = &mut t.kind {
+                        self.offsets.end(&mut f.file, &mut f.ahead, &self.files, false);
+                    }
                 }
             }
         }
@@ -441,13 +344,11 @@ impl ProtoParser for SmbParser {
     fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
         let mut at = 0;
         loop {
-            let skip = self.skip.get_mut(dir);
-            if *skip > 0 {
-                let n = (*skip).min(data.len() - at);
-                *skip -= n;
-                self.drain(dir, &data[at..at + n]);
-                at += n;
+            let (n, file) = self.tails.get_mut(dir).pass(&data[at..]);
+            if let Some(f) = file {
+                self.write(f.id, f.offset, f.bytes);
             }
+            at += n;
             if *self.resync.get(dir) {
                 match Self::find_header(&data[at..]) {
                     Some(i) => {
@@ -475,7 +376,7 @@ impl ProtoParser for SmbParser {
                     continue;
                 }
                 let n = total.min(rest.len());
-                *self.skip.get_mut(dir) = total - n;
+                self.tails.get_mut(dir).skip(total - n);
                 at += n;
                 continue;
             }
@@ -489,39 +390,27 @@ impl ProtoParser for SmbParser {
                 at += 1;
                 continue;
             }
-            if rest.len() >= total {
-                self.message(dir, &rest[4..total]);
-                self.after_message(total);
-                at += total;
-            } else if total <= BIG {
-                return ParseResult::Incomplete { consumed: at, needed: total - rest.len() };
-            } else if rest.len() < 4 + HEAD {
-                return ParseResult::Incomplete { consumed: at, needed: 4 + HEAD - rest.len() };
-            } else {
-                *self.skip.get_mut(dir) = total - rest.len();
-                self.message(dir, &rest[4..]);
-                self.after_message(rest.len());
-                at = data.len();
+            match tail::take(rest.len(), total, 4) {
+                Take::Whole => {
+                    self.message(dir, &rest[4..total]);
+                    self.after_message(total);
+                    at += total;
+                }
+                Take::Wait(needed) => return ParseResult::Incomplete { consumed: at, needed },
+                Take::Head => {
+                    self.tails.get_mut(dir).skip(total - rest.len());
+                    self.message(dir, &rest[4..]);
+                    self.after_message(rest.len());
+                    at = data.len();
+                }
             }
         }
     }
 
     /// Where the next message starts is unknown: it is looked for.
     fn on_gap(&mut self, dir: Direction, len: u64) -> bool {
-        let skip = self.skip.get_mut(dir);
-        if (*skip as u64) >= len {
-            // The gap fell in data being passed over anyway: a file it fed has a hole.
-            *skip -= len as usize;
-            if let Some(sink) = self.sink.get_mut(dir) {
-                let lost = len.min(sink.left);
-                sink.left -= lost;
-                sink.offset += lost;
-                // The next bytes written land past the hole, which the file then records.
-                let _ = lost;
-            }
-        } else {
-            *skip = 0;
-            *self.sink.get_mut(dir) = None;
+        // A gap in data being passed over anyway leaves a hole in the file it fed.
+        if self.tails.get_mut(dir).gap(len).is_err() {
             *self.resync.get_mut(dir) = true;
         }
         true
@@ -529,11 +418,10 @@ impl ProtoParser for SmbParser {
 
     /// The flow ended: files still open are cut short.
     fn close(&mut self, dir: Direction, _held: &[u8]) {
-        let cfg = self.files;
         for t in self.txs.iter_mut() {
             if let Kind::File(f) = &mut t.kind {
                 if f.dir == Some(dir) {
-                    self.ahead -= Self::end_file(f, &cfg, true);
+                    self.offsets.end(&mut f.file, &mut f.ahead, &self.files, true);
                 }
             }
         }
@@ -556,7 +444,7 @@ impl ProtoParser for SmbParser {
         self.txs.prune_while(id, |t| t.finished());
         if files_go {
             // What the files that went kept is free for the next ones.
-            self.reweigh();
+            self.recount_files();
         }
     }
 
@@ -731,7 +619,7 @@ mod file_tests {
         assert_eq!(f.name, b"report.txt");
         let rec = (0..p.tx_count()).map(|i| p.tx(i).unwrap().eve()).find(|r| r["command"] == "SMB2_COMMAND_READ").unwrap();
         assert_eq!(rec["share"], "\\\\h\\docs");
-        assert_eq!(p.ahead, 0);
+        assert_eq!(p.offsets.waiting(), 0);
     }
 
     #[test]
@@ -758,7 +646,7 @@ mod file_tests {
             assert_eq!(p.parse(ToServer, &msg(9, false, 1000 + u64::from(call), &w)), ParseResult::Done);
         }
         let calls = p.txs.iter().filter(|t| matches!(t.kind, Kind::Dcerpc(_))).count();
-        let kept = p.reweigh();
+        let kept: usize = p.txs.iter().map(SmbParser::stubs).sum();
         assert!(kept <= FLOW_STUB_BUDGET, "{kept}");
         assert!(calls > 100, "only the oldest went: {calls}");
         assert!(p.txs_evicted() > 0);
@@ -778,20 +666,11 @@ mod file_tests {
         w.extend_from_slice(&[0; 16]);
         w.extend_from_slice(&data);
         let m = msg(9, false, 20, &w);
-        // As the app layer feeds it: what the parser leaves is held and given again.
-        let mut held = Vec::new();
-        for chunk in m.chunks(1460) {
-            held.extend_from_slice(chunk);
-            match p.parse(ToServer, &held) {
-                ParseResult::Incomplete { consumed, .. } => drop(held.drain(..consumed)),
-                ParseResult::Done => held.clear(),
-                ParseResult::Error => panic!("an error"),
-            }
-            assert!(held.len() <= 4 + HEAD, "the message is never held whole");
-        }
+        let held = crate::proto::kit::feed(&mut p, ToServer, &m, 1460);
+        assert!(held <= 4 + tail::HEAD, "the message is never held whole");
         p.close(ToServer, &[]);
         let f = file(&p, ToServer);
         assert_eq!((f.size, f.gaps), (data.len() as u64, false));
-        assert_eq!(f.window.len(), WINDOW);
+        assert_eq!(f.window.len(), crate::offsets::WINDOW);
     }
 }

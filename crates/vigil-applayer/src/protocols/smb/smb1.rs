@@ -237,7 +237,7 @@ impl SmbParser {
             WRITE_ANDX => {
                 // A call written to a pipe takes the write's status (a file's transaction none).
                 if let Some((id, _)) = self.answers_to.remove(&(h.key | 1 << 63)) {
-                    if let Some(t) = self.by_id(id).filter(|t| matches!(t.kind, Kind::Dcerpc(_))) {
+                    if let Some(t) = self.txs.by_id_mut(id).filter(|t| matches!(t.kind, Kind::Dcerpc(_))) {
                         t.status = Some(h.status);
                     }
                 }

@@ -226,7 +226,7 @@ impl SmbParser {
                 // A file's transaction takes the status of a write that succeeded (a
                 // call written to a pipe takes its answer's, when that is read).
                 if let Some((id, _)) = self.answers_to.remove(&h.msg_id).filter(|_| h.status == 0) {
-                    if let Some(t) = self.by_id(id).filter(|t| matches!(t.kind, Kind::File(_))) {
+                    if let Some(t) = self.txs.by_id_mut(id).filter(|t| matches!(t.kind, Kind::File(_))) {
                         t.status = Some(status);
                     }
                 }

@@ -4,7 +4,6 @@
 //! named pipe; and its EVE `smb` record.
 
 use std::any::Any;
-use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 use vigil_types::Direction;
@@ -12,6 +11,7 @@ use vigil_types::Direction;
 use super::names;
 use crate::protocols::dcerpc::carried::Call;
 use crate::codecs::ntlmssp::{Auth, Ticket};
+use crate::offsets::Waiting;
 use crate::files::File;
 use crate::progress::Progress;
 use crate::proto::{ProtoTx, RecordOptions};
@@ -79,7 +79,7 @@ pub struct FileTx {
     pub file: File,
     /// Bytes that came ahead of the file's end (reads answered out of
     /// order), by offset, until the bytes before them come.
-    pub ahead: BTreeMap<u64, Vec<u8>>,
+    pub ahead: Waiting,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
