@@ -61,6 +61,11 @@ impl<'a> TxRef<'a> {
         self.tx.record_dir()
     }
 
+    /// Whether its record takes the packet's direction ([`ProtoTx::logged_in_packet_dir`]).
+    pub fn logged_in_packet_dir(&self) -> bool {
+        self.tx.logged_in_packet_dir()
+    }
+
     /// Its group of transactions that log as one ([`ProtoTx::log_group`]).
     pub fn log_group(&self) -> Option<u64> {
         self.tx.log_group()

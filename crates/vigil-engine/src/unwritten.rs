@@ -58,6 +58,6 @@ mod tests {
         assert!(w[0].starts_with("outputs.lua: "), "{w:?}");
         assert!(w[1].contains("lz4 is written uncompressed"), "{w:?}");
         assert!(w[2].starts_with("outputs.stats (stats.log): stats.enabled is no"), "{w:?}");
-        assert!(w[3].contains("no quic, rdp records"), "{w:?}");
+        assert!(w[3].contains("no quic records"), "{w:?}");
     }
 }

@@ -931,7 +931,10 @@ fn log_transactions(
             continue;
         }
         if outputs.wants_transactions() {
-            outputs.transaction(p, flow_id, tx, tx.record_dir() != dir)?;
+            // Records that follow the packet go the way of the data at the flow's end,
+            // as Suricata's pseudo-packets for each side's last bytes write them.
+            let swap = (end || !tx.logged_in_packet_dir()) && tx.record_dir() != dir;
+            outputs.transaction(p, flow_id, tx, swap)?;
         }
         if outputs.wants_http_bodies() {
             if let Some(h) = tx.tx.as_any().downcast_ref::<vigil_applayer::http::HttpTx>() {

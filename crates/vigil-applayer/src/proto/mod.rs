@@ -522,6 +522,12 @@ pub trait ProtoTx: Any {
     fn record_dir(&self) -> Direction {
         Direction::ToServer
     }
+    /// Its record goes the way of the packet that has it written, whatever
+    /// [`ProtoTx::record_dir`] says (Suricata's RDP records); at the flow's
+    /// end it goes [`ProtoTx::record_dir`].
+    fn logged_in_packet_dir(&self) -> bool {
+        false
+    }
     /// Its records in an older format `version` an output asks for
     /// (`- dns: version: 2`), each with the direction it is written in;
     /// `None` where the protocol has no such version (then [`ProtoTx::eve`]).

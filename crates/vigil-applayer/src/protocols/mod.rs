@@ -42,6 +42,7 @@ protocols! {
     ldap,
     nfs,
     websocket,
+    rdp,
 }
 
 /// The test kit on every protocol of the table.
