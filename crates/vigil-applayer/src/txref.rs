@@ -66,6 +66,11 @@ impl<'a> TxRef<'a> {
         self.tx.logged_in_packet_dir()
     }
 
+    /// Its data's byte order for `dce` ([`ProtoTx::dce_little_endian`]).
+    pub fn dce_little_endian(&self) -> bool {
+        self.tx.dce_little_endian()
+    }
+
     /// Its group of transactions that log as one ([`ProtoTx::log_group`]).
     pub fn log_group(&self) -> Option<u64> {
         self.tx.log_group()

@@ -158,6 +158,36 @@ fn dcerpc_is_detected_and_each_request_inspected_on_its_own() {
 }
 
 #[test]
+fn dce_byte_order_is_the_calls_own_and_old_names_run() {
+    // The same stub in a little-endian and a big-endian call: `dce` reads
+    // 00 37 as 0x3700 in the first and 0x37 in the second.
+    let be = |ptype: u8, stub: &[u8]| {
+        let mut p = dce_pdu(ptype, stub);
+        p[4] = 0;
+        let len = u16::from_le_bytes([p[8], p[9]]);
+        p[8..10].copy_from_slice(&len.to_be_bytes());
+        p
+    };
+    let bind = dce_pdu(11, b"");
+    let frames = tcp_session(
+        49444,
+        &[
+            (&bind, &dce_pdu(12, b"")),
+            (&dce_pdu(0, b"\\\x00\x37"), &dce_pdu(2, b"ok")),
+            (&be(0, b"\\\x00\x37"), &be(2, b"ok")),
+        ],
+    );
+    let rules = "alert dcerpc any any -> any any (flow:to_server; dce_opnum:0; dce_stub_data; content:\"|5c|\"; byte_test:2,=,14080,0,relative,dce; sid:1;)\n\
+                 alert dcerpc any any -> any any (flow:to_server; dce_opnum:0; dce_stub_data; content:\"|5c|\"; byte_test:2,=,55,0,relative,dce; sid:2;)\n";
+    let recs = run("dcerpc-dce", &frames, rules);
+    let alerts: Vec<(u64, u64)> = of_type(&recs, "alert")
+        .iter()
+        .map(|a| (a["alert"]["signature_id"].as_u64().unwrap(), a["tx_id"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(alerts, [(1, 1), (2, 2)], "{recs:?}");
+}
+
+#[test]
 fn smb_is_detected_and_dcerpc_rules_apply_to_it() {
     let mut negotiate = vec![0, 0, 0, 0x2f];
     negotiate.extend_from_slice(b"\xffSMBr");

@@ -383,6 +383,8 @@ fn check_protocols(rule: &Rule) -> Result<(), SemError> {
     for (i, o) in rule.options.iter().enumerate() {
         let buffer = match o.keyword.kind {
             Kind::Buffer(b) | Kind::LegacyBuffer(b) => b,
+            // The `dce` byte order makes a rule a DCE/RPC one, as its buffers do.
+            _ if dce_byte_order(&o.value) => "dcerpc.stub_data",
             _ => continue,
         };
         let Some(protos) = buffer_protocols(buffer) else { continue };
@@ -410,6 +412,18 @@ fn check_protocols(rule: &Rule) -> Result<(), SemError> {
         }
     }
     Ok(())
+}
+
+/// A `byte_*` keyword reading in the byte order of the DCE/RPC data.
+fn dce_byte_order(v: &Value) -> bool {
+    use crate::keywords::bytes::ByteOpt;
+    match v {
+        Value::ByteTest(b) => b.opts.contains(&ByteOpt::Dce),
+        Value::ByteJump(b) => b.opts.contains(&ByteOpt::Dce),
+        Value::ByteExtract(b) => b.opts.contains(&ByteOpt::Dce),
+        Value::ByteMath(b) => b.opts.iter().any(|o| o == "endian dce" || o == "dce"),
+        _ => false,
+    }
 }
 
 fn check_var(vars: &[String], v: &NumVar, at: Option<usize>, name: &str) -> Result<(), SemError> {
@@ -662,6 +676,17 @@ mod tests {
         assert_eq!(r.unwrap_err().reason, "conflicts with 'http.uri': no protocol has both buffers");
         assert!(Rule::parse(r#"alert smb any any -> any any (dcerpc.stub_data; content:"a"; sid:1;)"#).is_ok());
         assert!(rule(r#"content:"a"; byte_extract:1,0,len,relative; content:"b"; within:len;"#).is_ok());
+        // The `dce` byte order makes a rule a DCE/RPC one.
+        let dns = Rule::parse(r#"alert dns any any -> any any (content:"a"; byte_test:2,=,1,0,relative,dce; sid:1;)"#);
+        assert_eq!(dns.unwrap_err().reason, "is a dcerpc buffer, but the rule is for protocol 'dns'");
+        assert!(Rule::parse(
+            r#"alert smb any any -> any any (dce_stub_data; content:"a"; byte_jump:4,0,relative,dce; sid:1;)"#
+        )
+        .is_ok());
+        let both = Rule::parse(
+            r#"alert tcp any any -> any any (dce_stub_data; content:"a"; byte_test:2,=,1,0,relative,dce,little; sid:1;)"#,
+        );
+        assert!(both.unwrap_err().reason.contains("'dce' takes the byte order"));
     }
 
     #[test]

@@ -534,6 +534,12 @@ pub trait ProtoTx: Any {
     fn eve_version(&self, _version: u8) -> Option<Vec<(Direction, serde_json::Value)>> {
         None
     }
+    /// Whether its data is little-endian by its own say (a DCE/RPC call's
+    /// data representation): the byte order `byte_test` and its kin read
+    /// with `dce`. Big-endian where the protocol says none.
+    fn dce_little_endian(&self) -> bool {
+        false
+    }
     /// Transactions of one group are one transaction to Suricata (a DNS
     /// query and its answer, by the message id): a rule that silences the
     /// logging of one silences the others.

@@ -302,11 +302,14 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
                 Some(p) if layer_proto.is_none() => layer_proto = Some(p),
                 _ => missing.push(format!("app-layer-protocol:{t}")),
             },
-            (name, value) if o.kind() == vigil_rules::Kind::App => match AppCheck::compile(name, value) {
-                Ok(Some(c)) => app_checks.push(c),
-                Ok(None) => missing.push(name.to_string()),
-                Err(e) => missing.push(format!("{name} ({e})")),
-            },
+            // Old names (`dce_opnum`) compile as the keyword they stand for.
+            (name, value) if o.kind() == vigil_rules::Kind::App => {
+                match AppCheck::compile(o.keyword.canonical, value) {
+                    Ok(Some(c)) => app_checks.push(c),
+                    Ok(None) => missing.push(name.to_string()),
+                    Err(e) => missing.push(format!("{name} ({e})")),
+                }
+            }
             ("metadata", Value::Metadata(m)) => metadata.extend(m.iter().cloned()),
             _ => {}
         }

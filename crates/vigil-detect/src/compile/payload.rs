@@ -515,8 +515,7 @@ fn read_opts(nbytes: u8, offset: i64, opts: &[ByteOpt]) -> Option<ReadOpts> {
             ByteOpt::Relative => r.relative = true,
             ByteOpt::Big => r.read.endian = Endian::Big,
             ByteOpt::Little => r.read.endian = Endian::Little,
-            // DCE/RPC byte order comes from the DCE/RPC parser, which vigil has not yet.
-            ByteOpt::Dce => return None,
+            ByteOpt::Dce => r.read.endian = Endian::Dce,
             ByteOpt::Str => string = true,
             ByteOpt::Hex => r.read.base = NumBase::Hex,
             ByteOpt::Dec => r.read.base = NumBase::Dec,
@@ -593,6 +592,7 @@ fn byte_math(b: &vigil_rules::keywords::bytes::ByteMath, var: u8, vars: &[String
             ("relative", _) => ByteOpt::Relative,
             ("endian", "big") => ByteOpt::Big,
             ("endian", "little") => ByteOpt::Little,
+            ("endian", "dce") | ("dce", _) => ByteOpt::Dce,
             ("string", base) => {
                 opts.push(ByteOpt::Str);
                 match base {

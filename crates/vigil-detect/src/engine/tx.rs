@@ -172,6 +172,7 @@ pub(crate) fn tx_matches(
     // A rule for a protocol the transaction's carries runs on the carried one.
     let Some(tx) = tx.as_proto(tx_sig.proto) else { return false };
     let checks_ok = tx_sig.checks.iter().all(|c| c.matches(tx, tx_sig.side, now_secs));
+    ictx.dce_little = tx.dce_little_endian();
     checks_ok && tx_sig.buffers.iter().all(|b| buffer_matches(b, tx, s, ictx))
 }
 

@@ -8,6 +8,9 @@ use super::MAX_VARS;
 pub enum Endian {
     Big,
     Little,
+    /// `dce`: the order the DCE/RPC PDU's data representation names
+    /// (big-endian where none is known, as Suricata).
+    Dce,
 }
 
 /// How a number is written when the keyword says `string`.
@@ -47,8 +50,9 @@ pub struct Read {
 }
 
 impl Read {
-    /// The number and the position just after it.
-    fn read(&self, buf: &[u8], base_pos: usize) -> Option<(u64, usize)> {
+    /// The number and the position just after it; `dce_little`: the
+    /// DCE/RPC data being inspected is little-endian.
+    fn read(&self, buf: &[u8], base_pos: usize, dce_little: bool) -> Option<(u64, usize)> {
         let start = base_pos as i64 + self.offset as i64;
         if start < 0 {
             return None;
@@ -62,9 +66,15 @@ impl Read {
                     return None;
                 }
                 let mut v = 0u64;
-                match self.endian {
-                    Endian::Big => bytes.iter().for_each(|&b| v = v << 8 | b as u64),
-                    Endian::Little => bytes.iter().rev().for_each(|&b| v = v << 8 | b as u64),
+                let little = match self.endian {
+                    Endian::Big => false,
+                    Endian::Little => true,
+                    Endian::Dce => dce_little,
+                };
+                if little {
+                    bytes.iter().rev().for_each(|&b| v = v << 8 | b as u64);
+                } else {
+                    bytes.iter().for_each(|&b| v = v << 8 | b as u64);
                 }
                 v
             }
@@ -126,8 +136,8 @@ pub struct ByteTest {
 }
 
 impl ByteTest {
-    pub(super) fn eval(&self, buf: &[u8], prev_end: usize, vars: &[u64; MAX_VARS]) -> Option<bool> {
-        let (v, _) = self.read.read(buf, self.read.base(prev_end, self.relative))?;
+    pub(super) fn eval(&self, buf: &[u8], prev_end: usize, vars: &[u64; MAX_VARS], dce_little: bool) -> Option<bool> {
+        let (v, _) = self.read.read(buf, self.read.base(prev_end, self.relative), dce_little)?;
         let t = self.value.get(vars);
         let r = match self.op {
             TestOp::Lt => v < t,
@@ -162,7 +172,7 @@ pub struct ByteJump {
 
 impl ByteJump {
     /// The new position for relative keywords that follow.
-    pub(super) fn eval(&self, buf: &[u8], prev_end: usize, vars: &[u64; MAX_VARS]) -> Option<usize> {
+    pub(super) fn eval(&self, buf: &[u8], prev_end: usize, vars: &[u64; MAX_VARS], dce_little: bool) -> Option<usize> {
         let mut read = self.read;
         if let Some(var) = self.nbytes_var {
             let n = Value::Var(var).get(vars);
@@ -177,7 +187,7 @@ impl ByteJump {
             let at = usize::try_from(pos as i64 + read.offset as i64).ok().filter(|&at| at <= buf.len())?;
             (0, at)
         } else {
-            read.read(buf, pos)?
+            read.read(buf, pos, dce_little)?
         };
         let mut jump = v.checked_mul(self.multiplier.max(1))? as i64;
         if self.align && jump % 4 != 0 {
@@ -210,8 +220,8 @@ pub struct ByteExtract {
 }
 
 impl ByteExtract {
-    pub(super) fn eval(&self, buf: &[u8], prev_end: usize) -> Option<(u64, usize)> {
-        let (v, after) = self.read.read(buf, self.read.base(prev_end, self.relative))?;
+    pub(super) fn eval(&self, buf: &[u8], prev_end: usize, dce_little: bool) -> Option<(u64, usize)> {
+        let (v, after) = self.read.read(buf, self.read.base(prev_end, self.relative), dce_little)?;
         let mut v = v.checked_mul(self.multiplier.max(1))?;
         if self.align > 1 && v % self.align as u64 != 0 {
             v += self.align as u64 - v % self.align as u64;
@@ -241,8 +251,8 @@ pub struct ByteMath {
 }
 
 impl ByteMath {
-    pub(super) fn eval(&self, buf: &[u8], prev_end: usize, vars: &[u64; MAX_VARS]) -> Option<u64> {
-        let (v, _) = self.read.read(buf, self.read.base(prev_end, self.relative))?;
+    pub(super) fn eval(&self, buf: &[u8], prev_end: usize, vars: &[u64; MAX_VARS], dce_little: bool) -> Option<u64> {
+        let (v, _) = self.read.read(buf, self.read.base(prev_end, self.relative), dce_little)?;
         let r = self.rvalue.get(vars);
         match self.op {
             MathOp::Add => v.checked_add(r),

@@ -77,6 +77,9 @@ pub struct InspectCtx {
     /// The signature just evaluated matched in the reassembled stream (not
     /// the packet alone): a drop or pass of it then covers the flow.
     pub(crate) matched_in_stream: bool,
+    /// The DCE/RPC call being inspected is little-endian: what the `dce`
+    /// byte order of `byte_test` and its kin reads.
+    pub dce_little: bool,
 }
 
 /// Steps one inspection may take, backtracking included (Suricata's
@@ -101,6 +104,7 @@ impl Default for InspectCtx {
             pcre_limit_hits: 0,
             decoded: Vec::new(),
             matched_in_stream: false,
+            dce_little: false,
         }
     }
 }
@@ -198,22 +202,22 @@ fn run(steps: &[Step], i: usize, buf: &[u8], prev_end: usize, ctx: &mut InspectC
                 Outcome::NoMatch
             }
         }
-        Step::ByteTest(b) => match b.eval(buf, prev_end, &ctx.vars) {
+        Step::ByteTest(b) => match b.eval(buf, prev_end, &ctx.vars, ctx.dce_little) {
             Some(true) => run(steps, i + 1, buf, prev_end, ctx),
             _ => Outcome::NoMatch,
         },
-        Step::ByteJump(b) => match b.eval(buf, prev_end, &ctx.vars) {
+        Step::ByteJump(b) => match b.eval(buf, prev_end, &ctx.vars, ctx.dce_little) {
             Some(next) => run(steps, i + 1, buf, next, ctx),
             None => Outcome::NoMatch,
         },
-        Step::ByteExtract(b) => match b.eval(buf, prev_end) {
+        Step::ByteExtract(b) => match b.eval(buf, prev_end, ctx.dce_little) {
             Some((value, next)) => {
                 ctx.vars[b.var as usize % MAX_VARS] = value;
                 run(steps, i + 1, buf, next, ctx)
             }
             None => Outcome::NoMatch,
         },
-        Step::ByteMath(b) => match b.eval(buf, prev_end, &ctx.vars) {
+        Step::ByteMath(b) => match b.eval(buf, prev_end, &ctx.vars, ctx.dce_little) {
             Some(value) => {
                 ctx.vars[b.var as usize % MAX_VARS] = value;
                 run(steps, i + 1, buf, prev_end, ctx)

@@ -151,6 +151,9 @@ fn parse_opts(items: &[(usize, &str)], which: Which) -> VResult<Vec<ByteOpt>> {
     if has(&ByteOpt::Big) && has(&ByteOpt::Little) {
         return verr(0, "both big and little endian");
     }
+    if has(&ByteOpt::Dce) && (has(&ByteOpt::Big) || has(&ByteOpt::Little) || has(&ByteOpt::Str)) {
+        return verr(0, "'dce' takes the byte order from the DCE/RPC data: no big, little or string with it");
+    }
     if has(&ByteOpt::FromBeginning) && has(&ByteOpt::FromEnd) {
         return verr(0, "both from_beginning and from_end");
     }

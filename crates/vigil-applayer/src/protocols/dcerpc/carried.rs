@@ -223,6 +223,10 @@ impl ProtoTx for Call {
         Call::eve(self)
     }
 
+    fn dce_little_endian(&self) -> bool {
+        self.little
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }

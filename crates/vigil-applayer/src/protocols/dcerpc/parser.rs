@@ -180,6 +180,10 @@ impl ProtoTx for DcerpcTx {
         self.request_done() && self.answered()
     }
 
+    fn dce_little_endian(&self) -> bool {
+        self.little
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -192,6 +196,8 @@ pub struct DcerpcParser {
     ifaces: Vec<Iface>,
     /// The contexts the last bind or alter context proposed, for its answer.
     proposed: Vec<Context>,
+    /// Whether the answer to them makes them the association's.
+    proposed_binds: bool,
     /// A PDU ended on the side since the trigger was last taken.
     ended: PerDir<bool>,
     closed: PerDir<bool>,
@@ -207,6 +213,7 @@ impl DcerpcParser {
             txs: TxQueue::new(init.first_tx_id, MAX_TXS),
             ifaces: Vec::new(),
             proposed: Vec::new(),
+            proposed_binds: false,
             ended: PerDir::default(),
             closed: PerDir::default(),
             resync: PerDir::default(),
@@ -250,6 +257,9 @@ impl DcerpcParser {
                 }
                 self.txs[at].req.done = true;
                 self.proposed = contexts;
+                // A bind that is not a first fragment is logged but binds nothing
+                // the requests that follow are matched through (Suricata 8.0.5 on).
+                self.proposed_binds = first;
             }
             (Direction::ToServer, pdu::REQUEST) => {
                 let Some(r) = pdu::request(&h, b) else { return };
@@ -273,7 +283,7 @@ impl DcerpcParser {
                 let results = if h.ptype == pdu::BIND_NAK { Vec::new() } else { pdu::bind_ack(&h, b).unwrap_or_default() };
                 let answered: Vec<Iface> =
                     self.proposed.iter().zip(results.iter().map(|r| Some(r.0)).chain(std::iter::repeat(None))).map(|(&ctx, result)| Iface { ctx, result }).collect();
-                for i in &answered {
+                for i in answered.iter().filter(|_| self.proposed_binds) {
                     self.ifaces.retain(|o| o.ctx.id != i.ctx.id);
                     if self.ifaces.len() < 256 {
                         self.ifaces.push(*i);
@@ -434,8 +444,25 @@ mod tests {
     }
 
     #[test]
+    fn a_bind_that_is_no_first_fragment_binds_nothing() {
+        for (flags, bound) in [(3u8, true), (0, false)] {
+            let mut p = parser();
+            for (dir, mut data) in super::super::sample() {
+                if data[2] == pdu::BIND {
+                    data[3] = flags;
+                }
+                p.parse(dir, &data);
+            }
+            // Logged alike, the acknowledgement's result included.
+            assert_eq!(p.tx(0).unwrap().eve()["interfaces"][0]["ack_result"], 0);
+            let call = p.tx(1).unwrap().as_any().downcast_ref::<DcerpcTx>().unwrap();
+            assert_eq!(call.ifaces.len(), usize::from(bound), "flags {flags}");
+        }
+    }
+
+    #[test]
     fn unanswered_calls_are_dropped_past_the_flows_budget() {
-        let mut p = DcerpcParser { txs: TxQueue::new(0, MAX_TXS), ifaces: Vec::new(), proposed: Vec::new(),
+        let mut p = DcerpcParser { txs: TxQueue::new(0, MAX_TXS), ifaces: Vec::new(), proposed: Vec::new(), proposed_binds: false,
             ended: PerDir::default(), closed: PerDir::default(), resync: PerDir::default(), held: 0 };
         // Requests of 60,000 stub bytes each, never answered.
         for call in 0..200u32 {
