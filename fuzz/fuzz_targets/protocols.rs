@@ -25,7 +25,12 @@ fuzz_target!(|data: &[u8]| {
     let port = def.detection.ports.first().copied().unwrap_or(0);
     let _ = (def.detection.probe)(ToServer, rest, ProbeCx::tcp(40000, port));
     let _ = (def.detection.probe)(ToClient, rest, ProbeCx::udp(port, 40000));
-    let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
+    // A protocol of both transports gets each, by the picking byte's next digit.
+    let transport = match (def.detection.tcp, def.detection.udp) {
+        (true, true) if usize::from(*pick) / ALL.len() % 2 == 1 => Transport::Udp,
+        (true, _) => Transport::Tcp,
+        _ => Transport::Udp,
+    };
     // Every switch on: all of the protocol's parsing is fuzzed.
     // A protocol only an expectation names gets the one of its sample.
     let expected = def.sample_expected.map(|f| f());

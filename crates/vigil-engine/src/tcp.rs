@@ -36,6 +36,10 @@ pub(crate) fn pseudo_packet<E>(f: &Flow<E>, dir: Direction) -> Vec<u8> {
         (IpAddr::V4(s), IpAddr::V4(d)) => PacketBuilder::ipv4(s.octets(), d.octets()),
         (s, d) => PacketBuilder::ipv6(v6(s), v6(d)),
     };
+    // A UDP flow's transactions still open at its end are logged on a UDP one.
+    if f.key.proto == 17 {
+        return b.udp(sport, dport).build_ip();
+    }
     b.tcp(sport, dport).tcp_flags(vigil_stream::flags::ACK).build_ip()
 }
 

@@ -187,6 +187,43 @@ fn dce_byte_order_is_the_calls_own_and_old_names_run() {
     assert_eq!(alerts, [(1, 1), (2, 2)], "{recs:?}");
 }
 
+/// A big-endian connectionless DCE/RPC datagram of `ptype` for interface
+/// 12345778-1234-abcd-ef00-0123456789ab 1.0, operation 4, sequence number 0.
+fn dce_datagram(ptype: u8, body: &[u8]) -> Vec<u8> {
+    let mut d = vec![4, ptype, 0, 0, 0, 0, 0, 0];
+    d.extend([0x11; 16]);
+    d.extend([0x12, 0x34, 0x57, 0x78, 0x12, 0x34, 0xab, 0xcd, 0xef, 0x00, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab]);
+    d.extend([0xaa; 16]);
+    d.extend([0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff]);
+    d.extend((body.len() as u16).to_be_bytes());
+    d.extend([0, 0, 0, 0]);
+    d.extend_from_slice(body);
+    d
+}
+
+#[test]
+fn dcerpc_over_udp_is_parsed_on_any_port_and_its_calls_inspected() {
+    let rules = r#"
+alert dcerpc any any -> any any (msg:"call"; dcerpc.iface:12345778-1234-abcd-ef00-0123456789ab; dcerpc.opnum:4; sid:1;)
+alert udp any any -> any any (msg:"stub"; dce_iface:12345778-1234-abcd-ef00-0123456789ab,=1; dce_opnum:4; dce_stub_data; content:"AB"; byte_test:2,=,0x4344,0,relative,dce; sid:2;)
+alert dcerpc any any -> any any (msg:"other operation"; dcerpc.opnum:5; sid:3;)
+"#;
+    let dg = |from: [u8; 4], to: [u8; 4], sp: u16, dp: u16, ptype: u8, body: &[u8]| {
+        PacketBuilder::ipv4(from, to).udp(sp, dp).payload(&dce_datagram(ptype, body)).build_ethernet()
+    };
+    let recs = run("dcerpc-udp", &[dg(C, S, 40001, 4000, 0, b"ABCD"), dg(S, C, 4000, 40001, 2, b"ok")], rules);
+    // A rule that names no direction inspects the call on each side, as Suricata's does.
+    assert_eq!(sids(&recs), [1, 1, 2], "{recs:?}");
+    let call = &of_type(&recs, "dcerpc")[0]["dcerpc"];
+    assert_eq!(call["response"], "RESPONSE");
+    assert_eq!(call["req"]["stub_data_size"], 4);
+    assert_eq!(
+        (call["rpc_version"].as_str(), call["activityuuid"].as_str()),
+        (Some("4.0"), Some("aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"))
+    );
+    assert_eq!(of_type(&recs, "flow")[0]["app_proto"], "dcerpc");
+}
+
 #[test]
 fn smb_is_detected_and_dcerpc_rules_apply_to_it() {
     let mut negotiate = vec![0, 0, 0, 0x2f];

@@ -9,6 +9,7 @@ use vigil_types::Direction;
 use super::carried::Call;
 use super::parser::DcerpcTx;
 use super::pdu::{self, Context};
+use super::udp::UdpCall;
 use crate::progress::Progress;
 use crate::proto::{CheckDef, ProtoTx, TxCheck};
 
@@ -77,11 +78,15 @@ pub(super) const CHECKS: &[CheckDef] = &[
 ];
 
 /// A request's operation and the contexts it was bound through that the
-/// server accepted, over TCP or through a pipe.
+/// server accepted, over TCP or through a pipe; over UDP, its own.
 fn request(tx: &dyn ProtoTx) -> Option<(u16, Vec<Context>)> {
     if let Some(t) = tx.as_any().downcast_ref::<DcerpcTx>() {
         let accepted = t.ifaces.iter().filter(|i| i.result == Some(0)).map(|i| i.ctx).collect();
         return (t.kind == Some(pdu::REQUEST)).then_some((t.opnum, accepted));
+    }
+    // Over UDP every request names its interface.
+    if let Some(c) = tx.as_any().downcast_ref::<UdpCall>() {
+        return c.requested.then(|| (c.opnum, vec![c.iface]));
     }
     // A call through a pipe lists its context only once the bind was accepted.
     let c = tx.as_any().downcast_ref::<Call>().filter(|c| c.kind == pdu::REQUEST)?;

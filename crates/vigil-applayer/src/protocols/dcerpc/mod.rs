@@ -8,9 +8,14 @@
 //! `dce_*` names) run on requests. Each PDU's end asks for raw stream
 //! inspection, as Suricata's parser does.
 //!
+//! Over UDP, a datagram whose header is a connectionless request or
+//! response on any port speaks `dcerpc` too ([`udp`]): each call a
+//! transaction, its interface and operation what `dcerpc.iface` and
+//! `dcerpc.opnum` match. The `dce` byte order of `byte_test` and its kin
+//! is each call's own ([`crate::proto::ProtoTx::dce_little_endian`]).
+//!
 //! Calls through SMB named pipes are read by [`carried`] for the SMB
-//! parser. Not yet: DCE/RPC over UDP, the `dce` byte order of
-//! `byte_test`/`byte_jump`.
+//! parser.
 //!
 //! ```
 //! use vigil_applayer::protocols::dcerpc::PROTO;
@@ -28,6 +33,7 @@ pub mod carried;
 mod checks;
 pub mod parser;
 pub mod pdu;
+pub mod udp;
 
 use crate::progress::Progress;
 use crate::proto::{BufferDef, Detection, Probe, ProtoDef, Sides};
@@ -38,14 +44,17 @@ pub static PROTO: ProtoDef = ProtoDef {
     eve_name: None,
     detection: Detection {
         tcp: true,
-        udp: false,
+        udp: true,
         ports: &[135],
         ports_only: false,
-        probe: |_, data, _| probe_tcp(data),
+        probe: |dir, data, cx| if cx.transport == crate::Transport::Udp { probe_udp(dir, data) } else { probe_tcp(data) },
         counters_by_transport: true,
         answers_first: None,
     },
-    new_parser: parser::DcerpcParser::boxed,
+    new_parser: |init| match init.transport {
+        crate::Transport::Udp => udp::DcerpcUdpParser::boxed(init),
+        _ => parser::DcerpcParser::boxed(init),
+    },
     buffers: &[BufferDef {
         name: "dcerpc.stub_data",
         id: 0,
@@ -108,6 +117,15 @@ pub(crate) const HEADER_LEN: usize = 16;
 /// auth3, shutdown, co_cancel, orphaned, rts).
 fn known_type(t: u8) -> bool {
     matches!(t, 0 | 2 | 3 | 11..=20)
+}
+
+/// A datagram is whole: it is a connectionless call or not.
+fn probe_udp(dir: Direction, data: &[u8]) -> Probe {
+    if udp::probe(dir, data) {
+        Probe::Match
+    } else {
+        Probe::NoMatch
+    }
 }
 
 /// Probes the first bytes of one direction of a TCP flow.

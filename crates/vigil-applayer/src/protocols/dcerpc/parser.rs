@@ -42,7 +42,7 @@ pub struct Half {
 impl Half {
     /// A fragment's stub data, and the size Suricata logs for it (which
     /// counts the authentication trailer, and a response's own header).
-    fn add(&mut self, stub: &[u8], logged: u64, last: bool) {
+    pub(super) fn add(&mut self, stub: &[u8], logged: u64, last: bool) {
         self.frags += 1;
         self.size += logged;
         let room = MAX_STUB.saturating_sub(self.stub.len());
@@ -50,7 +50,7 @@ impl Half {
         self.done |= last;
     }
 
-    fn eve(&self) -> Value {
+    pub(super) fn eve(&self) -> Value {
         let mut m = Map::new();
         m.insert("frag_cnt".into(), self.frags.into());
         m.insert("stub_data_size".into(), self.size.into());

@@ -33,24 +33,28 @@ pub struct Header {
 }
 
 /// A cursor reading in the PDU's byte order.
-struct Reader<'a> {
+pub(super) struct Reader<'a> {
     b: &'a [u8],
     at: usize,
     little: bool,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// Reads `b` from `at` in the order `little` says.
+    pub(super) fn at(b: &'a [u8], at: usize, little: bool) -> Self {
+        Reader { b, at, little }
+    }
     fn u8(&mut self) -> Option<u8> {
         let v = *self.b.get(self.at)?;
         self.at += 1;
         Some(v)
     }
-    fn u16(&mut self) -> Option<u16> {
+    pub(super) fn u16(&mut self) -> Option<u16> {
         let x = self.b.get(self.at..self.at + 2)?;
         self.at += 2;
         Some(if self.little { u16::from_le_bytes([x[0], x[1]]) } else { u16::from_be_bytes([x[0], x[1]]) })
     }
-    fn u32(&mut self) -> Option<u32> {
+    pub(super) fn u32(&mut self) -> Option<u32> {
         let x = self.b.get(self.at..self.at + 4)?;
         self.at += 4;
         let a = [x[0], x[1], x[2], x[3]];
@@ -62,7 +66,7 @@ impl Reader<'_> {
         Some(())
     }
     /// A UUID: its first three fields in the PDU's byte order, then eight bytes as they are.
-    fn uuid(&mut self) -> Option<[u8; 16]> {
+    pub(super) fn uuid(&mut self) -> Option<[u8; 16]> {
         let (a, b, c) = (self.u32()?, self.u16()?, self.u16()?);
         let rest = self.b.get(self.at..self.at + 8)?;
         self.at += 8;
