@@ -271,6 +271,14 @@ impl AppFlow {
         self.orig.filter(|&orig| orig != self.proto)
     }
 
+    /// The protocol that asked for TLS (a STARTTLS the server accepted), once
+    /// TLS runs: what Suricata's `tls` records name as `from_proto`. HTTP's
+    /// CONNECT is a change of protocol, not such a request, and names none.
+    pub fn upgraded_from(&self) -> Option<AppProto> {
+        let orig = self.orig_proto()?;
+        (self.proto.name() == "tls" && orig.name() != "http").then_some(orig)
+    }
+
     pub fn transport(&self) -> Transport {
         self.transport
     }

@@ -349,6 +349,25 @@ fn pending_is_bounded_with_a_1mb_header_line() {
 }
 
 #[test]
+fn starttls_names_the_protocol_that_asked_for_tls() {
+    let [hello, server1, client2, server2] = tls12_flights();
+    let segs = [
+        s2c("220 mx.example.com ESMTP\r\n"),
+        c2s("EHLO client.example.com\r\n"),
+        s2c("250-mx.example.com\r\n250 STARTTLS\r\n"),
+        c2s("STARTTLS\r\n"),
+        s2c("220 2.0.0 Ready to start TLS\r\n"),
+        Seg::Data(hello.0, hello.1.clone()),
+        Seg::Data(server1.0, server1.1),
+        Seg::Data(client2.0, client2.1),
+        Seg::Data(server2.0, server2.1),
+    ];
+    let flow = check(&AppConfig::default(), (40000, 25), &segs);
+    assert_eq!(flow.proto(), TLS);
+    assert_eq!(flow.upgraded_from().map(|p| p.name()), Some("smtp"));
+}
+
+#[test]
 fn connect_tunnel_is_detected_again() {
     let [hello, server1, client2, server2] = tls12_flights();
     let segs = [
@@ -362,6 +381,7 @@ fn connect_tunnel_is_detected_again() {
     let flow = check(&AppConfig::default(), (40000, 3128), &segs);
     assert_eq!(flow.proto(), TLS);
     assert_eq!(flow.orig_proto(), Some(HTTP));
+    assert_eq!(flow.upgraded_from(), None, "a CONNECT is no request for TLS");
     let txs: Vec<_> = flow.txs().collect();
     assert_eq!(txs.iter().map(|t| (t.id(), t.proto())).collect::<Vec<_>>(), [(0, HTTP), (1, TLS)]);
     assert_eq!(buf(txs[0], ToServer, hb(HttpBuffer::Method)), Some("CONNECT"));

@@ -934,7 +934,7 @@ fn log_transactions(
             // Records that follow the packet go the way of the data at the flow's end,
             // as Suricata's pseudo-packets for each side's last bytes write them.
             let swap = (end || !tx.logged_in_packet_dir()) && tx.record_dir() != dir;
-            outputs.transaction(p, flow_id, tx, swap)?;
+            outputs.transaction(p, flow_id, tx, swap, app.layer.upgraded_from())?;
         }
         if outputs.wants_http_bodies() {
             if let Some(h) = tx.tx.as_any().downcast_ref::<vigil_applayer::http::HttpTx>() {

@@ -689,13 +689,15 @@ impl Outputs {
     }
 
     /// Writes a transaction's record (`http`, `dns`, `tls`) where asked for;
-    /// `swap`: the record's direction is the other one than the packet's.
+    /// `swap`: the record's direction is the other one than the packet's;
+    /// `upgraded_from`: the protocol that asked for the flow's TLS.
     pub(crate) fn transaction(
         &mut self,
         p: &Packet<'_>,
         flow_id: u64,
         tx: TxRef<'_>,
         swap: bool,
+        upgraded_from: Option<AppProto>,
     ) -> Result<(), EngineError> {
         // `swap` turns the packet to the record's direction; the files want it turned to the server's.
         let files_swap = swap != (tx.record_dir() == Direction::ToClient);
@@ -736,6 +738,10 @@ impl Outputs {
                     None => body.get_or_insert_with(|| tx_body(tx, None)).clone(),
                 },
             };
+            let mut b = b;
+            if let (Some(from), "tls", Value::Object(m)) = (upgraded_from, key, &mut b) {
+                m.insert("from_proto".into(), from.name().into());
+            }
             let mut rec = vigil_output::app_record(p, key, swap, flow_id, tx.id(), b, sink.envelope);
             if let Value::Object(m) = &mut rec {
                 with_siblings(m, key, tx, sink.smtp_custom.as_deref());
