@@ -87,7 +87,10 @@ impl FlowApp {
                 ssn.app_done(ctx, dir, end);
             }
             let s = ssn.dirs.get(dir);
-            let finished = ssn.reset || s.fin.is_some_and(|fin| s.app_progress >= fin);
+            // In IDS mode a side ends once its FIN is acknowledged, as its data is
+            // given on acknowledgement (Suricata's end of stream comes with the ACK).
+            let fin_acked = |fin: u64| ctx.cfg.inline || !s.acks_seen || s.acked > fin;
+            let finished = ssn.reset || s.fin.is_some_and(|fin| s.app_progress >= fin && fin_acked(fin));
             if (finished || flush) && !*self.closed.get(dir) {
                 *self.closed.get_mut(dir) = true;
                 self.layer.close(dir);

@@ -57,6 +57,8 @@ pub struct NfsParser {
     resync: PerDir<bool>,
     /// The side of the message being read.
     dir: Direction,
+    /// The sides that ended: the flow's transactions end with both, as Suricata ends them.
+    closed: PerDir<bool>,
 }
 
 impl NfsParser {
@@ -72,6 +74,7 @@ impl NfsParser {
             tails: PerDir::default(),
             resync: PerDir::default(),
             dir: Direction::ToServer,
+            closed: PerDir::default(),
         }
     }
 
@@ -301,7 +304,8 @@ impl NfsParser {
         let t = &mut self.txs[at];
         if last {
             t.last = true;
-            t.response_done = true;
+            // A v4 reply finishes no file transaction: it is logged when the flow ends, as Suricata's.
+            t.response_done = version < 4;
             t.done_dir = Direction::ToServer;
             if let Some(f) = t.file.as_mut() {
                 f.last_xid = m.xid;
@@ -603,12 +607,13 @@ impl ProtoParser for NfsParser {
         true
     }
 
-    fn close(&mut self, _dir: Direction, _held: &[u8]) {
+    fn close(&mut self, dir: Direction, _held: &[u8]) {
         let open: Vec<u64> = self.txs.iter().filter(|t| t.file.as_ref().is_some_and(|f| f.file.is_open())).map(|t| t.id).collect();
         for id in open {
             self.end_file(id, true);
         }
-        if self.tcp {
+        *self.closed.get_mut(dir) = true;
+        if self.tcp && self.closed.to_server && self.closed.to_client {
             for t in self.txs.iter_mut() {
                 t.ended = true;
             }

@@ -164,6 +164,23 @@ fn a_compound_makes_a_transaction_only_for_what_suricata_logs() {
 }
 
 #[test]
+fn a_v4_file_written_whole_is_logged_when_the_flow_ends() {
+    let mut p = parser(true);
+    let head = [opaque(b""), word(1), word(2)].concat();
+    let write = [head, word(V4_PUTFH), opaque(b"FH"), word(V4_WRITE), vec![0; 16], vec![0; 8], word(2), opaque(b"hello")].concat();
+    p.parse(ToServer, &framed(&call(7, 4, 1, &write)));
+    let w = p.tx(0).unwrap();
+    assert_eq!(w.files(ToServer)[0].state, FileState::Closed, "a FILE_SYNC write of its whole ends the file");
+    assert!(!w.finished(), "but not the transaction, before the flow ends");
+    p.close(ToServer, &[]);
+    assert!(!p.tx(0).unwrap().finished(), "one side's end is not the flow's");
+    p.close(ToClient, &[]);
+    let w = p.tx(0).unwrap();
+    assert!(w.finished() && w.writes_record());
+    assert_eq!(w.eve()["write"], json!({"first": true, "last": true, "last_xid": 7, "chunks": 0}));
+}
+
+#[test]
 fn hostile_lengths_stay_bounded() {
     let mut p = parser(true);
     assert_eq!(p.parse(ToServer, &[0xff, 0xff, 0xff, 0xff, 1, 2, 3]), ParseResult::Done);

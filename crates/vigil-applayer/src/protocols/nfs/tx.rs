@@ -118,6 +118,13 @@ impl NfsTx {
     }
 }
 
+impl NfsTx {
+    /// Its file is closed (committed, written to its end, cut short).
+    fn file_ended(&self) -> bool {
+        self.file.as_ref().is_some_and(|f| !f.file.is_open())
+    }
+}
+
 impl ProtoTx for NfsTx {
     fn id(&self) -> u64 {
         self.id
@@ -136,8 +143,9 @@ impl ProtoTx for NfsTx {
     }
 
     fn finished(&self) -> bool {
-        // A file committed or cut short is over, answered or not.
-        self.response_done || self.ended || self.file.as_ref().is_some_and(|f| !f.file.is_open())
+        // A file committed or cut short is over, answered or not; over NFSv4
+        // only the flow's end finishes a file transaction, as in Suricata.
+        self.response_done || self.ended || (self.version < 4 && self.file_ended())
     }
 
     fn writes_record(&self) -> bool {
@@ -145,8 +153,7 @@ impl ProtoTx for NfsTx {
         // unanswered is logged only when a TCP flow ended under it; a file
         // is logged once it ended (committed, cut short), answered or not.
         let polled = self.version <= 3 && self.procedure == names::V3_GETATTR && self.file.is_none();
-        let file_ended = self.file.as_ref().is_some_and(|f| !f.file.is_open());
-        !polled && (self.response_done || file_ended || (self.ended && self.tcp))
+        !polled && (self.response_done || self.file_ended() || (self.ended && self.tcp))
     }
 
     fn record_dir(&self) -> Direction {
