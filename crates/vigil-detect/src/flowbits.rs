@@ -29,6 +29,27 @@ pub struct FlowDetect {
     pub ip_only_done: [bool; 2],
     /// Firewall mode's state of the flow.
     pub fw: crate::engine::firewall::FwFlow,
+    /// `(transaction id, signature)` of the matches on counted transactions
+    /// (inspected at each change): each signature matches one once. The
+    /// oldest go past [`MAX_TX_MATCHES`].
+    pub tx_matched: Vec<(u64, u32)>,
+}
+
+/// Matches on counted transactions a flow remembers.
+pub const MAX_TX_MATCHES: usize = 1024;
+
+impl FlowDetect {
+    /// Whether signature `sig` matched transaction `tx` before; remembers it if not.
+    pub fn tx_matched_before(&mut self, tx: u64, sig: u32) -> bool {
+        if self.tx_matched.contains(&(tx, sig)) {
+            return true;
+        }
+        if self.tx_matched.len() >= MAX_TX_MATCHES {
+            self.tx_matched.remove(0);
+        }
+        self.tx_matched.push((tx, sig));
+        false
+    }
 }
 
 impl FlowDetect {

@@ -556,7 +556,7 @@ alert http any any -> any any (msg:"no host"; flow:established,to_server; app-la
     parser.parse(Direction::ToServer, b"GET /%252e%252e/x HTTP/1.1\r\nHost: h\r\n\r\n");
     let tx = TxRef::new(&PROTO, &parser.txs()[0]);
     let to = PerDir { to_server: tx.progress(Direction::ToServer), to_client: tx.progress(Direction::ToClient) };
-    let txs = [TxInput { tx, from: PerDir::default(), to }];
+    let txs = [TxInput { tx, from: PerDir::default(), to, counted: false, updated: false }];
     let app = AppInput {
         txs: &txs,
         client: (std::net::Ipv4Addr::from(CLIENT).into(), 40000),

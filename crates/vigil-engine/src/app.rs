@@ -14,10 +14,10 @@ const DIRS: [Direction; 2] = [Direction::ToServer, Direction::ToClient];
 /// A flow's application layer.
 pub(crate) struct FlowApp {
     pub layer: AppFlow,
-    /// Per transaction id, the progress detection last inspected it at,
-    /// sorted by id: a flow may hold a thousand transactions waiting for
-    /// their answers, each looked up on every packet.
-    inspected: Vec<(u64, PerDir<Progress>)>,
+    /// Per transaction id, what detection last inspected it at, sorted by
+    /// id: a flow may hold a thousand transactions waiting for their
+    /// answers, each looked up on every packet.
+    inspected: Vec<Seen>,
     /// Transactions below this id were logged.
     pub logged: u64,
     /// `close` was given for the direction.
@@ -115,26 +115,29 @@ impl FlowApp {
         }
     }
 
-    /// The transactions whose progress changed since detection last saw them.
+    /// The transactions whose progress (or, for those that count them, whose
+    /// changes) moved since detection last saw them.
     pub(crate) fn progressed(&self) -> Vec<TxInput<'_>> {
         let mut out = Vec::new();
         for tx in self.layer.txs() {
             let to = progress(tx);
-            let from =
-                self.inspected.binary_search_by_key(&tx.id(), |e| e.0).map(|i| self.inspected[i].1).unwrap_or_default();
-            if to != from {
-                out.push(TxInput { tx, from, to });
+            let (counted, updates) = updates(tx);
+            let last = self.inspected.binary_search_by_key(&tx.id(), |e| e.id).map(|i| self.inspected[i]).ok();
+            let from = last.map(|l| l.progress).unwrap_or_default();
+            let updated = counted && last.is_some_and(|l| l.updates != updates);
+            if to != from || updated {
+                out.push(TxInput { tx, from, to, counted, updated });
             }
         }
         out
     }
 
-    /// Detection saw these transactions at these progresses.
-    pub(crate) fn mark_inspected(&mut self, seen: &[(u64, PerDir<Progress>)]) {
-        for &(id, p) in seen {
-            match self.inspected.binary_search_by_key(&id, |e| e.0) {
-                Ok(i) => self.inspected[i].1 = p,
-                Err(i) => self.inspected.insert(i, (id, p)),
+    /// Detection saw these transactions as they are now.
+    pub(crate) fn mark_inspected(&mut self, seen: &[Seen]) {
+        for &s in seen {
+            match self.inspected.binary_search_by_key(&s.id, |e| e.id) {
+                Ok(i) => self.inspected[i] = s,
+                Err(i) => self.inspected.insert(i, s),
             }
         }
     }
@@ -159,12 +162,33 @@ impl FlowApp {
         let logged = self.logged;
         // A parser may keep a logged transaction (SSH's, until both sides
         // encrypt): what detection saw of it is kept as long as it lives.
-        if self.inspected.first().is_some_and(|e| e.0 < logged) {
+        if self.inspected.first().is_some_and(|e| e.id < logged) {
             let layer = &self.layer;
-            self.inspected.retain(|(i, _)| *i >= logged || layer.txs().any(|t| t.id() == *i));
+            self.inspected.retain(|e| e.id >= logged || layer.txs().any(|t| t.id() == e.id));
         }
         self.no_log.retain(|i| *i >= logged);
     }
+}
+
+/// What detection saw of a transaction: its progress and its counts of changes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Seen {
+    id: u64,
+    progress: PerDir<Progress>,
+    updates: PerDir<u64>,
+}
+
+impl Seen {
+    /// The transactions of `txs` as detection sees them now.
+    pub(crate) fn all(txs: &[TxInput<'_>]) -> Vec<Seen> {
+        txs.iter().map(|t| Seen { id: t.tx.id(), progress: t.to, updates: updates(t.tx).1 }).collect()
+    }
+}
+
+/// Whether the transaction's protocol counts its changes, and the counts.
+fn updates(tx: TxRef<'_>) -> (bool, PerDir<u64>) {
+    let (s, c) = (tx.tx.detect_updates(Direction::ToServer), tx.tx.detect_updates(Direction::ToClient));
+    (s.is_some() || c.is_some(), PerDir { to_server: s.unwrap_or(0), to_client: c.unwrap_or(0) })
 }
 
 pub(crate) fn progress(tx: TxRef<'_>) -> PerDir<Progress> {

@@ -10,7 +10,7 @@ use crate::setup::Setup;
 use crate::simulate::Simulation;
 use crate::tcp::{pseudo_packet, FlowExt};
 use std::sync::Arc;
-use vigil_applayer::{AppConfig, AppFlow, Progress, Transport};
+use vigil_applayer::{AppConfig, AppFlow, Transport};
 use vigil_config::ExceptionTarget;
 use vigil_decode::{DecodeConfig, Decoder, Packet, PacketSource};
 use vigil_defrag::Defragmenter;
@@ -578,7 +578,7 @@ impl Worker {
                 let info = FlowInfo { stream_events: events, detect_events, ..flow_info(f, h.dir, established) };
                 let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
                 let app = (!txs.is_empty()).then(|| app_input(f, &txs, p.ts));
-                let seen: Vec<(u64, PerDir<Progress>)> = txs.iter().map(|t| (t.tx.id(), t.to)).collect();
+                let seen = crate::app::Seen::all(&txs);
                 let at = FlowAtAlert::of(f);
                 let log_stream = f.ext.tcp.as_deref().map(|ssn| (ssn, h.dir));
                 // Firewall mode's application filter sees every live transaction.
@@ -830,7 +830,7 @@ impl Worker {
         let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
         let mut result = Ok(());
         if !txs.is_empty() {
-            let seen: Vec<(u64, PerDir<Progress>)> = txs.iter().map(|t| (t.tx.id(), t.to)).collect();
+            let seen = crate::app::Seen::all(&txs);
             let app = app_input(f, &txs, self.now);
             let stream = StreamInput { chunk: None, payload_in_stream: true, pseudo: true, fresh_from: 0 };
             let at = FlowAtAlert::of(f);

@@ -224,6 +224,52 @@ alert dcerpc any any -> any any (msg:"other operation"; dcerpc.opnum:5; sid:3;)
     assert_eq!(of_type(&recs, "flow")[0]["app_proto"], "dcerpc");
 }
 
+/// A BER element with a short length.
+fn tlv(tag: u8, v: &[u8]) -> Vec<u8> {
+    [vec![tag, v.len() as u8], v.to_vec()].concat()
+}
+
+#[test]
+fn ldap_responses_are_inspected_as_each_comes_and_match_once() {
+    let message = |id: u8, op: u8, v: &[u8]| tlv(0x30, &[tlv(0x02, &[id]), tlv(op, v)].concat());
+    let search = message(
+        2,
+        0x63,
+        &[
+            tlv(0x04, b"dc=example,dc=com"),
+            tlv(0x0a, &[2]),
+            tlv(0x0a, &[0]),
+            tlv(0x02, &[0]),
+            tlv(0x02, &[0]),
+            tlv(0x01, &[0]),
+            tlv(0x87, b"objectClass"),
+            tlv(0x30, &tlv(0x04, b"cn")),
+        ]
+        .concat(),
+    );
+    let entry = |dn: &[u8]| message(2, 0x64, &[tlv(0x04, dn), tlv(0x30, b"")].concat());
+    let done = message(2, 0x65, &[tlv(0x0a, &[0]), tlv(0x04, b""), tlv(0x04, b"")].concat());
+    // Each response in a segment of its own, each acknowledged before the next.
+    let frames = tcp_session(
+        389,
+        &[(&search, &entry(b"cn=a,dc=example,dc=com")), (b"", &entry(b"cn=b,dc=example,dc=com")), (b"", &done)],
+    );
+    let rules = r#"
+alert ldap any any -> any any (msg:"any response"; ldap.responses.count:>0; sid:1;)
+alert ldap any any -> any any (msg:"the last is the end"; ldap.responses.operation:search_result_done,-1; sid:2;)
+alert ldap any any -> any any (msg:"two so far"; ldap.responses.count:2; sid:3;)
+alert ldap any any -> any any (msg:"an entry's name"; ldap.responses.dn; content:"cn=b,"; sid:4;)
+alert ldap any any -> any any (msg:"all of them ends"; ldap.responses.operation:search_result_done,all; sid:5;)
+"#;
+    let recs = run("ldap-each-response", &frames, rules);
+    let alerts: Vec<(u64, usize)> = of_type(&recs, "alert")
+        .iter()
+        .map(|a| (a["alert"]["signature_id"].as_u64().unwrap(), a["ldap"]["responses"].as_array().map_or(0, Vec::len)))
+        .collect();
+    // Each alert once, with the responses there were when it matched.
+    assert_eq!(alerts, [(1, 1), (3, 2), (4, 2), (2, 3)], "{recs:?}");
+}
+
 #[test]
 fn smb_is_detected_and_dcerpc_rules_apply_to_it() {
     let mut negotiate = vec![0, 0, 0, 0x2f];

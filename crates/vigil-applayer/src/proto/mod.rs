@@ -481,6 +481,14 @@ pub trait ProtoTx: Any {
     fn updates(&self, _dir: Direction) -> Option<u64> {
         None
     }
+    /// How many times side `dir` changed in a way its keywords see (an LDAP
+    /// request's responses), for protocols whose transactions Suricata
+    /// inspects again as each change comes: their rules are run again on
+    /// each, and match a transaction once. `None`: inspected once per step
+    /// of progress.
+    fn detect_updates(&self, _dir: Direction) -> Option<u64> {
+        None
+    }
     /// Whether it will not change any more and can be logged.
     fn finished(&self) -> bool {
         self.progress(Direction::ToServer) == Progress::Complete

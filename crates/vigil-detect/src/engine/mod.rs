@@ -434,6 +434,12 @@ impl DetectEngine {
             if !ok {
                 continue;
             }
+            // A counted transaction is inspected at each change: a signature matches it once.
+            if let (Some(t), Some(st)) = (tx.filter(|t| t.counted), state.as_deref_mut()) {
+                if st.tx_matched_before(t.tx.id(), i) {
+                    continue;
+                }
+            }
             if !sig.int_steps.is_empty() {
                 // Without a flow there are no counters: flowint fails, as in Suricata.
                 let Some(st) = state.as_deref_mut() else { continue };

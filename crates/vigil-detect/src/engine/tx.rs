@@ -22,6 +22,12 @@ pub struct TxInput<'a> {
     pub from: PerDir<Progress>,
     /// Its progress now.
     pub to: PerDir<Progress>,
+    /// Its protocol counts the changes detection sees
+    /// ([`vigil_applayer::proto::ProtoTx::detect_updates`]): a signature
+    /// matches it once, however often it is inspected.
+    pub counted: bool,
+    /// One of those counts changed since it was last inspected.
+    pub updated: bool,
 }
 
 /// The transactions of the packet's flow that progressed, and the flow's
@@ -126,7 +132,8 @@ impl TxEngine {
     pub(crate) fn candidates(&self, app: &AppInput<'_>, s: &mut TxScratch, out: &mut Vec<(u32, u32)>) {
         for (slot, t) in app.txs.iter().enumerate() {
             for g in &self.groups {
-                if !reached(&g.need, &t.to) || reached(&g.need, &t.from) {
+                // A wait that just ended, or, for a counted transaction, a change after it.
+                if !reached(&g.need, &t.to) || (reached(&g.need, &t.from) && !t.updated) {
                     continue;
                 }
                 // The transaction, or the one of the group's protocol it carries.

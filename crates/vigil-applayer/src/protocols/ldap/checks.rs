@@ -80,9 +80,9 @@ fn count(v: &Value) -> Result<Box<dyn TxCheck>, String> {
 
 pub(super) const CHECKS: &[CheckDef] = &[
     CheckDef { name: "ldap.request.operation", side: Some(Direction::ToServer), need: Progress::Complete, both_ways: false, compile: request_op },
-    CheckDef { name: "ldap.responses.operation", side: Some(Direction::ToClient), need: Progress::Complete, both_ways: false, compile: response_op },
-    CheckDef { name: "ldap.responses.result_code", side: Some(Direction::ToClient), need: Progress::Complete, both_ways: false, compile: result_code },
-    CheckDef { name: "ldap.responses.count", side: Some(Direction::ToClient), need: Progress::Complete, both_ways: false, compile: count },
+    CheckDef { name: "ldap.responses.operation", side: Some(Direction::ToClient), need: Progress::Headers, both_ways: false, compile: response_op },
+    CheckDef { name: "ldap.responses.result_code", side: Some(Direction::ToClient), need: Progress::Headers, both_ways: false, compile: result_code },
+    CheckDef { name: "ldap.responses.count", side: Some(Direction::ToClient), need: Progress::Headers, both_ways: false, compile: count },
 ];
 
 /// Whether the responses picked by `which` satisfy `ok`.

@@ -100,6 +100,15 @@ impl ProtoTx for LdapTx {
         self.done || self.ended
     }
 
+    /// Its responses so far: the response keywords run again on each, as
+    /// Suricata inspects them as they come.
+    fn detect_updates(&self, dir: Direction) -> Option<u64> {
+        Some(match dir {
+            Direction::ToServer => 0,
+            Direction::ToClient => self.responses.len() as u64,
+        })
+    }
+
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]> {
         let req = self.request.as_ref();
         let s: &str = match (dir, id) {
@@ -333,7 +342,9 @@ fn sample() -> Vec<(Direction, Vec<u8>)> {
 
 const fn buffer(name: &'static str, id: u8, to_server: bool, multi: bool) -> BufferDef {
     let (sides, default) = if to_server { (Sides::ToServer, Direction::ToServer) } else { (Sides::ToClient, Direction::ToClient) };
-    BufferDef { name, id, sides, default, both_ways: false, need: Progress::Complete, multi }
+    // A response's buffers are inspected as each response comes (see `detect_updates`).
+    let need = if to_server { Progress::Complete } else { Progress::Headers };
+    BufferDef { name, id, sides, default, both_ways: false, need, multi }
 }
 
 pub static PROTO: ProtoDef = ProtoDef {
