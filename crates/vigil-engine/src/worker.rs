@@ -564,11 +564,16 @@ impl Worker {
             }
         }
         let buf = std::mem::take(&mut self.stream_buf);
+        // In IDS mode `offset`, `depth` and absolute `isdataat` count from the
+        // start of the window inspected, as Suricata counts them in its raw
+        // stream windows; inline, whose window reaches back over bytes already
+        // inspected, from the stream's start.
+        let inline = self.stream.cfg.inline;
         let stream = StreamInput {
-            chunk: ready.map(|(start, end)| (&buf[..(end - start) as usize], start)),
+            chunk: ready.map(|(start, end)| (&buf[..(end - start) as usize], if inline { start } else { 0 })),
             payload_in_stream: in_stream,
             pseudo: false,
-            fresh_from,
+            fresh_from: if inline { fresh_from } else { 0 },
         };
         let f = flow.and_then(|h| self.flows.get_mut(h).map(|f| (h, f)));
         // A packet without a flow that alerted (its flow's `alerted` says it otherwise).
@@ -986,8 +991,10 @@ impl Flusher<'_> {
             let frame = pseudo_packet(f, dir);
             let mut p = self.decoder.decode(&frame, self.now, LinkType::Raw, 0);
             p.src = PacketSource::FlowTimeout;
+            // Positions count from the window's start in IDS mode, as in the packets' windows.
+            let base = if self.stream.cfg.inline { start } else { 0 };
             let stream =
-                StreamInput { chunk: Some((self.buf, start)), payload_in_stream: true, pseudo: true, fresh_from: 0 };
+                StreamInput { chunk: Some((self.buf, base)), payload_in_stream: true, pseudo: true, fresh_from: 0 };
             let info = FlowInfo { tracked: true, stream_size: stream_sizes(&ssn), ..flow_info(f, dir, None) };
             let at = FlowAtAlert::of(f);
             match self.detector.run(

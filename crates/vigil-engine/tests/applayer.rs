@@ -224,6 +224,19 @@ alert dcerpc any any -> any any (msg:"other operation"; dcerpc.opnum:5; sid:3;)
     assert_eq!(of_type(&recs, "flow")[0]["app_proto"], "dcerpc");
 }
 
+#[test]
+fn offset_and_depth_count_from_each_stream_window() {
+    // Two requests of a chunk and more each, each answered before the next:
+    // each is the start of a window, where `depth:8` finds its header.
+    let request = |n: u8| [b"\x00\x00\x0c\x00HDR".to_vec(), vec![n; 3000]].concat();
+    let (one, two) = (request(b'a'), request(b'b'));
+    let frames = tcp_session(9999, &[(&one, b"ok"), (&two, b"ok")]);
+    let rules = "alert tcp any any -> any any (flow:to_server,only_stream; content:\"HDR\"; depth:8; sid:1;)\n\
+                 alert tcp any any -> any any (flow:to_server,only_stream; content:\"HDR\"; offset:4; depth:3; content:\"bbb\"; distance:0; sid:2;)\n";
+    let recs = run("stream-windows", &frames, rules);
+    assert_eq!(sids(&recs), [1, 1, 2], "{recs:?}");
+}
+
 /// A BER element with a short length.
 fn tlv(tag: u8, v: &[u8]) -> Vec<u8> {
     [vec![tag, v.len() as u8], v.to_vec()].concat()

@@ -66,7 +66,9 @@ pub struct InspectCtx {
     /// What `budget` starts at for each inspection (`u32::MAX`: no limit).
     limit: u32,
     /// Stream offset of the buffer's first byte: absolute positions
-    /// (`offset`, `depth`, absolute `isdataat`) count from the stream's start.
+    /// (`offset`, `depth`, absolute `isdataat`) count from where it says
+    /// (0: the buffer's own start, as in IDS mode's stream windows; inline,
+    /// whose window reaches back over bytes already inspected, the stream's).
     base: u64,
     /// Inspections cut short by the budget (Suricata's recursion limit).
     pub budget_exhausted: u64,
