@@ -366,8 +366,8 @@ mod tests {
     #[test]
     fn gives_up_when_both_sides_fail() {
         let mut d = detector(4096);
-        assert_eq!(d.feed(ToClient, b"RFB 003.008\n"), Verdict::Undecided);
-        assert_eq!(d.feed(ToServer, b"RFB 003.003\n"), Verdict::Failed);
+        assert_eq!(d.feed(ToClient, b"ZZP 003.008 ready\n"), Verdict::Undecided);
+        assert_eq!(d.feed(ToServer, b"ZZP 003.003 hello\n"), Verdict::Failed);
     }
 
     #[test]

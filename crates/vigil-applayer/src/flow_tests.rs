@@ -279,9 +279,9 @@ fn dns_over_tcp_on_port_53() {
 
 #[test]
 fn other_protocols_fail_detection() {
-    // VNC's version exchange: a protocol vigil does not parse.
-    let rfb = [c2s("RFB 003.008\n"), s2c("RFB 003.008\n")];
-    let flow = check(&AppConfig::default(), (40000, 5900), &rfb);
+    // A version exchange of a protocol vigil does not parse.
+    let unknown = [c2s("ZZP 003.008 hello\n"), s2c("ZZP 003.008 ready\n")];
+    let flow = check(&AppConfig::default(), (40000, 5999), &unknown);
     assert_eq!(flow.proto(), AppProto::Failed);
     assert_eq!(flow.counters().detect_failed, 1);
     assert_eq!(flow.txs().count(), 0);
@@ -438,7 +438,7 @@ fn a_failed_tunnel_remembers_http_however_pruned() {
     assert_eq!(flow.counters().detect_failed, 1);
 
     // A plain flow that fails detection has no original protocol.
-    let flow = check(&AppConfig::default(), (40000, 5900), &[c2s("RFB 003.008\n"), s2c("RFB 003.008\n")]);
+    let flow = check(&AppConfig::default(), (40000, 5999), &[c2s("ZZP 003.008 hello\n"), s2c("ZZP 003.008 ready\n")]);
     assert_eq!((flow.proto(), flow.orig_proto()), (AppProto::Failed, None));
 }
 

@@ -43,6 +43,7 @@ protocols! {
     nfs,
     websocket,
     rdp,
+    rfb,
 }
 
 /// The test kit on every protocol of the table.
