@@ -209,14 +209,7 @@ impl ProtoTx for Call {
     }
 
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]> {
-        if id != 0 || index != 0 {
-            return None;
-        }
-        let stub = match dir {
-            Direction::ToServer => &self.req.stub,
-            Direction::ToClient => &self.res.stub,
-        };
-        (!stub.is_empty()).then_some(&stub[..])
+        super::stub_buffer(&self.req.stub, &self.res.stub, dir, id, index)
     }
 
     fn eve(&self) -> Value {

@@ -109,6 +109,27 @@ fn sample() -> Vec<(Direction, Vec<u8>)> {
     ]
 }
 
+/// `dcerpc.stub_data` (buffer 0) of a call: the stub of side `dir`, if any.
+pub(crate) fn stub_buffer<'a>(req: &'a [u8], res: &'a [u8], dir: Direction, id: u8, index: usize) -> Option<&'a [u8]> {
+    if id != 0 || index != 0 {
+        return None;
+    }
+    let stub = match dir {
+        Direction::ToServer => req,
+        Direction::ToClient => res,
+    };
+    (!stub.is_empty()).then_some(stub)
+}
+
+/// A call's side: complete once done, its header read before.
+pub(crate) fn side_progress(done: bool) -> Progress {
+    if done {
+        Progress::Complete
+    } else {
+        Progress::Headers
+    }
+}
+
 /// The fixed part of a connection-oriented PDU header.
 pub(crate) const HEADER_LEN: usize = 16;
 

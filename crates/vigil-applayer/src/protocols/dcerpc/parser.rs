@@ -56,6 +56,16 @@ impl Half {
         m.insert("stub_data_size".into(), self.size.into());
         Value::Object(m)
     }
+
+    /// A request's `req` object: its operation, then what [`Half::eve`] says.
+    pub(super) fn eve_with_opnum(&self, opnum: u16) -> Value {
+        let mut req = Map::new();
+        req.insert("opnum".into(), opnum.into());
+        if let Value::Object(h) = self.eve() {
+            req.extend(h);
+        }
+        Value::Object(req)
+    }
 }
 
 /// A call: a bind, an alter context, or a request, with the server's answer.
@@ -118,38 +128,21 @@ impl ProtoTx for DcerpcTx {
     }
 
     fn progress(&self, dir: Direction) -> Progress {
-        let done = match dir {
+        super::side_progress(match dir {
             Direction::ToServer => self.request_done(),
             Direction::ToClient => self.answered(),
-        };
-        if done {
-            Progress::Complete
-        } else {
-            Progress::Headers
-        }
+        })
     }
 
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]> {
-        if id != 0 || index != 0 {
-            return None;
-        }
-        let stub = match dir {
-            Direction::ToServer => &self.req.stub,
-            Direction::ToClient => &self.res.stub,
-        };
-        (!stub.is_empty()).then_some(&stub[..])
+        super::stub_buffer(&self.req.stub, &self.res.stub, dir, id, index)
     }
 
     fn eve(&self) -> Value {
         let mut m = Map::new();
         m.insert("request".into(), kind_name(self.kind).into());
         if self.kind == Some(pdu::REQUEST) {
-            let mut req = Map::new();
-            req.insert("opnum".into(), self.opnum.into());
-            if let Value::Object(h) = self.req.eve() {
-                req.extend(h);
-            }
-            m.insert("req".into(), Value::Object(req));
+            m.insert("req".into(), self.req.eve_with_opnum(self.opnum));
         }
         if matches!(self.kind, Some(pdu::REQUEST | pdu::BIND)) && !self.ifaces.is_empty() {
             let list = self

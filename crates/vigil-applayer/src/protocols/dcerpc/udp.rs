@@ -94,38 +94,21 @@ impl ProtoTx for UdpCall {
     }
 
     fn progress(&self, dir: Direction) -> Progress {
-        let done = match dir {
+        super::side_progress(match dir {
             Direction::ToServer => self.req.done,
             Direction::ToClient => self.res.done,
-        };
-        if done {
-            Progress::Complete
-        } else {
-            Progress::Headers
-        }
+        })
     }
 
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]> {
-        if id != 0 || index != 0 {
-            return None;
-        }
-        let stub = match dir {
-            Direction::ToServer => &self.req.stub,
-            Direction::ToClient => &self.res.stub,
-        };
-        (!stub.is_empty()).then_some(&stub[..])
+        super::stub_buffer(&self.req.stub, &self.res.stub, dir, id, index)
     }
 
     fn eve(&self) -> Value {
         let mut m = Map::new();
         if self.req.done {
             m.insert("request".into(), "REQUEST".into());
-            let mut req = Map::new();
-            req.insert("opnum".into(), self.opnum.into());
-            if let Value::Object(h) = self.req.eve() {
-                req.extend(h);
-            }
-            m.insert("req".into(), Value::Object(req));
+            m.insert("req".into(), self.req.eve_with_opnum(self.opnum));
         } else {
             m.insert("request".into(), "REQUEST_LOST".into());
         }
