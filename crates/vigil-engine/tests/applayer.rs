@@ -180,6 +180,13 @@ fn dce_byte_order_is_the_calls_own_and_old_names_run() {
     let rules = "alert dcerpc any any -> any any (flow:to_server; dce_opnum:0; dce_stub_data; content:\"|5c|\"; byte_test:2,=,14080,0,relative,dce; sid:1;)\n\
                  alert dcerpc any any -> any any (flow:to_server; dce_opnum:0; dce_stub_data; content:\"|5c|\"; byte_test:2,=,55,0,relative,dce; sid:2;)\n";
     let recs = run("dcerpc-dce", &frames, rules);
+    // Without a DCE/RPC buffer, `dce` still makes the rule a DCE/RPC one: it
+    // looks at this flow's stream (big-endian there) and not at a plain one's.
+    let raw =
+        "alert tcp any any -> any any (flow:to_server; content:\"|5c|\"; byte_test:2,=,55,0,relative,dce; sid:3;)\n";
+    let plain = tcp_session(49555, &[(b"\\\x00\x37", b"ok")]);
+    assert_eq!(sids(&run("dcerpc-dce-raw", &frames, raw)), [3, 3], "both requests' stubs in the stream");
+    assert!(sids(&run("dcerpc-dce-plain", &plain, raw)).is_empty(), "not a DCE/RPC flow");
     let alerts: Vec<(u64, u64)> = of_type(&recs, "alert")
         .iter()
         .map(|a| (a["alert"]["signature_id"].as_u64().unwrap(), a["tx_id"].as_u64().unwrap()))

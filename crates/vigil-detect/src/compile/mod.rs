@@ -213,6 +213,18 @@ pub fn compile_all(rule: &Rule, classes: &Classifications) -> Result<Vec<Signatu
     Ok(out)
 }
 
+/// Whether a `byte_*` step of `steps` reads in the `dce` byte order.
+fn reads_dce(steps: &[Step]) -> bool {
+    use crate::inspect::Endian::Dce;
+    steps.iter().any(|s| match s {
+        Step::ByteTest(b) => b.read.endian == Dce,
+        Step::ByteJump(b) => b.read.endian == Dce,
+        Step::ByteExtract(b) => b.read.endian == Dce,
+        Step::ByteMath(b) => b.read.endian == Dce,
+        _ => false,
+    })
+}
+
 /// `to_server`: the side a rule without a flow direction is taken to
 /// inspect (`None`: the buffers decide).
 fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> Result<Signature, Unsupported> {
@@ -220,6 +232,11 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
     let (action, proto, header_app) = header::compile(rule, &mut missing);
     let checks = packet::compile(rule, &mut missing);
     let mut compiled = payload::compile(rule, &mut missing);
+    // A payload keyword reading in the `dce` byte order makes the rule a
+    // DCE/RPC one (SMB's calls included), as Suricata sets its protocol.
+    let header_app = header_app.or_else(|| {
+        reads_dce(&compiled.steps).then(|| vigil_applayer::proto::find("dcerpc").map(|d| d.app_proto())).flatten()
+    });
     let headers = hdr::take(&mut compiled, &mut missing);
     let mut app_checks = Vec::new();
     let mut layer_proto = None;

@@ -754,6 +754,8 @@ fn fresh_match(sig: &Signature, chunk: &[u8], base: u64, fresh_from: u64, ictx: 
 
 /// The signature's payload keywords against the stream chunk or the packet payload.
 fn payload_matches(sig: &Signature, payload: &[u8], stream: StreamInput<'_>, ictx: &mut InspectCtx) -> bool {
+    // Raw bytes carry no data representation: `dce` reads big-endian there, as in Suricata.
+    ictx.dce_little = false;
     if sig.require_stream {
         if let Some((chunk, base)) = stream.chunk {
             if !chunk.is_empty()
