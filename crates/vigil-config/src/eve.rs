@@ -94,6 +94,8 @@ pub struct EveRecordOptions {
     pub extended: bool,
     /// `types`: the kinds of transaction logged (SMB's `[create, file]`); `None`: all.
     pub types: Option<Vec<String>>,
+    /// `custom`: the fields logged in place of the usual set (TLS's); `None`: the usual set.
+    pub custom: Option<Vec<String>>,
 }
 
 /// `types: - alert:` options.
@@ -401,7 +403,13 @@ impl EveLog {
                     .map(|(name, extended)| {
                         (
                             name.to_string(),
-                            EveRecordOptions { passwords: None, string_log_limit: None, extended, types: None },
+                            EveRecordOptions {
+                                passwords: None,
+                                string_log_limit: None,
+                                extended,
+                                types: None,
+                                custom: None,
+                            },
                         )
                     })
                     .collect(),
@@ -561,9 +569,15 @@ impl EveTypes {
                 let string_log_limit = opts.size_max("string-log-limit", u32::MAX.into(), &mut local);
                 let extended = opts.opt_bool("extended", &mut local);
                 let types = if name == "smb" { opts.string_list("types", &mut local) } else { None };
-                if passwords.is_some() || string_log_limit.is_some() || extended.is_some() || types.is_some() {
-                    let o =
-                        EveRecordOptions { passwords, string_log_limit, extended: extended.unwrap_or(false), types };
+                let custom = if name == "tls" { opts.string_list("custom", &mut local) } else { None };
+                if passwords.is_some()
+                    || string_log_limit.is_some()
+                    || extended.is_some()
+                    || types.is_some()
+                    || custom.is_some()
+                {
+                    let extended = extended.unwrap_or(false);
+                    let o = EveRecordOptions { passwords, string_log_limit, extended, types, custom };
                     t.record_options.retain(|(n, _)| n != name);
                     t.record_options.push((name.to_string(), o));
                 }

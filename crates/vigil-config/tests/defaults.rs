@@ -179,9 +179,15 @@ fn eve_record_options_by_type() {
         string_log_limit: Some(1024),
         extended: false,
         types: None,
+        custom: None,
     };
-    let pgsql =
-        vigil_config::EveRecordOptions { passwords: Some(true), string_log_limit: None, extended: false, types: None };
+    let pgsql = vigil_config::EveRecordOptions {
+        passwords: Some(true),
+        string_log_limit: None,
+        extended: false,
+        types: None,
+        custom: None,
+    };
     assert_eq!(opts, &[("mqtt".to_string(), mqtt), ("pgsql".to_string(), pgsql)]);
     // A limit that is not a size stops the start, as in Suricata.
     let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - mqtt:\n            string-log-limit: XXX\n";

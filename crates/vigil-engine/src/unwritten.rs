@@ -34,6 +34,16 @@ pub(crate) fn warnings(config: &Config) -> Vec<String> {
                 unwritten.join(", ")
             ));
         }
+        let tls_custom = eve.types.record_options.iter().find(|(n, _)| n == "tls").and_then(|(_, o)| o.custom.as_ref());
+        if let Some(custom) = tls_custom {
+            let names: Vec<&str> = custom.iter().map(String::as_str).collect();
+            for name in vigil_applayer::protocols::tls::unknown_custom_fields(&names) {
+                out.push(format!(
+                    "outputs.eve-log ({}): types.tls.custom: no field named '{name}'; it is not written",
+                    eve.filename
+                ));
+            }
+        }
     }
     out
 }
@@ -59,5 +69,10 @@ mod tests {
         assert!(w[1].contains("lz4 is written uncompressed"), "{w:?}");
         assert!(w[2].starts_with("outputs.stats (stats.log): stats.enabled is no"), "{w:?}");
         assert!(w[3].contains("no quic records"), "{w:?}");
+        let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - tls:\n            custom: [sni, ja5]\n";
+        let tree = vigil_config::ConfigTree::parse_str(yaml, "t.yaml").unwrap();
+        let w = warnings(&Config::from_tree(&tree).0);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("types.tls.custom: no field named 'ja5'"), "{w:?}");
     }
 }

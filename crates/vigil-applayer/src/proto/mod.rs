@@ -594,11 +594,14 @@ pub struct RecordOptions {
     pub extended: bool,
     /// `types`: the kinds of transaction written (SMB's `[create, file]`); `None`: all.
     pub types: Option<Vec<String>>,
+    /// `custom`: the fields written, in place of the usual set (TLS's
+    /// `[client_handshake, sni]`); `None`: the usual set.
+    pub custom: Option<Vec<String>>,
 }
 
 impl RecordOptions {
     pub const DEFAULT: RecordOptions =
-        RecordOptions { passwords: None, string_log_limit: None, extended: false, types: None };
+        RecordOptions { passwords: None, string_log_limit: None, extended: false, types: None, custom: None };
 }
 
 impl Default for RecordOptions {

@@ -320,6 +320,7 @@ impl Outputs {
                                 string_log_limit: o.string_log_limit.map(|l| l as usize),
                                 extended: o.extended,
                                 types: o.types.clone(),
+                                custom: o.custom.clone(),
                             })
                         })
                         .collect()

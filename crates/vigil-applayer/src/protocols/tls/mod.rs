@@ -34,6 +34,12 @@
 //! assert_eq!(tx.ja3().unwrap().string, "771,47,,,");
 //! ```
 
+/// The names of a `tls` output's `custom` list that are no field Suricata
+/// knows (they write nothing; the caller warns, as Suricata does).
+pub fn unknown_custom_fields<'a>(names: &[&'a str]) -> Vec<&'a str> {
+    eve::TlsEveOptions::from_config(false, Some(names), true).1
+}
+
 pub mod cert;
 mod checks;
 mod eve;

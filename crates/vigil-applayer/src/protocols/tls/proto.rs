@@ -246,6 +246,15 @@ impl ProtoTx for TlsTx {
         serde_json::to_value(TlsTx::eve(self)).unwrap_or(Value::Null)
     }
 
+    /// A `custom` field list replaces the usual set, as Suricata's; without
+    /// one the record is [`ProtoTx::eve`]'s.
+    fn eve_with(&self, opts: &crate::proto::RecordOptions) -> Value {
+        let Some(custom) = &opts.custom else { return ProtoTx::eve(self) };
+        let names: Vec<&str> = custom.iter().map(String::as_str).collect();
+        let (fields, _) = super::eve::TlsEveOptions::from_config(opts.extended, Some(&names), true);
+        serde_json::to_value(TlsTx::eve_with(self, fields)).unwrap_or(Value::Null)
+    }
+
     /// A session whose parsing failed before any handshake message has nothing to log.
     fn writes_record(&self) -> bool {
         self.has_handshake()
