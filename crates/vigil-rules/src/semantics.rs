@@ -233,6 +233,7 @@ pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
     }
     check_protocols(rule)?;
     check_dsize(rule, &w.contents)?;
+    check_bsize(rule, &w.contents)?;
     check_host_nocase(rule, &w.contents)?;
     rule.contents = w.contents;
     Ok(())
@@ -322,6 +323,55 @@ fn check_dsize(rule: &Rule, contents: &[ContentInfo]) -> Result<(), SemError> {
             "dsize",
             format!("signature can't match as required content length {need} exceeds dsize value {max}"),
         );
+    }
+    Ok(())
+}
+
+/// A `bsize` that caps its buffer below what one of the buffer's contents
+/// needs (its length, or with `depth` where its window ends) can never
+/// match: Suricata refuses the rule, and so does vigil.
+fn check_bsize(rule: &Rule, contents: &[ContentInfo]) -> Result<(), SemError> {
+    let mut buffer = None;
+    for (i, o) in rule.options.iter().enumerate() {
+        match (o.keyword.kind, &o.value, o.keyword.canonical) {
+            (Kind::Buffer(b) | Kind::LegacyBuffer(b), _, _) => buffer = Some(b),
+            (_, Value::Int(cmp), "bsize") => {
+                let (max, range) = match *cmp {
+                    IntCmp::Eq(n) | IntCmp::Lt(n) | IntCmp::Le(n) => (n as i64, None),
+                    IntCmp::Range(lo, hi) => (hi as i64, Some(lo)),
+                    _ => continue,
+                };
+                let num = |v: &Option<NumVar>| match v {
+                    Some(NumVar::Num(n)) => Some(*n),
+                    _ => None,
+                };
+                let need = contents
+                    .iter()
+                    .filter(|c| c.buffer.is_some() && c.buffer == buffer)
+                    .filter_map(|c| match &rule.options[c.option].value {
+                        Value::Content(content) if !content.negated => Some(match num(&c.mods.depth) {
+                            Some(depth) => num(&c.mods.offset).unwrap_or(0) + depth,
+                            None => content.bytes.len() as i64,
+                        }),
+                        _ => None,
+                    })
+                    .max()
+                    .unwrap_or(0);
+                if need > max {
+                    let what = match range {
+                        Some(lo) => format!("range {lo}-{max}"),
+                        None => format!("value {max}"),
+                    };
+                    return err(
+                        Some(i),
+                        ErrorKind::Semantic,
+                        "bsize",
+                        format!("signature can't match as required content length {need} exceeds bsize {what}"),
+                    );
+                }
+            }
+            _ => {}
+        }
     }
     Ok(())
 }
@@ -702,6 +752,25 @@ mod tests {
 
     fn tcp(opts: &str) -> Result<Rule, String> {
         Rule::parse(&format!("alert tcp any any -> any any ({opts} sid:1;)")).map_err(|e| e.reason)
+    }
+
+    #[test]
+    fn contents_a_bsize_leaves_no_room_for_are_refused() {
+        let http =
+            |opts: &str| Rule::parse(&format!("alert http any any -> any any ({opts} sid:1;)")).err().map(|e| e.reason);
+        assert_eq!(
+            http(r#"http.uri; content:"abcdefgh123456"; bsize:2;"#).unwrap(),
+            "signature can't match as required content length 14 exceeds bsize value 2"
+        );
+        assert!(http(r#"http.uri; content:"abcdefgh123456"; bsize:10<>13;"#)
+            .unwrap()
+            .ends_with("exceeds bsize range 10-13"));
+        assert!(http(r#"http.uri; content:"abc"; offset:3; depth:3; bsize:3;"#).unwrap().contains("length 6 exceeds"));
+        assert!(http(r#"http.uri; content:"abcef"; content:"g"; bsize:4;"#).is_some());
+        assert!(http(r#"http.uri; content:"abcdefgh123456"; bsize:15<>25;"#).is_none());
+        assert!(http(r#"http.uri; content:"/index.php"; bsize:>1024;"#).is_none());
+        assert!(http(r#"http.uri; content:!"abcdefgh"; bsize:2;"#).is_none(), "a negated content needs no room");
+        assert!(http(r#"http.uri; content:"abcdefgh"; http.host; bsize:2;"#).is_none(), "another buffer's bsize");
     }
 
     #[test]
