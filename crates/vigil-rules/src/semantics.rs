@@ -234,6 +234,7 @@ pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
     check_protocols(rule)?;
     check_dsize(rule, &w.contents)?;
     check_bsize(rule, &w.contents)?;
+    check_transformed_contents(rule, &w.contents)?;
     check_host_nocase(rule, &w.contents)?;
     rule.contents = w.contents;
     Ok(())
@@ -323,6 +324,41 @@ fn check_dsize(rule: &Rule, contents: &[ContentInfo]) -> Result<(), SemError> {
             "dsize",
             format!("signature can't match as required content length {need} exceeds dsize value {max}"),
         );
+    }
+    Ok(())
+}
+
+/// A content its buffer's transforms can never produce (upper case after
+/// `to_lowercase`, lower case after `to_uppercase`, whitespace after
+/// `strip_whitespace`, two whitespace bytes in a row after
+/// `compress_whitespace`) can never match: Suricata refuses the rule, and
+/// so does vigil. A case-blind or negated content is left alone.
+fn check_transformed_contents(rule: &Rule, contents: &[ContentInfo]) -> Result<(), SemError> {
+    let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+    for c in contents.iter().filter(|c| !c.mods.nocase) {
+        let Value::Content(content) = &rule.options[c.option].value else { continue };
+        if content.negated {
+            continue;
+        }
+        let b = &content.bytes[..];
+        for &t in &c.transforms {
+            let name = rule.options[t].keyword.canonical;
+            let why = match name {
+                "to_lowercase" if b.iter().any(u8::is_ascii_uppercase) => "it holds upper case",
+                "to_uppercase" if b.iter().any(u8::is_ascii_lowercase) => "it holds lower case",
+                "strip_whitespace" if b.iter().any(space) => "it holds whitespace",
+                "compress_whitespace" if b.windows(2).any(|w| space(&w[0]) && space(&w[1])) => {
+                    "it holds whitespace bytes in a row"
+                }
+                _ => continue,
+            };
+            return err(
+                Some(c.option),
+                ErrorKind::Semantic,
+                "content",
+                format!("\"{}\" is incompatible with {name} transform: {why}", String::from_utf8_lossy(b)),
+            );
+        }
     }
     Ok(())
 }
@@ -752,6 +788,28 @@ mod tests {
 
     fn tcp(opts: &str) -> Result<Rule, String> {
         Rule::parse(&format!("alert tcp any any -> any any ({opts} sid:1;)")).map_err(|e| e.reason)
+    }
+
+    #[test]
+    fn contents_a_transform_cannot_produce_are_refused() {
+        let http =
+            |opts: &str| Rule::parse(&format!("alert http any any -> any any ({opts} sid:1;)")).err().map(|e| e.reason);
+        assert!(http(r#"file.data; to_lowercase; content:"AT PAT";"#)
+            .unwrap()
+            .contains("incompatible with to_lowercase"));
+        assert!(http(r#"file.data; to_uppercase; content:"at";"#).unwrap().contains("incompatible with to_uppercase"));
+        assert!(http(r#"file.data; strip_whitespace; content:"a b";"#)
+            .unwrap()
+            .contains("incompatible with strip_whitespace"));
+        assert!(http(r#"file.data; strip_whitespace; content:"|61 0d|";"#).is_some(), "CR is whitespace");
+        assert!(http(r#"file.data; strip_whitespace; content:"|00 61|";"#).is_none());
+        assert!(http(r#"file.data; compress_whitespace; content:"a  b";"#)
+            .unwrap()
+            .contains("incompatible with compress_whitespace"));
+        assert!(http(r#"file.data; compress_whitespace; content:"a b";"#).is_none());
+        assert!(http(r#"file.data; to_lowercase; content:"AT"; nocase;"#).is_none(), "case-blind");
+        assert!(http(r#"file.data; to_lowercase; content:!"AT";"#).is_none(), "negated");
+        assert!(http(r#"file.data; content:"AT";"#).is_none(), "no transform");
     }
 
     #[test]
