@@ -193,6 +193,9 @@ pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
                             );
                         }
                     }
+                    Value::ByteMath(b) if b.opts.iter().any(|o| o == "relative") && !matched_before(rule, i) => {
+                        return err(at, ErrorKind::Semantic, name, "relative specified without previous pattern match");
+                    }
                     other => check_vars(&w, other, at, name)?,
                 }
                 match &opt.value {
@@ -326,6 +329,22 @@ fn check_dsize(rule: &Rule, contents: &[ContentInfo]) -> Result<(), SemError> {
         );
     }
     Ok(())
+}
+
+/// Whether a keyword before option `i` matches somewhere (a content, a
+/// `pcre`, a `byte_*`, an `isdataat`): what a relative `byte_math` counts from.
+fn matched_before(rule: &Rule, i: usize) -> bool {
+    rule.options[..i].iter().any(|o| {
+        matches!(
+            o.value,
+            Value::Content(_)
+                | Value::Pcre(_)
+                | Value::ByteTest(_)
+                | Value::ByteJump(_)
+                | Value::ByteExtract(_)
+                | Value::ByteMath(_)
+        ) || o.keyword.canonical == "isdataat"
+    })
 }
 
 /// A content its buffer's transforms can never produce (upper case after
@@ -788,6 +807,16 @@ mod tests {
 
     fn tcp(opts: &str) -> Result<Rule, String> {
         Rule::parse(&format!("alert tcp any any -> any any ({opts} sid:1;)")).map_err(|e| e.reason)
+    }
+
+    #[test]
+    fn a_relative_byte_math_needs_a_match_before_it() {
+        let tcp =
+            |opts: &str| Rule::parse(&format!("alert tcp any any -> any any ({opts} sid:1;)")).err().map(|e| e.reason);
+        let math = "byte_math:bytes 1, offset 1, oper <<, rvalue 2, result r, relative;";
+        assert_eq!(tcp(&format!("ipv4.hdr; {math}")).unwrap(), "relative specified without previous pattern match");
+        assert!(tcp(&format!("content:\"a\"; {math}")).is_none());
+        assert!(tcp("byte_math:bytes 1, offset 1, oper <<, rvalue 2, result r;").is_none(), "not relative");
     }
 
     #[test]
