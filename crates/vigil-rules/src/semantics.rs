@@ -238,6 +238,15 @@ pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
     check_dsize(rule, &w.contents)?;
     check_bsize(rule, &w.contents)?;
     check_transformed_contents(rule, &w.contents)?;
+    // base64_data is decoded at inspection: no prefilter can look into it.
+    if let Some(c) = w.contents.iter().find(|c| c.buffer == Some("base64_data") && c.mods.fast_pattern.is_some()) {
+        return err(
+            Some(c.option),
+            ErrorKind::Semantic,
+            "fast_pattern",
+            "fast_pattern cannot be used with base64_data",
+        );
+    }
     check_host_nocase(rule, &w.contents)?;
     rule.contents = w.contents;
     Ok(())
@@ -807,6 +816,18 @@ mod tests {
 
     fn tcp(opts: &str) -> Result<Rule, String> {
         Rule::parse(&format!("alert tcp any any -> any any ({opts} sid:1;)")).map_err(|e| e.reason)
+    }
+
+    #[test]
+    fn base64_data_has_no_fast_pattern() {
+        let http =
+            |opts: &str| Rule::parse(&format!("alert http any any -> any any ({opts} sid:1;)")).err().map(|e| e.reason);
+        let head = r#"http.request_body; base64_decode:bytes 28; base64_data;"#;
+        assert_eq!(
+            http(&format!(r#"{head} content:"something"; fast_pattern;"#)).unwrap(),
+            "fast_pattern cannot be used with base64_data"
+        );
+        assert!(http(&format!(r#"{head} content:"something";"#)).is_none());
     }
 
     #[test]
