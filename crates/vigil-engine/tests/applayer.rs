@@ -218,9 +218,13 @@ alert dcerpc any any -> any any (msg:"other operation"; dcerpc.opnum:5; sid:3;)
     let dg = |from: [u8; 4], to: [u8; 4], sp: u16, dp: u16, ptype: u8, body: &[u8]| {
         PacketBuilder::ipv4(from, to).udp(sp, dp).payload(&dce_datagram(ptype, body)).build_ethernet()
     };
-    let recs = run("dcerpc-udp", &[dg(C, S, 40001, 4000, 0, b"ABCD"), dg(S, C, 4000, 40001, 2, b"ok")], rules);
+    // A second call never answered: logged when the flow ends, on a UDP pseudo-packet.
+    let frames = [dg(C, S, 40001, 4000, 0, b"ABCD"), dg(S, C, 4000, 40001, 2, b"ok"), dg(C, S, 40001, 4000, 0, b"ZZ")];
+    let recs = run("dcerpc-udp", &frames, rules);
     // A rule that names no direction inspects the call on each side, as Suricata's does.
-    assert_eq!(sids(&recs), [1, 1, 2], "{recs:?}");
+    assert_eq!(sids(&recs), [1, 1, 1, 2], "{recs:?}");
+    let open = &of_type(&recs, "dcerpc")[1];
+    assert_eq!((open["proto"].as_str(), open["dcerpc"]["response"].as_str()), (Some("UDP"), Some("UNREPLIED")));
     let call = &of_type(&recs, "dcerpc")[0]["dcerpc"];
     assert_eq!(call["response"], "RESPONSE");
     assert_eq!(call["req"]["stub_data_size"], 4);
@@ -242,6 +246,21 @@ fn offset_and_depth_count_from_each_stream_window() {
                  alert tcp any any -> any any (flow:to_server,only_stream; content:\"HDR\"; offset:4; depth:3; content:\"bbb\"; distance:0; sid:2;)\n";
     let recs = run("stream-windows", &frames, rules);
     assert_eq!(sids(&recs), [1, 1, 2], "{recs:?}");
+}
+
+#[test]
+fn rdp_records_go_the_way_of_the_packet_that_writes_them() {
+    let cookie = b"Cookie: mstshash=eve\r\n";
+    let mut cr = vec![3, 0, 0, (11 + cookie.len()) as u8, (6 + cookie.len()) as u8, 0xe0, 0, 0, 0x12, 0x34, 0];
+    cr.extend_from_slice(cookie);
+    let cc = [3, 0, 0, 11, 6, 0xd0, 0, 0, 0x12, 0x34, 0];
+    let recs = run("rdp-dir", &tcp_session(3389, &[(&cr, &cc)]), "");
+    let rdp: Vec<(&str, u64)> = of_type(&recs, "rdp")
+        .iter()
+        .map(|r| (r["rdp"]["event_type"].as_str().unwrap(), r["src_port"].as_u64().unwrap()))
+        .collect();
+    // The request is read on the server's packet that acknowledges it, the answer on the client's.
+    assert_eq!(rdp, [("initial_request", 3389), ("initial_response", 40000)], "{recs:?}");
 }
 
 /// A BER element with a short length.
