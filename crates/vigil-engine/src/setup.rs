@@ -370,7 +370,7 @@ fn table_options(config: &Config, rules: &LoadedRules) -> Vec<u32> {
                     .and_then(|a| a.get(&format!("protocols.{}.{}", def.name, opt.key)))
                     .and_then(|n| n.value())
                     .and_then(vigil_config::value::parse_bool)
-                    .unwrap_or(false);
+                    .unwrap_or(opt.default);
                 let asked = opt.keywords.iter().any(|k| rules.keywords.contains(k));
                 if set || asked {
                     bits | (1 << i)

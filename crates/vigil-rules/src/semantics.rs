@@ -504,12 +504,19 @@ fn check_protocols(rule: &Rule) -> Result<(), SemError> {
         let Some(protos) = buffer_protocols(buffer) else { continue };
         if let Some(h) = header {
             if !protos.contains(&h) {
-                return err(
-                    Some(i),
-                    ErrorKind::Semantic,
-                    o.keyword.name,
-                    format!("is a {} buffer, but the rule is for protocol '{}'", protos[0], rule.header.protocol.name),
-                );
+                // Suricata's words for a keyword of several protocols, none the header's.
+                let is_buffer = matches!(o.keyword.kind, Kind::Buffer(_) | Kind::LegacyBuffer(_));
+                let msg = if protos.len() > 1 && is_buffer {
+                    format!(
+                        "rule contains conflicting protocols: {} is for {}, the rule for '{}'",
+                        o.keyword.name,
+                        protos.join("/"),
+                        rule.header.protocol.name
+                    )
+                } else {
+                    format!("is a {} buffer, but the rule is for protocol '{}'", protos[0], rule.header.protocol.name)
+                };
+                return err(Some(i), ErrorKind::Semantic, o.keyword.name, msg);
             }
         }
         match first {
@@ -784,8 +791,12 @@ mod tests {
         );
         assert_eq!(
             rule(r#"dns.query; content:"a";"#).unwrap_err(),
-            "is a dns buffer, but the rule is for protocol 'http'"
+            "rule contains conflicting protocols: dns.query is for dns/doh2, the rule for 'http'"
         );
+        let smb = Rule::parse(r#"alert smb any any -> any any (ja4.hash; content:"q"; sid:1;)"#);
+        assert!(smb.unwrap_err().reason.starts_with("rule contains conflicting protocols"));
+        let tls = Rule::parse(r#"alert smb any any -> any any (tls.sni; content:"q"; sid:1;)"#);
+        assert_eq!(tls.unwrap_err().reason, "is a tls buffer, but the rule is for protocol 'smb'");
         let r = Rule::parse(r#"alert tcp any any -> any any (http.uri; content:"a"; tls.sni; content:"b"; sid:1;)"#);
         assert_eq!(r.unwrap_err().reason, "conflicts with 'http.uri': no protocol has both buffers");
         assert!(Rule::parse(r#"alert smb any any -> any any (dcerpc.stub_data; content:"a"; sid:1;)"#).is_ok());

@@ -16,12 +16,13 @@ pub fn version_line() -> String {
 }
 
 /// What this build can do, under Suricata's feature names where vigil has
-/// the same feature (and none of those it lacks: Lua, JA4). libmagic is
+/// the same feature (and none of those it lacks: Lua). libmagic is
 /// loaded at run time: `MAGIC` is claimed only where it loads here.
 /// `LIBNET1.1` is how Suricata says it can send `reject` refusals; vigil
 /// sends them itself (raw sockets, or layer 2 on a bridge).
 fn features() -> Vec<&'static str> {
-    let mut f = vec!["NFQ", "AF_PACKET", "HAVE_PACKET_FANOUT", "PCRE_JIT", "HAVE_JA3", "TLS", "RUST", "LIBNET1.1"];
+    let mut f =
+        vec!["NFQ", "AF_PACKET", "HAVE_PACKET_FANOUT", "PCRE_JIT", "HAVE_JA3", "HAVE_JA4", "TLS", "RUST", "LIBNET1.1"];
     if cfg!(target_pointer_width = "64") {
         f.push("POPCNT64");
     }

@@ -31,7 +31,8 @@ fn csv_lists_every_suricata_keyword_with_a_runs_column() {
     let runs = |name: &str| rows.iter().find(|r| r[0] == name).map(|r| r[5]);
     assert_eq!(runs("content"), Some("yes"));
     assert_eq!(runs("ssh.hassh.server"), Some("yes"));
-    assert_eq!(runs("quic.sni"), Some("no"));
+    assert_eq!(runs("quic.sni"), Some("yes"));
+    assert_eq!(runs("http2.header_name"), Some("no"));
 }
 
 #[test]
@@ -45,7 +46,7 @@ fn one_keyword_all_keywords_and_an_unknown_one() {
 
     // An alias finds its keyword; a keyword vigil cannot run says why.
     assert!(stdout(&vigil(&["--list-keywords=flags"])).starts_with("= tcp.flags =\n"));
-    let text = stdout(&vigil(&["--list-keywords=quic.sni"]));
+    let text = stdout(&vigil(&["--list-keywords=http2.header_name"]));
     assert!(text.contains("Runs in vigil: no: "), "{text}");
 
     let out = vigil(&["--list-keywords=nosuchkeyword"]);
@@ -68,17 +69,17 @@ fn the_runs_column_agrees_with_rules_check() {
     std::fs::write(
         &file,
         "alert ssh any any -> any any (ssh.software; content:\"OpenSSH\"; sid:1;)\n\
-         alert quic any any -> any any (quic.sni; content:\"example\"; sid:2;)\n",
+         alert http2 any any -> any any (http2.header_name; content:\"example\"; sid:2;)\n",
     )
     .unwrap();
     let out = vigil(&["rules", "check", "-S", file.to_str().unwrap(), "--json"]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json report");
     let text = report.to_string();
-    assert!(text.contains("quic.sni"), "{text}");
+    assert!(text.contains("http2.header_name"), "{text}");
     assert!(!text.contains("ssh.software"), "{text}");
     let csv = stdout(&vigil(&["--list-keywords=csv"]));
     assert!(csv.lines().any(|l| l.starts_with("ssh.software;") && l.ends_with(";yes;")));
-    assert!(csv.lines().any(|l| l.starts_with("quic.sni;") && l.ends_with(";no;")));
+    assert!(csv.lines().any(|l| l.starts_with("http2.header_name;") && l.ends_with(";no;")));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -94,8 +95,9 @@ fn app_layer_protocols_in_suricatas_format() {
         assert!(protos.contains(&p), "{p}: {protos:?}");
     }
     // What vigil does not parse yet is said, not listed.
-    assert!(!protos.contains(&"quic"));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("quic"));
+    assert!(protos.contains(&"quic"));
+    assert!(!protos.contains(&"http2"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("http2"));
 }
 
 /// `-V` leads with the Suricata release vigil follows (what

@@ -279,12 +279,14 @@ impl fmt::Debug for Expectation {
 }
 
 /// A switch of a protocol: on when `app-layer.protocols.<name>.<key>` is
-/// true, or when a loaded rule uses one of `keywords` (a rule that asks for
-/// what the switch computes turns it on, as in Suricata).
+/// true (`default` when not given), or when a loaded rule uses one of
+/// `keywords` (a rule that asks for what the switch computes turns it on,
+/// as in Suricata).
 #[derive(Debug, Clone, Copy)]
 pub struct ProtoOption {
     pub key: &'static str,
     pub keywords: &'static [&'static str],
+    pub default: bool,
 }
 
 /// One protocol, as the rest of vigil sees it.
@@ -329,6 +331,11 @@ pub struct ProtoDef {
     /// Protocols whose rules also apply to this one's flows: SMB carries
     /// DCE/RPC, so `alert dcerpc` rules inspect SMB flows, as in Suricata.
     pub includes: &'static [&'static str],
+    /// Sticky buffers of another protocol that this one's transactions
+    /// also serve, under the owner's buffer numbers, when a rule's header
+    /// names this protocol (`alert quic ... ja3.hash`: QUIC carries TLS
+    /// hellos).
+    pub borrows: &'static [&'static str],
     /// How far each side must be parsed before a rule that names none of
     /// its buffers is inspected on it (TLS: the server's side is whole once
     /// its certificates came).

@@ -44,6 +44,7 @@ protocols! {
     websocket,
     rdp,
     rfb,
+    quic,
 }
 
 /// The test kit on every protocol of the table.

@@ -83,6 +83,16 @@ impl BufferDef {
         }
     }
 
+    /// A buffer of another protocol moved to `header`, the protocol a
+    /// rule's header names, when that protocol's transactions serve it too
+    /// ([`vigil_applayer::proto::ProtoDef::borrows`]).
+    pub(crate) fn borrowed_by(self, name: &str, header: Option<AppProto>) -> BufferDef {
+        match header.and_then(vigil_applayer::proto::of) {
+            Some(d) if d.borrows.contains(&name) => BufferDef { proto: d.app_proto(), ..self },
+            _ => self,
+        }
+    }
+
     /// The buffer and the side it is read from when the rule inspects `side`.
     pub(crate) fn resolve(&self, side: Direction) -> (BufferId, Direction) {
         match (side, self.request, self.response) {

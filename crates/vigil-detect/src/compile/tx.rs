@@ -125,7 +125,10 @@ pub(super) fn split(
     // The file keywords belong to the protocol that carries the files: the
     // header's, when it carries any (`alert ftp-data ... file.data`).
     let carrier = header.filter(|&p| vigil_applayer::proto::of(p).is_some_and(|d| d.files));
-    let defs: Vec<_> = raw.iter().filter_map(|b| buffers::lookup(b.name)).map(|d| d.carried_by(carrier)).collect();
+    let defs: Vec<_> = raw
+        .iter()
+        .filter_map(|b| Some(buffers::lookup(b.name)?.carried_by(carrier).borrowed_by(b.name, header)))
+        .collect();
     let checks: Vec<AppCheck> = checks.into_iter().map(|c| c.carried_by(carrier)).collect();
     if defs.len() != raw.len() {
         // Unknown buffers were reported by the payload compiler.

@@ -323,6 +323,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     transactions: true,
     aliases: &[],
     includes: &[],
+    borrows: &[],
     base_need: crate::proto::HEADERS_BOTH,
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,

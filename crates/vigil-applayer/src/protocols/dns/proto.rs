@@ -116,6 +116,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     transactions: true,
     aliases: &[],
     includes: &[],
+    borrows: &[],
     // A transaction is one message: it is there or not.
     base_need: PerDir { to_server: Progress::Complete, to_client: Progress::Complete },
     hooks: crate::proto::Hooks::GENERIC,

@@ -257,6 +257,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     transactions: true,
     aliases: &["http1"],
     includes: &[],
+    borrows: &[],
     base_need: HEADERS_BOTH,
     hooks: crate::proto::Hooks {
         to_server: &[

@@ -695,6 +695,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     transactions: true,
     aliases: &[],
     includes: &[],
+    borrows: &[],
     base_need: PerDir { to_server: Progress::Complete, to_client: Progress::Complete },
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: true,

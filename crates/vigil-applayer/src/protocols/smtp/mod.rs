@@ -175,6 +175,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     transactions: true,
     aliases: &[],
     includes: &[],
+    borrows: &[],
     base_need: PerDir { to_server: Progress::Headers, to_client: Progress::Complete },
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,

@@ -93,6 +93,7 @@ fn probe(_dir: Direction, data: &[u8], _cx: ProbeCx) -> Probe {
 pub const OPTIONS: &[ProtoOption] = &[ProtoOption {
     key: "hassh",
     keywords: &["ssh.hassh", "ssh.hassh.string", "ssh.hassh.server", "ssh.hassh.server.string"],
+    default: false,
 }];
 
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
@@ -123,6 +124,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     transactions: true,
     aliases: &[],
     includes: &[],
+    borrows: &[],
     base_need: crate::proto::HEADERS_BOTH,
     hooks: crate::proto::Hooks {
         to_server: &["request_in_progress", "request_banner_wait_eol", "request_banner_done", "request_finished"],

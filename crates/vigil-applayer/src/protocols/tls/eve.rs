@@ -39,7 +39,7 @@ impl TlsEveOptions {
     pub const CLIENT: u32 = 1 << 13;
     pub const CLIENT_CERTIFICATE: u32 = 1 << 14;
     pub const CLIENT_CHAIN: u32 = 1 << 15;
-    /// Accepted and ignored: vigil computes no JA4 (Suricata does the same without it).
+    /// JA4, where `ja4-fingerprints` has it computed.
     pub const JA4: u32 = 1 << 16;
     pub const SUBJECTALTNAME: u32 = 1 << 17;
     pub const CLIENT_ALPNS: u32 = 1 << 18;
@@ -157,6 +157,8 @@ pub struct TlsEve {
     pub ja3: Option<EveJa3>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ja3s: Option<EveJa3>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ja4: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub client_alpns: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -261,6 +263,7 @@ impl TlsTx {
             session_resumed: self.session_resumed && opts.has(F::SESSION_RESUMED),
             ja3: self.ja3.as_ref().filter(|_| opts.has(F::JA3)).map(ja),
             ja3s: self.ja3s.as_ref().filter(|_| opts.has(F::JA3S)).map(ja),
+            ja4: self.ja4.clone().filter(|_| opts.has(F::JA4)),
             client_alpns: if opts.has(F::CLIENT_ALPNS) {
                 self.alpn().iter().map(|p| text(p)).collect()
             } else {

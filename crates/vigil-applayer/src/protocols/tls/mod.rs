@@ -45,6 +45,7 @@ mod checks;
 mod eve;
 pub mod handshake;
 pub mod ja3;
+pub mod ja4;
 mod proto;
 pub mod record;
 pub(crate) mod sample;
@@ -174,6 +175,9 @@ pub struct TlsParser {
     /// not complete before it (or the client's encryption), so records and client-certificate
     /// rules see it.
     client_cert_pending: bool,
+    /// Whether JA3/JA3S and JA4 are computed (both unless told otherwise).
+    ja3: bool,
+    ja4: bool,
 }
 
 impl Default for TlsParser {
@@ -196,7 +200,16 @@ impl TlsParser {
             events: Vec::new(),
             max_handshake: max,
             client_cert_pending: false,
+            ja3: true,
+            ja4: true,
         }
+    }
+
+    /// Which fingerprints are computed (and so logged and inspected).
+    pub(crate) fn with_fingerprints(mut self, ja3: bool, ja4: bool) -> Self {
+        self.ja3 = ja3;
+        self.ja4 = ja4;
+        self
     }
 
     /// Gives the one transaction the id `id` instead of 0. A parser that takes over a flow from
@@ -323,7 +336,12 @@ impl TlsParser {
                 if self.tx.client_hello.is_none() {
                     match handshake::parse_client_hello(body, &mut events) {
                         Some(ch) => {
-                            self.tx.ja3 = Some(ja3::ja3(&ch));
+                            if self.ja3 {
+                                self.tx.ja3 = Some(ja3::ja3(&ch));
+                            }
+                            if self.ja4 {
+                                self.tx.ja4 = Some(ja4::ja4(&ch, ja4::Transport::Tcp));
+                            }
                             self.tx.client_hello = Some(ch);
                         }
                         None => events.push(EVENT_INVALID_HANDSHAKE_MESSAGE),
@@ -336,7 +354,9 @@ impl TlsParser {
                 Some(sh) => {
                     let tls13 = sh.is_tls13() && !sh.is_retry_request();
                     if self.tx.server_hello.is_none() || tls13 {
-                        self.tx.ja3s = Some(ja3::ja3s(&sh));
+                        if self.ja3 {
+                            self.tx.ja3s = Some(ja3::ja3s(&sh));
+                        }
                         self.tx.server_hello = Some(sh);
                     }
                     self.tx.reach(dir, 1);
@@ -409,7 +429,12 @@ impl TlsParser {
             (Some(handshake::SSL2_CLIENT_HELLO), Direction::ToServer) => {
                 if self.tx.client_hello.is_none() {
                     match handshake::parse_sslv2_client_hello(body) {
-                        Some(ch) => self.tx.client_hello = Some(ch),
+                        Some(ch) => {
+                            if self.ja4 {
+                                self.tx.ja4 = Some(ja4::ja4(&ch, ja4::Transport::Tcp));
+                            }
+                            self.tx.client_hello = Some(ch);
+                        }
                         None => self.event(EVENT_INVALID_HANDSHAKE_MESSAGE),
                     }
                 }

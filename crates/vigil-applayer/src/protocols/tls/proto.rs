@@ -7,7 +7,7 @@ use vigil_types::{Direction, PerDir};
 use super::{checks, probe, TlsParser, TlsProbe, TlsTx};
 use crate::parser::{AppEvent, ParseResult};
 use crate::progress::Progress;
-use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, Sides};
+use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoOption, ProtoParser, ProtoTx, Sides};
 
 /// The buffers, numbered for [`ProtoTx::buffer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,10 +44,12 @@ pub enum Buffer {
     RandomTime = 13,
     /// `tls.random_bytes`: its last 28 bytes.
     RandomBytes = 14,
+    /// `ja4.hash`: the JA4 fingerprint of the ClientHello.
+    Ja4Hash = 15,
 }
 
 impl Buffer {
-    const ALL: [Buffer; 15] = [
+    const ALL: [Buffer; 16] = [
         Buffer::Sni,
         Buffer::CertSubject,
         Buffer::CertIssuer,
@@ -63,6 +65,7 @@ impl Buffer {
         Buffer::Random,
         Buffer::RandomTime,
         Buffer::RandomBytes,
+        Buffer::Ja4Hash,
     ];
 
     pub fn from_id(id: u8) -> Option<Buffer> {
@@ -95,6 +98,7 @@ const BUFFERS: &[BufferDef] = &[
     one("ja3.string", Buffer::Ja3String, ToServer),
     one("ja3s.hash", Buffer::Ja3sHash, ToClient),
     one("ja3s.string", Buffer::Ja3sString, ToClient),
+    one("ja4.hash", Buffer::Ja4Hash, ToServer),
     each("tls.cert_subject", Buffer::CertSubject, ToClient, Complete, false),
     each("tls.cert_issuer", Buffer::CertIssuer, ToClient, Complete, false),
     each("tls.cert_serial", Buffer::CertSerial, ToClient, Complete, false),
@@ -115,8 +119,18 @@ fn probe_tls(_dir: Direction, data: &[u8], _cx: ProbeCx) -> Probe {
     }
 }
 
+/// `ja3-fingerprints` (bit 0 of [`ParserInit::options`]): off unless set
+/// or a rule asks for JA3, as Suricata's `auto`; `ja4-fingerprints` (bit
+/// 1): on unless set to no, as Suricata 8 writes JA4 by default.
+pub const OPTIONS: &[ProtoOption] = &[
+    ProtoOption { key: "ja3-fingerprints", keywords: &["ja3.hash", "ja3.string", "ja3s.hash", "ja3s.string"], default: false },
+    ProtoOption { key: "ja4-fingerprints", keywords: &["ja4.hash"], default: true },
+];
+
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
-    Box::new(TlsParser::new().with_first_tx_id(init.first_tx_id))
+    Box::new(
+        TlsParser::new().with_first_tx_id(init.first_tx_id).with_fingerprints(init.options & 1 != 0, init.options & 2 != 0),
+    )
 }
 
 pub static PROTO: ProtoDef = ProtoDef {
@@ -137,7 +151,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     // Its anomalies are logged; `app-layer-event` rules on them are not run yet.
     events: &[],
     event: crate::proto::no_other_events,
-    options: &[],
+    options: OPTIONS,
     settings: &[],
     sample: super::sample::conversation,
     sample_expected: None,
@@ -145,6 +159,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     transactions: true,
     aliases: &[],
     includes: &[],
+    borrows: &[],
     // The server's certificates come after its hello.
     base_need: PerDir { to_server: Headers, to_client: Complete },
     hooks: crate::proto::Hooks {

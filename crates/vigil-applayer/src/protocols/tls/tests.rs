@@ -136,6 +136,7 @@ fn eve_record() {
             "version": "TLS 1.2",
             "ja3": {"hash": ja3::ja3(p.tx().client_hello().unwrap()).hash, "string": "771,49199-47,0-16-10-11,23,0"},
             "ja3s": {"hash": "5d79edf64e03689ff559a54e9d9487bc", "string": "771,49199,65281-0-11-16-23"},
+            "ja4": super::ja4::ja4(p.tx().client_hello().unwrap(), super::ja4::Transport::Tcp),
             "client_alpns": ["h2", "http/1.1"],
             "server_alpns": ["h2"]
         })

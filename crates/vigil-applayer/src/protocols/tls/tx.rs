@@ -29,6 +29,7 @@ pub struct TlsTx {
     pub(crate) ssl2_server_version: Option<u16>,
     pub(crate) ja3: Option<Ja3>,
     pub(crate) ja3s: Option<Ja3>,
+    pub(crate) ja4: Option<String>,
     pub(crate) server_certs: CertChain,
     pub(crate) client_certs: CertChain,
     pub(crate) session_resumed: bool,
@@ -200,6 +201,7 @@ impl TlsTx {
             Buffer::Ja3String => first(index, self.ja3.as_ref().map(|j| j.string.as_bytes())),
             Buffer::Ja3sHash => first(index, self.ja3s.as_ref().map(|j| j.hash.as_bytes())),
             Buffer::Ja3sString => first(index, self.ja3s.as_ref().map(|j| j.string.as_bytes())),
+            Buffer::Ja4Hash => first(index, self.ja4.as_deref().map(str::as_bytes)),
             Buffer::Alpn => self.alpn().get(index).map(Vec::as_slice),
             Buffer::CertSubject
             | Buffer::CertIssuer
