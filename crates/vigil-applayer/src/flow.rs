@@ -699,6 +699,7 @@ impl AppFlow {
         let known = parser.p.tunnel_to().and_then(crate::proto::find).filter(|d| {
             crate::proto::index(d.name).is_some_and(|i| i < 64 && self.cfg.table_enabled & (1u64 << i) != 0)
         });
+        let handover = parser.p.handover();
         self.orig = Some(self.proto);
         self.events.extend(parser.take_events());
         self.counters.txs_evicted += parser.txs_evicted();
@@ -712,9 +713,14 @@ impl AppFlow {
         }
         self.tunnels += 1;
         self.counters.tunnels += 1;
-        match known {
-            Some(def) => self.start(def.app_proto()),
-            None => self.stage = Stage::Detect(Detector::new(self.probes, self.cfg.detect_limit)),
+        match (known, handover) {
+            (Some(def), Some(h)) => {
+                let parser = self.new_parser(def, self.next_id, Some(&h));
+                self.proto = def.app_proto();
+                self.stage = Stage::Parse(Box::new(parser));
+            }
+            (Some(def), None) => self.start(def.app_proto()),
+            (None, _) => self.stage = Stage::Detect(Detector::new(self.probes, self.cfg.detect_limit)),
         }
         for (d, bytes) in [(other, early), (dir, rest)] {
             let side = self.sides.get_mut(d);

@@ -88,12 +88,12 @@ pass tcp any any -> any any (msg:"p"; content:"secret"; sid:11;)
 fn unsupported_keywords_are_named() {
     let set = Loader::new()
         .load_str(
-            r#"alert http2 any any -> any any (msg:"x"; http2.header_name; content:"a"; xbits:isset,x,track tx; sid:1;)"#,
+            r#"alert tcp any any -> any any (msg:"x"; asn1:bitstring_overflow; xbits:isset,x,track tx; sid:1;)"#,
             "t.rules",
         )
         .unwrap();
     let err = compile(&set.rules[0], &Classifications::default()).unwrap_err();
-    assert!(err.keywords.iter().any(|k| k.contains("http2")), "{err:?}");
+    assert!(err.keywords.iter().any(|k| k.contains("asn1")), "{err:?}");
     assert!(err.keywords.iter().any(|k| k.contains("xbits")), "{err:?}");
 }
 

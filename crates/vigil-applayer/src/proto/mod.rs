@@ -405,6 +405,12 @@ pub trait ProtoParser: Send {
     fn tunnel_to(&self) -> Option<&'static str> {
         None
     }
+    /// What the parser of [`ProtoParser::tunnel_to`] is handed (as
+    /// [`ParserInit::expected`]): the HTTP/1 request an `h2c` upgrade
+    /// carried, which is HTTP/2's stream 1.
+    fn handover(&self) -> Option<Expected> {
+        None
+    }
     /// Marks files for the file store on behalf of signature `sid`: those
     /// of transaction `tx` on the sides in `dirs`, or (`tx` `None`) every
     /// file from now on.

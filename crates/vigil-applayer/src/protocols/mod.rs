@@ -45,6 +45,7 @@ protocols! {
     rdp,
     rfb,
     quic,
+    http2,
 }
 
 /// The test kit on every protocol of the table.

@@ -130,6 +130,7 @@ mod tests {
         assert_eq!(u.resolve(Direction::ToClient), (uri, Direction::ToServer));
         assert_eq!(lookup("file.data").unwrap().default, Direction::ToClient);
         assert!(lookup("dns.query").unwrap().multi);
-        assert!(lookup("http2.header").is_none());
+        assert!(lookup("http2.header").is_some());
+        assert!(lookup("ip.src").is_none());
     }
 }

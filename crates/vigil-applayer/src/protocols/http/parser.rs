@@ -70,6 +70,8 @@ pub struct HttpParser {
     tunnel: bool,
     /// The protocol the tunnel speaks, when the upgrade named one.
     tunnel_to: Option<&'static str>,
+    /// What an `h2c` upgrade hands HTTP/2.
+    handover: Option<crate::proto::Expected>,
     stats: HttpStats,
 }
 
@@ -98,6 +100,7 @@ impl HttpParser {
             events: Vec::new(),
             tunnel: false,
             tunnel_to: None,
+            handover: None,
             stats: HttpStats::default(),
         }
     }
@@ -114,6 +117,11 @@ impl HttpParser {
     /// The protocol the tunnel speaks, when the upgrade named it.
     pub fn tunnel_to(&self) -> Option<&'static str> {
         self.tunnel_to
+    }
+
+    /// The request an `h2c` upgrade carried, for HTTP/2's parser.
+    pub fn handover(&self) -> Option<crate::proto::Expected> {
+        self.handover.clone()
     }
 
     /// Numbers transactions from `id` on. A parser that takes over a flow from
@@ -650,10 +658,24 @@ impl HttpParser {
                 // An upgrade to WebSocket the server accepted: no detection needed.
                 let asked = tx.req.headers.value(b"upgrade").is_some_and(|u| u.eq_ignore_ascii_case(b"websocket"));
                 let websocket = tx.res.status == Some(101) && asked;
+                let h2c = tx.res.status == Some(101)
+                    && tx.req.headers.value(b"upgrade").is_some_and(|u| u.eq_ignore_ascii_case(b"h2c"));
+                // HTTP/2 takes over at once, the upgrading request its stream 1.
+                let handover: Option<crate::proto::Expected> = h2c.then(|| {
+                    let headers = tx.req.headers.list.iter().map(|h| (h.name.clone(), h.value.clone())).collect();
+                    std::sync::Arc::new(crate::protocols::http2::H2cUpgrade {
+                        method: tx.req.method.clone().unwrap_or_default(),
+                        uri: tx.req.uri.clone().unwrap_or_default(),
+                        headers,
+                    }) as crate::proto::Expected
+                });
                 finish_response(side, tx);
                 self.tunnel = true;
                 if websocket {
                     self.tunnel_to = Some("websocket");
+                } else if h2c {
+                    self.tunnel_to = Some("http2");
+                    self.handover = handover;
                 }
             }
             ResNext::None => body_ended(side, tx),

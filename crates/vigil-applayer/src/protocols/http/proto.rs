@@ -329,6 +329,10 @@ impl ProtoParser for HttpParser {
         HttpParser::tunnel_to(self)
     }
 
+    fn handover(&self) -> Option<crate::proto::Expected> {
+        HttpParser::handover(self)
+    }
+
     fn store_files(&mut self, tx: Option<u64>, dirs: &[Direction], sid: u32) {
         HttpParser::store_files(self, tx, dirs, sid);
     }
