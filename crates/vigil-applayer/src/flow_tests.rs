@@ -419,6 +419,30 @@ fn connect_tunnel_is_detected_again() {
 }
 
 #[test]
+fn an_h2c_upgrade_hands_its_request_to_http2() {
+    // RFC 7540 3.2: the upgrading request is stream 1's; its settings (here
+    // ENABLE_PUSH 0, base64url `AAIAAAAA`) a SETTINGS of stream 0.
+    let mut server = b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n".to_vec();
+    server.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    // Stream 1's answer: HEADERS with :status 200 (static index 8), then its end.
+    server.extend_from_slice(&[0, 0, 1, 1, 5, 0, 0, 0, 1, 0x88]);
+    let segs = [
+        c2s("GET /robots.txt HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAIAAAAA\r\n\r\n"),
+        s2c(&server),
+        c2s(crate::protocols::http2::frame::PREFACE),
+    ];
+    let flow = check(&AppConfig::default(), (40000, 80), &segs);
+    let http2 = crate::protocols::http2::PROTO.app_proto();
+    assert_eq!((flow.proto(), flow.orig_proto()), (http2, Some(HTTP)));
+    let records: Vec<serde_json::Value> = flow.txs().map(|t| t.tx.eve()).collect();
+    assert_eq!(records.len(), 4, "the upgrade, the client's settings, the server's, stream 1: {records:#?}");
+    assert_eq!(records[1]["http2"]["request"]["settings"][0]["settings_id"], "SETTINGSENABLEPUSH");
+    let stream1 = records.iter().find(|r| r["http2"]["stream_id"] == 1).unwrap();
+    assert_eq!((stream1["url"].as_str(), stream1["status"].as_u64()), (Some("/robots.txt"), Some(200)));
+    assert_eq!(stream1["request_headers"][2], serde_json::json!({"name": ":authority", "value": "h"}));
+}
+
+#[test]
 fn a_failed_tunnel_remembers_http_however_pruned() {
     // suricata-verify http-connect-fail: the proxy answers, then sends what no parser knows.
     let mut flow = AppFlow::new(&AppConfig::default(), Transport::Tcp, 51479, 8001);
