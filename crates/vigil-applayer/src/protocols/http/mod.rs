@@ -56,7 +56,7 @@
 //! ```
 
 mod body;
-mod decompress;
+pub(crate) mod decompress;
 mod eve;
 mod events;
 mod headers;

@@ -22,7 +22,13 @@
 //! `http2.priority`, `http2.window`, `http2.size_update` and
 //! `http2.settings` (in `checks.rs`).
 //!
-//! Not yet: files, decompression, DNS over HTTP/2.
+//! Each side's body is a file of the shared service (unnamed, as Suricata
+//! 8's), decoded where its Content-Encoding says gzip or deflate
+//! (HTTP's bounded decoder), closed at its END_STREAM, cut short by a
+//! RST_STREAM or the flow's end.
+//!
+//! Not yet: brotli (`br`) bodies, kept as sent; Range requests put back
+//! together; DNS over HTTP/2.
 
 mod checks;
 pub mod frame;
@@ -30,7 +36,9 @@ pub mod tx;
 
 use vigil_types::Direction;
 
+use crate::files::{File, FileConfig};
 use crate::parser::{AppEvent, ParseResult};
+use crate::protocols::http::decompress::{codecs_for, Decoder};
 use crate::progress::Progress;
 use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, SettingDef, Sides, TxQueue};
 use frame::Header;
@@ -152,6 +160,17 @@ pub struct Http2Parser {
     preface_done: bool,
     body_limit: usize,
     events: Vec<AppEvent>,
+    files: FileConfig,
+    /// Bodies being decoded: (stream, side, decoder).
+    decoders: Vec<(u32, usize, Decoder)>,
+    decompress_limit: u64,
+    decompress_ratio: u64,
+}
+
+impl std::fmt::Debug for Decoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Decoder")
+    }
 }
 
 fn side(dir: Direction) -> usize {
@@ -348,8 +367,12 @@ impl Http2Parser {
                 let i = self.stream_tx(h.stream);
                 let t = &mut self.txs[i];
                 t.side_mut(dir).error_code = Some(code);
-                t.sides.to_server.done = true;
-                t.sides.to_client.done = true;
+                let st = &mut t.s;
+                for s in [&mut st.sides.to_server, &mut st.sides.to_client] {
+                    s.done = true;
+                    s.files.iter_mut().filter(|f| f.is_open()).for_each(File::truncate);
+                }
+                self.decoders.retain(|x| x.0 != h.stream);
             }
             frame::GOAWAY => {
                 let Some(c) = payload.get(4..8) else { return };
@@ -376,16 +399,60 @@ impl Http2Parser {
         self.frame_kind(dir, &h);
     }
 
-    /// Body bytes of a DATA frame.
+    /// Body bytes of a DATA frame: the side's inspection window and its
+    /// file (opened at the first bytes), both
+    /// decoded where the side's Content-Encoding says gzip or deflate.
     fn data(&mut self, dir: Direction, stream: u32, bytes: &[u8], end: bool) {
-        let limit = self.body_limit;
+        let d = side(dir);
         let Some(i) = self.find(stream) else { return };
+        if !bytes.is_empty() && self.txs[i].sides.get(dir).files.is_empty() {
+            let t = &self.txs[i];
+            let codecs = t.sides.get(dir).get(b"content-encoding").and_then(|e| codecs_for(e).ok());
+            if let Some(c) = codecs.filter(|c| !c.is_empty()) {
+                self.decoders.push((stream, d, Decoder::new(&c, self.decompress_limit, self.decompress_ratio, 4096)));
+            }
+            // Unnamed, as Suricata 8's HTTP/2 files are.
+            let file = File::open(Vec::new(), 0, &self.files);
+            self.txs[i].side_mut(dir).files.push(file);
+        }
+        let (limit, cfg) = (self.body_limit, self.files);
+        let k = self.decoders.iter().position(|x| x.0 == stream && x.1 == d);
         let s = self.txs[i].side_mut(dir);
         s.body_len += bytes.len() as u64;
-        let room = limit.saturating_sub(s.body.len());
-        s.body.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        let mut take = |out: &[u8]| {
+            let room = limit.saturating_sub(s.body.len());
+            s.body.extend_from_slice(&out[..out.len().min(room)]);
+            if let Some(f) = s.files.first_mut() {
+                f.append(out, &cfg);
+            }
+        };
+        match k {
+            Some(k) => {
+                let dec = &mut self.decoders[k].2;
+                dec.feed(bytes, &mut take);
+                if end {
+                    dec.finish(&mut take);
+                }
+            }
+            None => take(bytes),
+        }
         if end {
+            if let Some(k) = k {
+                self.decoders.swap_remove(k);
+            }
+            if let Some(f) = s.files.first_mut() {
+                f.close();
+            }
             s.done = true;
+        }
+    }
+
+    /// Files still open on side `dir` end here, cut short.
+    fn truncate_files(&mut self, dir: Direction) {
+        for i in 0..self.txs.len() {
+            for f in self.txs[i].side_mut(dir).files.iter_mut().filter(|f| f.is_open()) {
+                f.truncate();
+            }
         }
     }
 }
@@ -490,7 +557,23 @@ impl ProtoParser for Http2Parser {
         false
     }
 
-    fn close(&mut self, _dir: Direction, _held: &[u8]) {}
+    fn close(&mut self, dir: Direction, _held: &[u8]) {
+        self.truncate_files(dir);
+    }
+
+    fn store_files(&mut self, tx: Option<u64>, dirs: &[Direction], sid: u32) {
+        for i in 0..self.txs.len() {
+            let t = &mut self.txs[i];
+            if tx.is_some_and(|id| t.s.id != id) {
+                continue;
+            }
+            for dir in [Direction::ToServer, Direction::ToClient] {
+                if dirs.is_empty() || dirs.contains(&dir) {
+                    t.side_mut(dir).files.iter_mut().for_each(|f| f.mark_store(sid));
+                }
+            }
+        }
+    }
 
     crate::proto::delegate_txs!(txs);
 
@@ -515,6 +598,10 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
         preface_done: false,
         body_limit,
         events: Vec::new(),
+        files: init.app.http.files,
+        decoders: Vec::new(),
+        decompress_limit: init.app.http.decompress_limit as u64,
+        decompress_ratio: init.app.http.decompress_ratio_cap,
     };
     if let Some(up) = init.expected.and_then(|e| e.downcast_ref::<H2cUpgrade>()) {
         p.upgraded(up);
@@ -588,7 +675,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     settings: SETTINGS,
     sample,
     sample_expected: None,
-    files: false,
+    files: true,
     transactions: true,
     aliases: &[],
     includes: &["http"],
@@ -610,6 +697,10 @@ mod tests {
             preface_done: false,
             body_limit: 4096,
             events: Vec::new(),
+            files: FileConfig::default(),
+            decoders: Vec::new(),
+            decompress_limit: 1 << 20,
+            decompress_ratio: 2048,
         }
     }
 

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use vigil_types::{Direction, PerDir};
 
 use super::frame;
+use crate::files::File;
 use crate::progress::Progress;
 use crate::proto::ProtoTx;
 use crate::protocols::http::Buffer as Http;
@@ -30,6 +31,8 @@ pub struct Side {
     pub window: Option<u32>,
     /// The frame types it sent on the stream, a bit each.
     pub frame_types: u16,
+    /// Its body as a file (decoded when a Content-Encoding says so).
+    pub files: Vec<File>,
     pub done: bool,
     /// Its error code came in a GOAWAY, which EVE writes as `NOERROR`, not `NoError`.
     pub goaway: bool,
@@ -45,7 +48,7 @@ impl Side {
     /// A field by its name as sent: HTTP/2 names are lower case, and a
     /// `User-Agent` carried over from an HTTP/1 upgrade is not `user-agent`
     /// (Suricata looks them up so too).
-    fn get(&self, name: &[u8]) -> Option<&[u8]> {
+    pub(crate) fn get(&self, name: &[u8]) -> Option<&[u8]> {
         self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
     }
 
@@ -153,7 +156,7 @@ impl Http2Stream {
         self.sides.get_mut(dir)
     }
 
-    fn req(&self) -> &Side {
+    pub(crate) fn req(&self) -> &Side {
         &self.sides.to_server
     }
 
@@ -322,6 +325,15 @@ impl ProtoTx for Http2Stream {
         self.record()
     }
 
+    fn files(&self, dir: Direction) -> &[File] {
+        &self.sides.get(dir).files
+    }
+
+    fn file_size(&self, dir: Direction) -> Option<(u64, bool)> {
+        let f = self.sides.get(dir).files.first()?;
+        (!f.is_open()).then_some((f.size, !f.gaps))
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -373,6 +385,14 @@ impl ProtoTx for Http2Tx {
 
     fn events(&self) -> u64 {
         self.events
+    }
+
+    fn files(&self, dir: Direction) -> &[File] {
+        self.s.files(dir)
+    }
+
+    fn file_size(&self, dir: Direction) -> Option<(u64, bool)> {
+        self.s.file_size(dir)
     }
 
     fn carried(&self) -> Option<&dyn ProtoTx> {
