@@ -89,6 +89,21 @@ impl ServerHello {
     }
 }
 
+/// A version a peer can speak as Suricata counts them (SSL 3.0 to TLS 1.3,
+/// the TLS 1.3 drafts from 16 and Facebook's): what it takes from a
+/// client's supported_versions, the first such one.
+pub fn speakable(v: u16) -> bool {
+    matches!(v, 0x0300..=0x0304 | 0x7f10..=0x7f1c | 0xfb00..=0xfbff)
+}
+
+impl ClientHello {
+    /// The version the client offers first: its first speakable
+    /// supported_versions entry, else the legacy field.
+    pub fn offered_version(&self) -> u16 {
+        self.supported_versions.iter().copied().find(|v| speakable(*v)).unwrap_or(self.version)
+    }
+}
+
 /// TLS 1.3, an IETF draft (`0x7fNN`) or a Facebook draft (`0xfbNN`).
 pub fn is_tls13(v: u16) -> bool {
     v == 0x0304 || v >> 8 == 0x7f || v >> 8 == 0xfb

@@ -57,11 +57,8 @@ fn alpn_code(alpn: Option<&Vec<u8>>) -> String {
 
 /// The fingerprint of a ClientHello.
 pub fn ja4(ch: &ClientHello, transport: Transport) -> String {
-    // The first version of supported_versions a TLS peer can speak (SSL 3.0
-    // to TLS 1.3 and the TLS 1.3 drafts from 16; drafts have no code of
-    // their own), as Suricata takes the client's version; else the legacy field.
-    let speakable = |v: u16| matches!(v, 0x0300..=0x0304 | 0x7f10..=0x7f1c | 0xfb00..=0xfbff);
-    let version = ch.supported_versions.iter().copied().find(|v| speakable(*v)).unwrap_or(ch.version);
+    // The client's version as Suricata takes it (drafts have no code of their own).
+    let version = ch.offered_version();
     // An SSLv2 hello is fingerprinted as empty, as Suricata does.
     let (version, ciphers, exts): (u16, Vec<u16>, Vec<u16>) = if ch.sslv2 {
         (0, Vec::new(), Vec::new())

@@ -146,7 +146,8 @@ pub fn version_name(v: u16) -> Cow<'static, str> {
         0x7f01..=0x7f0f => "TLS 1.3 draft-<16",
         0x7f10..=0x7f1c => return Cow::Owned(format!("TLS 1.3 draft-{}", v & 0xff)),
         0xfb14..=0xfb17 | 0xfb1a => return Cow::Owned(format!("TLS 1.3 draft-{}-fb", v & 0xff)),
-        _ => return Cow::Owned(format!("0x{v:04x}")),
+        // Suricata writes other versions as decimal numbers.
+        _ => return Cow::Owned(v.to_string()),
     };
     Cow::Borrowed(name)
 }
@@ -474,6 +475,12 @@ impl TlsParser {
             }
             if st.encrypted || st.lost || off == data.len() {
                 return ParseResult::Done;
+            }
+            // The server's record layer names the version until a
+            // ServerHello does (an alert refusing the hello, or bytes that
+            // are no TLS at all), as Suricata logs it.
+            if let (Direction::ToClient, Some(v)) = (dir, data.get(off + 1..off + 3)) {
+                self.tx.server_record_version = Some(u16::from_be_bytes([v[0], v[1]]));
             }
             match record::next_record(&data[off..]) {
                 Frame::NeedMore(needed) => return ParseResult::Incomplete { consumed: off, needed },

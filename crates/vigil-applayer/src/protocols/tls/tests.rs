@@ -447,7 +447,7 @@ fn version_names() {
             "TLS 1.3 draft-18",
             "TLS 1.3 draft-28",
             "TLS 1.3 draft-23-fb",
-            "0x1234"
+            "4660"
         ]
     );
 }
@@ -592,4 +592,21 @@ fn eve_field_selection() {
     assert!(v.get("version").is_none() && v.get("subject").is_none() && v.get("certificate").is_none());
     // The default is the extended set.
     assert_eq!(TlsEveOptions::default(), TlsEveOptions::from_config(true, None, true).0);
+}
+
+#[test]
+fn version_without_a_server_hello() {
+    // A TLS 1.0 client alone (suricata-verify bug-5713-01): its hello's version.
+    let hello = record(22, 1, &hs(1, &[vec![3, 1], client_hello(&[0x2f], &[])[2..].to_vec()].concat()));
+    let mut p = TlsParser::new();
+    p.parse(ToServer, &hello);
+    assert_eq!(p.tx().version_name(), "TLSv1");
+    // The server refuses with an alert: its record layer's version wins.
+    p.parse(ToClient, &record(21, 3, &[2, 40]));
+    assert_eq!(p.tx().version_name(), "TLS 1.2");
+    // Bytes that are no TLS at all name what their "record header" says, in decimal.
+    let mut p = TlsParser::new();
+    p.parse(ToServer, &hello);
+    p.parse(ToClient, b"220 smtp.example.org ESMTP\r\n");
+    assert_eq!(p.tx().version_name(), "12848");
 }

@@ -30,6 +30,9 @@ pub struct TlsTx {
     pub(crate) ja3: Option<Ja3>,
     pub(crate) ja3s: Option<Ja3>,
     pub(crate) ja4: Option<String>,
+    /// The version of the server's last record header, for `tls.version`
+    /// when no ServerHello came.
+    pub(crate) server_record_version: Option<u16>,
     pub(crate) server_certs: CertChain,
     pub(crate) client_certs: CertChain,
     pub(crate) session_resumed: bool,
@@ -90,9 +93,14 @@ impl TlsTx {
         self.server_version().or(self.client_version())
     }
 
-    /// EVE's `tls.version`: the server's version by Suricata's name, `UNDETERMINED` before one.
+    /// EVE's `tls.version`, by Suricata's name: the server's version, else
+    /// its record layer's (an alert refusing the hello, bytes that are no
+    /// TLS), else what the client offered (the first version of its
+    /// supported_versions a peer can speak, or its hello's); `UNDETERMINED`
+    /// before any.
     pub fn version_name(&self) -> Cow<'static, str> {
-        super::version_name(self.server_version().unwrap_or(0))
+        let client = self.client_hello.as_ref().map(ClientHello::offered_version);
+        super::version_name(self.server_version().or(self.server_record_version).or(client).unwrap_or(0))
     }
 
     pub fn ja3(&self) -> Option<&Ja3> {
