@@ -664,3 +664,21 @@ fn rules_without_a_direction_on_two_sided_buffers_run_both_ways() {
     assert_eq!(count(r#"alert tls any any -> any any (tls.version:1.2; sid:1;)"#).len(), 1);
     assert_eq!(count(r#"alert tcp any any -> any any (content:"a"; sid:1;)"#), [None]);
 }
+
+/// `alert http1` names HTTP/1 alone: its transaction signature runs on
+/// HTTP/1 transactions only, not on the HTTP view of an HTTP/2 stream;
+/// `alert http` covers both, as in Suricata.
+#[test]
+fn http1_rules_are_for_http1_alone() {
+    let set = Loader::new()
+        .load_str(
+            "alert http1 any any -> any any (http.uri; content:\"/a\"; sid:1;)\n\
+             alert http any any -> any any (http.uri; content:\"/a\"; sid:2;)\n\
+             alert http2 any any -> any any (http.uri; content:\"/a\"; sid:3;)\n",
+            "t.rules",
+        )
+        .unwrap();
+    let exact: Vec<bool> =
+        set.rules.iter().map(|r| compile(r, &Classifications::default()).unwrap().tx.unwrap().exact).collect();
+    assert_eq!(exact, [true, false, false]);
+}

@@ -367,6 +367,7 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
         action == RuleAction::Config,
         &mut missing,
     );
+    let tx = tx.map(|t| TxSig { exact: rule.header.protocol.name == "http1", ..t });
     if action == RuleAction::Config && (!no_log_tx || tx.is_none()) {
         missing.push("config rule without a transaction logging change".into());
     }

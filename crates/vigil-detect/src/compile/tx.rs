@@ -31,6 +31,10 @@ pub struct TxSig {
     /// Suricata inspects it both ways. This signature is its to-server
     /// side; [`super::compile_all`] adds the to-client one.
     pub either_side: bool,
+    /// The rule's header names HTTP/1 alone (`alert http1`): it runs on
+    /// HTTP/1 transactions, not on what another protocol carries as HTTP
+    /// (HTTP/2's streams), as Suricata's `http1` rules do.
+    pub exact: bool,
 }
 
 /// One sticky buffer of a transaction signature.
@@ -207,6 +211,6 @@ pub(super) fn split(
         Some((Some(at), p)) => (Some(at), Some(p)),
         _ => (None, None),
     };
-    let tx = TxSig { proto, side, need, buffers: out, checks, fast: fast_at, either_side };
+    let tx = TxSig { proto, side, need, buffers: out, checks, fast: fast_at, either_side, exact: false };
     (steps, pattern, required, Some(tx))
 }

@@ -176,7 +176,11 @@ pub(crate) fn tx_matches(
     s: &mut TxScratch,
     ictx: &mut InspectCtx,
 ) -> bool {
-    // A rule for a protocol the transaction's carries runs on the carried one.
+    // A rule for a protocol the transaction's carries runs on the carried one
+    // (unless it names that protocol alone).
+    if tx_sig.exact && tx.proto() != tx_sig.proto {
+        return false;
+    }
     let Some(tx) = tx.as_proto(tx_sig.proto) else { return false };
     let checks_ok = tx_sig.checks.iter().all(|c| c.matches(tx, tx_sig.side, now_secs));
     ictx.dce_little = tx.dce_little_endian();
