@@ -20,6 +20,9 @@ pub(crate) struct FlowApp {
     inspected: Vec<Seen>,
     /// Transactions below this id were logged.
     pub logged: u64,
+    /// Ids at or above `logged` already logged out of order (HTTP/2
+    /// streams, each written when it finishes), sorted.
+    logged_ahead: Vec<u64>,
     /// `close` was given for the direction.
     closed: PerDir<bool>,
     /// Transactions a `config` rule excluded from logging.
@@ -50,6 +53,7 @@ impl FlowApp {
             layer,
             inspected: Vec::new(),
             logged: 0,
+            logged_ahead: Vec::new(),
             closed: PerDir::default(),
             no_log: Vec::new(),
             no_log_groups: Vec::new(),
@@ -143,21 +147,40 @@ impl FlowApp {
     }
 
     /// Ids of transactions ready to be logged, in order: finished ones
-    /// (or all of them at flow end), from the first not yet logged.
+    /// (or all of them at flow end), from the first not yet logged. A
+    /// protocol whose transactions finish in any order
+    /// ([`vigil_applayer::proto::ProtoTx::logs_out_of_order`]) has each
+    /// logged as it finishes, past unfinished ones.
     pub(crate) fn loggable(&self, end: bool) -> Vec<u64> {
         let mut out = Vec::new();
         for tx in self.layer.txs().filter(|t| t.id() >= self.logged) {
-            if !(end || tx.finished()) {
+            if self.logged_ahead.binary_search(&tx.id()).is_ok() {
+                continue;
+            }
+            if end || tx.finished() {
+                out.push(tx.id());
+            } else if !tx.tx.logs_out_of_order() {
                 break;
             }
-            out.push(tx.id());
         }
         out
     }
 
-    /// Transactions up to `id` were logged and inspected: they are freed.
-    pub(crate) fn logged_up_to(&mut self, id: u64) {
-        self.logged = self.logged.max(id + 1);
+    /// Transactions `ids` were logged and inspected: those up to the first
+    /// transaction not logged yet are freed, the others remembered.
+    pub(crate) fn logged_txs(&mut self, ids: &[u64]) {
+        self.logged_ahead.extend_from_slice(ids);
+        self.logged_ahead.sort_unstable();
+        self.logged_ahead.dedup();
+        let mut logged = self.logged;
+        for id in self.layer.txs().map(|t| t.id()).filter(|&i| i >= self.logged) {
+            if self.logged_ahead.binary_search(&id).is_err() {
+                break;
+            }
+            logged = id + 1;
+        }
+        self.logged = logged;
+        self.logged_ahead.retain(|&i| i >= logged);
         self.layer.prune(self.logged);
         let logged = self.logged;
         // A parser may keep a logged transaction (SSH's, until both sides
@@ -383,5 +406,39 @@ mod tests {
         // DCE/RPC forms transactions: its counter is named (counted as they are logged).
         assert_eq!(named.get("app_layer.tx.dcerpc_tcp"), Some(&0));
         assert_eq!(named.get("app_layer.tx.ssh"), Some(&0));
+    }
+
+    /// HTTP/2 streams are logged as each finishes: stream 3 before stream
+    /// 1 when it finishes first, and nothing is logged twice.
+    #[test]
+    fn streams_are_logged_as_they_finish() {
+        let frame = |kind: u8, flags: u8, stream: u32, payload: &[u8]| {
+            let mut f = (payload.len() as u32).to_be_bytes()[1..].to_vec();
+            f.extend_from_slice(&[kind, flags]);
+            f.extend_from_slice(&stream.to_be_bytes());
+            f.extend_from_slice(payload);
+            f
+        };
+        let mut client = vigil_applayer::protocols::http2::frame::PREFACE.to_vec();
+        // Two GETs (:method GET, :path /), each whole.
+        client.extend(frame(1, 5, 1, &[0x82, 0x84]));
+        client.extend(frame(1, 5, 3, &[0x82, 0x84]));
+        let mut layer = AppFlow::new(&AppConfig::default(), Transport::Tcp, 40000, 80);
+        layer.feed(Direction::ToServer, &client);
+        let mut app = FlowApp::new(layer);
+        assert!(app.loggable(false).is_empty());
+        // Stream 3's answer comes whole first (:status 200, END_STREAM).
+        app.layer.feed(Direction::ToClient, &frame(1, 5, 3, &[0x88]));
+        let ids = app.loggable(false);
+        assert_eq!(ids, vec![1]);
+        app.logged_txs(&ids);
+        assert_eq!(app.logged, 0, "stream 1 is still open");
+        assert!(app.loggable(false).is_empty(), "stream 3 is not logged twice");
+        app.layer.feed(Direction::ToClient, &frame(1, 5, 1, &[0x88]));
+        let ids = app.loggable(false);
+        assert_eq!(ids, vec![0]);
+        app.logged_txs(&ids);
+        assert_eq!(app.logged, 2);
+        assert_eq!(app.layer.txs().count(), 0, "both freed");
     }
 }

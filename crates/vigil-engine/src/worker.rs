@@ -924,7 +924,9 @@ fn log_transactions(
     outputs: &mut Outputs,
 ) -> Result<(), EngineError> {
     let ids = app.loggable(end);
-    let Some(&last) = ids.last() else { return Ok(()) };
+    if ids.is_empty() {
+        return Ok(());
+    }
     let mut quiet = Vec::new();
     for tx in app.layer.txs().filter(|t| ids.contains(&t.id())) {
         stats.tx(tx, app.layer.transport());
@@ -948,7 +950,7 @@ fn log_transactions(
         }
     }
     app.no_log_groups.extend(quiet);
-    app.logged_up_to(last);
+    app.logged_txs(&ids);
     Ok(())
 }
 

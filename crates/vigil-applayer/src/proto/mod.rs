@@ -502,6 +502,12 @@ pub trait ProtoTx: Any {
     fn detect_updates(&self, _dir: Direction) -> Option<u64> {
         None
     }
+    /// Its protocol's transactions finish in any order (HTTP/2 streams):
+    /// each is logged when it finishes, not after those before it, as
+    /// Suricata logs them.
+    fn logs_out_of_order(&self) -> bool {
+        false
+    }
     /// Whether it will not change any more and can be logged.
     fn finished(&self) -> bool {
         self.progress(Direction::ToServer) == Progress::Complete

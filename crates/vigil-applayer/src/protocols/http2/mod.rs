@@ -165,7 +165,12 @@ pub struct Http2Parser {
     decoders: Vec<(u32, usize, Decoder)>,
     decompress_limit: u64,
     decompress_ratio: u64,
+    /// Streams whose transactions were freed, the latest few.
+    closed: std::collections::VecDeque<u32>,
 }
+
+/// How many freed streams are remembered.
+const CLOSED_KEPT: usize = 256;
 
 impl std::fmt::Debug for Decoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -217,10 +222,15 @@ impl Http2Parser {
         (0..self.txs.len()).rev().find(|&i| self.txs[i].stream == stream)
     }
 
-    /// The transaction of `stream`, made if it has none yet.
-    fn stream_tx(&mut self, stream: u32) -> usize {
+    /// The transaction of `stream`, made if it has none yet; `None` for a
+    /// stream whose transaction was logged and freed (a late frame on it
+    /// makes no second record, as in Suricata).
+    fn stream_tx(&mut self, stream: u32) -> Option<usize> {
         if let Some(i) = self.find(stream) {
-            return i;
+            return Some(i);
+        }
+        if self.closed.contains(&stream) {
+            return None;
         }
         let before = self.txs.len();
         self.txs.push_with(|id| Http2Tx::new(id, stream));
@@ -228,7 +238,7 @@ impl Http2Parser {
             // The queue was full and dropped its oldest.
             self.raise(None, TOO_MANY_STREAMS);
         }
-        self.txs.len() - 1
+        Some(self.txs.len() - 1)
     }
 
     /// A new transaction of stream 0 (a SETTINGS or GOAWAY), whole at once.
@@ -262,7 +272,7 @@ impl Http2Parser {
                 fields.push((n.clone(), v.clone()));
             }
         }
-        let i = self.stream_tx(1);
+        let Some(i) = self.stream_tx(1) else { return };
         let t = &mut self.txs[i];
         t.sides.to_server.add_headers(Vec::new(), fields);
         t.sides.to_server.done = true;
@@ -292,7 +302,7 @@ impl Http2Parser {
             Some(s) => (s, Direction::ToServer),
             None => (p.stream, dir),
         };
-        let i = self.stream_tx(stream);
+        let Some(i) = self.stream_tx(stream) else { return };
         let t = &mut self.txs[i];
         t.side_mut(tdir).add_headers(updates, fields);
         if p.end_stream && p.promised.is_none() {
@@ -330,9 +340,8 @@ impl Http2Parser {
                     self.raise(Some(h.stream), INVALID_FRAME_LENGTH);
                     return;
                 };
-                if let Some(w) = weight {
-                    let i = self.stream_tx(h.stream);
-                    self.txs[i].side_mut(dir).priority = Some(w);
+                if let Some(i) = weight.and_then(|_| self.stream_tx(h.stream)) {
+                    self.txs[i].side_mut(dir).priority = weight;
                 }
                 let end_stream = h.kind == frame::HEADERS && h.flags & frame::FLAG_END_STREAM != 0;
                 let p = Pending { stream: h.stream, block, end_stream, promised };
@@ -364,7 +373,7 @@ impl Http2Parser {
             frame::RST_STREAM => {
                 let Some(c) = payload.get(..4) else { return };
                 let code = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
-                let i = self.stream_tx(h.stream);
+                let Some(i) = self.stream_tx(h.stream) else { return };
                 let t = &mut self.txs[i];
                 t.side_mut(dir).error_code = Some(code);
                 let st = &mut t.s;
@@ -385,8 +394,9 @@ impl Http2Parser {
             }
             frame::PRIORITY => {
                 if let (Some(&w), true) = (payload.get(4), h.stream != 0) {
-                    let i = self.stream_tx(h.stream);
-                    self.txs[i].side_mut(dir).priority = Some(w);
+                    if let Some(i) = self.stream_tx(h.stream) {
+                        self.txs[i].side_mut(dir).priority = Some(w);
+                    }
                 }
             }
             frame::WINDOW_UPDATE => {
@@ -578,7 +588,20 @@ impl ProtoParser for Http2Parser {
     crate::proto::delegate_txs!(txs);
 
     fn prune(&mut self, id: u64) {
-        self.txs.prune_while(id, |t| t.progress(Direction::ToServer) == Progress::Complete && t.progress(Direction::ToClient) == Progress::Complete);
+        let done = |t: &Http2Tx| t.progress(Direction::ToServer) == Progress::Complete && t.progress(Direction::ToClient) == Progress::Complete;
+        for i in 0..self.txs.len() {
+            let t = &self.txs[i];
+            if t.s.id >= id || !done(t) {
+                break;
+            }
+            if t.stream != 0 {
+                if self.closed.len() == CLOSED_KEPT {
+                    self.closed.pop_front();
+                }
+                self.closed.push_back(t.stream);
+            }
+        }
+        self.txs.prune_while(id, done);
     }
 
     fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
@@ -602,6 +625,7 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
         decoders: Vec::new(),
         decompress_limit: init.app.http.decompress_limit as u64,
         decompress_ratio: init.app.http.decompress_ratio_cap,
+        closed: Default::default(),
     };
     if let Some(up) = init.expected.and_then(|e| e.downcast_ref::<H2cUpgrade>()) {
         p.upgraded(up);
@@ -701,6 +725,7 @@ mod tests {
             decoders: Vec::new(),
             decompress_limit: 1 << 20,
             decompress_ratio: 2048,
+            closed: Default::default(),
         }
     }
 

@@ -399,6 +399,10 @@ impl ProtoTx for Http2Tx {
         Some(&self.s)
     }
 
+    fn logs_out_of_order(&self) -> bool {
+        true
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
