@@ -23,13 +23,13 @@
 //! `http2.settings` (in `checks.rs`).
 //!
 //! Each side's body is a file of the shared service (unnamed, as Suricata
-//! 8's), decoded where its Content-Encoding says gzip or deflate
-//! (HTTP's bounded decoder), closed at its END_STREAM, cut short by a
+//! 8's), decoded where its Content-Encoding says gzip, deflate or brotli
+//! (HTTP/1's bounded decoder; brotli capped at the same limit), closed at its END_STREAM, cut short by a
 //! RST_STREAM or the flow's end.
 //!
-//! Not yet: brotli (`br`) bodies, kept as sent; Range requests put back
-//! together; DNS over HTTP/2.
+//! Not yet: Range requests put back together; DNS over HTTP/2.
 
+mod body;
 mod checks;
 pub mod frame;
 pub mod tx;
@@ -38,7 +38,7 @@ use vigil_types::Direction;
 
 use crate::files::{File, FileConfig};
 use crate::parser::{AppEvent, ParseResult};
-use crate::protocols::http::decompress::{codecs_for, Decoder};
+use body::BodyDecoder;
 use crate::progress::Progress;
 use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, SettingDef, Sides, TxQueue};
 use frame::Header;
@@ -99,6 +99,7 @@ pub const EVENTS: &[&str] = &[
     "data_stream_reuse",
 ];
 const INVALID_CLIENT_MAGIC: usize = 1;
+const INVALID_HEADER: usize = 3;
 const INVALID_FRAME_LENGTH: usize = 4;
 const LONG_FRAME_DATA: usize = 6;
 const FAILED_DECOMPRESSION: usize = 9;
@@ -115,6 +116,11 @@ const MAX_TABLE: usize = 64 * 1024;
 const MAX_FRAME: usize = 128 * 1024;
 /// The largest header block put together from CONTINUATION frames.
 const MAX_BLOCK: usize = 256 * 1024;
+/// The decoded field bytes and fields kept of a side of a stream.
+const MAX_HEADER_BYTES: usize = 256 * 1024;
+const MAX_FIELDS: usize = 1024;
+/// Bodies decoded at once on a flow; past it the oldest is given up.
+const MAX_DECODERS: usize = 64;
 
 /// A header block waiting for its CONTINUATION frames.
 #[derive(Debug)]
@@ -162,7 +168,7 @@ pub struct Http2Parser {
     events: Vec<AppEvent>,
     files: FileConfig,
     /// Bodies being decoded: (stream, side, decoder).
-    decoders: Vec<(u32, usize, Decoder)>,
+    decoders: Vec<(u32, usize, BodyDecoder)>,
     decompress_limit: u64,
     decompress_ratio: u64,
     /// Streams whose transactions were freed, the latest few.
@@ -172,9 +178,9 @@ pub struct Http2Parser {
 /// How many freed streams are remembered.
 const CLOSED_KEPT: usize = 256;
 
-impl std::fmt::Debug for Decoder {
+impl std::fmt::Debug for BodyDecoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Decoder")
+        f.write_str("BodyDecoder")
     }
 }
 
@@ -284,10 +290,24 @@ impl Http2Parser {
         if self.dirs[d].hpack_broken {
             return;
         }
-        let (updates, start) = frame::size_updates(&p.block);
+        let (updates, _) = frame::size_updates(&p.block);
+        // Every field is decoded, so the table stays in step, but only so
+        // many bytes of them are kept: indexed references make a small
+        // block decode to gigabytes.
         let mut fields = Vec::new();
-        let res = self.dirs[d].hpack.decode_with_cb(&p.block, |n, v| fields.push((n.into_owned(), v.into_owned())));
-        let _ = start;
+        let mut kept = 0usize;
+        let mut cut = false;
+        let res = self.dirs[d].hpack.decode_with_cb(&p.block, |n, v| {
+            kept += n.len() + v.len();
+            if kept <= MAX_HEADER_BYTES && fields.len() < MAX_FIELDS {
+                fields.push((n.into_owned(), v.into_owned()));
+            } else {
+                cut = true;
+            }
+        });
+        if cut {
+            self.raise(Some(p.stream), REASSEMBLY_LIMIT_REACHED);
+        }
         if let Err(e) = res {
             self.dirs[d].hpack_broken = true;
             let ev = match e {
@@ -304,11 +324,19 @@ impl Http2Parser {
         };
         let Some(i) = self.stream_tx(stream) else { return };
         let t = &mut self.txs[i];
-        t.side_mut(tdir).add_headers(updates, fields);
-        if p.end_stream && p.promised.is_none() {
-            t.side_mut(dir).done = true;
+        let side = t.side_mut(tdir);
+        if side.header_bytes() + fields.iter().map(|(n, v)| n.len() + v.len()).sum::<usize>() > MAX_HEADER_BYTES
+            || side.headers.len() + fields.len() > MAX_FIELDS
+        {
+            self.raise(Some(stream), REASSEMBLY_LIMIT_REACHED);
+        } else {
+            side.add_headers(updates, fields);
+            self.txs[i].headers_changed();
         }
-        t.headers_changed();
+        if p.end_stream && p.promised.is_none() {
+            self.side_ended(i, dir);
+        }
+        let t = &self.txs[i];
         if tdir == Direction::ToServer {
             let (userinfo, mismatch) = t.authority_checks();
             if userinfo {
@@ -326,7 +354,8 @@ impl Http2Parser {
         if h.kind > frame::CONTINUATION {
             return;
         }
-        let i = if h.stream == 0 { self.txs.len().checked_sub(1) } else { self.find(h.stream) };
+        let made0 = h.kind == frame::SETTINGS && h.flags & frame::FLAG_ACK == 0 || h.kind == frame::GOAWAY;
+        let i = if h.stream == 0 { self.txs.len().checked_sub(1).filter(|_| made0) } else { self.find(h.stream) };
         if let Some(i) = i.filter(|&i| self.txs[i].stream == h.stream) {
             self.txs[i].side_mut(dir).frame_types |= 1 << h.kind;
         }
@@ -343,6 +372,11 @@ impl Http2Parser {
                 if let Some(i) = weight.and_then(|_| self.stream_tx(h.stream)) {
                     self.txs[i].side_mut(dir).priority = weight;
                 }
+                if self.dirs[d].pending.take().is_some() {
+                    // A block left without its CONTINUATION: the table cannot follow.
+                    self.dirs[d].hpack_broken = true;
+                    self.raise(Some(h.stream), INVALID_HEADER);
+                }
                 let end_stream = h.kind == frame::HEADERS && h.flags & frame::FLAG_END_STREAM != 0;
                 let p = Pending { stream: h.stream, block, end_stream, promised };
                 if h.flags & frame::FLAG_END_HEADERS != 0 {
@@ -353,6 +387,11 @@ impl Http2Parser {
             }
             frame::CONTINUATION => {
                 let Some(mut p) = self.dirs[d].pending.take() else { return };
+                if p.stream != h.stream {
+                    self.dirs[d].hpack_broken = true;
+                    self.raise(Some(h.stream), INVALID_HEADER);
+                    return;
+                }
                 if p.block.len() + payload.len() > MAX_BLOCK {
                     self.raise(Some(p.stream), REASSEMBLY_LIMIT_REACHED);
                     // The table cannot follow a block it did not read.
@@ -417,9 +456,12 @@ impl Http2Parser {
         let Some(i) = self.find(stream) else { return };
         if !bytes.is_empty() && self.txs[i].sides.get(dir).files.is_empty() {
             let t = &self.txs[i];
-            let codecs = t.sides.get(dir).get(b"content-encoding").and_then(|e| codecs_for(e).ok());
-            if let Some(c) = codecs.filter(|c| !c.is_empty()) {
-                self.decoders.push((stream, d, Decoder::new(&c, self.decompress_limit, self.decompress_ratio, 4096)));
+            let enc = t.sides.get(dir).get(b"content-encoding");
+            if let Some(dec) = enc.and_then(|e| BodyDecoder::for_encoding(e, self.decompress_limit, self.decompress_ratio)) {
+                if self.decoders.len() == MAX_DECODERS {
+                    self.decoders.remove(0);
+                }
+                self.decoders.push((stream, d, dec));
             }
             // Unnamed, as Suricata 8's HTTP/2 files are.
             let file = File::open(Vec::new(), 0, &self.files);
@@ -436,25 +478,38 @@ impl Http2Parser {
                 f.append(out, &cfg);
             }
         };
+        let mut failed = false;
         match k {
-            Some(k) => {
-                let dec = &mut self.decoders[k].2;
-                dec.feed(bytes, &mut take);
-                if end {
-                    dec.finish(&mut take);
-                }
-            }
+            Some(k) => failed = !self.decoders[k].2.feed(bytes, &mut take),
             None => take(bytes),
         }
         if end {
-            if let Some(k) = k {
-                self.decoders.swap_remove(k);
-            }
-            if let Some(f) = s.files.first_mut() {
-                f.close();
-            }
-            s.done = true;
+            self.side_ended(i, dir);
         }
+        if failed {
+            self.raise(Some(stream), FAILED_DECOMPRESSION);
+        }
+    }
+
+    /// Side `dir` of transaction `i` ended (END_STREAM on DATA or on
+    /// trailers): what its decoder holds is flushed, its file closed.
+    fn side_ended(&mut self, i: usize, dir: Direction) {
+        let (d, stream, cfg, limit) = (side(dir), self.txs[i].stream, self.files, self.body_limit);
+        let s = self.txs[i].side_mut(dir);
+        if let Some(k) = self.decoders.iter().position(|x| x.0 == stream && x.1 == d) {
+            let (_, _, mut dec) = self.decoders.swap_remove(k);
+            dec.finish(&mut |out: &[u8]| {
+                let room = limit.saturating_sub(s.body.len());
+                s.body.extend_from_slice(&out[..out.len().min(room)]);
+                if let Some(f) = s.files.first_mut() {
+                    f.append(out, &cfg);
+                }
+            });
+        }
+        if let Some(f) = s.files.first_mut() {
+            f.close();
+        }
+        s.done = true;
     }
 
     /// Files still open on side `dir` end here, cut short.
@@ -474,6 +529,10 @@ impl ProtoParser for Http2Parser {
         if dir == Direction::ToServer && !self.preface_done {
             let n = data.len().min(frame::PREFACE.len());
             if data[..n] != frame::PREFACE[..n] {
+                if data.len() < frame::HEADER_LEN {
+                    // Whether this is a frame is known at its ninth byte.
+                    return ParseResult::Incomplete { consumed: 0, needed: frame::HEADER_LEN - data.len() };
+                }
                 // Picked up after the preface: frames from here.
                 self.preface_done = true;
                 if !data.is_empty() && frame::header(data).is_none_or(|h| h.kind > frame::CONTINUATION) {
@@ -805,5 +864,45 @@ mod tests {
         let mut ev = Vec::new();
         p.drain_events(&mut ev);
         assert_eq!(ev.iter().map(|e| e.name).collect::<Vec<_>>(), vec!["http2.header_integer_overflow"]);
+    }
+
+    fn headers_frame(flags: u8, stream: u32, block: &[u8]) -> Vec<u8> {
+        let mut f = (block.len() as u32).to_be_bytes()[1..].to_vec();
+        f.extend_from_slice(&[frame::HEADERS, flags, 0, 0, 0, 0]);
+        f[5..9].copy_from_slice(&stream.to_be_bytes());
+        f.extend_from_slice(block);
+        f
+    }
+
+    #[test]
+    fn indexed_references_cannot_blow_up_the_headers() {
+        let mut p = parser();
+        p.parse(Direction::ToServer, frame::PREFACE);
+        // A 4,000-byte literal added to the table (name "x"), then 500
+        // one-byte references to it: 2 MB decoded from 4.5 KB.
+        let mut block = vec![0x40, 0x01, b'x', 0x7f, 0xa1, 0x1e];
+        block.extend(std::iter::repeat_n(b'v', 4000));
+        block.extend(std::iter::repeat_n(0xbe, 500));
+        p.parse(Direction::ToServer, &headers_frame(frame::FLAG_END_HEADERS, 1, &block));
+        let t = &p.txs[0];
+        assert!(t.sides.to_server.header_bytes() <= MAX_HEADER_BYTES);
+        let mut ev = Vec::new();
+        p.drain_events(&mut ev);
+        assert!(ev.iter().any(|e| e.name == "http2.reassembly_limit_reached"), "{ev:?}");
+        // The table stayed in step: a later block still decodes.
+        p.parse(Direction::ToServer, &headers_frame(frame::FLAG_END_HEADERS | frame::FLAG_END_STREAM, 3, &[0x82, 0x84]));
+        assert_eq!(p.txs[1].eve()["url"], "/");
+    }
+
+    #[test]
+    fn a_block_cut_off_by_another_breaks_the_table_and_says_so() {
+        let mut p = parser();
+        p.parse(Direction::ToServer, frame::PREFACE);
+        p.parse(Direction::ToServer, &headers_frame(0, 1, &[0x82]));
+        p.parse(Direction::ToServer, &headers_frame(frame::FLAG_END_HEADERS, 3, &[0x82, 0x84]));
+        let mut ev = Vec::new();
+        p.drain_events(&mut ev);
+        assert_eq!(ev.iter().map(|e| e.name).collect::<Vec<_>>(), vec!["http2.invalid_header"]);
+        assert!(p.dirs[0].hpack_broken);
     }
 }

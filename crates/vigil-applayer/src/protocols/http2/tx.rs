@@ -52,6 +52,11 @@ impl Side {
         self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
     }
 
+    /// The bytes of the fields it holds.
+    pub(crate) fn header_bytes(&self) -> usize {
+        self.headers.iter().map(|(n, v)| n.len() + v.len()).sum()
+    }
+
     /// Takes a decoded header block.
     pub fn add_headers(&mut self, updates: Vec<u64>, fields: Vec<(Vec<u8>, Vec<u8>)>) {
         self.size_updates.extend(updates);

@@ -76,6 +76,9 @@ pub fn parse(mut b: &[u8], google: bool) -> Frames<'_> {
     out
 }
 
+/// The pieces past a hole a side may hold: a hello takes a handful.
+pub const MAX_PENDING: usize = 64;
+
 /// One side's CRYPTO stream, as far as it came.
 #[derive(Debug, Default)]
 pub struct CryptoStream {
@@ -95,20 +98,23 @@ pub enum Added {
 }
 
 impl CryptoStream {
-    /// Adds the fragment at `offset`, keeping at most `limit` bytes in all.
+    /// Adds the fragment at `offset`, keeping at most `limit` bytes in all
+    /// (and at most [`MAX_PENDING`] pieces past a hole).
     pub fn add(&mut self, offset: u64, data: &[u8], limit: usize) -> Added {
         let end = offset.saturating_add(data.len() as u64);
         if end > limit as u64 {
             return Added::TooLong;
         }
         let have = self.contiguous.len() as u64;
+        if data.is_empty() || end <= have {
+            // Empty, or already had.
+            return Added::Ok;
+        }
         if offset <= have {
-            if end > have {
-                self.contiguous.extend_from_slice(&data[(have - offset) as usize..]);
-                self.fill();
-            }
+            self.contiguous.extend_from_slice(&data[(have - offset) as usize..]);
+            self.fill();
         } else {
-            if self.pending_bytes + data.len() > limit {
+            if self.pending_bytes + data.len() > limit || self.pending.len() >= MAX_PENDING {
                 return Added::TooLong;
             }
             self.pending_bytes += data.len();
@@ -164,5 +170,10 @@ mod tests {
         s.add(2, &hello[2..7], 64);
         assert_eq!(s.first_message(), Some((1, &b"wxyz"[..])));
         assert_eq!(s.add(60, &[0; 8], 64), Added::TooLong);
+        // Empty pieces past the hole are not held.
+        for i in 0..1000 {
+            assert_eq!(s.add(40 + i % 8, &[], 64), Added::Ok);
+        }
+        assert!(s.pending.is_empty());
     }
 }

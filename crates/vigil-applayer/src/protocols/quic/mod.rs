@@ -352,15 +352,18 @@ impl QuicParser {
     /// Opens an IETF Initial packet and feeds its CRYPTO frames to the side's stream.
     fn initial(&mut self, dir: Direction, data: &[u8], h: &Header, tx: &mut QuicTx) {
         let s = side(dir);
-        if dir == Direction::ToServer && self.keys.is_none() {
-            self.keys = Keys::initial(h.version, h.dcid);
-        }
-        let Some(k) = &self.keys else { return };
+        // A client Initial that does not open leaves no keys behind: the next
+        // one (the real one, after spoofed junk) derives them again.
+        let fresh = if dir == Direction::ToServer && self.keys.is_none() { Keys::initial(h.version, h.dcid) } else { None };
+        let Some(k) = fresh.as_ref().or(self.keys.as_ref()) else { return };
         let sk = if dir == Direction::ToServer { &k.client } else { &k.server };
         let Some((plain, pn)) = sk.open(data, h, self.sides[s].largest_pn) else {
             tx.events |= 1 << FAILED_DECRYPT;
             return;
         };
+        if fresh.is_some() {
+            self.keys = fresh;
+        }
         let side = &mut self.sides[s];
         side.largest_pn = Some(side.largest_pn.map_or(pn, |l| l.max(pn)));
         let google = header::is_google(h.version);
