@@ -470,14 +470,7 @@ impl Http2Parser {
         let (limit, cfg) = (self.body_limit, self.files);
         let k = self.decoders.iter().position(|x| x.0 == stream && x.1 == d);
         let s = self.txs[i].side_mut(dir);
-        s.body_len += bytes.len() as u64;
-        let mut take = |out: &[u8]| {
-            let room = limit.saturating_sub(s.body.len());
-            s.body.extend_from_slice(&out[..out.len().min(room)]);
-            if let Some(f) = s.files.first_mut() {
-                f.append(out, &cfg);
-            }
-        };
+        let mut take = |out: &[u8]| s.take_body(out, limit, &cfg);
         let mut failed = false;
         match k {
             Some(k) => failed = !self.decoders[k].2.feed(bytes, &mut take),
@@ -498,13 +491,7 @@ impl Http2Parser {
         let s = self.txs[i].side_mut(dir);
         if let Some(k) = self.decoders.iter().position(|x| x.0 == stream && x.1 == d) {
             let (_, _, mut dec) = self.decoders.swap_remove(k);
-            dec.finish(&mut |out: &[u8]| {
-                let room = limit.saturating_sub(s.body.len());
-                s.body.extend_from_slice(&out[..out.len().min(room)]);
-                if let Some(f) = s.files.first_mut() {
-                    f.append(out, &cfg);
-                }
-            });
+            dec.finish(&mut |out: &[u8]| s.take_body(out, limit, &cfg));
         }
         if let Some(f) = s.files.first_mut() {
             f.close();
@@ -949,5 +936,22 @@ mod tests {
                 let _ = p.txs[i].eve();
             }
         }
+    }
+
+    #[test]
+    fn a_late_frame_on_a_freed_stream_makes_no_second_transaction() {
+        let mut p = parser();
+        for (dir, d) in sample() {
+            p.parse(dir, &d);
+        }
+        let next = p.txs[p.txs.len() - 1].s.id + 1;
+        p.prune(next);
+        assert_eq!(p.txs.len(), 0);
+        // RST_STREAM (CANCEL) on stream 1, already finished and freed.
+        p.parse(Direction::ToServer, &[0, 0, 4, frame::RST_STREAM, 0, 0, 0, 0, 1, 0, 0, 0, 8]);
+        assert_eq!(p.txs.len(), 0);
+        // A new stream still makes one.
+        p.parse(Direction::ToServer, &headers_frame(frame::FLAG_END_HEADERS | frame::FLAG_END_STREAM, 5, &[0x82, 0x84]));
+        assert_eq!(p.txs.len(), 1);
     }
 }

@@ -22,9 +22,8 @@ pub struct Side {
     pub headers: Vec<(Vec<u8>, Vec<u8>)>,
     /// Dynamic table size updates at the start of its header blocks.
     pub size_updates: Vec<u64>,
-    /// The body, up to the limit, and its whole length.
+    /// The body, decoded, up to the limit.
     pub body: Vec<u8>,
-    pub body_len: u64,
     pub settings: Vec<(u16, u32)>,
     pub error_code: Option<u32>,
     pub priority: Option<u8>,
@@ -50,6 +49,16 @@ impl Side {
     /// (Suricata looks them up so too).
     pub(crate) fn get(&self, name: &[u8]) -> Option<&[u8]> {
         self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_slice())
+    }
+
+    /// Decoded body bytes: into the inspection window (up to `limit`) and
+    /// the side's file.
+    pub(crate) fn take_body(&mut self, out: &[u8], limit: usize, cfg: &crate::files::FileConfig) {
+        let room = limit.saturating_sub(self.body.len());
+        self.body.extend_from_slice(&out[..out.len().min(room)]);
+        if let Some(f) = self.files.first_mut() {
+            f.append(out, cfg);
+        }
     }
 
     /// The bytes of the fields it holds.

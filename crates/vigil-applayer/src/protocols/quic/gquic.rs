@@ -46,7 +46,7 @@ pub fn cyu(version: u32, c: &Chlo) -> (String, String) {
     let digits = String::from_utf8_lossy(&version.to_be_bytes()[1..]).into_owned();
     let number = digits.trim_start_matches('0');
     let string = format!("{},{}", if number.is_empty() { "0" } else { number }, c.tags.join("-"));
-    let hash = Md5::digest(string.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    let hash = crate::files::hex(&Md5::digest(string.as_bytes()));
     (string, hash)
 }
 

@@ -105,14 +105,29 @@ impl Keys {
 }
 
 impl SideKeys {
+    /// The header protection mask of a 16-byte ciphertext sample (RFC 9001 5.4.3).
+    fn mask(&self, sample: &[u8]) -> aes::Block {
+        let mut mask = aes::Block::clone_from_slice(sample);
+        self.hp.encrypt_block(&mut mask);
+        mask
+    }
+
+    /// The AEAD nonce of packet number `pn`: the IV with the number XORed into its end.
+    fn nonce(&self, pn: u64) -> [u8; 12] {
+        let mut nonce = self.iv;
+        for (i, b) in pn.to_be_bytes().iter().enumerate() {
+            nonce[4 + i] ^= b;
+        }
+        nonce
+    }
+
     /// Opens the long-header packet `h` of `datagram`: its plaintext frames
     /// and its packet number, or `None` when it does not authenticate.
     /// `largest` is the largest packet number opened so far on this side.
     pub fn open(&self, datagram: &[u8], h: &Header, largest: Option<u64>) -> Option<(Vec<u8>, u64)> {
         let packet = datagram.get(..h.end)?;
         let sample = packet.get(h.pn_offset + 4..h.pn_offset + 20)?;
-        let mut mask = aes::Block::clone_from_slice(sample);
-        self.hp.encrypt_block(&mut mask);
+        let mask = self.mask(sample);
         let mut head = packet.get(h.start..h.pn_offset)?.to_vec();
         head[0] ^= mask[0] & 0x0f;
         let pn_len = usize::from(head[0] & 3) + 1;
@@ -123,10 +138,7 @@ impl SideKeys {
             truncated = (truncated << 8) | u64::from(b);
         }
         let pn = decode_pn(largest, truncated, pn_len);
-        let mut nonce = self.iv;
-        for (i, b) in pn.to_be_bytes().iter().enumerate() {
-            nonce[4 + i] ^= b;
-        }
+        let nonce = self.nonce(pn);
         let body = packet.get(h.pn_offset + pn_len..)?;
         let (text, tag) = body.split_at(body.len().checked_sub(16)?);
         let mut out = text.to_vec();
@@ -140,18 +152,14 @@ impl SideKeys {
     /// `head` and whose number is `pn`: what the tests and the sample send.
     pub fn seal(&self, head: &[u8], pn: u64, frames: &[u8]) -> Vec<u8> {
         let pn_len = usize::from(head[0] & 3) + 1;
-        let mut nonce = self.iv;
-        for (i, b) in pn.to_be_bytes().iter().enumerate() {
-            nonce[4 + i] ^= b;
-        }
+        let nonce = self.nonce(pn);
         let mut body = frames.to_vec();
         let tag = self.aead.encrypt_in_place_detached(Nonce::from_slice(&nonce), head, &mut body).expect("sealing");
         let mut packet = head.to_vec();
         packet.extend_from_slice(&body);
         packet.extend_from_slice(&tag);
         let pn_offset = head.len() - pn_len;
-        let mut mask = aes::Block::clone_from_slice(&packet[pn_offset + 4..pn_offset + 20]);
-        self.hp.encrypt_block(&mut mask);
+        let mask = self.mask(&packet[pn_offset + 4..pn_offset + 20]);
         packet[0] ^= mask[0] & 0x0f;
         for i in 0..pn_len {
             packet[pn_offset + i] ^= mask[1 + i];

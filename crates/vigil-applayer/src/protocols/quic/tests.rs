@@ -107,3 +107,18 @@ fn google_quic_hello_in_the_clear() {
     assert_eq!(p.txs[0].buffer(Direction::ToClient, VERSION, 0), None);
 }
 
+
+#[test]
+fn a_junk_initial_first_does_not_take_the_keys() {
+    let mut p = parser();
+    // A spoofed Initial to another connection id that does not open.
+    let mut junk = sample()[0].1.clone();
+    junk[6] ^= 0xff;
+    let n = junk.len();
+    junk[n - 1] ^= 1;
+    p.parse(Direction::ToServer, &junk);
+    assert!(p.keys.is_none());
+    // The real one still gives its hello.
+    p.parse(Direction::ToServer, &sample()[0].1);
+    assert_eq!(p.txs[1].eve()["sni"], "quic.example");
+}

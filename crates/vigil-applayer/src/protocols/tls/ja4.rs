@@ -37,7 +37,7 @@ fn version_code(v: u16) -> &'static str {
 /// Empty lists are hashed too (the hash of nothing), as Suricata writes them.
 fn truncated_sha256(items: &[String]) -> String {
     let digest = Sha256::digest(items.join(",").as_bytes());
-    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+    crate::files::hex(&digest[..6])
 }
 
 /// The first ALPN's first and last characters; where either is not an

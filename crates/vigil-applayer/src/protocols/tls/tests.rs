@@ -610,3 +610,29 @@ fn version_without_a_server_hello() {
     p.parse(ToClient, b"220 smtp.example.org ESMTP\r\n");
     assert_eq!(p.tx().version_name(), "12848");
 }
+
+#[test]
+fn fingerprints_follow_the_switches() {
+    use crate::proto::ParserInit;
+    let app = crate::AppConfig::default();
+    let hello = record(22, 1, &hs(1, &client_hello(&[0x2f], &[])));
+    let fingerprints = |options: u32| {
+        let init = ParserInit {
+            app: &app,
+            transport: crate::Transport::Tcp,
+            first_tx_id: 0,
+            options,
+            settings: &[],
+            expected: None,
+            client: None,
+        };
+        let mut p = (PROTO.new_parser)(&init);
+        p.parse(ToServer, &hello);
+        let t = p.tx(0).unwrap();
+        (t.buffer(ToServer, Buffer::Ja3Hash as u8, 0).is_some(), t.buffer(ToServer, Buffer::Ja4Hash as u8, 0).is_some())
+    };
+    // Suricata 8's defaults: JA4 on, JA3 only when set or asked for by a rule.
+    assert_eq!(fingerprints(0b10), (false, true));
+    assert_eq!(fingerprints(0b01), (true, false));
+    assert_eq!(proto::OPTIONS.iter().map(|o| (o.key, o.default)).collect::<Vec<_>>(), [("ja3-fingerprints", false), ("ja4-fingerprints", true)]);
+}
