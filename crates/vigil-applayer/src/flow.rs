@@ -290,13 +290,18 @@ impl AppFlow {
             return;
         }
         if matches!(self.other, OtherSide::Waiting { .. }) {
-            let raised = self.other.feed(dir, data, self.proto, self.probes, self.cfg.detect_limit);
+            // Judged against what was detected, not a later name (`doh2`).
+            let raised =
+                self.other.feed(dir, data, self.orig.unwrap_or(self.proto), self.probes, self.cfg.detect_limit);
             self.raise(raised);
         }
         let verdict = match &mut self.stage {
             Stage::Idle => return,
             Stage::Parse(p) if !p.wants_data() => return,
-            Stage::Parse(_) => return self.parse(dir, data),
+            Stage::Parse(_) => {
+                self.parse(dir, data);
+                return self.follow_rename();
+            }
             Stage::Detect(_) if self.transport == Transport::Udp => match self.probes.udp(dir, data) {
                 Detect::Match(proto) => Verdict::Found(proto),
                 Detect::NeedMore | Detect::NoMatch => Verdict::Failed,
@@ -624,6 +629,20 @@ impl AppFlow {
             counters.bytes_dropped += lost;
             parser.skip(dir, lost);
         }
+    }
+
+    /// The parser renamed the flow ([`ProtoParser::renamed`]: HTTP/2 that
+    /// carried DNS is `doh2`): it reads on under the new name, and the old
+    /// one is `app_proto_orig`.
+    fn follow_rename(&mut self) {
+        let Stage::Parse(parser) = &mut self.stage else { return };
+        let Some(def) = parser.p.renamed().and_then(crate::proto::find) else { return };
+        if std::ptr::eq(def, parser.def) {
+            return;
+        }
+        parser.def = def;
+        self.orig = Some(self.proto);
+        self.proto = def.app_proto();
     }
 
     /// The parser failed: as Suricata disables the app layer of the session, neither

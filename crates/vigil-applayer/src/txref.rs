@@ -43,7 +43,7 @@ impl<'a> TxRef<'a> {
             return Some(*self);
         }
         let def = self.def.includes.iter().filter_map(|n| crate::proto::find(n)).find(|d| d.app_proto() == proto)?;
-        self.tx.carried().map(|tx| TxRef::new(def, tx))
+        self.tx.carried(def.name).map(|tx| TxRef::new(def, tx))
     }
 
     /// Whether the `dir` side is complete.

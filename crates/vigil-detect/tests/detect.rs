@@ -682,3 +682,30 @@ fn http1_rules_are_for_http1_alone() {
         set.rules.iter().map(|r| compile(r, &Classifications::default()).unwrap().tx.unwrap().exact).collect();
     assert_eq!(exact, [true, false, false]);
 }
+
+/// Keywords of several protocols one rule's header carries (`alert doh2`:
+/// HTTP and DNS; `alert smb`: SMB and DCE/RPC): the signature stays the
+/// header's, and each buffer or check reads its own protocol's view. A
+/// header that carries them not is still refused.
+#[test]
+fn keywords_of_the_protocols_a_header_carries_mix() {
+    let compiled = |rule: &str| {
+        let set = Loader::new().load_str(rule, "t.rules").unwrap();
+        compile(&set.rules[0], &Classifications::default())
+    };
+    let sig =
+        compiled(r#"alert doh2 any any -> any any (dns.opcode:0; http.host; content:"dns.google"; sid:1;)"#).unwrap();
+    let tx = sig.tx.unwrap();
+    assert!(tx.mixed);
+    assert_eq!(tx.proto.name(), "doh2");
+    assert_eq!(tx.buffers[0].via.map(|p| p.name()), Some("http"));
+    let sig = compiled(r#"alert smb any any -> any any (smb.share; content:"IPC$"; dcerpc.opnum:15; sid:1;)"#).unwrap();
+    let tx = sig.tx.unwrap();
+    assert!(tx.mixed && tx.proto.name() == "smb" && tx.buffers[0].via.is_none());
+    // One protocol: nothing to mix.
+    let sig = compiled(r#"alert doh2 any any -> any any (dns.query; content:"a"; sid:1;)"#).unwrap();
+    assert!(!sig.tx.unwrap().mixed);
+    let refused = r#"alert http any any -> any any (http.uri; content:"a"; dns.query; content:"b"; sid:1;)"#;
+    let set = Loader::new().load_str(refused, "t.rules").unwrap();
+    assert!(set.rules.iter().all(|r| compile(r, &Classifications::default()).is_err()));
+}

@@ -29,7 +29,7 @@ pub(crate) fn warnings(config: &Config) -> Vec<String> {
         let unwritten: Vec<&str> = eve.types.other.iter().map(String::as_str).filter(|t| !writes_eve_type(t)).collect();
         if !unwritten.is_empty() {
             out.push(format!(
-                "outputs.eve-log ({}): vigil writes no {} records yet (it does not parse those protocols)",
+                "outputs.eve-log ({}): vigil writes no {} records yet; nothing is written for them",
                 eve.filename,
                 unwritten.join(", ")
             ));
@@ -60,7 +60,7 @@ mod tests {
 
     #[test]
     fn unwritten_outputs_and_record_types_are_named() {
-        let yaml = "stats:\n  enabled: no\noutputs:\n  - lua:\n      enabled: yes\n  - pcap-log:\n      enabled: yes\n      compression: lz4\n  - alert-debug:\n      enabled: no\n  - stats:\n      enabled: yes\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - http\n        - ssh\n        - smtp\n        - doh2\n        - rdp\n";
+        let yaml = "stats:\n  enabled: no\noutputs:\n  - lua:\n      enabled: yes\n  - pcap-log:\n      enabled: yes\n      compression: lz4\n  - alert-debug:\n      enabled: no\n  - stats:\n      enabled: yes\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - http\n        - ssh\n        - smtp\n        - netflow\n        - rdp\n";
         let tree = vigil_config::ConfigTree::parse_str(yaml, "t.yaml").unwrap();
         let (config, _, _) = Config::from_tree(&tree);
         let w = warnings(&config);
@@ -68,7 +68,7 @@ mod tests {
         assert!(w[0].starts_with("outputs.lua: "), "{w:?}");
         assert!(w[1].contains("lz4 is written uncompressed"), "{w:?}");
         assert!(w[2].starts_with("outputs.stats (stats.log): stats.enabled is no"), "{w:?}");
-        assert!(w[3].contains("no doh2 records"), "{w:?}");
+        assert!(w[3].contains("no netflow records"), "{w:?}");
         let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - tls:\n            custom: [sni, ja5]\n";
         let tree = vigil_config::ConfigTree::parse_str(yaml, "t.yaml").unwrap();
         let w = warnings(&Config::from_tree(&tree).0);

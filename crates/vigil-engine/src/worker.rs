@@ -137,6 +137,11 @@ fn flow_state_of(s: TcpState) -> FlowState {
 }
 
 /// `established`: what the TCP session said before this packet, when it is tracked.
+/// The flow as an alert describes it, with the protocol it spoke before a change.
+fn at_alert(f: &Flow<FlowExt>) -> FlowAtAlert {
+    FlowAtAlert { orig: f.ext.app.as_deref().and_then(|a| a.layer.orig_proto()), ..FlowAtAlert::of(f) }
+}
+
 fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> FlowInfo {
     let app = f.ext.app.as_deref();
     FlowInfo {
@@ -509,7 +514,7 @@ impl Worker {
         // Firewall mode's `pre_stream` table: a packet it drops never reaches its session.
         if let (Some(h), true) = (flow, fw_pre) {
             if let Some(f) = self.flows.get_mut(h) {
-                let (info, at) = (flow_info(f, h.dir, None), FlowAtAlert::of(f));
+                let (info, at) = (flow_info(f, h.dir, None), at_alert(f));
                 if self.detector.fw_pre(
                     PacketHook::PreStream,
                     p,
@@ -584,7 +589,7 @@ impl Worker {
                 let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
                 let app = (!txs.is_empty()).then(|| app_input(f, &txs, p.ts));
                 let seen = crate::app::Seen::all(&txs);
-                let at = FlowAtAlert::of(f);
+                let at = at_alert(f);
                 let log_stream = f.ext.tcp.as_deref().map(|ssn| (ssn, h.dir));
                 // Firewall mode's application filter sees every live transaction.
                 let fw_txs: Vec<vigil_applayer::TxRef<'_>> = match (&self.detector.rules.firewall, f.ext.app.as_deref())
@@ -801,7 +806,7 @@ impl Worker {
         p.src = PacketSource::FlowTimeout;
         let info = flow_info(f, dir, None);
         let stream = StreamInput { chunk: None, payload_in_stream: true, pseudo: true, fresh_from: 0 };
-        let at = FlowAtAlert::of(f);
+        let at = at_alert(f);
         if self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, None, None, None, outputs)? {
             f.alerted = true;
         }
@@ -838,7 +843,7 @@ impl Worker {
             let seen = crate::app::Seen::all(&txs);
             let app = app_input(f, &txs, self.now);
             let stream = StreamInput { chunk: None, payload_in_stream: true, pseudo: true, fresh_from: 0 };
-            let at = FlowAtAlert::of(f);
+            let at = at_alert(f);
             match self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, Some(&app), None, None, outputs) {
                 Ok(true) => f.alerted = true,
                 Ok(false) => {}
@@ -998,7 +1003,7 @@ impl Flusher<'_> {
             let stream =
                 StreamInput { chunk: Some((self.buf, base)), payload_in_stream: true, pseudo: true, fresh_from: 0 };
             let info = FlowInfo { tracked: true, stream_size: stream_sizes(&ssn), ..flow_info(f, dir, None) };
-            let at = FlowAtAlert::of(f);
+            let at = at_alert(f);
             match self.detector.run(
                 &p,
                 Some((at, info, &mut f.ext.detect)),

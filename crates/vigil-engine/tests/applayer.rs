@@ -358,3 +358,40 @@ fn smb_records_its_commands_and_dcerpc_keywords_run_on_calls_through_pipes() {
     let alert = of_type(&recs, "alert").into_iter().find(|a| a["alert"]["signature_id"] == 1).unwrap();
     assert_eq!(alert["tx_id"], smb[4]["tx_id"]);
 }
+
+/// DNS over HTTPS on HTTP/2 (the `doh2` definition's own sample: a GET
+/// whose `dns` variable is the query, answered with
+/// `application/dns-message`): the flow is `doh2` (from `http2`), DNS,
+/// HTTP/2 and `doh2` rules all run on it, a `doh2` rule mixes HTTP and
+/// DNS keywords, and the stream is a `dns` record with its `http` object.
+#[test]
+fn dns_over_http2_is_doh2_and_runs_dns_http2_and_mixed_rules() {
+    use vigil_types::Direction::{ToClient, ToServer};
+    let sample = (vigil_applayer::proto::find("doh2").unwrap().sample)();
+    assert_eq!((sample[0].0, sample[1].0), (ToServer, ToClient));
+    let frames = tcp_session(8443, &[(&sample[0].1, &sample[1].1)]);
+    let rules = "alert dns any any -> any any (dns.query; content:\"example.com\"; sid:1;)\n\
+                 alert doh2 any any -> any any (dns.opcode:0; http.uri; content:\"/dns-query\"; sid:2;)\n\
+                 alert http2 any any -> any any (http.uri; content:\"/dns-query\"; sid:3;)\n\
+                 alert dns any any -> any any (flow:to_client; dns.answers.rrname; content:\"example\"; sid:4;)\n\
+                 alert doh2 any any -> any any (dns.opcode:1; http.uri; content:\"/dns-query\"; sid:5;)\n\
+                 alert http1 any any -> any any (http.uri; content:\"/dns-query\"; sid:6;)\n";
+    let recs = run("doh2", &frames, rules);
+    assert_eq!(sids(&recs), [1, 2, 3, 4], "{recs:?}");
+    let flow = of_type(&recs, "flow");
+    assert_eq!((flow[0]["app_proto"].as_str(), flow[0]["app_proto_orig"].as_str()), (Some("doh2"), Some("http2")));
+    for a in of_type(&recs, "alert") {
+        assert_eq!((a["app_proto"].as_str(), a["app_proto_orig"].as_str()), (Some("doh2"), Some("http2")), "{a}");
+        // Alerts carry the DNS message without its grouped answers.
+        assert!(a["dns"].is_object() && a["dns"].get("grouped").is_none(), "{a}");
+    }
+    let dns = of_type(&recs, "dns");
+    assert_eq!(dns.len(), 1);
+    assert_eq!(dns[0]["dns"]["type"], "response");
+    assert_eq!(dns[0]["dns"]["grouped"]["A"][0], "198.18.0.1");
+    assert_eq!(dns[0]["http"]["url"], "/dns-query?dns=AAABAAABAAAAAAAAB2V4YW1wbGUDY29tAAABAAE");
+    // HTTP/2 records carry no tx_id, as Suricata's.
+    assert!(dns[0].get("tx_id").is_none());
+    // The SETTINGS of stream 0 stay `http` records.
+    assert!(of_type(&recs, "http").iter().all(|h| h["http"]["http2"]["stream_id"] == 0));
+}

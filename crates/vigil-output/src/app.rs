@@ -24,7 +24,7 @@ pub fn app_record(
     event_type: &str,
     swap: bool,
     flow_id: u64,
-    tx_id: u64,
+    tx_id: Option<u64>,
     body: Value,
     opts: EnvelopeOptions,
 ) -> Value {
@@ -32,8 +32,10 @@ pub fn app_record(
     if swap {
         swap_endpoints(&mut m);
     }
-    let at = m.keys().position(|k| k == "pkt_src").unwrap_or(m.len());
-    m.shift_insert(at, "tx_id".into(), json!(tx_id));
+    if let Some(id) = tx_id {
+        let at = m.keys().position(|k| k == "pkt_src").unwrap_or(m.len());
+        m.shift_insert(at, "tx_id".into(), json!(id));
+    }
     m.shift_insert(1, "flow_id".into(), json!(flow_id));
     let mut out = m;
     out.insert(event_type.into(), body);

@@ -428,6 +428,12 @@ pub trait ProtoParser: Send {
     fn wants_data(&self) -> bool {
         true
     }
+    /// The protocol of the table the flow goes by from now on, parsed on by
+    /// this same parser (an HTTP/2 flow once a stream carried DNS is
+    /// `doh2`): Suricata's change of protocol without a new parser.
+    fn renamed(&self) -> Option<&'static str> {
+        None
+    }
     /// Whether a record of `dir` ended since the last call, so raw stream
     /// inspection of `dir` need not wait for a chunk of bytes (Suricata's
     /// parsers ask for it at their record boundaries).
@@ -544,6 +550,17 @@ pub trait ProtoTx: Any {
     fn writes_record(&self) -> bool {
         true
     }
+    /// Whether its record carries its `tx_id` (Suricata's HTTP/2 records
+    /// do not).
+    fn record_has_tx_id(&self) -> bool {
+        true
+    }
+    /// The body alerts and `fileinfo` records carry of it (as an output
+    /// with `opts` writes it), where that is not its record's: DNS leaves
+    /// out the grouped answers there.
+    fn eve_metadata(&self, opts: Option<&RecordOptions>) -> serde_json::Value {
+        opts.map_or_else(|| self.eve(), |o| self.eve_with(o))
+    }
     /// The direction its record is written in: the flow's (to-server), or
     /// its own (a DNS message, whose response record goes server to client).
     fn record_dir(&self) -> Direction {
@@ -589,10 +606,17 @@ pub trait ProtoTx: Any {
     fn file_size(&self, _dir: Direction) -> Option<(u64, bool)> {
         None
     }
-    /// A transaction of the protocol this one carries ([`ProtoDef::includes`]),
-    /// for rules written for that protocol: the DCE/RPC call an SMB command
-    /// wrote to a pipe.
-    fn carried(&self) -> Option<&dyn ProtoTx> {
+    /// The transaction of protocol `proto` this one carries
+    /// ([`ProtoDef::includes`]), for rules written for that protocol: the
+    /// DCE/RPC call an SMB command wrote to a pipe, the DNS messages of a
+    /// DNS-over-HTTP/2 stream.
+    fn carried(&self, _proto: &str) -> Option<&dyn ProtoTx> {
+        None
+    }
+    /// The EVE type its record is written under where it is not its
+    /// protocol's (a DNS-over-HTTP/2 stream makes a `dns` record, its HTTP
+    /// object beside: [`ProtoTx::eve_siblings`]).
+    fn record_type(&self) -> Option<&'static str> {
         None
     }
     fn as_any(&self) -> &dyn Any;

@@ -46,6 +46,7 @@ protocols! {
     rfb,
     quic,
     http2,
+    doh2,
 }
 
 /// The test kit on every protocol of the table.

@@ -35,6 +35,10 @@ pub struct TxSig {
     /// HTTP/1 transactions, not on what another protocol carries as HTTP
     /// (HTTP/2's streams), as Suricata's `http1` rules do.
     pub exact: bool,
+    /// Keywords of several protocols that the header's carries (`alert
+    /// doh2 ... dns.opcode; http.host`): each buffer and value check reads
+    /// the view of its own protocol ([`BufferMatch::via`], [`AppCheck::proto`]).
+    pub mixed: bool,
 }
 
 /// One sticky buffer of a transaction signature.
@@ -52,6 +56,9 @@ pub struct BufferMatch {
     /// `absent`: the buffer must not exist (`Some(false)`); with `or_else`
     /// (`Some(true)`), a missing buffer matches and a present one is inspected.
     pub absent: Option<bool>,
+    /// The protocol whose view of the transaction it is read from, where
+    /// that is not the signature's (in a [`TxSig::mixed`] one).
+    pub via: Option<AppProto>,
 }
 
 /// Which of a flow's protocols `app-layer-protocol` looks at.
@@ -144,7 +151,13 @@ pub(super) fn split(
     let carries =
         |q: AppProto, p: AppProto| vigil_applayer::proto::of(q).is_some_and(|d| d.includes.contains(&p.name()));
     let mut proto = header;
-    for p in defs.iter().map(|d| d.proto).chain(checks.iter().map(AppCheck::proto)) {
+    // Keywords of several protocols the header's carries (or is): each
+    // reads its own protocol's view of the header's transactions.
+    let mut kinds: Vec<AppProto> = defs.iter().map(|d| d.proto).chain(checks.iter().map(AppCheck::proto)).collect();
+    kinds.sort_by_key(|p| p.name());
+    kinds.dedup();
+    let mixed = kinds.len() > 1 && header.is_some_and(|h| kinds.iter().all(|&p| p == h || carries(h, p)));
+    for p in defs.iter().map(|d| d.proto).chain(checks.iter().map(AppCheck::proto)).filter(|_| !mixed) {
         match proto {
             None => proto = Some(p),
             Some(q) if q != p && Some(q) == header && carries(q, p) => proto = Some(p),
@@ -200,7 +213,8 @@ pub(super) fn split(
         let (id, dir) = d.resolve(side);
         raise(&mut need, dir, d.need);
         let (transforms, steps, len, absent) = (b.transforms, b.steps, b.len, b.absent);
-        out.push(BufferMatch { id, dir, multi: d.multi, transforms, steps, len, absent });
+        let via = (d.proto != proto).then_some(d.proto);
+        out.push(BufferMatch { id, dir, multi: d.multi, transforms, steps, len, absent, via });
     }
     for c in &checks {
         let dir = c.side().unwrap_or(side);
@@ -211,6 +225,6 @@ pub(super) fn split(
         Some((Some(at), p)) => (Some(at), Some(p)),
         _ => (None, None),
     };
-    let tx = TxSig { proto, side, need, buffers: out, checks, fast: fast_at, either_side, exact: false };
+    let tx = TxSig { proto, side, need, buffers: out, checks, fast: fast_at, either_side, exact: false, mixed };
     (steps, pattern, required, Some(tx))
 }

@@ -423,6 +423,7 @@ impl DetectEngine {
                         flow.map(|f| FlowInfo { to_server: tx_sig.side == vigil_types::Direction::ToServer, ..f });
                     tx_header_matches(sig, src, dst)
                         && app_proto_ok(sig, info)
+                        && tx_proto_ok(sig, t.tx.proto())
                         && sig.checks.iter().all(|c| c.matches(p, info))
                         && sig.headers.iter().all(|h| h.matches(p, &mut s.inspect))
                         && tx::tx_matches(tx_sig, t.tx, app.now_secs, &mut s.tx, &mut s.inspect)
@@ -488,6 +489,17 @@ fn tx_header_matches(sig: &Signature, src: (IpAddr, u16), dst: (IpAddr, u16)) ->
 /// or one that carries it (DCE/RPC rules on SMB flows, as in Suricata), in
 /// the direction its `app-layer-protocol` mode looks at. A negation never
 /// matches a protocol not known yet.
+/// A transaction of a protocol the flow spoke before a change (the HTTP/1
+/// request of an `h2c` upgrade) is one the rule's protocol applies to
+/// itself: an `alert http2` rule does not inspect it, as Suricata, whose
+/// flow then has the new protocol's transactions only.
+fn tx_proto_ok(sig: &Signature, tx: vigil_types::AppProto) -> bool {
+    match sig.app_proto {
+        Some(want) if !sig.app_proto_negated => vigil_applayer::proto::applies(want, tx),
+        _ => true,
+    }
+}
+
 fn app_proto_ok(sig: &Signature, flow: Option<FlowInfo>) -> bool {
     use crate::compile::ProtoMode;
     let Some(want) = sig.app_proto else { return true };

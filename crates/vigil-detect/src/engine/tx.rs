@@ -83,15 +83,19 @@ impl TxEngine {
         let mut groups: Vec<Building> = Vec::new();
         for (i, s) in sigs.iter().enumerate() {
             let Some(tx) = &s.tx else { continue };
-            let gi = match groups.iter().position(|g| g.0 == tx.proto && g.1 == tx.need) {
+            // A fast pattern read through another protocol's view is
+            // prefiltered with that protocol's transactions.
+            let fast = tx.fast.and_then(|b| tx.buffers.get(b));
+            let proto = fast.and_then(|b| b.via).unwrap_or(tx.proto);
+            let gi = match groups.iter().position(|g| g.0 == proto && g.1 == tx.need) {
                 Some(g) => g,
                 None => {
-                    groups.push((tx.proto, tx.need, Vec::new(), Vec::new()));
+                    groups.push((proto, tx.need, Vec::new(), Vec::new()));
                     groups.len() - 1
                 }
             };
             let g = &mut groups[gi];
-            match (tx.fast.and_then(|b| tx.buffers.get(b)), &s.fast_pattern) {
+            match (fast, &s.fast_pattern) {
                 (Some(b), Some(p)) => {
                     let key = key_of(b);
                     let ki = match g.2.iter().position(|(k, _)| *k == key) {
@@ -182,9 +186,16 @@ pub(crate) fn tx_matches(
         return false;
     }
     let Some(tx) = tx.as_proto(tx_sig.proto) else { return false };
-    let checks_ok = tx_sig.checks.iter().all(|c| c.matches(tx, tx_sig.side, now_secs));
+    let checks_ok = tx_sig.checks.iter().all(|c| match tx_sig.mixed {
+        false => c.matches(tx, tx_sig.side, now_secs),
+        true => tx.as_proto(c.proto()).is_some_and(|t| c.matches(t, tx_sig.side, now_secs)),
+    });
     ictx.dce_little = tx.dce_little_endian();
-    checks_ok && tx_sig.buffers.iter().all(|b| buffer_matches(b, tx, s, ictx))
+    checks_ok
+        && tx_sig.buffers.iter().all(|b| match b.via {
+            None => buffer_matches(b, tx, s, ictx),
+            Some(p) => tx.as_proto(p).is_some_and(|t| buffer_matches(b, t, s, ictx)),
+        })
 }
 
 fn buffer_matches(b: &BufferMatch, tx: TxRef<'_>, s: &mut TxScratch, ictx: &mut InspectCtx) -> bool {

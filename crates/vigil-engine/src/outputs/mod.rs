@@ -94,6 +94,9 @@ pub(crate) struct AlertApp<'a> {
 pub(crate) struct FlowAtAlert {
     pub id: u64,
     pub eve: AlertFlow,
+    /// What the flow spoke before its change of protocol, for the alert's
+    /// `app_proto_orig`.
+    pub orig: Option<AppProto>,
 }
 
 impl FlowAtAlert {
@@ -109,16 +112,30 @@ impl FlowAtAlert {
             dest_ip: f.key.dst_ip(),
             ports: has_ports.then_some((f.key.sport, f.key.dport)),
         };
-        FlowAtAlert { id: f.id, eve }
+        FlowAtAlert { id: f.id, eve, orig: None }
     }
 }
 
 /// A transaction's EVE object and the record type it is written under.
-pub(crate) fn tx_body(tx: TxRef<'_>, opts: Option<&RecordOptions>) -> (&'static str, Value) {
-    match opts {
-        Some(o) => (tx.def.eve_type(), tx.tx.eve_with(o)),
-        None => (tx.def.eve_type(), tx.tx.eve()),
+/// `metadata`: as alerts and `fileinfo` records carry it ([`vigil_applayer::proto::ProtoTx::eve_metadata`]).
+pub(crate) fn tx_body(tx: TxRef<'_>, opts: Option<&RecordOptions>, metadata: bool) -> (&'static str, Value) {
+    let key = record_type(tx);
+    match (opts, metadata) {
+        (o, true) => (key, tx.tx.eve_metadata(o)),
+        (Some(o), false) => (key, tx.tx.eve_with(o)),
+        (None, false) => (key, tx.tx.eve()),
     }
+}
+
+/// The `tx_id` a transaction's record carries, where its protocol's do.
+fn tx_id(tx: TxRef<'_>) -> Option<u64> {
+    tx.tx.record_has_tx_id().then(|| tx.id())
+}
+
+/// The type a transaction's record is written under: its protocol's, or
+/// its own where it says (a DNS-over-HTTP/2 stream's `dns`).
+fn record_type(tx: TxRef<'_>) -> &'static str {
+    tx.tx.record_type().unwrap_or(tx.def.eve_type())
 }
 
 /// The options `sink` gives the records of the protocol at `place` in
@@ -610,6 +627,9 @@ impl Outputs {
                 }
                 if !matches!(app.proto, AppProto::Unknown) {
                     m.insert("app_proto".into(), app.proto.name().into());
+                    if let Some(orig) = flow.and_then(|f| f.orig).filter(|&o| o != app.proto) {
+                        m.insert("app_proto_orig".into(), orig.name().into());
+                    }
                 }
                 if let (Some(xff), Some(h)) = (&sink.xff, app.tx.and_then(http_tx)) {
                     if let Some(ip) = xff_address(h, xff) {
@@ -624,7 +644,7 @@ impl Outputs {
                 }
                 if let Some(tx) = app.tx.filter(|_| sink.alert_app) {
                     let place = vigil_applayer::proto::index(tx.def.name);
-                    let (key, body) = tx_body(tx, record_opts(sink, place));
+                    let (key, body) = tx_body(tx, record_opts(sink, place), true);
                     m.insert(key.into(), body);
                     with_siblings(m, key, tx, sink.smtp_custom.as_deref());
                     // The files of the packet's side, as they stand when the alert is written.
@@ -724,7 +744,7 @@ impl Outputs {
                 // `swap` orients the record's own direction; each of these says its own.
                 for (dir, body) in recs {
                     let swap = swap != (own_dir != dir);
-                    let mut rec = vigil_output::app_record(p, name, swap, flow_id, tx.id(), body, sink.envelope);
+                    let mut rec = vigil_output::app_record(p, name, swap, flow_id, tx_id(tx), body, sink.envelope);
                     with_parent(&self.parents, &mut rec, flow_id);
                     write(&mut sink.writer, &rec)?;
                 }
@@ -735,15 +755,15 @@ impl Outputs {
                     ("http", serde_json::to_value(h.eve_dump_headers(req, resp)).unwrap_or(Value::Null))
                 }
                 _ => match opts {
-                    Some(o) => tx_body(tx, Some(o)),
-                    None => body.get_or_insert_with(|| tx_body(tx, None)).clone(),
+                    Some(o) => tx_body(tx, Some(o), false),
+                    None => body.get_or_insert_with(|| tx_body(tx, None, false)).clone(),
                 },
             };
             let mut b = b;
             if let (Some(from), "tls", Value::Object(m)) = (upgraded_from, key, &mut b) {
                 m.insert("from_proto".into(), from.name().into());
             }
-            let mut rec = vigil_output::app_record(p, key, swap, flow_id, tx.id(), b, sink.envelope);
+            let mut rec = vigil_output::app_record(p, key, swap, flow_id, tx_id(tx), b, sink.envelope);
             if let Value::Object(m) = &mut rec {
                 with_siblings(m, key, tx, sink.smtp_custom.as_deref());
             }
@@ -766,10 +786,17 @@ impl Outputs {
     ) -> Result<(), EngineError> {
         let parents = &self.parents;
         let record = |envelope| {
-            let mut rec =
-                vigil_output::fileinfo_record(p, swap_file, flow_id, tx_body(tx, None), tx.def.name, info, envelope);
+            let mut rec = vigil_output::fileinfo_record(
+                p,
+                swap_file,
+                flow_id,
+                tx_body(tx, None, true),
+                tx.def.name,
+                info,
+                envelope,
+            );
             if let Value::Object(m) = &mut rec {
-                with_siblings(m, tx.def.eve_type(), tx, None);
+                with_siblings(m, record_type(tx), tx, None);
             }
             with_parent(parents, &mut rec, flow_id);
             rec

@@ -43,8 +43,11 @@ pub(super) const CHECKS: &[CheckDef] = &[
 ];
 
 impl TxCheck for DnsCheck {
-    fn matches(&self, tx: &dyn ProtoTx, _dir: Direction, _now_secs: i64) -> bool {
-        tx.as_any().downcast_ref::<DnsTx>().is_some_and(|tx| self.matches_dns(tx))
+    fn matches(&self, tx: &dyn ProtoTx, dir: Direction, _now_secs: i64) -> bool {
+        let any = tx.as_any();
+        // A DNS-over-HTTP/2 stream's: the message of the side inspected.
+        let msg = any.downcast_ref::<DnsTx>().or_else(|| any.downcast_ref::<super::CarriedDns>()?.side(dir));
+        msg.is_some_and(|tx| self.matches_dns(tx))
     }
 }
 

@@ -29,6 +29,7 @@
 //! assert_eq!(tx.eve().kind, "request");
 //! ```
 
+pub(crate) mod carried;
 mod checks;
 mod eve;
 pub mod message;
@@ -40,6 +41,7 @@ mod tx;
 #[cfg(test)]
 pub(crate) mod tests;
 
+pub use carried::CarriedDns;
 pub use eve::{
     address, json_string, rcode_name, rrtype_name, DnsEve, DnsEveV2, EveGrouped, EveOpt, EveQuery, EveRecord, EveSoa,
     EveSrv, EveSshfp,

@@ -32,16 +32,22 @@ pub enum Buffer {
     /// authority name followed by the name in its data, then the
     /// additional names.
     ResponseRrname = 5,
+    /// `dns.authorities.rrname`: each authority record's name.
+    AuthoritiesRrname = 6,
+    /// `dns.additionals.rrname`: each additional record's name.
+    AdditionalsRrname = 7,
 }
 
 impl Buffer {
-    const ALL: [Buffer; 6] = [
+    const ALL: [Buffer; 8] = [
         Buffer::Query,
         Buffer::QueriesRrname,
         Buffer::QueryName,
         Buffer::AnswerName,
         Buffer::AnswersRrname,
         Buffer::ResponseRrname,
+        Buffer::AuthoritiesRrname,
+        Buffer::AdditionalsRrname,
     ];
 
     pub fn from_id(id: u8) -> Option<Buffer> {
@@ -66,6 +72,8 @@ const BUFFERS: &[BufferDef] = &[
     names("dns.answer.name", Buffer::AnswerName, Sides::Both, ToClient),
     names("dns.answers.rrname", Buffer::AnswersRrname, Sides::Both, ToClient),
     names("dns.response.rrname", Buffer::ResponseRrname, Sides::ToClient, ToClient),
+    names("dns.authorities.rrname", Buffer::AuthoritiesRrname, Sides::Both, ToClient),
+    names("dns.additionals.rrname", Buffer::AdditionalsRrname, Sides::Both, ToClient),
 ];
 
 /// A request or a response, by the transport's framing.
@@ -188,6 +196,11 @@ impl ProtoTx for DnsTx {
 
     fn eve(&self) -> Value {
         serde_json::to_value(DnsTx::eve(self)).unwrap_or(Value::Null)
+    }
+
+    /// Alerts leave out the grouped answers, as Suricata's.
+    fn eve_metadata(&self, _opts: Option<&crate::proto::RecordOptions>) -> Value {
+        serde_json::to_value(DnsTx::eve_with(self, false)).unwrap_or(Value::Null)
     }
 
     /// A response is written from the server to the client.

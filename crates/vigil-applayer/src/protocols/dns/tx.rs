@@ -134,6 +134,8 @@ impl DnsTx {
             Buffer::Query | Buffer::QueriesRrname | Buffer::QueryName => self.query_name(index),
             Buffer::AnswerName | Buffer::AnswersRrname => self.answer_name(index),
             Buffer::ResponseRrname => self.response_rrname(index),
+            Buffer::AuthoritiesRrname => self.msg.authorities.get(index).map(|r| r.name.value.as_slice()),
+            Buffer::AdditionalsRrname => self.msg.additionals.get(index).map(|r| r.name.value.as_slice()),
         }
     }
 }

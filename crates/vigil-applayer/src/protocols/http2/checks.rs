@@ -102,8 +102,8 @@ impl Http2Check {
     fn side_matches(&self, s: &Side) -> bool {
         match self {
             Http2Check::FrameType(t) => *t < 16 && s.frame_types & (1 << t) != 0,
-            Http2Check::ErrorCode(c) => s.error_code == Some(*c),
-            Http2Check::Priority(c) => s.priority.is_some_and(|p| c.matches(p.into())),
+            Http2Check::ErrorCode(c) => s.error_codes.contains(c),
+            Http2Check::Priority(c) => s.priorities.iter().any(|&p| c.matches(p.into())),
             Http2Check::Window(c) => s.window.is_some_and(|w| c.matches(w.into())),
             Http2Check::SizeUpdate(c) => s.size_updates.iter().any(|u| c.matches(*u)),
             Http2Check::Settings { id, value } => {

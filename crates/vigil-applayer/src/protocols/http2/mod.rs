@@ -4,8 +4,9 @@
 //! decoded with each side's HPACK table (loona-hpack; the dynamic table
 //! bounded at 64 KiB whatever the peer announces, a bigger size update
 //! counted as `http2.header_integer_overflow` and the side's headers no
-//! longer readable), each stream a transaction, and each SETTINGS or
-//! GOAWAY of stream 0 one of its own, as Suricata forms them.
+//! longer readable), each stream a transaction (closed by END_STREAM both
+//! ways; a RST_STREAM ends nothing), and each frame of stream 0 but a
+//! SETTINGS acknowledgement one of its own, as Suricata forms them.
 //!
 //! Records are EVE `http` with version `2`, the header lists and the
 //! `http2` object (stream id, each side's settings, error code, priority).
@@ -24,10 +25,16 @@
 //!
 //! Each side's body is a file of the shared service (unnamed, as Suricata
 //! 8's), decoded where its Content-Encoding says gzip, deflate or brotli
-//! (HTTP/1's bounded decoder; brotli capped at the same limit), closed at its END_STREAM, cut short by a
-//! RST_STREAM or the flow's end.
+//! (HTTP/1's bounded decoder; brotli capped at the same limit), closed at
+//! its END_STREAM, cut short by the flow's end.
 //!
-//! Not yet: Range requests put back together; DNS over HTTP/2.
+//! DNS over HTTPS (RFC 8484, where `doh2` is enabled): a request's `dns`
+//! query variable, or a side's body whose content type is
+//! `application/dns-message`, is that side's DNS message
+//! ([`crate::protocols::dns::CarriedDns`]), and the flow goes by `doh2`
+//! from then on (see that protocol's folder).
+//!
+//! Not yet: Range requests put back together.
 
 mod body;
 mod checks;
@@ -42,6 +49,7 @@ use body::BodyDecoder;
 use crate::progress::Progress;
 use crate::proto::{BufferDef, Detection, ParserInit, ProbeCx, Probe, ProtoDef, ProtoParser, ProtoTx, SettingDef, Sides, TxQueue};
 use frame::Header;
+use tx::DnsBody;
 pub use tx::{Http2Stream, Http2Tx};
 
 /// The HTTP/1 request of an `h2c` upgrade the server accepted (RFC 7540
@@ -74,6 +82,14 @@ fn base64url(v: &[u8]) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// The DNS message of a request's `dns` query variable (RFC 8484 4.1:
+/// base64url without padding).
+fn dns_variable(path: &[u8]) -> Option<Vec<u8>> {
+    let query = &path[path.iter().position(|&c| c == b'?')? + 1..];
+    let value = query.split(|&c| c == b'&').find_map(|kv| kv.strip_prefix(b"dns="))?;
+    base64url(value).filter(|m| !m.is_empty())
 }
 
 /// Suricata's HTTP/2 events this parser raises.
@@ -109,6 +125,8 @@ const INVALID_HTTP1_SETTINGS: usize = 8;
 const AUTHORITY_HOST_MISMATCH: usize = 13;
 const USERINFO_IN_URI: usize = 14;
 const REASSEMBLY_LIMIT_REACHED: usize = 15;
+const DNS_REQUEST_TOO_LONG: usize = 16;
+const DNS_RESPONSE_TOO_LONG: usize = 17;
 
 /// The largest dynamic table a side may have, whatever the settings say.
 const MAX_TABLE: usize = 64 * 1024;
@@ -171,12 +189,11 @@ pub struct Http2Parser {
     decoders: Vec<(u32, usize, BodyDecoder)>,
     decompress_limit: u64,
     decompress_ratio: u64,
-    /// Streams whose transactions were freed, the latest few.
-    closed: std::collections::VecDeque<u32>,
+    /// DNS over HTTPS is looked for (`doh2` is enabled).
+    doh: bool,
+    /// A stream carried DNS: the flow is `doh2` from now on.
+    renamed: bool,
 }
-
-/// How many freed streams are remembered.
-const CLOSED_KEPT: usize = 256;
 
 impl std::fmt::Debug for BodyDecoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -228,15 +245,12 @@ impl Http2Parser {
         (0..self.txs.len()).rev().find(|&i| self.txs[i].stream == stream)
     }
 
-    /// The transaction of `stream`, made if it has none yet; `None` for a
-    /// stream whose transaction was logged and freed (a late frame on it
-    /// makes no second record, as in Suricata).
+    /// The transaction of `stream`, made if it has none (a late frame on a
+    /// stream whose transaction was logged and freed makes a new one, as
+    /// in Suricata: a RST_STREAM after the end is a record of its own).
     fn stream_tx(&mut self, stream: u32) -> Option<usize> {
         if let Some(i) = self.find(stream) {
             return Some(i);
-        }
-        if self.closed.contains(&stream) {
-            return None;
         }
         let before = self.txs.len();
         self.txs.push_with(|id| Http2Tx::new(id, stream));
@@ -247,7 +261,9 @@ impl Http2Parser {
         Some(self.txs.len() - 1)
     }
 
-    /// A new transaction of stream 0 (a SETTINGS or GOAWAY), whole at once.
+    /// A new transaction of stream 0, whole at once: each frame of stream 0
+    /// but a SETTINGS acknowledgement is one, as Suricata forms them (only
+    /// SETTINGS and GOAWAY ones have something to log).
     fn stream0_tx(&mut self, fill: impl FnOnce(&mut Http2Tx)) {
         self.txs.push_with(|id| {
             let mut t = Http2Tx::new(id, 0);
@@ -256,6 +272,21 @@ impl Http2Parser {
             t.sides.to_client.done = true;
             t
         });
+    }
+
+    /// A frame of type `kind` on stream 0 from side `dir`: its transaction.
+    fn open0(&mut self, dir: Direction, kind: u8) {
+        self.stream0_tx(|t| {
+            if kind <= frame::CONTINUATION {
+                t.side_mut(dir).frame_types |= 1 << kind;
+            }
+        });
+    }
+
+    /// The transaction a frame of stream 0 just opened.
+    fn global(&mut self, h: &Header) -> Option<&mut Http2Tx> {
+        let last = self.txs.len().checked_sub(1)?;
+        Some(&mut self.txs[last]).filter(|t| h.stream == 0 && t.stream == 0)
     }
 
     /// Takes over from HTTP/1 after an `h2c` upgrade: the client's settings
@@ -332,6 +363,9 @@ impl Http2Parser {
         } else {
             side.add_headers(updates, fields);
             self.txs[i].headers_changed();
+            if self.doh {
+                self.doh_headers(i, tdir);
+            }
         }
         if p.end_stream && p.promised.is_none() {
             self.side_ended(i, dir);
@@ -348,29 +382,53 @@ impl Http2Parser {
         }
     }
 
-    /// Notes a frame's type on the stream's side it came from (after the
-    /// frame made the stream's transaction, or a stream 0 one).
-    fn frame_kind(&mut self, dir: Direction, h: &Header) {
-        if h.kind > frame::CONTINUATION {
+    /// DNS over HTTPS (RFC 8484), once side `dir` of transaction `i` has
+    /// its headers: a side whose content type is `application/dns-message`
+    /// has its body kept as a DNS message, and a request's `dns` query
+    /// variable is the message itself.
+    fn doh_headers(&mut self, i: usize, dir: Direction) {
+        let t = &mut self.txs[i];
+        let side = t.side_mut(dir);
+        if side.dns_body == DnsBody::No && side.carries_dns() {
+            side.dns_body = DnsBody::Collecting(Vec::new());
+        }
+        if dir != Direction::ToServer || t.dns().is_some_and(|d| d.side(dir).is_some()) {
             return;
         }
-        let made0 = h.kind == frame::SETTINGS && h.flags & frame::FLAG_ACK == 0 || h.kind == frame::GOAWAY;
-        let i = if h.stream == 0 { self.txs.len().checked_sub(1).filter(|_| made0) } else { self.find(h.stream) };
-        if let Some(i) = i.filter(|&i| self.txs[i].stream == h.stream) {
+        if let Some(msg) = t.req().get(b":path").and_then(dns_variable) {
+            if t.take_dns(dir, &msg) {
+                self.renamed = true;
+            }
+        }
+    }
+
+    /// Notes a frame's type on the stream's side it came from, after the
+    /// frame made the stream's transaction (stream 0's are noted as each
+    /// opens its own, [`Self::open0`]).
+    fn frame_kind(&mut self, dir: Direction, h: &Header) {
+        if h.kind > frame::CONTINUATION || h.stream == 0 {
+            return;
+        }
+        if let Some(i) = self.find(h.stream) {
             self.txs[i].side_mut(dir).frame_types |= 1 << h.kind;
         }
     }
 
     fn frame(&mut self, dir: Direction, h: Header, payload: &[u8]) {
         let d = side(dir);
+        // A SETTINGS acknowledgement is no transaction (Suricata's tx ids
+        // and keyword matches count none).
+        if h.stream == 0 && !(h.kind == frame::SETTINGS && h.flags & frame::FLAG_ACK != 0) {
+            self.open0(dir, h.kind);
+        }
         match h.kind {
             frame::HEADERS | frame::PUSH_PROMISE => {
                 let Some((block, weight, promised)) = frame::block_fragment(&h, payload) else {
                     self.raise(Some(h.stream), INVALID_FRAME_LENGTH);
                     return;
                 };
-                if let Some(i) = weight.and_then(|_| self.stream_tx(h.stream)) {
-                    self.txs[i].side_mut(dir).priority = weight;
+                if let Some((w, i)) = weight.and_then(|w| Some((w, self.stream_tx(h.stream)?))) {
+                    self.txs[i].side_mut(dir).add_priority(w);
                 }
                 if self.dirs[d].pending.take().is_some() {
                     // A block left without its CONTINUATION: the table cannot follow.
@@ -407,40 +465,44 @@ impl Http2Parser {
             }
             frame::SETTINGS if h.flags & frame::FLAG_ACK == 0 => {
                 let list = frame::settings(payload);
-                self.stream0_tx(|t| t.side_mut(dir).settings = list);
+                if let Some(t) = self.global(&h) {
+                    t.side_mut(dir).settings = list;
+                }
             }
             frame::RST_STREAM => {
                 let Some(c) = payload.get(..4) else { return };
                 let code = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
+                // The stream stays open: what the peer had already sent
+                // still comes, and ends it (as in Suricata, whose streams
+                // close only with END_STREAM both ways).
                 let Some(i) = self.stream_tx(h.stream) else { return };
-                let t = &mut self.txs[i];
-                t.side_mut(dir).error_code = Some(code);
-                let st = &mut t.s;
-                for s in [&mut st.sides.to_server, &mut st.sides.to_client] {
-                    s.done = true;
-                    s.files.iter_mut().filter(|f| f.is_open()).for_each(File::truncate);
-                }
-                self.decoders.retain(|x| x.0 != h.stream);
+                self.txs[i].side_mut(dir).add_error_code(code);
             }
             frame::GOAWAY => {
                 let Some(c) = payload.get(4..8) else { return };
                 let code = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
-                self.stream0_tx(|t| {
+                if let Some(t) = self.global(&h) {
                     let s = t.side_mut(dir);
-                    s.error_code = Some(code);
+                    s.add_error_code(code);
                     s.goaway = true;
-                });
+                }
             }
             frame::PRIORITY => {
                 if let (Some(&w), true) = (payload.get(4), h.stream != 0) {
                     if let Some(i) = self.stream_tx(h.stream) {
-                        self.txs[i].side_mut(dir).priority = Some(w);
+                        self.txs[i].side_mut(dir).add_priority(w);
                     }
                 }
             }
             frame::WINDOW_UPDATE => {
-                if let (Some(c), Some(i)) = (payload.get(..4), self.find(h.stream).filter(|_| h.stream != 0)) {
-                    self.txs[i].side_mut(dir).window = Some(u32::from_be_bytes([c[0], c[1], c[2], c[3]]) & 0x7fff_ffff);
+                let Some(c) = payload.get(..4) else { return };
+                let window = Some(u32::from_be_bytes([c[0], c[1], c[2], c[3]]) & 0x7fff_ffff);
+                if h.stream == 0 {
+                    if let Some(t) = self.global(&h) {
+                        t.side_mut(dir).window = window;
+                    }
+                } else if let Some(i) = self.find(h.stream) {
+                    self.txs[i].side_mut(dir).window = window;
                 }
             }
             _ => {}
@@ -470,11 +532,16 @@ impl Http2Parser {
         let (limit, cfg) = (self.body_limit, self.files);
         let k = self.decoders.iter().position(|x| x.0 == stream && x.1 == d);
         let s = self.txs[i].side_mut(dir);
+        let collecting = matches!(s.dns_body, DnsBody::Collecting(_));
         let mut take = |out: &[u8]| s.take_body(out, limit, &cfg);
         let mut failed = false;
         match k {
             Some(k) => failed = !self.decoders[k].2.feed(bytes, &mut take),
             None => take(bytes),
+        }
+        if collecting && self.txs[i].sides.get(dir).dns_body == DnsBody::TooLong {
+            let ev = if dir == Direction::ToServer { DNS_REQUEST_TOO_LONG } else { DNS_RESPONSE_TOO_LONG };
+            self.raise(Some(stream), ev);
         }
         if end {
             self.side_ended(i, dir);
@@ -497,6 +564,11 @@ impl Http2Parser {
             f.close();
         }
         s.done = true;
+        if let DnsBody::Collecting(msg) = std::mem::replace(&mut s.dns_body, DnsBody::Ended) {
+            if !msg.is_empty() && self.txs[i].take_dns(dir, &msg) {
+                self.renamed = true;
+            }
+        }
     }
 
     /// Files still open on side `dir` end here, cut short.
@@ -562,7 +634,6 @@ impl ProtoParser for Http2Parser {
                 return ParseResult::Incomplete { consumed: at, needed: frame::HEADER_LEN - rest.len() };
             };
             if h.kind == frame::DATA {
-                self.frame_kind(dir, &h);
                 let end = h.flags & frame::FLAG_END_STREAM != 0;
                 // A padded frame's body is between its pad length and its padding.
                 let (pad, lead) = if h.flags & frame::FLAG_PADDED != 0 {
@@ -573,6 +644,11 @@ impl ProtoParser for Http2Parser {
                 } else {
                     (0, 0)
                 };
+                if h.stream == 0 {
+                    self.open0(dir, h.kind);
+                } else {
+                    self.frame_kind(dir, &h);
+                }
                 at += frame::HEADER_LEN + lead.min(h.len);
                 let Some(body) = h.len.checked_sub(lead + pad) else {
                     self.raise(Some(h.stream), INVALID_FRAME_LENGTH);
@@ -589,6 +665,9 @@ impl ProtoParser for Http2Parser {
                 continue;
             }
             if h.len > MAX_FRAME {
+                if h.stream == 0 {
+                    self.open0(dir, h.kind);
+                }
                 self.raise(Some(h.stream), LONG_FRAME_DATA);
                 at += frame::HEADER_LEN;
                 self.dirs[d].skip = h.len;
@@ -635,23 +714,15 @@ impl ProtoParser for Http2Parser {
 
     fn prune(&mut self, id: u64) {
         let done = |t: &Http2Tx| t.progress(Direction::ToServer) == Progress::Complete && t.progress(Direction::ToClient) == Progress::Complete;
-        for i in 0..self.txs.len() {
-            let t = &self.txs[i];
-            if t.s.id >= id || !done(t) {
-                break;
-            }
-            if t.stream != 0 {
-                if self.closed.len() == CLOSED_KEPT {
-                    self.closed.pop_front();
-                }
-                self.closed.push_back(t.stream);
-            }
-        }
         self.txs.prune_while(id, done);
     }
 
     fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
         out.append(&mut self.events);
+    }
+
+    fn renamed(&self) -> Option<&'static str> {
+        self.renamed.then_some("doh2")
     }
 }
 
@@ -671,7 +742,8 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
         decoders: Vec::new(),
         decompress_limit: init.app.http.decompress_limit as u64,
         decompress_ratio: init.app.http.decompress_ratio_cap,
-        closed: Default::default(),
+        doh: crate::proto::index("doh2").is_some_and(|i| i < 64 && init.app.table_enabled & (1 << i) != 0),
+        renamed: false,
     };
     if let Some(up) = init.expected.and_then(|e| e.downcast_ref::<H2cUpgrade>()) {
         p.upgraded(up);
@@ -771,7 +843,8 @@ mod tests {
             decoders: Vec::new(),
             decompress_limit: 1 << 20,
             decompress_ratio: 2048,
-            closed: Default::default(),
+                doh: true,
+            renamed: false,
         }
     }
 
@@ -939,7 +1012,7 @@ mod tests {
     }
 
     #[test]
-    fn a_late_frame_on_a_freed_stream_makes_no_second_transaction() {
+    fn a_late_reset_on_a_freed_stream_is_a_transaction_of_its_own() {
         let mut p = parser();
         for (dir, d) in sample() {
             p.parse(dir, &d);
@@ -947,11 +1020,52 @@ mod tests {
         let next = p.txs[p.txs.len() - 1].s.id + 1;
         p.prune(next);
         assert_eq!(p.txs.len(), 0);
-        // RST_STREAM (CANCEL) on stream 1, already finished and freed.
-        p.parse(Direction::ToServer, &[0, 0, 4, frame::RST_STREAM, 0, 0, 0, 0, 1, 0, 0, 0, 8]);
-        assert_eq!(p.txs.len(), 0);
-        // A new stream still makes one.
-        p.parse(Direction::ToServer, &headers_frame(frame::FLAG_END_HEADERS | frame::FLAG_END_STREAM, 5, &[0x82, 0x84]));
+        // Two RST_STREAMs (STREAM_CLOSED) on stream 1, finished and freed.
+        let rst = [0, 0, 4, frame::RST_STREAM, 0, 0, 0, 0, 1, 0, 0, 0, 5];
+        p.parse(Direction::ToClient, &[rst, rst].concat());
         assert_eq!(p.txs.len(), 1);
+        assert_eq!(
+            p.txs[0].eve()["http2"],
+            serde_json::json!({"stream_id": 1, "response": {"error_code": "StreamClosed", "has_multiple": "error_code"}})
+        );
+    }
+
+    #[test]
+    fn a_reset_stream_still_takes_what_was_on_its_way() {
+        let mut p = parser();
+        let (client, server) = (sample()[0].1.clone(), sample()[1].1.clone());
+        p.parse(Direction::ToServer, &client);
+        // The client gives up on stream 1 (CANCEL) before the answer comes.
+        p.parse(Direction::ToServer, &[0, 0, 4, frame::RST_STREAM, 0, 0, 0, 0, 1, 0, 0, 0, 8]);
+        let t = p.txs.iter().find(|t| t.stream == 1).unwrap();
+        assert_ne!(crate::proto::ProtoTx::progress(t, Direction::ToClient), Progress::Complete);
+        p.parse(Direction::ToClient, &server);
+        let t = p.txs.iter().find(|t| t.stream == 1).unwrap();
+        assert_eq!(t.eve()["status"], 200);
+        assert_eq!(t.eve()["http2"]["request"]["error_code"], "Cancel");
+        assert!(crate::proto::ProtoTx::finished(t));
+    }
+
+    #[test]
+    fn every_frame_of_stream_0_but_a_settings_ack_is_a_transaction_only_settings_and_goaway_log() {
+        let mut p = parser();
+        p.parse(Direction::ToServer, frame::PREFACE);
+        let frame0 = |kind: u8, flags: u8, payload: &[u8]| {
+            let mut f = (payload.len() as u32).to_be_bytes()[1..].to_vec();
+            f.extend_from_slice(&[kind, flags, 0, 0, 0, 0]);
+            f.extend_from_slice(payload);
+            f
+        };
+        let mut b = frame0(frame::SETTINGS, 0, &[0, 3, 0, 0, 0, 100]);
+        b.extend(frame0(frame::SETTINGS, frame::FLAG_ACK, &[]));
+        b.extend(frame0(frame::PING, 0, &[0; 8]));
+        b.extend(frame0(frame::WINDOW_UPDATE, 0, &[0, 0, 0x10, 0]));
+        b.extend(frame0(frame::GOAWAY, 0, &[0, 0, 0, 1, 0, 0, 0, 0]));
+        p.parse(Direction::ToServer, &b);
+        assert_eq!(p.txs.len(), 4, "the acknowledgement makes none");
+        let logged: Vec<bool> = p.txs.iter().map(crate::proto::ProtoTx::writes_record).collect();
+        assert_eq!(logged, [true, false, false, true]);
+        assert_eq!(p.txs[1].sides.to_server.frame_types, 1 << frame::PING);
+        assert_eq!(p.txs[2].sides.to_server.window, Some(0x1000));
     }
 }

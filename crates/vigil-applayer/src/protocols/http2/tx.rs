@@ -13,6 +13,7 @@ use super::frame;
 use crate::files::File;
 use crate::progress::Progress;
 use crate::proto::ProtoTx;
+use crate::protocols::dns::{carried::MAX_MESSAGE, CarriedDns};
 use crate::protocols::http::Buffer as Http;
 
 /// What one side of a stream said.
@@ -25,8 +26,13 @@ pub struct Side {
     /// The body, decoded, up to the limit.
     pub body: Vec<u8>,
     pub settings: Vec<(u16, u32)>,
-    pub error_code: Option<u32>,
-    pub priority: Option<u8>,
+    /// The error codes of its RST_STREAM or GOAWAY frames, the first few.
+    pub error_codes: Vec<u32>,
+    /// The weights of its PRIORITY frames and prioritized HEADERS, the first few.
+    pub priorities: Vec<u8>,
+    /// The first field a second frame gave again, which EVE notes as
+    /// `has_multiple` (the record keeps the first value).
+    pub multiple: Option<&'static str>,
     pub window: Option<u32>,
     /// The frame types it sent on the stream, a bit each.
     pub frame_types: u16,
@@ -35,6 +41,8 @@ pub struct Side {
     pub done: bool,
     /// Its error code came in a GOAWAY, which EVE writes as `NOERROR`, not `NoError`.
     pub goaway: bool,
+    /// Its body as a DNS message (DNS over HTTPS), where its content type says so.
+    pub(crate) dns_body: DnsBody,
     headers_seen: bool,
     /// Built once its headers are in: `http.header`, `http.header_names`,
     /// each `name: value`, each name.
@@ -43,7 +51,42 @@ pub struct Side {
     lines: Vec<Vec<u8>>,
 }
 
+/// A side's body kept as a DNS message (its content type is
+/// `application/dns-message`, RFC 8484).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum DnsBody {
+    #[default]
+    No,
+    Collecting(Vec<u8>),
+    /// Longer than a DNS message can be: no longer kept.
+    TooLong,
+    /// Ended and taken as the side's message (or found to be none).
+    Ended,
+}
+
+/// The error codes and priorities a side keeps for its keywords.
+const KEPT_VALUES: usize = 8;
+
 impl Side {
+    /// An error code from a RST_STREAM or GOAWAY frame.
+    pub(crate) fn add_error_code(&mut self, code: u32) {
+        Self::add(&mut self.error_codes, code, &mut self.multiple, "error_code");
+    }
+
+    /// A weight from a PRIORITY frame or a prioritized HEADERS.
+    pub(crate) fn add_priority(&mut self, weight: u8) {
+        Self::add(&mut self.priorities, weight, &mut self.multiple, "priority");
+    }
+
+    fn add<T>(values: &mut Vec<T>, v: T, multiple: &mut Option<&'static str>, name: &'static str) {
+        if !values.is_empty() {
+            multiple.get_or_insert(name);
+        }
+        if values.len() < KEPT_VALUES {
+            values.push(v);
+        }
+    }
+
     /// A field by its name as sent: HTTP/2 names are lower case, and a
     /// `User-Agent` carried over from an HTTP/1 upgrade is not `user-agent`
     /// (Suricata looks them up so too).
@@ -59,6 +102,21 @@ impl Side {
         if let Some(f) = self.files.first_mut() {
             f.append(out, cfg);
         }
+        if let DnsBody::Collecting(v) = &mut self.dns_body {
+            if v.len() + out.len() > MAX_MESSAGE {
+                self.dns_body = DnsBody::TooLong;
+            } else {
+                v.extend_from_slice(out);
+            }
+        }
+    }
+
+    /// Whether its content type says its body is a DNS message.
+    pub(crate) fn carries_dns(&self) -> bool {
+        self.get(b"content-type").is_some_and(|t| {
+            let media = t.split(|&c| c == b';').next().unwrap_or_default();
+            media.trim_ascii().eq_ignore_ascii_case(b"application/dns-message")
+        })
     }
 
     /// The bytes of the fields it holds.
@@ -103,12 +161,15 @@ impl Side {
                 .collect();
             o.insert("settings".into(), list.into());
         }
-        if let Some(c) = self.error_code {
+        if let Some(&c) = self.error_codes.first() {
             let name = if self.goaway { frame::error_name(c).replace('_', "") } else { camel_error(c) };
             o.insert("error_code".into(), name.into());
         }
-        if let Some(p) = self.priority {
+        if let Some(&p) = self.priorities.first() {
             o.insert("priority".into(), p.into());
+        }
+        if let Some(m) = self.multiple {
+            o.insert("has_multiple".into(), m.into());
         }
         (!o.is_empty()).then_some(Value::Object(o))
     }
@@ -241,8 +302,9 @@ impl Http2Stream {
             let status = std::str::from_utf8(s).ok().and_then(|s| s.parse::<u64>().ok());
             o.insert("status".into(), status.map_or_else(|| text(s), Value::from));
         }
-        // The length the response announces, as Suricata writes it.
-        if let Some(n) = rs.get(b"content-length").and_then(|v| std::str::from_utf8(v).ok()?.trim().parse::<u64>().ok()) {
+        // The length the response announces, else the request's, as Suricata writes it.
+        let length = |s: &Side| s.get(b"content-length").and_then(|v| std::str::from_utf8(v).ok()?.trim().parse::<u64>().ok());
+        if let Some(n) = length(rs).or_else(|| length(rq)) {
             o.insert("length".into(), n.into());
         }
         if !rq.headers.is_empty() || !rq.size_updates.is_empty() {
@@ -359,11 +421,25 @@ impl ProtoTx for Http2Stream {
 pub struct Http2Tx {
     pub(crate) s: Http2Stream,
     pub(crate) events: u64,
+    /// The DNS its sides carried (DNS over HTTPS), once one did.
+    pub(crate) dns: Option<Box<CarriedDns>>,
 }
 
 impl Http2Tx {
     pub fn new(id: u64, stream: u32) -> Http2Tx {
-        Http2Tx { s: Http2Stream::new(id, stream), events: 0 }
+        Http2Tx { s: Http2Stream::new(id, stream), events: 0, dns: None }
+    }
+
+    /// Takes `msg` as the DNS message of side `dir`; false when it is none.
+    pub(crate) fn take_dns(&mut self, dir: Direction, msg: &[u8]) -> bool {
+        let id = self.s.id;
+        let dns = self.dns.get_or_insert_with(|| Box::new(CarriedDns::new(id)));
+        dns.take(dir, msg)
+    }
+
+    /// The DNS it carries, where a side carried a message.
+    pub fn dns(&self) -> Option<&CarriedDns> {
+        self.dns.as_deref().filter(|d| !d.is_empty())
     }
 }
 
@@ -393,12 +469,54 @@ impl ProtoTx for Http2Tx {
         self.s.buffer(dir, id, index)
     }
 
+    /// A stream that carried DNS is a `dns` record (the message, its HTTP
+    /// object beside), as Suricata writes DNS over HTTP/2.
     fn eve(&self) -> Value {
-        self.s.record()
+        match self.dns() {
+            Some(d) => d.eve(),
+            None => self.s.record(),
+        }
+    }
+
+    fn record_type(&self) -> Option<&'static str> {
+        self.dns().map(|_| "dns")
+    }
+
+    fn eve_metadata(&self, opts: Option<&crate::proto::RecordOptions>) -> Value {
+        match self.dns() {
+            Some(d) => d.eve_brief(),
+            None => opts.map_or_else(|| self.eve(), |o| self.eve_with(o)),
+        }
+    }
+
+    fn record_has_tx_id(&self) -> bool {
+        false
+    }
+
+    fn eve_siblings(&self, _custom: Option<&[String]>) -> Vec<(&'static str, Value)> {
+        match self.dns() {
+            Some(_) => vec![("http", self.s.record())],
+            None => Vec::new(),
+        }
+    }
+
+    /// A frame of stream 0 other than SETTINGS and GOAWAY (PING, a SETTINGS
+    /// acknowledgement, WINDOW_UPDATE) is a transaction with nothing to
+    /// write, as Suricata forms and logs them.
+    fn writes_record(&self) -> bool {
+        let says = |s: &Side| !s.headers.is_empty() || !s.size_updates.is_empty() || s.object().is_some();
+        says(&self.s.sides.to_server) || says(&self.s.sides.to_client)
     }
 
     fn events(&self) -> u64 {
         self.events
+    }
+
+    /// Its events change as its frames come (a DATA frame can raise one
+    /// long after the headers): `app-layer-event` rules are run again on
+    /// each new one.
+    fn detect_updates(&self, _dir: Direction) -> Option<u64> {
+        Some(u64::from(self.events.count_ones()))
     }
 
     fn files(&self, dir: Direction) -> &[File] {
@@ -409,8 +527,13 @@ impl ProtoTx for Http2Tx {
         self.s.file_size(dir)
     }
 
-    fn carried(&self) -> Option<&dyn ProtoTx> {
-        Some(&self.s)
+    fn carried(&self, proto: &str) -> Option<&dyn ProtoTx> {
+        match proto {
+            "http" => Some(&self.s),
+            "http2" => Some(self),
+            "dns" => self.dns().map(|d| d as &dyn ProtoTx),
+            _ => None,
+        }
     }
 
     fn logs_out_of_order(&self) -> bool {

@@ -490,7 +490,7 @@ mod tests {
                 "interfaces": [{"uuid": "4b324fc8-1670-01d3-1278-5a47bf6ee188", "version": "3.0"}],
                 "res": {"frag_cnt": 1, "stub_data_size": 4}, "call_id": 2})
         );
-        let call = p.tx(4).unwrap().carried().expect("the call is a DCE/RPC transaction");
+        let call = p.tx(4).unwrap().carried("dcerpc").expect("the call is a DCE/RPC transaction");
         assert_eq!(call.buffer(ToServer, 0, 0), Some(&b"ABCDEFGH"[..]));
         assert_eq!(records[5]["command"], "SMB2_COMMAND_CLOSE");
         assert!((0..p.tx_count()).all(|i| p.tx(i).unwrap().finished()));
@@ -651,7 +651,7 @@ mod file_tests {
         assert!(calls > 100, "only the oldest went: {calls}");
         assert!(p.txs_evicted() > 0);
         // The newest call is still there, whole.
-        let last = p.txs.back().and_then(|t| t.carried()).expect("the last call");
+        let last = p.txs.back().and_then(|t| t.carried("dcerpc")).expect("the last call");
         assert_eq!(last.buffer(ToServer, 0, 0).map(<[u8]>::len), Some(60_000));
     }
 

@@ -332,8 +332,8 @@ impl ProtoTx for SmbTx {
         (!f.is_open()).then_some((f.size, !f.gaps))
     }
 
-    fn carried(&self) -> Option<&dyn ProtoTx> {
-        self.call().map(|c| c as &dyn ProtoTx)
+    fn carried(&self, proto: &str) -> Option<&dyn ProtoTx> {
+        self.call().filter(|_| proto == "dcerpc").map(|c| c as &dyn ProtoTx)
     }
 
     fn logs_with(&self, opts: &RecordOptions) -> bool {
