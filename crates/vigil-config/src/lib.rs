@@ -40,6 +40,7 @@
 
 mod app_layer;
 mod checksum;
+mod datasets;
 mod decoder;
 mod defrag;
 mod detect;
@@ -69,6 +70,7 @@ mod vars;
 
 pub use app_layer::{AppLayer, AppProtoConf, DetectionPorts, ProtoSwitch};
 pub use checksum::{Checksum, ChecksumMode, ChecksumOverride};
+pub use datasets::{DatasetDecl, Datasets};
 pub use decoder::{Decoder, TunnelDecoder};
 pub use defrag::{Cidr, Defrag, HostOsPolicy, OsPolicy};
 pub use detect::Detect;
@@ -139,6 +141,10 @@ pub const UNDERSTOOD_KEYS: &[&str] = &[
     "af-packet",
     "nfq",
     "logging",
+    "datasets",
+    "reputation-categories-file",
+    "reputation-files",
+    "default-reputation-path",
 ];
 
 /// The validated configuration.
@@ -190,6 +196,8 @@ pub struct Config {
     pub heartbeat: Heartbeat,
     /// `app-layer`: protocol switches and the settings vigil reads.
     pub app_layer: AppLayer,
+    /// `datasets`.
+    pub datasets: Datasets,
     /// Sections accepted as they are until they get typed.
     pub raw: RawSections,
 }
@@ -237,6 +245,7 @@ impl Default for Config {
             logging: Logging::default(),
             heartbeat: Heartbeat::default(),
             app_layer: AppLayer::default(),
+            datasets: Datasets::default(),
             raw: RawSections::default(),
         }
     }
@@ -274,6 +283,7 @@ impl Config {
             logging: Logging::read(&root.child("logging"), &mut errs),
             heartbeat: Heartbeat::read(&root.child("heartbeat"), &mut errs),
             app_layer: AppLayer::read(&root.child("app-layer"), &mut errs),
+            datasets: Datasets::read(&root.child("datasets"), &mut errs),
             stats,
             raw: RawSections {
                 stream: raw("stream"),

@@ -65,6 +65,8 @@ pub struct LogFile {
     pub json: bool,
     /// `level`, else the default level.
     pub level: LogLevel,
+    /// `level` was given: `-v` leaves it as it is.
+    pub level_given: bool,
 }
 
 impl Default for Logging {
@@ -72,7 +74,12 @@ impl Default for Logging {
     fn default() -> Self {
         Logging {
             default_level: LogLevel::Notice,
-            files: vec![LogFile { filename: "suricata.log".into(), json: false, level: LogLevel::Info }],
+            files: vec![LogFile {
+                filename: "suricata.log".into(),
+                json: false,
+                level: LogLevel::Info,
+                level_given: true,
+            }],
         }
     }
 }
@@ -109,7 +116,8 @@ impl Logging {
                 continue;
             };
             let json = conf.string("type", errs).is_some_and(|t| t.eq_ignore_ascii_case("json"));
-            files.push(LogFile { filename, json, level: level(&conf, "level", default_level, errs) });
+            let level_given = conf.child("level").node.is_some();
+            files.push(LogFile { filename, json, level: level(&conf, "level", default_level, errs), level_given });
         }
         Logging { default_level, files }
     }
@@ -133,7 +141,10 @@ mod tests {
             "%YAML 1.1\n---\nlogging:\n  default-log-level: info\n  outputs:\n  - console:\n      enabled: yes\n  - file:\n      enabled: yes\n      filename: eve.json\n      type: json\n  - file:\n      enabled: no\n      filename: off.log\n",
         );
         assert_eq!(l.default_level, LogLevel::Info);
-        assert_eq!(l.files, vec![LogFile { filename: "eve.json".into(), json: true, level: LogLevel::Info }]);
+        assert_eq!(
+            l.files,
+            vec![LogFile { filename: "eve.json".into(), json: true, level: LogLevel::Info, level_given: false }]
+        );
     }
 
     #[test]

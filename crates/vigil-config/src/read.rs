@@ -66,6 +66,16 @@ impl<'a> Section<'a> {
         Section { node: self.node.and_then(|n| n.child(key)), path: self.key_path(key), asked: self.asked }
     }
 
+    /// This node's key.
+    pub(crate) fn name(&self) -> &'a str {
+        self.node.map_or("", |n| n.name())
+    }
+
+    /// Whether this node holds keys (a map or a list), not a value.
+    pub(crate) fn has_children(&self) -> bool {
+        self.node.is_some_and(|n| !n.children().is_empty())
+    }
+
     /// Children of this node, each as a section.
     pub(crate) fn children(&self) -> impl Iterator<Item = Section<'a>> + '_ {
         self.node.into_iter().flat_map(|n| n.children()).map(|c| {

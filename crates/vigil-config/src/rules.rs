@@ -24,6 +24,26 @@ pub struct RuleFiles {
     pub firewall_rule_files: Vec<String>,
     /// `firewall.policies`: what hooks do with traffic no rule decided.
     pub firewall_policies: crate::firewall::FwPolicies,
+    /// `reputation-categories-file`: IP reputation's categories.
+    pub reputation_categories_file: Option<String>,
+    /// `reputation-files`: IP reputation's scores, relative names under
+    /// `default-reputation-path`.
+    pub reputation_files: Vec<String>,
+    /// `default-reputation-path`.
+    pub default_reputation_path: Option<String>,
+}
+
+/// A list of names, or one name alone (`--set reputation-files=x`), or
+/// items set by their place (`--set reputation-files.0=x`).
+fn one_or_list(root: &Section<'_>, key: &str, errs: &mut Errors) -> Vec<String> {
+    let sec = root.child(key);
+    match sec.node {
+        Some(n) if n.is_sequence() => root.string_list(key, errs).unwrap_or_default(),
+        Some(_) if sec.has_children() => {
+            sec.children().filter_map(|item| item.own_scalar(errs)).map(|(v, _)| v.to_string()).collect()
+        }
+        _ => root.string(key, errs).into_iter().collect(),
+    }
 }
 
 impl RuleFiles {
@@ -39,6 +59,9 @@ impl RuleFiles {
             firewall_rule_path: None,
             firewall_rule_files: Vec::new(),
             firewall_policies: Default::default(),
+            reputation_categories_file: None,
+            reputation_files: Vec::new(),
+            default_reputation_path: None,
         }
     }
 
@@ -53,6 +76,9 @@ impl RuleFiles {
             firewall_rule_path: root.child("firewall").string("rule-path", errs),
             firewall_rule_files: root.child("firewall").string_list("rule-files", errs).unwrap_or_default(),
             firewall_policies: crate::firewall::FwPolicies::read(&root.child("firewall").child("policies"), errs),
+            reputation_categories_file: root.string("reputation-categories-file", errs),
+            reputation_files: one_or_list(root, "reputation-files", errs),
+            default_reputation_path: root.string("default-reputation-path", errs),
         }
     }
 }

@@ -71,7 +71,9 @@ pub fn rule_type(rule: &Rule, sig: &Signature) -> RuleType {
         return RuleType::AppTx;
     }
     if sig.payload.is_empty() {
-        return if sig.app_proto.is_some() && sig.checks.is_empty() { RuleType::AppLayer } else { RuleType::Pkt };
+        // A packet keyword (`iprep` among them) makes it a packet rule.
+        let packet = !sig.checks.is_empty() || !sig.iprep.is_empty();
+        return if sig.app_proto.is_some() && !packet { RuleType::AppLayer } else { RuleType::Pkt };
     }
     if sig.stream_only {
         RuleType::Stream

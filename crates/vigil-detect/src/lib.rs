@@ -15,15 +15,17 @@
 mod addrindex;
 pub mod analysis;
 pub mod compile;
+pub mod datasets;
 pub mod engine;
 pub mod flowbits;
 pub mod flowint;
 pub mod hostbits;
 pub mod inspect;
+pub mod iprep;
 pub mod prefilter;
 pub mod threshold;
 pub mod transform;
 
-pub use compile::{compile, compile_all, DetectExecutor, Signature, Unsupported};
+pub use compile::{compile, compile_all, compile_all_in, DetectExecutor, Shared, Signature, Unsupported};
 pub use engine::{AppInput, DetectEngine, DetectScratch, StreamInput, Traffic, TxInput};
 pub use flowbits::{FlowBits, FlowDetect};

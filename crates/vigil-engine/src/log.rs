@@ -217,6 +217,7 @@ mod tests {
         let logging = Logging {
             default_level: LogLevel::Info,
             files: vec![vigil_config::LogFile {
+                level_given: true,
                 filename: "/nonexistent/dir/s.log".into(),
                 json: false,
                 level: LogLevel::Info,
@@ -234,8 +235,18 @@ mod tests {
         let logging = Logging {
             default_level: LogLevel::Info,
             files: vec![
-                vigil_config::LogFile { filename: "e.json".into(), json: true, level: LogLevel::Info },
-                vigil_config::LogFile { filename: "w.log".into(), json: false, level: LogLevel::Warning },
+                vigil_config::LogFile {
+                    filename: "e.json".into(),
+                    json: true,
+                    level: LogLevel::Info,
+                    level_given: true,
+                },
+                vigil_config::LogFile {
+                    filename: "w.log".into(),
+                    json: false,
+                    level: LogLevel::Warning,
+                    level_given: true,
+                },
             ],
         };
         let recs = [LogRecord::new(LogLevel::Error, "detect", "bad"), LogRecord::new(LogLevel::Info, "detect", "sum")];

@@ -24,6 +24,9 @@ pub struct RunOptions {
     pub inputs: Vec<PathBuf>,
     /// `-l`: where outputs go (else `default-log-dir`).
     pub log_dir: Option<PathBuf>,
+    /// `--data-dir`: where datasets' `save` and `state` files go (else
+    /// Suricata's `/var/lib/suricata/data`).
+    pub data_dir: Option<PathBuf>,
     /// `-c`: a Suricata-format YAML file (else vigil's built-in defaults).
     pub config: Option<PathBuf>,
     /// `--include`: more YAML merged on top, in order.

@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use vigil_config::{Config, LogLevel};
 use vigil_detect::compile::ActionOrder;
+use vigil_detect::datasets::{Datasets, DatasetsSetup, SetDecl};
 use vigil_detect::prefilter::Algo;
-use vigil_detect::{compile_all, DetectEngine};
+use vigil_detect::{compile_all_in, DetectEngine};
 use vigil_rules::{Classifications, Loader, Vars};
 
 /// What loading the rules gave.
@@ -47,6 +48,8 @@ pub struct LoadedRules {
     pub thresholds: vigil_detect::threshold::GlobalThresholds,
     /// `--engine-analysis`: what `rules.json` says of each signature (empty otherwise).
     pub analysis: crate::analysis::Analysis,
+    /// The datasets the rules (and the config) made, written back when the run ends.
+    pub datasets: Arc<Datasets>,
 }
 
 /// The rule files a run reads, in Suricata's order: `-S` replaces the
@@ -74,6 +77,18 @@ pub fn rule_files(opts: &RunOptions, config: &Config) -> Vec<PathBuf> {
 /// rules are messages (the caller makes them fatal with
 /// `--init-errors-fatal`, once they are logged); the rest loads.
 pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Result<LoadedRules, EngineError> {
+    load_keeping(opts, config, vars, algo, None)
+}
+
+/// [`load`], the datasets of `kept` (a reload's: sets live on across
+/// reloads, as in Suricata) rather than new ones.
+pub fn load_keeping(
+    opts: &RunOptions,
+    config: &Config,
+    vars: Vars,
+    algo: Algo,
+    kept: Option<Arc<Datasets>>,
+) -> Result<LoadedRules, EngineError> {
     let files = if opts.disable_detection { Vec::new() } else { rule_files(opts, config) };
     let fw_files = if opts.disable_detection { None } else { firewall_files(opts, config) };
     let mut out = LoadedRules::empty(files.clone());
@@ -123,7 +138,15 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
             Err(e) => out.messages.push(format!("{path}: {e}")),
         }
     }
-    let mut loader = Loader::new().vars(vars);
+    out.datasets = match kept {
+        Some(sets) => sets,
+        None => Arc::new(datasets(opts, config, &mut out.messages)),
+    };
+    let policy = vigil_rules::keywords::dataset::DatasetRules {
+        allow_write: config.datasets.allow_write,
+        allow_absolute: config.datasets.allow_absolute,
+    };
+    let mut loader = Loader::new().vars(vars).datasets(policy);
     if let Some(c) = &classes {
         loader = loader.classifications(c.clone());
     }
@@ -136,14 +159,19 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
     out.skipped += totals.skipped;
     // Problems of the support files so far, then each failed rule.
     out.log = out.messages.iter().map(|m| crate::log::LogRecord::new(LogLevel::Warning, "config", m.clone())).collect();
+    out.log.extend(set.notices.iter().map(|n| crate::log::LogRecord::new(LogLevel::Info, "detect-dataset", n.clone())));
     out.messages.extend(set.errors.iter().map(|e| e.to_string()));
     let failed = crate::log::failed_rules(&set.errors);
     out.log.extend(crate::log::rule_error_records(&set.errors, &failed));
     out.failed_rules.extend(failed);
     out.keywords.extend(set.rules.iter().flat_map(|r| r.options.iter().map(|o| o.keyword.canonical)));
     let mut sigs = Vec::with_capacity(set.rules.len());
+    // Rules that fail only once built (a dataset file that does not read).
+    let mut late_errors = Vec::new();
+    let shared =
+        vigil_detect::Shared { datasets: Arc::clone(&out.datasets), reputation: reputation(config, &mut out.messages) };
     for rule in &set.rules {
-        match compile_all(rule, &classes) {
+        match compile_all_in(rule, &classes, &shared) {
             Ok(compiled) => {
                 if opts.engine_analysis {
                     out.analysis.add(rule, &compiled[0]);
@@ -158,6 +186,18 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
                     sigs.push(sig);
                 }
             }
+            Err(u) if !u.errors.is_empty() => {
+                out.failed += 1;
+                for e in u.errors {
+                    late_errors.push(vigil_rules::RuleError::at(
+                        &rule.file,
+                        rule.span,
+                        vigil_rules::ErrorKind::Semantic,
+                        Some("dataset"),
+                        e,
+                    ));
+                }
+            }
             Err(u) => {
                 out.unsupported += 1;
                 for k in u.keywords {
@@ -165,6 +205,12 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
                 }
             }
         }
+    }
+    if !late_errors.is_empty() {
+        out.messages.extend(late_errors.iter().map(|e| e.to_string()));
+        let failed = crate::log::failed_rules(&late_errors);
+        out.log.extend(crate::log::rule_error_records(&late_errors, &failed));
+        out.failed_rules.extend(failed);
     }
     let fw_rules = match &fw_files {
         Some(fw) => Some(load_firewall(&loader, fw, &classes, opts.engine_analysis, &mut out)?),
@@ -195,6 +241,73 @@ pub fn load(opts: &RunOptions, config: &Config, vars: Vars, algo: Algo) -> Resul
         out.firewall = Some(Arc::new(build_firewall(rules, &config.rules.firewall_policies, td_bits)));
     }
     Ok(out)
+}
+
+/// IP reputation: `reputation-categories-file` and `reputation-files`
+/// (relative names under `default-reputation-path`); `None` without a
+/// categories file. Lines that do not read are messages.
+fn reputation(config: &Config, messages: &mut Vec<String>) -> Option<Arc<vigil_detect::iprep::Reputation>> {
+    let r = &config.rules;
+    let cats = r.reputation_categories_file.as_deref()?;
+    let base = r.default_reputation_path.as_deref().map(Path::new);
+    let under_base = |f: &str| match base {
+        Some(b) if Path::new(f).is_relative() => b.join(f),
+        _ => PathBuf::from(f),
+    };
+    let cats = match Path::new(cats) {
+        p if p.exists() => p.to_path_buf(),
+        _ => under_base(cats),
+    };
+    let files: Vec<PathBuf> = r.reputation_files.iter().map(|f| under_base(f)).collect();
+    let (rep, problems) = vigil_detect::iprep::Reputation::load(&cats, &files);
+    messages.extend(problems.into_iter().map(|p| format!("reputation: {p}")));
+    Some(Arc::new(rep))
+}
+
+/// Writes the sets that have a `save` or `state` file, as the run ends; a
+/// set that cannot be written is a warning.
+pub(crate) fn save_datasets(rules: &LoadedRules) {
+    for r in rules.datasets.save_all() {
+        if let Err(e) = r {
+            eprintln!("vigil: warning: {e}");
+        }
+    }
+}
+
+/// The run's datasets: where their files go (`--data-dir`,
+/// `default-rule-path`), their defaults and limits, and the sets the
+/// config declares (a bad one is a message, and left out).
+fn datasets(opts: &RunOptions, config: &Config, messages: &mut Vec<String>) -> Datasets {
+    let c = &config.datasets;
+    let d = DatasetsSetup::default();
+    let sets = Datasets::new(DatasetsSetup {
+        data_dir: opts.data_dir.clone().unwrap_or(d.data_dir),
+        rule_path: config.rules.default_rule_path.as_deref().map(PathBuf::from),
+        default_memcap: c.default_memcap.unwrap_or(d.default_memcap),
+        default_hashsize: c.default_hashsize.unwrap_or(d.default_hashsize),
+        single_hashsize: c.single_hashsize,
+        total_hashsizes: c.total_hashsizes,
+    });
+    for s in &c.sets {
+        let Some(kind) = vigil_rules::keywords::dataset::SetKind::parse(&s.kind) else {
+            messages.push(format!("datasets.{}: bad type '{}'", s.name, s.kind));
+            continue;
+        };
+        let decl = SetDecl {
+            name: &s.name,
+            kind: Some(kind),
+            load: s.load.as_deref(),
+            save: s.save.as_deref(),
+            state: s.state.as_deref(),
+            memcap: s.memcap,
+            hashsize: s.hashsize,
+            rep: false,
+        };
+        if let Err(e) = sets.get(&decl, None) {
+            messages.push(format!("datasets.{}: {e}", s.name));
+        }
+    }
+    sets
 }
 
 /// The firewall rule files of a firewall-mode run (`None`: not one):
@@ -322,6 +435,7 @@ impl LoadedRules {
             log: Vec::new(),
             thresholds: Default::default(),
             analysis: Default::default(),
+            datasets: Arc::default(),
         }
     }
 

@@ -47,6 +47,12 @@ pub fn run_offline(opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Res
 /// [`run_offline`] with a [`Setup`] already made (rules loaded once), for
 /// callers that show its warnings first.
 pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
+    let r = run_files(setup, opts, progress);
+    crate::rules::save_datasets(&setup.rules);
+    r
+}
+
+fn run_files(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
     let feed_opts = FeedOptions::new(&setup.config.pcap_file, opts);
     let feed = Feed::new(&opts.inputs, feed_opts).map_err(EngineError::Input)?;
     let files: Vec<PathBuf> = feed.known().cloned().collect();
@@ -317,10 +323,11 @@ impl Reload {
         self.control = opts.control.clone();
         let (tx, rx) = channel();
         let (opts, config) = (opts.clone(), setup.config.clone());
+        let sets = Arc::clone(&setup.rules.datasets);
         let built = std::thread::Builder::new().name("rule-reload".into()).spawn(move || {
             let vars = vigil_rules::Vars::new(&config.vars.address_groups, &config.vars.port_groups);
             let algo = crate::setup::mpm_algo(&config, &mut Vec::new());
-            let _ = tx.send(crate::rules::load(&opts, &config, vars, algo));
+            let _ = tx.send(crate::rules::load_keeping(&opts, &config, vars, algo, Some(sets)));
         });
         match built {
             Ok(_) => self.building = Some(rx),

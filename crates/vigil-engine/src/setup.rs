@@ -78,9 +78,30 @@ fn load_tree(opts: &RunOptions) -> Result<ConfigTree, vigil_config::ConfigError>
     }
 }
 
+/// `-v` raises the default log level a step for each `v` (notice, info,
+/// perf, config, debug), as Suricata's: file outputs without a `level` of
+/// their own follow it.
+fn verbose_log_files(logging: &mut vigil_config::Logging, verbose: u8) {
+    const STEPS: [LogLevel; 7] = [
+        LogLevel::Error,
+        LogLevel::Warning,
+        LogLevel::Notice,
+        LogLevel::Info,
+        LogLevel::Perf,
+        LogLevel::Config,
+        LogLevel::Debug,
+    ];
+    let at = STEPS.iter().position(|l| *l == logging.default_level).unwrap_or(2);
+    let raised = STEPS[(at + usize::from(verbose)).min(STEPS.len() - 1)];
+    for f in logging.files.iter_mut().filter(|f| !f.level_given && f.level < raised) {
+        f.level = raised;
+    }
+}
+
 pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     let tree = config_tree(opts)?;
-    let (config, errors, ignored) = Config::from_tree(&tree);
+    let (mut config, errors, ignored) = Config::from_tree(&tree);
+    verbose_log_files(&mut config.logging, opts.verbose);
     let mut problems: Vec<String> = tree.warnings().iter().map(|e| e.to_string()).collect();
     problems.extend(errors.iter().map(|e| e.to_string()));
     // What Suricata refuses to start on, vigil refuses too; the rest is

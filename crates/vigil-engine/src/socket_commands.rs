@@ -41,6 +41,8 @@ pub(crate) struct Facts {
     pub ifaces: Vec<String>,
     /// The files queued in the unix-socket runmode.
     pub queue: Option<Arc<PcapQueue>>,
+    /// The run's datasets (`dataset-*`).
+    pub datasets: Arc<vigil_detect::datasets::Datasets>,
 }
 
 impl Facts {
@@ -59,6 +61,7 @@ impl Facts {
             ],
             ifaces: Vec::new(),
             queue: None,
+            datasets: Arc::clone(&setup.rules.datasets),
         }
     }
 
@@ -99,6 +102,11 @@ impl Facts {
             "reopen-log-files",
             "memcap-show",
             "memcap-list",
+            "dataset-add",
+            "dataset-remove",
+            "dataset-dump",
+            "dataset-clear",
+            "dataset-lookup",
         ];
         if self.queue.is_some() {
             list.extend([
@@ -190,6 +198,14 @@ pub(crate) fn command(msg: &Value, control: &Control, facts: &Facts, started: In
             }
         }
         "iface-list" => ok(json!({"count": facts.ifaces.len(), "ifaces": facts.ifaces})),
+        "dataset-add" | "dataset-remove" | "dataset-lookup" | "dataset-clear" => dataset_command(name, args, facts),
+        "dataset-dump" => {
+            let failed: Vec<String> = facts.datasets.save_all().into_iter().filter_map(Result::err).collect();
+            match failed.is_empty() {
+                true => ok(json!("datasets dump done")),
+                false => nok(&failed.join("; ")),
+            }
+        }
         "iface-stat" => iface_stat(args, control, facts),
         _ => match &facts.queue {
             Some(q) => crate::unix_runmode::command(name, args, q),
@@ -204,6 +220,41 @@ pub(crate) fn ok(message: Value) -> Value {
 
 pub(crate) fn nok(message: &str) -> Value {
     json!({"return": "NOK", "message": message})
+}
+
+/// `dataset-add`, `-remove`, `-lookup` (`setname`, `settype`, `datavalue`
+/// as the set's file writes it: strings in base64) and `dataset-clear`.
+fn dataset_command(name: &str, args: &Value, facts: &Facts) -> Value {
+    use vigil_rules::keywords::dataset::SetKind;
+    let arg = |k: &str| args.get(k).and_then(Value::as_str);
+    let Some(set_name) = arg("setname") else { return nok("setname is not a string") };
+    let Some(kind) = arg("settype").and_then(SetKind::parse) else { return nok("unknown settype") };
+    let Some(set) = facts.datasets.find(set_name, kind) else { return nok("set not found or wrong type") };
+    if name == "dataset-clear" {
+        set.clear();
+        return ok(json!("dataset cleared"));
+    }
+    let Some(value) = arg("datavalue") else { return nok("datavalue is not a string") };
+    let answer = match name {
+        "dataset-add" => {
+            set.add_serialized(value).map(|new| if new { Ok("data added") } else { Err("data already in set") })
+        }
+        "dataset-remove" => {
+            set.remove_serialized(value).map(|had| if had { Ok("data removed") } else { Err("data is not in set") })
+        }
+        _ => set.contains_serialized(value).map(|found| {
+            if found {
+                Ok("item found in set")
+            } else {
+                Err("item not found in set")
+            }
+        }),
+    };
+    match answer {
+        Ok(Ok(m)) => ok(json!(m)),
+        Ok(Err(m)) => nok(m),
+        Err(e) => nok(&format!("bad datavalue: {e}")),
+    }
 }
 
 /// A scalar of the configuration by its dotted name; mappings and lists
@@ -309,6 +360,7 @@ pub(crate) mod tests {
             memcaps: vec![("stream", 64 << 20), ("flow", 3 << 29), ("defrag", 1000)],
             ifaces: ifaces.iter().map(|s| s.to_string()).collect(),
             queue: queue.then(|| Arc::new(PcapQueue::default())),
+            datasets: Arc::default(),
         }
     }
 

@@ -11,7 +11,7 @@ fn main() {
     let set = if std::env::var_os("EACH").is_some() {
         let mut all = vigil_rules::RuleSet::default();
         for f in &files {
-            let s = Loader::new().load_files(&[f]).unwrap_or_else(|e| e.set);
+            let s = Loader::new().load_files(&[f]).unwrap_or_else(|e| *e.set);
             all.rules.extend(s.rules);
             all.errors.extend(s.errors);
             all.disabled_errors.extend(s.disabled_errors);
@@ -19,7 +19,7 @@ fn main() {
         }
         all
     } else {
-        Loader::new().load_files(&files).unwrap_or_else(|e| e.set)
+        Loader::new().load_files(&files).unwrap_or_else(|e| *e.set)
     };
     let took = t.elapsed();
     let tot = set.totals();

@@ -10,9 +10,13 @@ use std::fmt;
 /// canonical names (`http_uri` reports as `http.uri`). Pseudo-keywords:
 /// `<header>` for a rule whose only test is its header, `<firewall>` for
 /// Suricata 8 firewall rules.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Unsupported {
     pub keywords: Vec<String>,
+    /// What makes the rule wrong rather than beyond the engine, found only
+    /// when it is built (a dataset file that does not read): the rule
+    /// fails with these, as Suricata's would.
+    pub errors: Vec<String>,
 }
 
 impl fmt::Display for Unsupported {
@@ -53,7 +57,7 @@ pub struct NoEngine;
 
 impl Executor for NoEngine {
     fn check(&self, rule: &Rule) -> Result<(), Unsupported> {
-        Err(Unsupported { keywords: needs_engine(rule) })
+        Err(Unsupported { keywords: needs_engine(rule), errors: Vec::new() })
     }
 }
 
@@ -114,7 +118,7 @@ mod tests {
             if missing.is_empty() {
                 Ok(())
             } else {
-                Err(Unsupported { keywords: missing })
+                Err(Unsupported { keywords: missing, errors: Vec::new() })
             }
         }
     }

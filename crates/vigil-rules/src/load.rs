@@ -10,6 +10,7 @@ use crate::address::{AddrExpr, AddressSet};
 use crate::classification::{Classifications, References};
 use crate::error::{ErrorKind, RuleError};
 use crate::executor::{capability, Capability, Executor};
+use crate::keywords::dataset::DatasetRules;
 use crate::options::Value;
 use crate::port::{PortExpr, PortSet};
 use crate::rule::{Resolved, Rule};
@@ -55,6 +56,9 @@ pub struct RuleSet {
     pub disabled_errors: Vec<RuleError>,
     /// Per-file counts, in load order.
     pub files: Vec<FileStats>,
+    /// What loading noted that is worth a line of the log, not an error
+    /// (a dataset file an absolute path names, where that is allowed).
+    pub notices: Vec<String>,
 }
 
 impl RuleSet {
@@ -80,7 +84,7 @@ impl RuleSet {
 /// Loading in strict mode found errors. The set is complete anyway.
 #[derive(Debug)]
 pub struct StrictError {
-    pub set: RuleSet,
+    pub set: Box<RuleSet>,
 }
 
 impl fmt::Display for StrictError {
@@ -110,6 +114,7 @@ pub struct Loader {
     classifications: Option<Classifications>,
     references: Option<References>,
     strict: bool,
+    datasets: DatasetRules,
 }
 
 impl Default for Loader {
@@ -136,7 +141,13 @@ struct State {
 impl Loader {
     /// A loader with Suricata's default variables and no support files.
     pub fn new() -> Loader {
-        Loader { vars: Vars::suricata_default(), classifications: None, references: None, strict: false }
+        Loader {
+            vars: Vars::suricata_default(),
+            classifications: None,
+            references: None,
+            strict: false,
+            datasets: DatasetRules::default(),
+        }
     }
 
     /// Resolve header variables against `vars`.
@@ -157,6 +168,12 @@ impl Loader {
         self
     }
 
+    /// Where `dataset` rules may write their sets (`datasets.rules`).
+    pub fn datasets(mut self, rules: DatasetRules) -> Loader {
+        self.datasets = rules;
+        self
+    }
+
     /// Turn any error into a failed load ([`StrictError`]).
     pub fn strict(mut self, strict: bool) -> Loader {
         self.strict = strict;
@@ -169,7 +186,7 @@ impl Loader {
 
     fn finish(&self, st: State) -> Result<RuleSet, StrictError> {
         if self.strict && !st.set.errors.is_empty() {
-            return Err(StrictError { set: st.set });
+            return Err(StrictError { set: Box::new(st.set) });
         }
         Ok(st.set)
     }
@@ -312,6 +329,10 @@ impl Loader {
                         }
                     }
                 }
+                (Value::Dataset(d), kw) => match self.datasets.check(d) {
+                    Ok(notices) => st.set.notices.extend(notices),
+                    Err(msg) => return Err(fail(o.span, ErrorKind::Semantic, Some(kw), msg)),
+                },
                 (Value::Reference(r), _) => {
                     if let Some(refs) = &self.references {
                         if refs.url(&r.system).is_none() {

@@ -5,6 +5,7 @@ use crate::content::{Content, ContentModifier};
 use crate::error::{verr, ErrorKind, VResult, ValueError};
 use crate::intcmp::IntCmp;
 use crate::keywords::bytes::{ByteExtract, ByteJump, ByteMath, ByteTest, Isdataat};
+use crate::keywords::dataset::DatasetSpec;
 use crate::keywords::flow::{Bits, Flow, Flowint, StreamSize};
 use crate::keywords::meta::{Reference, Target};
 use crate::keywords::packet::{Fragbits, TcpFlags};
@@ -81,6 +82,8 @@ pub enum Value {
     Target(Target),
     /// A comma-separated list of names (`service:http,ssl`, `ssl_version`).
     List(Vec<String>),
+    /// `dataset`, `datarep`.
+    Dataset(Box<DatasetSpec>),
 }
 
 /// One option as scanned, before its value is typed.

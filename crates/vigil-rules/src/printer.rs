@@ -53,6 +53,7 @@ impl fmt::Display for Value {
                 Ok(())
             }
             Value::List(items) => f.write_str(&items.join(",")),
+            Value::Dataset(x) => write!(f, "{x}"),
         }
     }
 }

@@ -1,6 +1,7 @@
-//! The `checks:` list: `filter`, `stats` and `shell` are evaluated here;
-//! `file-compare` is reported as an unsupported failure (after its own requirements,
-//! so a check that does not apply to the claimed version is still skipped).
+//! The `checks:` list: `filter`, `stats`, `shell` and `file-compare` (an
+//! output file byte for byte against one of the test's) are evaluated
+//! here, each after its own requirements, so a check that does not apply
+//! to the claimed version is skipped.
 //!
 //! A test passes when no check fails and at least one ran; when every check was
 //! skipped by its own `requires:`, the test is skipped, as upstream counts it.
@@ -87,7 +88,7 @@ pub fn run_checks(checks: Option<&Yaml>, outputs: &mut Outputs, ctx: &ReqContext
                 "filter" => filter_check(body, outputs),
                 "stats" => stats_check(body, outputs),
                 "shell" => shell_check(body, ctx),
-                _ => Err("file-compare checks unsupported".to_string()),
+                _ => file_compare(body, ctx),
             };
             if let Err(reason) = result {
                 return ChecksOutcome::Fail(format!("check {n} ({kind}): {reason}"));
@@ -98,6 +99,22 @@ pub fn run_checks(checks: Option<&Yaml>, outputs: &mut Outputs, ctx: &ReqContext
     match first_skip {
         Some(reason) if ran == 0 => ChecksOutcome::Skip(format!("all checks skipped: {reason}")),
         _ => ChecksOutcome::Pass,
+    }
+}
+
+/// `file-compare:` the output file `filename` must hold exactly the bytes
+/// of the test's `expected` file.
+fn file_compare(body: &Yaml, ctx: &ReqContext<'_>) -> Result<(), String> {
+    let name = body.get("filename").map(Yaml::py_str).ok_or("file-compare check has no filename")?;
+    let expected = body.get("expected").map(Yaml::py_str).ok_or("file-compare check has no expected file")?;
+    let test_dir = ctx.env.iter().find(|(k, _)| k == "TEST_DIR").map(|(_, v)| std::path::Path::new(v.as_str()));
+    let want = std::fs::read(test_dir.unwrap_or(ctx.cwd).join(&expected))
+        .map_err(|e| format!("cannot read the expected file {expected}: {e}"))?;
+    let got = std::fs::read(ctx.cwd.join(&name)).map_err(|e| format!("cannot read {name}: {e}"))?;
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("{name} differs from {expected}"))
     }
 }
 
@@ -381,7 +398,12 @@ mod tests {
             "check 1 (shell): shell command printed \"2\", expected \"3\": echo 2",
         );
         fails(outcome(&d, "- shell: {args: 'false'}"), "check 1 (shell): shell command failed with status 1: false");
-        fails(outcome(&d, "- file-compare: {filename: a, expected: b}"), "file-compare checks unsupported");
+        std::fs::write(d.0.join("a"), "same\n").unwrap();
+        std::fs::write(d.0.join("b"), "same\n").unwrap();
+        std::fs::write(d.0.join("c"), "other\n").unwrap();
+        assert_eq!(outcome(&d, "- file-compare: {filename: a, expected: b}"), ChecksOutcome::Pass);
+        fails(outcome(&d, "- file-compare: {filename: a, expected: c}"), "check 1 (file-compare): a differs from c");
+        fails(outcome(&d, "- file-compare: {filename: z, expected: c}"), "check 1 (file-compare): cannot read z");
         fails(outcome(&d, "- bogus: {}"), "unknown check type: bogus");
     }
 

@@ -252,6 +252,7 @@ impl RunArgs {
     pub fn to_options(&self) -> RunOptions {
         RunOptions {
             inputs: self.read.clone(),
+            data_dir: self.data_dir.clone(),
             live: self
                 .iface
                 .iter()

@@ -102,7 +102,6 @@ fn run(args: &cli::RunArgs) -> ExitCode {
             eprintln!("vigil: --data-dir {}: not a directory", dir.display());
             return ExitCode::from(2);
         }
-        eprintln!("vigil: warning: --data-dir {}: vigil keeps no data files there (no datasets yet)", dir.display());
     }
     if let Some(iface) = &args.af_packet {
         // Empty: every interface of the `af-packet` section.

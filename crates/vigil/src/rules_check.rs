@@ -145,7 +145,7 @@ fn check(plan: Plan) -> Report {
     if let Some(r) = plan.references {
         loader = loader.references(r);
     }
-    let set = loader.load_files(&plan.files).unwrap_or_else(|e| e.set);
+    let set = loader.load_files(&plan.files).unwrap_or_else(|e| *e.set);
     // A rule counts as loaded exactly when the detection engine compiles it.
     let cap = set.capability(&vigil_detect::DetectExecutor);
     Report {

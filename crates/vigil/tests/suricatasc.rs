@@ -60,8 +60,8 @@ const SURICATA: &[&str] = &[
     "ebpf-bypassed-stat",
 ];
 
-/// Those vigil does not serve: no tenants, host bits or datasets to edit
-/// from outside, memcaps fixed at start-up, no eBPF.
+/// Those vigil does not serve: no tenants or host bits to edit from
+/// outside, no JSON datasets, memcaps fixed at start-up, no eBPF.
 const NOT_SERVED: &[&str] = &[
     "register-tenant-handler",
     "unregister-tenant-handler",
@@ -73,13 +73,8 @@ const NOT_SERVED: &[&str] = &[
     "remove-hostbit",
     "list-hostbit",
     "memcap-set",
-    "dataset-add",
-    "dataset-remove",
     "dataset-add-json",
     "get-flow-stats-by-id",
-    "dataset-dump",
-    "dataset-clear",
-    "dataset-lookup",
     "iface-bypassed-stat",
     "ebpf-bypassed-stat",
 ];
@@ -126,7 +121,8 @@ fn suricatasc_drives_the_unix_socket_runmode() {
     assert!(demo.unwrap().status.success());
     let rules = dir.join("r.rules");
     let good = std::fs::read_to_string(dir.join("demo/demo.rules")).unwrap();
-    std::fs::write(&rules, format!("alert tcp any any -> any any (content:; sid:99;)\n{good}")).unwrap();
+    let set = "alert dns any any -> any any (dns.query; dataset:isset,seen,type string; sid:98;)";
+    std::fs::write(&rules, format!("alert tcp any any -> any any (content:; sid:99;)\n{set}\n{good}")).unwrap();
     let socket = dir.join("s.sock");
     let mut vigil = Running(
         Command::new(env!("CARGO_BIN_EXE_vigil"))
@@ -158,6 +154,14 @@ fn suricatasc_drives_the_unix_socket_runmode() {
     assert_eq!(failed["message"][0]["rule"], "alert tcp any any -> any any (content:; sid:99;)");
     assert_eq!(ask(&socket, "conf-get default-log-dir")["message"], dir.display().to_string());
     assert_eq!(ask(&socket, "memcap-show flow")["message"]["value"], "128mb");
+    // A rule's set edited from outside; values as its file writes them (base64 for strings).
+    let value = "seen string ZXhhbXBsZS5jb20=";
+    assert_eq!(ask(&socket, &format!("dataset-add {value}"))["message"], "data added");
+    assert_eq!(ask(&socket, &format!("dataset-add {value}"))["return"], "NOK");
+    assert_eq!(ask(&socket, &format!("dataset-lookup {value}"))["message"], "item found in set");
+    assert_eq!(ask(&socket, &format!("dataset-remove {value}"))["message"], "data removed");
+    assert_eq!(ask(&socket, &format!("dataset-lookup {value}"))["return"], "NOK");
+    assert_eq!(ask(&socket, "dataset-lookup nosuch string ZXhhbXBsZS5jb20=")["return"], "NOK");
 
     let missing = ask(&socket, &format!("pcap-file {} {}", dir.join("none.pcap").display(), dir.display()));
     assert_eq!(missing["message"], "filename does not exist");

@@ -20,7 +20,9 @@ pub use header::{ActionOrder, Proto, RejectTo, RuleAction};
 pub use packet::{detect_event_bit, Csum, DirProto, FlowInfo, PacketCheck, SizeSide, VlanLayer, DETECT_EVENTS};
 pub use tx::{BufferMatch, ProtoMode, TxSig};
 
+use crate::datasets::Datasets;
 use crate::inspect::Step;
+use crate::iprep::{IprepCheck, Reputation};
 use crate::prefilter::Pattern;
 use std::sync::Arc;
 use vigil_rules::{Classifications, Rule, Value};
@@ -56,6 +58,8 @@ pub struct Signature {
     pub checks: Vec<PacketCheck>,
     /// Header buffers (`tcp.hdr`, ...) and their keywords.
     pub headers: Vec<HeaderMatch>,
+    /// `iprep`: the packet's addresses' reputations (an IP-only keyword).
+    pub iprep: Vec<IprepCheck>,
     /// Payload keywords, run in order on the packet payload.
     pub payload: Vec<Step>,
     /// Payload keywords of a TCP rule inspect the reassembled stream first;
@@ -185,21 +189,41 @@ pub use vigil_rules::Unsupported;
 pub struct DetectExecutor;
 
 impl vigil_rules::Executor for DetectExecutor {
+    /// A rule that fails only for want of the run's data (a dataset file,
+    /// reputation categories) is one the engine runs.
     fn check(&self, rule: &Rule) -> Result<(), Unsupported> {
-        compile(rule, &Classifications::default()).map(|_| ())
+        match compile(rule, &Classifications::default()) {
+            Err(u) if u.keywords.is_empty() && !u.errors.is_empty() => Ok(()),
+            r => r.map(|_| ()),
+        }
     }
 }
 
-/// Compiles one parsed, loaded rule.
+/// Compiles one parsed, loaded rule (its datasets made apart from any run's).
 pub fn compile(rule: &Rule, classes: &Classifications) -> Result<Signature, Unsupported> {
-    compile_side(rule, classes, None)
+    compile_side(rule, classes, None, &Shared::default())
+}
+
+/// The signatures a rule runs as (see [`compile_all_in`]), its datasets
+/// made apart from any run's.
+pub fn compile_all(rule: &Rule, classes: &Classifications) -> Result<Vec<Signature>, Unsupported> {
+    compile_all_in(rule, classes, &Shared::default())
+}
+
+/// What rules use beyond themselves, made once for a run: its datasets
+/// (found or made as rules name them) and its IP reputation data.
+#[derive(Debug, Default, Clone)]
+pub struct Shared {
+    pub datasets: Arc<Datasets>,
+    pub reputation: Option<Arc<Reputation>>,
 }
 
 /// The signatures a rule runs as: one, or two for an HTTP or DNS rule that
 /// names no direction and whose buffers exist on both sides (it is then
-/// inspected on requests and on responses, as in Suricata).
-pub fn compile_all(rule: &Rule, classes: &Classifications) -> Result<Vec<Signature>, Unsupported> {
-    let sig = compile_side(rule, classes, None)?;
+/// inspected on requests and on responses, as in Suricata). Its datasets
+/// and reputation come from `shared`.
+pub fn compile_all_in(rule: &Rule, classes: &Classifications, shared: &Shared) -> Result<Vec<Signature>, Unsupported> {
+    let sig = compile_side(rule, classes, None, shared)?;
     let mut out = Vec::with_capacity(2);
     // A rule written both ways (`<>`, or `=>` naming each buffer's side)
     // already says which side each part inspects.
@@ -208,7 +232,7 @@ pub fn compile_all(rule: &Rule, classes: &Classifications) -> Result<Vec<Signatu
     out.push(sig);
     // The other side: `Some(true)` stands for to-server.
     if let Some(first) = either {
-        out.push(compile_side(rule, classes, Some(first == vigil_types::Direction::ToClient))?);
+        out.push(compile_side(rule, classes, Some(first == vigil_types::Direction::ToClient), shared)?);
     }
     Ok(out)
 }
@@ -227,11 +251,29 @@ fn reads_dce(steps: &[Step]) -> bool {
 
 /// `to_server`: the side a rule without a flow direction is taken to
 /// inspect (`None`: the buffers decide).
-fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> Result<Signature, Unsupported> {
+fn compile_side(
+    rule: &Rule,
+    classes: &Classifications,
+    side: Option<bool>,
+    shared: &Shared,
+) -> Result<Signature, Unsupported> {
     let mut missing = Vec::new();
+    let mut errors = Vec::new();
     let (action, proto, header_app) = header::compile(rule, &mut missing);
     let checks = packet::compile(rule, &mut missing);
-    let mut compiled = payload::compile(rule, &mut missing);
+    let mut compiled = payload::compile(rule, &mut missing, &shared.datasets, &mut errors);
+    let mut iprep = Vec::new();
+    for o in rule.options.iter().filter(|o| o.name() == "iprep") {
+        if let Value::Text(t) = &o.value {
+            match IprepCheck::compile(t, shared.reputation.as_ref()) {
+                Ok(c) => iprep.push(c),
+                Err(e) => errors.push(e),
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Unsupported { keywords: missing, errors });
+    }
     // A payload keyword reading in the `dce` byte order makes the rule a
     // DCE/RPC one (SMB's calls included), as Suricata sets its protocol.
     let header_app = header_app.or_else(|| {
@@ -349,7 +391,7 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
     }
     let Some(resolved) = rule.resolved.as_ref() else {
         missing.push("<unresolved addresses>".into());
-        return Err(Unsupported { keywords: missing });
+        return Err(Unsupported { keywords: missing, errors: Vec::new() });
     };
     let to_server = checks
         .iter()
@@ -374,7 +416,7 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
     if !missing.is_empty() {
         missing.sort();
         missing.dedup();
-        return Err(Unsupported { keywords: missing });
+        return Err(Unsupported { keywords: missing, errors: Vec::new() });
     }
     let class = rule.classtype().and_then(|c| classes.get(c));
     let mut sig = Signature {
@@ -410,6 +452,7 @@ fn compile_side(rule: &Rule, classes: &Classifications, side: Option<bool>) -> R
                 || checks.iter().any(|c| matches!(c, PacketCheck::Flow { stream: Some(true), .. }))),
         checks,
         headers,
+        iprep,
         payload,
         fast_pattern,
         app_proto: app_proto.map(|(p, _)| p),

@@ -270,6 +270,8 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
             ("icmp_id", Value::Int(c)) => PacketCheck::IcmpId(*c),
             ("icmp_seq", Value::Int(c)) => PacketCheck::IcmpSeq(*c),
             ("sameip", _) => PacketCheck::SameIp,
+            // Compiled with the signature, against the run's reputation data.
+            ("iprep", _) => continue,
             (csum, Value::Text(v)) if csum.ends_with("-csum") && csum != "igmp-csum" => {
                 let which = match csum {
                     "ipv4-csum" => Csum::Ipv4,

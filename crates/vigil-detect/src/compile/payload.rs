@@ -3,6 +3,7 @@
 //! inspection steps, sorted by the buffer they inspect (the payload, or a
 //! sticky buffer with its transforms), and the choice of the fast pattern.
 
+use crate::datasets::{Datasets, SetOp};
 use crate::inspect::{
     ByteExtract, ByteJump, ByteMath, ByteTest, ContentStep, Endian, MathOp, NumBase, PcreFlags, PcreStep, Read, Step,
     TestOp, Value as Operand, MAX_VARS,
@@ -27,6 +28,8 @@ pub(super) struct RawBuffer {
     /// file.data; content:"b";`) is another instance: each may match a
     /// different value, as Suricata's multi-buffer matching has it.
     pub instance: u8,
+    /// `dataset` and `datarep` on the (transformed) buffer, in rule order.
+    pub sets: Vec<SetOp>,
 }
 
 /// The payload keywords of a rule, sorted by the buffer they inspect.
@@ -53,11 +56,14 @@ fn buffer_slot(buffers: &mut Vec<RawBuffer>, name: &'static str, transforms: &[T
         len: Vec::new(),
         absent: None,
         instance,
+        sets: Vec::new(),
     });
     buffers.len() - 1
 }
 
-pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
+/// `sets`: where `dataset` keywords find or make their sets; what makes
+/// one fail (a file that does not read) goes to `errors`.
+pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>, sets: &Datasets, errors: &mut Vec<String>) -> Payload {
     let mut out = Payload::default();
     let mut vars: Vec<String> = Vec::new();
     // Candidates for the fast pattern: (explicit fast_pattern, bytes, nocase, buffer).
@@ -152,6 +158,25 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Payload {
             Kind::App => continue,
             Kind::Flow | Kind::Snort(_) => {
                 missing.push(name.to_string());
+                continue;
+            }
+            Kind::Post if matches!(name, "dataset" | "datarep") => {
+                let Value::Dataset(spec) = &o.value else { continue };
+                if !spec.unsupported.is_empty() {
+                    let keys: Vec<&str> = spec.unsupported.iter().map(|(k, _)| k.as_str()).collect();
+                    missing.push(format!("{name} {}", keys.join(", ")));
+                    continue;
+                }
+                match sticky {
+                    None => missing.push(format!("{name} on the payload")),
+                    Some(b) => match SetOp::of_rule(spec, sets, Some(&rule.file)) {
+                        Ok(op) => {
+                            let at = buffer_slot(&mut out.buffers, b, &transforms, inst);
+                            out.buffers[at].sets.push(op);
+                        }
+                        Err(e) => errors.push(e),
+                    },
+                }
                 continue;
             }
             Kind::Post

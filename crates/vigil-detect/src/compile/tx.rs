@@ -59,6 +59,8 @@ pub struct BufferMatch {
     /// The protocol whose view of the transaction it is read from, where
     /// that is not the signature's (in a [`TxSig::mixed`] one).
     pub via: Option<AppProto>,
+    /// `dataset` and `datarep` on the value that passed the other keywords.
+    pub sets: Vec<crate::datasets::SetOp>,
 }
 
 /// Which of a flow's protocols `app-layer-protocol` looks at.
@@ -212,9 +214,9 @@ pub(super) fn split(
     for (b, d) in raw.into_iter().zip(defs) {
         let (id, dir) = d.resolve(side);
         raise(&mut need, dir, d.need);
-        let (transforms, steps, len, absent) = (b.transforms, b.steps, b.len, b.absent);
+        let (transforms, steps, len, absent, sets) = (b.transforms, b.steps, b.len, b.absent, b.sets);
         let via = (d.proto != proto).then_some(d.proto);
-        out.push(BufferMatch { id, dir, multi: d.multi, transforms, steps, len, absent, via });
+        out.push(BufferMatch { id, dir, multi: d.multi, transforms, steps, len, absent, via, sets });
     }
     for c in &checks {
         let dir = c.side().unwrap_or(side);

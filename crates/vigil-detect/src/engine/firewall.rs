@@ -427,7 +427,10 @@ pub fn compile_fw(rule: &Rule, classes: &Classifications) -> Result<FwRule, FwEr
         }
         _ => {
             let def = vigil_applayer::proto::by_rule_name(h.protocol.name).ok_or_else(|| {
-                FwError::Unsupported(Unsupported { keywords: vec![format!("protocol {}", h.protocol.name)] })
+                FwError::Unsupported(Unsupported {
+                    keywords: vec![format!("protocol {}", h.protocol.name)],
+                    errors: Vec::new(),
+                })
             })?;
             let (prior, name) = match hook.strip_prefix('<') {
                 Some(rest) => (true, rest),
@@ -800,6 +803,7 @@ impl Firewall {
                     let ok = bits_ok(&r.sig, &st.bits)
                         && app_proto_ok(&r.sig, Some(info))
                         && r.sig.checks.iter().all(|c| c.matches(p, Some(info)))
+                        && r.sig.iprep.iter().all(|c| c.matches(p))
                         && r.sig.headers.iter().all(|h| h.matches(p, &mut s.inspect))
                         && r.sig
                             .tx

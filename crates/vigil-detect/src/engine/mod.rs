@@ -425,6 +425,7 @@ impl DetectEngine {
                         && app_proto_ok(sig, info)
                         && tx_proto_ok(sig, t.tx.proto())
                         && sig.checks.iter().all(|c| c.matches(p, info))
+                        && sig.iprep.iter().all(|r| r.matches(p))
                         && sig.headers.iter().all(|h| h.matches(p, &mut s.inspect))
                         && tx::tx_matches(tx_sig, t.tx, app.now_secs, &mut s.tx, &mut s.inspect)
                         && (sig.payload.is_empty() || payload_matches(sig, payload, stream, &mut s.inspect))
@@ -741,7 +742,10 @@ fn matches(
             }
         }
     }
-    if !app_proto_ok(sig, flow) || !sig.checks.iter().all(|c| c.matches(p, flow)) {
+    if !app_proto_ok(sig, flow)
+        || !sig.checks.iter().all(|c| c.matches(p, flow))
+        || !sig.iprep.iter().all(|r| r.matches(p))
+    {
         return false;
     }
     if !sig.headers.iter().all(|h| h.matches(p, ictx)) {

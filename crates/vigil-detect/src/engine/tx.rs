@@ -207,7 +207,10 @@ fn buffer_matches(b: &BufferMatch, tx: TxRef<'_>, s: &mut TxScratch, ictx: &mut 
     for index in 0.. {
         let Some(raw) = tx.buffer(b.dir, b.id, index) else { return false };
         let data = apply_chain(&b.transforms, raw, &mut s.transform);
-        if b.len.iter().all(|c| c.matches(data.len() as u64)) && (b.steps.is_empty() || inspect(&b.steps, data, ictx)) {
+        if b.len.iter().all(|c| c.matches(data.len() as u64))
+            && (b.steps.is_empty() || inspect(&b.steps, data, ictx))
+            && b.sets.iter().all(|s| s.matches(data))
+        {
             return true;
         }
         if !b.multi {

@@ -45,6 +45,12 @@ pub struct LiveStatus {
 
 /// Runs live until stopped (SIGINT/SIGTERM, or `opts.control`).
 pub fn run_live(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveStatus)) -> Result<Summary, EngineError> {
+    let r = capture(setup, opts, status);
+    crate::rules::save_datasets(&setup.rules);
+    r
+}
+
+fn capture(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveStatus)) -> Result<Summary, EngineError> {
     vigil_capture::check_log_dir(&setup.log_dir).map_err(EngineError::Usage)?;
     let outputs = Outputs::open(setup, OutputMode::Live)?;
     let sources = open_sources(setup, opts)?;

@@ -8,6 +8,7 @@
 pub mod app;
 pub mod buffers;
 pub mod bytes;
+pub mod dataset;
 pub mod flow;
 pub mod meta;
 pub mod packet;

@@ -27,8 +27,8 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     ),
     kw!("lua", Kind::Post, Required, p_text, "run a Lua script as a match"),
     kw!("luajit", Kind::Post, Required, p_text, "run a Lua script as a match (old name)"),
-    kw!("dataset", Kind::Post, Required, p_text, "match the buffer against a dataset"),
-    kw!("datarep", Kind::Post, Required, p_text, "match the buffer's reputation in a dataset"),
+    kw!("dataset", Kind::Post, Required, super::dataset::p_dataset, "match the buffer against a dataset"),
+    kw!("datarep", Kind::Post, Required, super::dataset::p_datarep, "match the buffer's reputation in a dataset"),
     kw!("config", Kind::Post, Required, p_text, "config rule: change logging for the flow/tx"),
 ];
 
