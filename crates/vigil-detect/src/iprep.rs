@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use vigil_decode::Packet;
 
-/// The most categories Suricata takes, and the highest score.
-pub const MAX_CATEGORY: u8 = 60;
+/// How many categories Suricata takes (ids 0 to 59), and the highest score.
+pub const CATEGORIES: u8 = 60;
 pub const MAX_SCORE: u8 = 127;
 
 /// Scores by category, for one address or network.
@@ -29,8 +29,9 @@ pub struct Reputation {
     /// Short name to id.
     categories: HashMap<String, u8>,
     hosts: HashMap<IpAddr, Scores>,
-    /// Networks, longest prefix first.
-    nets: Vec<(IpAddr, u8, Scores)>,
+    /// Networks by family and prefix length, the longest first, each
+    /// keyed by its masked address: a lookup costs one probe per length.
+    nets: Vec<(bool, u8, HashMap<u128, Scores>)>,
 }
 
 fn add(scores: &mut Scores, cat: u8, score: u8) {
@@ -40,19 +41,21 @@ fn add(scores: &mut Scores, cat: u8, score: u8) {
     }
 }
 
-/// Whether `ip` is in the network `net`/`prefix` (same family).
-fn within(ip: IpAddr, net: IpAddr, prefix: u8) -> bool {
-    let (a, b, bits): (u128, u128, u32) = match (ip, net) {
-        (IpAddr::V4(a), IpAddr::V4(b)) => (u32::from(a).into(), u32::from(b).into(), 32),
-        (IpAddr::V6(a), IpAddr::V6(b)) => (u128::from(a), u128::from(b), 128),
-        _ => return false,
+/// A file's lines, whatever ends them (LF, CR LF, or CR alone, as files
+/// from old Macs have them).
+fn lines(text: &str) -> std::vec::IntoIter<String> {
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    text.lines().map(str::to_string).collect::<Vec<_>>().into_iter()
+}
+
+/// `ip` cut to its first `prefix` bits: whether it is IPv6, and the bits.
+fn masked(ip: IpAddr, prefix: u8) -> (bool, u128) {
+    let (v6, a, bits): (bool, u128, u32) = match ip {
+        IpAddr::V4(a) => (false, u32::from(a).into(), 32),
+        IpAddr::V6(a) => (true, u128::from(a), 128),
     };
     let p = u32::from(prefix).min(bits);
-    if p == 0 {
-        return true;
-    }
-    let shift = bits - p;
-    (a >> shift) == (b >> shift)
+    (v6, if p == 0 { 0 } else { a >> (bits - p) })
 }
 
 impl Reputation {
@@ -77,28 +80,29 @@ impl Reputation {
     }
 
     fn read_categories(&mut self, text: &str, name: &str, problems: &mut Vec<String>) {
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
+        for (i, line) in lines(text).enumerate() {
+            let line = line.as_str().trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
             let mut parts = line.splitn(3, ',');
-            let id =
-                parts.next().and_then(|s| s.trim().parse::<u8>().ok()).filter(|&id| (1..=MAX_CATEGORY).contains(&id));
+            let id = parts.next().and_then(|s| s.trim().parse::<u8>().ok()).filter(|&id| id < CATEGORIES);
             match (id, parts.next().map(str::trim).filter(|s| !s.is_empty())) {
                 (Some(id), Some(short)) => {
                     self.categories.insert(short.to_string(), id);
                 }
-                _ => {
-                    problems.push(format!("{name}:{}: bad category line (id 1-{MAX_CATEGORY},name,description)", i + 1))
-                }
+                _ => problems.push(format!(
+                    "{name}:{}: bad category line (id 0-{},name,description)",
+                    i + 1,
+                    CATEGORIES - 1
+                )),
             }
         }
     }
 
     fn read_scores(&mut self, text: &str, name: &str, problems: &mut Vec<String>) {
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
+        for (i, line) in lines(text).enumerate() {
+            let line = line.as_str().trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
@@ -109,7 +113,7 @@ impl Reputation {
                         Some((a, p)) => (a.parse::<IpAddr>().ok(), p.parse::<u8>().ok()),
                         None => (addr.parse::<IpAddr>().ok(), None),
                     };
-                    let cat = cat.parse::<u8>().ok().filter(|&c| (1..=MAX_CATEGORY).contains(&c));
+                    let cat = cat.parse::<u8>().ok().filter(|&c| c < CATEGORIES);
                     let score = score.parse::<u8>().ok().filter(|&s| s <= MAX_SCORE);
                     match (ip, cat, score, addr.contains('/')) {
                         (Some(ip), Some(c), Some(s), true) => prefix.map(|p| (ip, Some(p), c, s)),
@@ -126,10 +130,17 @@ impl Reputation {
             let full = if ip.is_ipv4() { 32 } else { 128 };
             match prefix.filter(|&p| p < full) {
                 None => add(self.hosts.entry(ip).or_default(), cat, score),
-                Some(p) => match self.nets.iter_mut().find(|(n, q, _)| *q == p && within(ip, *n, p)) {
-                    Some((_, _, s)) => add(s, cat, score),
-                    None => self.nets.push((ip, p, vec![(cat, score)])),
-                },
+                Some(p) => {
+                    let (v6, key) = masked(ip, p);
+                    let at = match self.nets.iter().position(|(f, q, _)| *f == v6 && *q == p) {
+                        Some(at) => at,
+                        None => {
+                            self.nets.push((v6, p, HashMap::new()));
+                            self.nets.len() - 1
+                        }
+                    };
+                    add(self.nets[at].2.entry(key).or_default(), cat, score);
+                }
             }
         }
     }
@@ -145,7 +156,8 @@ impl Reputation {
         if let Some(v) = self.hosts.get(&ip).and_then(find) {
             return Some(v);
         }
-        self.nets.iter().filter(|(n, p, _)| within(ip, *n, *p)).find_map(|(_, _, s)| find(s))
+        let v6 = ip.is_ipv6();
+        self.nets.iter().filter(|(f, _, _)| *f == v6).find_map(|(_, p, map)| map.get(&masked(ip, *p).1).and_then(find))
     }
 }
 
@@ -263,6 +275,17 @@ mod tests {
         assert_eq!(r.score(ip("198.18.1.2"), 2), Some(5));
         assert_eq!(r.score(ip("2001:db8::5"), 1), Some(7));
         assert_eq!(r.score(ip("198.18.0.9"), 1), Some(0), "a score of 0 is a score");
+    }
+
+    #[test]
+    fn lines_end_with_lf_crlf_or_cr() {
+        let mut r = Reputation::default();
+        let mut problems = Vec::new();
+        r.read_categories("1,bad,Bad\r2,tor,Tor\r\n", "c", &mut problems);
+        r.read_scores("198.18.0.1,1,5\r198.18.0.2,2,6\r\n198.18.0.3,1,7\n", "f", &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(r.score("198.18.0.2".parse().unwrap(), 2), Some(6));
+        assert_eq!(r.score("198.18.0.3".parse().unwrap(), 1), Some(7));
     }
 
     #[test]

@@ -139,7 +139,10 @@ pub fn load_keeping(
         }
     }
     out.datasets = match kept {
-        Some(sets) => sets,
+        Some(sets) => {
+            sets.prepare_reload();
+            sets
+        }
         None => Arc::new(datasets(opts, config, &mut out.messages)),
     };
     let policy = vigil_rules::keywords::dataset::DatasetRules {
@@ -147,6 +150,7 @@ pub fn load_keeping(
         allow_absolute: config.datasets.allow_absolute,
     };
     let mut loader = Loader::new().vars(vars).datasets(policy);
+    let (reputation, rep_files) = reputation(config, &mut out.messages);
     if let Some(c) = &classes {
         loader = loader.classifications(c.clone());
     }
@@ -159,7 +163,11 @@ pub fn load_keeping(
     out.skipped += totals.skipped;
     // Problems of the support files so far, then each failed rule.
     out.log = out.messages.iter().map(|m| crate::log::LogRecord::new(LogLevel::Warning, "config", m.clone())).collect();
-    out.log.extend(set.notices.iter().map(|n| crate::log::LogRecord::new(LogLevel::Info, "detect-dataset", n.clone())));
+    out.log
+        .extend(set.notices.iter().map(|n| crate::log::LogRecord::new(LogLevel::Notice, "detect-dataset", n.clone())));
+    out.log.extend(rep_files.iter().map(|f| {
+        crate::log::LogRecord::new(LogLevel::Info, "reputation", format!("Loading reputation file: {}", f.display()))
+    }));
     out.messages.extend(set.errors.iter().map(|e| e.to_string()));
     let failed = crate::log::failed_rules(&set.errors);
     out.log.extend(crate::log::rule_error_records(&set.errors, &failed));
@@ -168,14 +176,15 @@ pub fn load_keeping(
     let mut sigs = Vec::with_capacity(set.rules.len());
     // Rules that fail only once built (a dataset file that does not read).
     let mut late_errors = Vec::new();
-    let shared =
-        vigil_detect::Shared { datasets: Arc::clone(&out.datasets), reputation: reputation(config, &mut out.messages) };
+    let shared = vigil_detect::Shared { datasets: Arc::clone(&out.datasets), reputation };
+    let mut kinds = SigKinds::default();
     for rule in &set.rules {
         match compile_all_in(rule, &classes, &shared) {
             Ok(compiled) => {
                 if opts.engine_analysis {
                     out.analysis.add(rule, &compiled[0]);
                 }
+                kinds.count(rule, &compiled[0]);
                 out.loaded += 1;
                 for mut sig in compiled {
                     sig.reference_urls = sig
@@ -227,6 +236,9 @@ pub fn load_keeping(
     if opts.init_errors_fatal && out.failed > 0 {
         return Ok(out);
     }
+    if out.loaded > 0 {
+        out.log.push(crate::log::LogRecord::new(LogLevel::Info, "detect", kinds.summary(out.loaded)));
+    }
     if !sigs.is_empty() {
         // The config checked the names: the default covers only a config built by hand.
         let order = ActionOrder::from_names(&config.detect.action_order).unwrap_or_default();
@@ -243,12 +255,43 @@ pub fn load_keeping(
     Ok(out)
 }
 
+/// What kinds of signatures loaded, as Suricata sums them up once its
+/// engine is built.
+#[derive(Default)]
+struct SigKinds {
+    ip_only: usize,
+    payload: usize,
+    app_layer: usize,
+    decoder_events: usize,
+}
+
+impl SigKinds {
+    fn count(&mut self, rule: &vigil_rules::Rule, sig: &vigil_detect::Signature) {
+        use vigil_detect::analysis::{rule_type, RuleType};
+        self.ip_only += usize::from(sig.ip_only);
+        self.payload += usize::from(!sig.payload.is_empty());
+        self.app_layer += usize::from(sig.app_proto.is_some() || sig.tx.is_some());
+        self.decoder_events += usize::from(matches!(rule_type(rule, sig), RuleType::DeOnly));
+    }
+
+    fn summary(&self, loaded: usize) -> String {
+        format!(
+            "{loaded} signatures processed. {} are IP-only rules, {} are inspecting packet payload, {} inspect application layer, {} are decoder event only",
+            self.ip_only, self.payload, self.app_layer, self.decoder_events
+        )
+    }
+}
+
 /// IP reputation: `reputation-categories-file` and `reputation-files`
 /// (relative names under `default-reputation-path`); `None` without a
-/// categories file. Lines that do not read are messages.
-fn reputation(config: &Config, messages: &mut Vec<String>) -> Option<Arc<vigil_detect::iprep::Reputation>> {
+/// categories file. Lines that do not read are messages; the files read
+/// are named for the log.
+fn reputation(
+    config: &Config,
+    messages: &mut Vec<String>,
+) -> (Option<Arc<vigil_detect::iprep::Reputation>>, Vec<PathBuf>) {
     let r = &config.rules;
-    let cats = r.reputation_categories_file.as_deref()?;
+    let Some(cats) = r.reputation_categories_file.as_deref() else { return (None, Vec::new()) };
     let base = r.default_reputation_path.as_deref().map(Path::new);
     let under_base = |f: &str| match base {
         Some(b) if Path::new(f).is_relative() => b.join(f),
@@ -261,7 +304,7 @@ fn reputation(config: &Config, messages: &mut Vec<String>) -> Option<Arc<vigil_d
     let files: Vec<PathBuf> = r.reputation_files.iter().map(|f| under_base(f)).collect();
     let (rep, problems) = vigil_detect::iprep::Reputation::load(&cats, &files);
     messages.extend(problems.into_iter().map(|p| format!("reputation: {p}")));
-    Some(Arc::new(rep))
+    (Some(Arc::new(rep)), files)
 }
 
 /// Writes the sets that have a `save` or `state` file, as the run ends; a
@@ -302,6 +345,7 @@ fn datasets(opts: &RunOptions, config: &Config, messages: &mut Vec<String>) -> D
             memcap: s.memcap,
             hashsize: s.hashsize,
             rep: false,
+            config: true,
         };
         if let Err(e) = sets.get(&decl, None) {
             messages.push(format!("datasets.{}: {e}", s.name));

@@ -136,12 +136,13 @@ fn flow_state_of(s: TcpState) -> FlowState {
     }
 }
 
-/// `established`: what the TCP session said before this packet, when it is tracked.
-/// The flow as an alert describes it, with the protocol it spoke before a change.
+/// The flow as an alert describes it, with the protocol it spoke before a
+/// change (Suricata's alerts name it `app_proto_orig`).
 fn at_alert(f: &Flow<FlowExt>) -> FlowAtAlert {
     FlowAtAlert { orig: f.ext.app.as_deref().and_then(|a| a.layer.orig_proto()), ..FlowAtAlert::of(f) }
 }
 
+/// `established`: what the TCP session said before this packet, when it is tracked.
 fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> FlowInfo {
     let app = f.ext.app.as_deref();
     FlowInfo {

@@ -64,7 +64,7 @@ fn failed_rules_and_the_summary_are_engine_records() {
         })
         .map(|r| (r["engine"]["module"].as_str().unwrap(), r["engine"]["message"].as_str().unwrap()))
         .collect();
-    assert_eq!(detect.len(), 5, "{detect:#?}");
+    assert_eq!(detect.len(), 6, "{detect:#?}");
     assert_eq!(detect[0], ("detect-content", "Invalid hex code in content - |l0 01|, hex l. Invalidating signature."));
     assert_eq!(detect[1].0, "detect");
     assert!(
@@ -80,6 +80,14 @@ fn failed_rules_and_the_summary_are_engine_records() {
     assert_eq!(
         detect[4],
         ("detect", "1 rule files processed. 1 rules successfully loaded, 2 rules failed, 0 rules skipped")
+    );
+    // Then what kinds of signatures the engine was built from, as Suricata says it.
+    assert_eq!(
+        detect[5],
+        (
+            "detect",
+            "1 signatures processed. 0 are IP-only rules, 1 are inspecting packet payload, 0 inspect application layer, 0 are decoder event only"
+        )
     );
     for r in &engine {
         assert!(r["timestamp"].is_string() && r["log_level"].is_string(), "{r}");

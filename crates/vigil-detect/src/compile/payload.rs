@@ -168,7 +168,7 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>, sets: &Datasets, e
                     continue;
                 }
                 match sticky {
-                    None => missing.push(format!("{name} on the payload")),
+                    None => errors.push("datasets are only supported for sticky buffers".into()),
                     Some(b) => match SetOp::of_rule(spec, sets, Some(&rule.file)) {
                         Ok(op) => {
                             let at = buffer_slot(&mut out.buffers, b, &transforms, inst);

@@ -78,6 +78,9 @@ pub struct SetDecl<'a> {
     pub hashsize: Option<u64>,
     /// Values carry a reputation (a `datarep` set).
     pub rep: bool,
+    /// Declared by the config (its `load` file is in the data directory,
+    /// and it stays across rule reloads).
+    pub config: bool,
 }
 
 impl<'a> SetDecl<'a> {
@@ -91,6 +94,7 @@ impl<'a> SetDecl<'a> {
             memcap: spec.memcap,
             hashsize: spec.hashsize,
             rep: spec.rep.is_some(),
+            config: false,
         }
     }
 }
@@ -111,6 +115,8 @@ pub struct Dataset {
     pub rep: bool,
     load: Option<PathBuf>,
     save: Option<PathBuf>,
+    /// Declared by the config, not a rule.
+    from_config: bool,
     memcap: u64,
     hashsize: u64,
     values: RwLock<Values>,
@@ -135,7 +141,29 @@ impl Datasets {
     /// type and files it must agree with), or a new one, its `load` or
     /// `state` file read. `rule_file`: the file of the rule naming it.
     pub fn get(&self, decl: &SetDecl<'_>, rule_file: Option<&str>) -> Result<Arc<Dataset>, String> {
+        let name = decl.name;
+        if let Some(s) = self.existing(decl, rule_file)? {
+            return Ok(s);
+        }
+        let set = self.make(decl, rule_file)?;
+        // Read without the registry locked (socket commands go on); a rule
+        // that made the same set meanwhile wins.
+        if let Some(path) = &set.load {
+            // A state file not written yet is an empty set; a file to load must be there.
+            set.read_file(path, decl.state.is_some())?;
+        }
         let mut sets = self.sets.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = sets.iter().find(|s| s.name == name) {
+            return Ok(Arc::clone(s));
+        }
+        let set = Arc::new(set);
+        sets.push(Arc::clone(&set));
+        Ok(set)
+    }
+
+    /// The set already made under `decl`'s name, where its type and files agree.
+    fn existing(&self, decl: &SetDecl<'_>, rule_file: Option<&str>) -> Result<Option<Arc<Dataset>>, String> {
+        let sets = self.sets.lock().unwrap_or_else(|e| e.into_inner());
         let name = decl.name;
         if let Some(s) = sets.iter().find(|s| s.name == name) {
             if decl.kind.is_some_and(|k| k != s.kind) {
@@ -146,8 +174,14 @@ impl Datasets {
             if !same(load, &s.load) || !same(save, &s.save) {
                 return Err(format!("dataset '{name}' already exists with other files"));
             }
-            return Ok(Arc::clone(s));
+            return Ok(Some(Arc::clone(s)));
         }
+        Ok(None)
+    }
+
+    /// A new set for `decl`, its limits checked, its file not read yet.
+    fn make(&self, decl: &SetDecl<'_>, rule_file: Option<&str>) -> Result<Dataset, String> {
+        let name = decl.name;
         let Some(kind) = decl.kind else {
             return Err(format!("dataset '{name}' has no type and no other rule or the config made it"));
         };
@@ -158,7 +192,7 @@ impl Datasets {
                 self.setup.single_hashsize
             ));
         }
-        let total: u64 = sets.iter().map(|s| s.hashsize).sum::<u64>() + hashsize;
+        let total: u64 = self.sets().iter().map(|s| s.hashsize).sum::<u64>() + hashsize;
         if total > self.setup.total_hashsizes {
             return Err(format!(
                 "hashsize {hashsize} in dataset '{name}' exceeds configured 'total-hashsizes' limit ({})",
@@ -166,25 +200,28 @@ impl Datasets {
             ));
         }
         let (load, save) = self.files(decl, rule_file);
-        let set = Dataset {
+        Ok(Dataset {
             name: name.to_string(),
             kind,
             rep: decl.rep,
             load,
             save,
+            from_config: decl.config,
             memcap: decl.memcap.unwrap_or(self.setup.default_memcap),
             hashsize,
             values: RwLock::new(Values::default()),
             refused: AtomicU64::new(0),
-        };
-        if let Some(path) = &set.load {
-            // A state file not written yet is an empty set; a file to load must be there.
-            let optional = decl.state.is_some();
-            set.read_file(path, optional)?;
-        }
-        let set = Arc::new(set);
-        sets.push(Arc::clone(&set));
-        Ok(set)
+        })
+    }
+
+    /// Makes ready for a rule reload: the sets the config declared and
+    /// those written back (`save`, `state`) stay, values and all; sets only
+    /// loaded from a file are let go (the running rules keep theirs until
+    /// they go), so the reloaded rules read an updated list again, as in
+    /// Suricata.
+    pub fn prepare_reload(&self) {
+        let mut sets = self.sets.lock().unwrap_or_else(|e| e.into_inner());
+        sets.retain(|s| s.from_config || s.save.is_some());
     }
 
     /// The file a set is read from and the one it is written to.
@@ -194,11 +231,15 @@ impl Datasets {
             let p = in_data(state);
             return (Some(p.clone()), Some(p));
         }
-        (decl.load.map(|f| self.load_path(f, rule_file)), decl.save.map(in_data))
+        let load = decl.load.map(|f| match decl.config {
+            true => in_data(f),
+            false => self.load_path(f, rule_file),
+        });
+        (load, decl.save.map(in_data))
     }
 
-    /// A `load` file: as named when absolute, else beside the rule file,
-    /// else under the default rule path, as Suricata looks for it.
+    /// A rule's `load` file: as named when absolute, else beside the rule
+    /// file, else under the default rule path, as Suricata looks for it.
     fn load_path(&self, file: &str, rule_file: Option<&str>) -> PathBuf {
         let p = Path::new(file);
         if p.is_absolute() {
@@ -225,9 +266,21 @@ impl Datasets {
     }
 
     /// Writes every set that has a `save` or `state` file; a line for each
-    /// written and each that could not be.
+    /// written and each that could not be, and one for each set whose
+    /// memcap kept values out.
     pub fn save_all(&self) -> Vec<Result<String, String>> {
-        self.sets().iter().filter_map(|s| s.save.as_ref().map(|p| s.write_file(p))).collect()
+        let sets = self.sets();
+        let mut out: Vec<Result<String, String>> =
+            sets.iter().filter_map(|s| s.save.as_ref().map(|p| s.write_file(p))).collect();
+        out.extend(sets.iter().filter(|s| s.refused() > 0).map(|s| {
+            Err(format!(
+                "dataset '{}': {} values not added, its memcap ({} bytes) reached",
+                s.name,
+                s.refused(),
+                s.memcap
+            ))
+        }));
+        out
     }
 }
 
@@ -252,43 +305,43 @@ impl Dataset {
     }
 
     fn write_file(&self, path: &Path) -> Result<String, String> {
-        let v = self.values.read().unwrap_or_else(|e| e.into_inner());
-        let mut lines: Vec<(&u64, String)> = v
-            .map
-            .iter()
-            .map(|(k, (seq, rep))| {
-                let text = format_value(self.kind, k);
-                (seq, if self.rep { format!("{text},{rep}") } else { text })
-            })
-            .collect();
-        lines.sort_unstable_by_key(|(seq, _)| **seq);
+        // Formatted under the lock, written without it: workers go on adding.
+        let mut lines: Vec<(u64, String)> = {
+            let v = self.values.read().unwrap_or_else(|e| e.into_inner());
+            v.map
+                .iter()
+                .map(|(k, (seq, rep))| {
+                    let text = format_value(self.kind, k);
+                    (*seq, if self.rep { format!("{text},{rep}") } else { text })
+                })
+                .collect()
+        };
+        lines.sort_unstable_by_key(|(seq, _)| *seq);
         let mut out = String::with_capacity(lines.iter().map(|(_, l)| l.len() + 1).sum());
-        for (_, l) in lines {
-            out.push_str(&l);
+        for (_, l) in &lines {
+            out.push_str(l);
             out.push('\n');
         }
         std::fs::write(path, out)
-            .map(|()| format!("dataset '{}': {} values written to {}", self.name, v.map.len(), path.display()))
+            .map(|()| format!("dataset '{}': {} values written to {}", self.name, lines.len(), path.display()))
             .map_err(|e| format!("dataset '{}': cannot write {}: {e}", self.name, path.display()))
     }
 
-    /// The value a buffer stands for in this set: the bytes of a string,
-    /// a digest of its size, an address (IPv4 ones in an `ip` set as
-    /// IPv4-mapped IPv6).
-    fn key<'b>(&self, data: &'b [u8]) -> Option<std::borrow::Cow<'b, [u8]>> {
-        use std::borrow::Cow;
+    /// Runs `f` on the value a buffer stands for in this set: the bytes of
+    /// a string, a digest of its size, an address (an IPv4 one in an `ip`
+    /// set as its four bytes and twelve zeros, as Suricata keeps it); `None`
+    /// when the buffer is no such value.
+    fn with_key<R>(&self, data: &[u8], f: impl FnOnce(&[u8]) -> R) -> Option<R> {
         match (self.kind, data.len()) {
             (SetKind::String, _)
             | (SetKind::Md5, 16)
             | (SetKind::Sha256, 32)
             | (SetKind::Ipv4, 4)
-            | (SetKind::Ip, 16) => Some(Cow::Borrowed(data)),
+            | (SetKind::Ip, 16) => Some(f(data)),
             (SetKind::Ip, 4) => {
-                let mut m = [0u8; 16];
-                m[10] = 0xff;
-                m[11] = 0xff;
-                m[12..].copy_from_slice(data);
-                Some(Cow::Owned(m.to_vec()))
+                let mut v4 = [0u8; 16];
+                v4[..4].copy_from_slice(data);
+                Some(f(&v4))
             }
             _ => None,
         }
@@ -390,14 +443,20 @@ impl SetOp {
     /// added now, `unset` when it was there and is removed, `isset` and
     /// `isnotset` as they say, `datarep` when its reputation compares.
     pub fn matches(&self, data: &[u8]) -> bool {
-        let Some(key) = self.set.key(data) else { return false };
-        match self.test {
-            SetTest::Cmd(DatasetCmd::Set) => self.set.add(&key, 0),
-            SetTest::Cmd(DatasetCmd::Unset) => self.set.remove(&key),
-            SetTest::Cmd(DatasetCmd::IsSet) => self.set.lookup(&key).is_some(),
-            SetTest::Cmd(DatasetCmd::IsNotSet) => self.set.lookup(&key).is_none(),
-            SetTest::Rep(op, against) => self.set.lookup(&key).is_some_and(|rep| op.holds(rep, against)),
+        // An empty buffer matches nothing; one that is no value of the
+        // set's type (IPv6 for an `ipv4` set) is not in it, as Suricata sees them.
+        if data.is_empty() {
+            return false;
         }
+        let set = &self.set;
+        let found = set.with_key(data, |key| match self.test {
+            SetTest::Cmd(DatasetCmd::Set) => set.add(key, 0),
+            SetTest::Cmd(DatasetCmd::Unset) => set.remove(key),
+            SetTest::Cmd(DatasetCmd::IsSet) => set.lookup(key).is_some(),
+            SetTest::Cmd(DatasetCmd::IsNotSet) => set.lookup(key).is_none(),
+            SetTest::Rep(op, against) => set.lookup(key).is_some_and(|rep| op.holds(rep, against)),
+        });
+        found.unwrap_or(matches!(self.test, SetTest::Cmd(DatasetCmd::IsNotSet)))
     }
 
     /// The keyword of a rule, its set found or made in `sets`.

@@ -47,10 +47,26 @@ fn values_take_the_sets_form() {
     assert!(md5.matches(&[7u8; 16]));
     let ip = op(&sets, "dataset:set,addrs,type ip");
     assert!(ip.matches(&[198, 18, 0, 1]));
-    let mapped = op(&sets, "dataset:isset,addrs");
-    let mut m = [0u8; 16];
-    m[10..].copy_from_slice(&[0xff, 0xff, 198, 18, 0, 1]);
-    assert!(mapped.matches(&m), "an IPv4 address is its mapped IPv6 one in an ip set");
+    let isset = op(&sets, "dataset:isset,addrs");
+    let mut v4 = [0u8; 16];
+    v4[..4].copy_from_slice(&[198, 18, 0, 1]);
+    assert!(isset.matches(&v4), "an IPv4 address in an ip set is its four bytes and zeros");
+    // Empty buffers match nothing; a value of another size is not in a set.
+    let v4set = op(&sets, "dataset:isnotset,four,type ipv4");
+    assert!(!v4set.matches(b""));
+    assert!(v4set.matches(&[0u8; 16]), "an IPv6 address is not in an ipv4 set");
+}
+
+#[test]
+fn a_reload_keeps_written_and_declared_sets_only() {
+    let sets = Datasets::new(DatasetsSetup::default());
+    let kept = op(&sets, "dataset:set,kept,type string,state kept.lst");
+    let _ = op(&sets, "dataset:set,loaded,type string");
+    assert!(kept.matches(b"a"));
+    sets.prepare_reload();
+    let names: Vec<String> = sets.sets().iter().map(|s| s.name.clone()).collect();
+    assert_eq!(names, ["kept"]);
+    assert!(!op(&sets, "dataset:set,kept").matches(b"a"), "its values stay");
 }
 
 #[test]

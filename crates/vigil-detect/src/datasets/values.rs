@@ -60,8 +60,13 @@ pub fn parse_line(kind: SetKind, rep: bool, line: &str) -> Result<(Vec<u8>, u16)
         SetKind::Ipv4 => {
             value.parse::<Ipv4Addr>().map_err(|_| format!("'{value}' is no IPv4 address"))?.octets().to_vec()
         }
+        // An IPv4 address in an `ip` set: its four bytes, then zeros, as Suricata keeps it.
         SetKind::Ip => match value.parse::<IpAddr>().map_err(|_| format!("'{value}' is no IP address"))? {
-            IpAddr::V4(a) => a.to_ipv6_mapped().octets().to_vec(),
+            IpAddr::V4(a) => {
+                let mut v = a.octets().to_vec();
+                v.resize(16, 0);
+                v
+            }
             IpAddr::V6(a) => a.octets().to_vec(),
         },
     };
@@ -77,6 +82,11 @@ pub fn format_value(kind: SetKind, value: &[u8]) -> String {
             Ok(a) => Ipv4Addr::from(a).to_string(),
             Err(_) => base64(value),
         },
+        // Four bytes and twelve zeros are an IPv4 address there (Suricata
+        // writes them so, whatever IPv6 address has that form).
+        SetKind::Ip if value.len() == 16 && value[4..].iter().all(|&b| b == 0) => {
+            Ipv4Addr::new(value[0], value[1], value[2], value[3]).to_string()
+        }
         SetKind::Ip => match <[u8; 16]>::try_from(value) {
             Ok(a) => {
                 let groups = Ipv6Addr::from(a).segments();
@@ -107,7 +117,8 @@ mod tests {
         let (v, _) = parse_line(SetKind::Ip, false, "4:5::6").unwrap();
         assert_eq!(format_value(SetKind::Ip, &v), "0004:0005:0000:0000:0000:0000:0000:0006");
         let (v, _) = parse_line(SetKind::Ip, false, "198.18.0.1").unwrap();
-        assert_eq!(&v[10..], [0xff, 0xff, 198, 18, 0, 1]);
+        assert_eq!(v[..4], [198, 18, 0, 1]);
+        assert_eq!(format_value(SetKind::Ip, &v), "198.18.0.1");
     }
 
     #[test]

@@ -486,10 +486,6 @@ fn tx_header_matches(sig: &Signature, src: (IpAddr, u16), dst: (IpAddr, u16)) ->
         || sig.bidirectional && header_matches(sig, dst.0, src.0, Some(dst.1), Some(src.1))
 }
 
-/// The flow speaks (or, negated, does not speak) the signature's application protocol,
-/// or one that carries it (DCE/RPC rules on SMB flows, as in Suricata), in
-/// the direction its `app-layer-protocol` mode looks at. A negation never
-/// matches a protocol not known yet.
 /// A transaction of a protocol the flow spoke before a change (the HTTP/1
 /// request of an `h2c` upgrade) is one the rule's protocol applies to
 /// itself: an `alert http2` rule does not inspect it, as Suricata, whose
@@ -501,6 +497,10 @@ fn tx_proto_ok(sig: &Signature, tx: vigil_types::AppProto) -> bool {
     }
 }
 
+/// The flow speaks (or, negated, does not speak) the signature's application protocol,
+/// or one that carries it (DCE/RPC rules on SMB flows, as in Suricata), in
+/// the direction its `app-layer-protocol` mode looks at. A negation never
+/// matches a protocol not known yet.
 fn app_proto_ok(sig: &Signature, flow: Option<FlowInfo>) -> bool {
     use crate::compile::ProtoMode;
     let Some(want) = sig.app_proto else { return true };

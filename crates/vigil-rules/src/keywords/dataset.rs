@@ -220,8 +220,8 @@ pub(crate) fn p_datarep(s: &str) -> VResult<Value> {
             let op = match trim(o).1 {
                 "<" => RepOp::Lt,
                 ">" => RepOp::Gt,
-                "=" => RepOp::Eq,
-                x => return verr(oa, format!("bad operator '{x}': <, > or =")),
+                "=" | "==" => RepOp::Eq,
+                x => return verr(oa, format!("bad operator '{x}': <, >, = or ==")),
             };
             let value = trim(v).1;
             let Ok(v) = value.parse::<u16>() else {
@@ -280,11 +280,11 @@ impl DatasetRules {
                 return Err("Rules containing save/state datasets have been disabled".into());
             }
             let path = Path::new(file);
-            if path.is_absolute() {
-                if !self.allow_absolute {
-                    return Err(format!("Absolute paths not allowed: {file}"));
-                }
+            if self.allow_absolute {
+                // Whatever the name: the notice says writes may go anywhere.
                 notices.push(format!("Allowing absolute filename for dataset rule: {file}"));
+            } else if path.is_absolute() {
+                return Err(format!("Absolute paths not allowed: {file}"));
             } else if path.components().any(|c| c == Component::ParentDir) {
                 return Err(format!("Directory traversals not allowed: {file}"));
             }
@@ -379,6 +379,10 @@ mod tests {
         assert_eq!(
             open.check(&d("set,x,save /tmp/../tmp/s.csv")),
             Ok(vec!["Allowing absolute filename for dataset rule: /tmp/../tmp/s.csv".into()])
+        );
+        assert_eq!(
+            open.check(&d("set,x,state ns/../s.csv")),
+            Ok(vec!["Allowing absolute filename for dataset rule: ns/../s.csv".into()])
         );
         let closed = DatasetRules { allow_write: false, ..default };
         assert_eq!(

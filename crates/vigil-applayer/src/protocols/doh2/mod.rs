@@ -128,6 +128,29 @@ mod tests {
     }
 
     #[test]
+    fn a_flow_keeps_so_many_dns_bodies_at_once() {
+        let app = AppConfig::default();
+        let mut p = parser(&app);
+        let ctype = b"application/dns-message";
+        // :method POST, :path /, literal content-type (indexed name 31), no END_STREAM.
+        let mut block = vec![0x83, 0x84, 0x0f, 0x10, ctype.len() as u8];
+        block.extend_from_slice(ctype);
+        let mut client = frame::PREFACE.to_vec();
+        for stream in (1u32..).step_by(2).take(20) {
+            let mut f = (block.len() as u32).to_be_bytes()[1..].to_vec();
+            f.extend_from_slice(&[frame::HEADERS, frame::FLAG_END_HEADERS]);
+            f.extend_from_slice(&stream.to_be_bytes());
+            f.extend_from_slice(&block);
+            client.extend(f);
+        }
+        kit::feed(&mut *p, Direction::ToServer, &client, 4096);
+        let mut ev = Vec::new();
+        p.drain_events(&mut ev);
+        let limited = ev.iter().filter(|e| e.name == "http2.reassembly_limit_reached").count();
+        assert_eq!(limited, 4, "16 of the 20 bodies are kept as DNS: {ev:?}");
+    }
+
+    #[test]
     fn a_body_longer_than_a_dns_message_is_not_kept_and_says_so() {
         let app = AppConfig::default();
         let mut p = parser(&app);

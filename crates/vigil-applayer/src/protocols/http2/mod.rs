@@ -139,6 +139,8 @@ const MAX_HEADER_BYTES: usize = 256 * 1024;
 const MAX_FIELDS: usize = 1024;
 /// Bodies decoded at once on a flow; past it the oldest is given up.
 const MAX_DECODERS: usize = 64;
+/// Bodies kept as DNS messages at once on a flow (each up to 64 KiB).
+const MAX_DNS_BODIES: usize = 16;
 
 /// A header block waiting for its CONTINUATION frames.
 #[derive(Debug)]
@@ -387,11 +389,23 @@ impl Http2Parser {
     /// has its body kept as a DNS message, and a request's `dns` query
     /// variable is the message itself.
     fn doh_headers(&mut self, i: usize, dir: Direction) {
-        let t = &mut self.txs[i];
-        let side = t.side_mut(dir);
-        if side.dns_body == DnsBody::No && side.carries_dns() {
-            side.dns_body = DnsBody::Collecting(Vec::new());
+        let wants = {
+            let side = self.txs[i].sides.get(dir);
+            side.dns_body == DnsBody::No && side.carries_dns()
+        };
+        if wants {
+            // Each side held may grow to a whole DNS message: a flow holds
+            // so many at once, the others' bodies are not taken as DNS.
+            let collecting = |s: &tx::Side| matches!(s.dns_body, DnsBody::Collecting(_));
+            let held = self.txs.iter().map(|t| usize::from(collecting(&t.sides.to_server)) + usize::from(collecting(&t.sides.to_client))).sum::<usize>();
+            if held < MAX_DNS_BODIES {
+                self.txs[i].side_mut(dir).dns_body = DnsBody::Collecting(Vec::new());
+            } else {
+                let stream = self.txs[i].stream;
+                self.raise(Some(stream), REASSEMBLY_LIMIT_REACHED);
+            }
         }
+        let t = &mut self.txs[i];
         if dir != Direction::ToServer || t.dns().is_some_and(|d| d.side(dir).is_some()) {
             return;
         }
