@@ -10,6 +10,11 @@ pub struct FlowDetect {
     pub bits: FlowBits,
     /// `flowint` counters.
     pub ints: crate::flowint::FlowInts,
+    /// A signature that sets bits or counters matched since the flow's
+    /// variables were last written out (EVE's `metadata`).
+    pub vars_changed: bool,
+    /// Flow variables `pcre` captured, by name, in the order first set.
+    pub flowvars: Vec<(std::sync::Arc<str>, Vec<u8>)>,
     /// A `pass` signature matched a packet of the flow: later packets are not inspected.
     pub passed: bool,
     /// A drop of flow scope (IPS): later packets are dropped uninspected.
@@ -58,6 +63,25 @@ impl FlowDetect {
         self.drop_logged.swap(0, 1);
         self.ip_only_done.swap(0, 1);
         self.fw.reverse();
+    }
+}
+
+/// The flow variables a flow keeps, and the bytes of each.
+pub const MAX_FLOWVARS: usize = 64;
+pub const MAX_FLOWVAR_LEN: usize = 4096;
+
+impl FlowDetect {
+    /// Sets flow variable `name` (a new name past [`MAX_FLOWVARS`] is not
+    /// kept; a value is kept to [`MAX_FLOWVAR_LEN`] bytes).
+    pub fn set_flowvar(&mut self, name: &std::sync::Arc<str>, value: &[u8]) {
+        let value = value[..value.len().min(MAX_FLOWVAR_LEN)].to_vec();
+        let room = self.flowvars.len() < MAX_FLOWVARS;
+        match self.flowvars.iter_mut().find(|(n, _)| n == name) {
+            Some(v) => v.1 = value,
+            None if room => self.flowvars.push((name.clone(), value)),
+            None => {}
+        }
+        self.vars_changed = true;
     }
 }
 

@@ -163,6 +163,11 @@ impl Detector {
         let mut matched: Vec<(&Signature, Option<u64>, bool)> = Vec::new();
         let sink = &mut |sig, tx, in_stream| matched.push((sig, tx, in_stream));
         engine.inspect_phase(p, info, state.as_deref_mut(), stream, app, tx_only, &mut self.scratch, sink);
+        // Bits and counters set now are in this packet's records already, as in Suricata.
+        if let (Some(st), Some(id)) = (state.as_deref_mut().filter(|st| st.vars_changed), flow_id) {
+            st.vars_changed = false;
+            outputs.set_flow_vars(id, flow_vars_json(engine, st));
+        }
         if matched.is_empty() {
             return Ok((false, false));
         }
@@ -304,6 +309,7 @@ impl Detector {
                 traffic: &traffic,
                 firewall: None,
                 td_engine: self.rules.firewall.is_some(),
+                captured: engine.captured_by(&self.scratch, sig),
             };
             outputs.alert(p, sig, at)?;
         }
@@ -488,6 +494,7 @@ impl Detector {
                 traffic: &traffic,
                 firewall: Some(crate::outputs::FwAlert { table: m.table, policy: m.policy, progress }),
                 td_engine: false,
+                captured: &[],
             };
             outputs.alert(p, m.sig, at)?;
         }
@@ -597,6 +604,26 @@ impl Detector {
 
 /// The sides a `filestore` stores: those it names, else the side the
 /// signature inspected, else both.
+/// A flow's bits and counters as EVE's `metadata` object (`None`: it has none).
+fn flow_vars_json(engine: &vigil_detect::DetectEngine, st: &vigil_detect::FlowDetect) -> Option<serde_json::Value> {
+    let (bits, ints) = engine.flow_vars(st);
+    let mut m = serde_json::Map::new();
+    if !bits.is_empty() {
+        m.insert("flowbits".into(), bits.into());
+    }
+    if !ints.is_empty() {
+        let ints: serde_json::Map<String, serde_json::Value> =
+            ints.into_iter().map(|(n, v)| (n.to_string(), v.into())).collect();
+        m.insert("flowints".into(), ints.into());
+    }
+    if !st.flowvars.is_empty() {
+        let vars: Vec<serde_json::Value> =
+            st.flowvars.iter().map(|(n, v)| serde_json::json!({ n.as_ref(): String::from_utf8_lossy(v) })).collect();
+        m.insert("flowvars".into(), vars.into());
+    }
+    (!m.is_empty()).then_some(serde_json::Value::Object(m))
+}
+
 fn store_sides(named: &[Direction], side: Option<Direction>) -> &'static [Direction] {
     const BOTH: &[Direction] = &[Direction::ToServer, Direction::ToClient];
     match (named, side) {

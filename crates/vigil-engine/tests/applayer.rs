@@ -395,3 +395,26 @@ fn dns_over_http2_is_doh2_and_runs_dns_http2_and_mixed_rules() {
     // The SETTINGS of stream 0 stay `http` records.
     assert!(of_type(&recs, "http").iter().all(|h| h["http"]["http2"]["stream_id"] == 0));
 }
+
+/// Flow variables in EVE, as Suricata writes them: once a signature set a
+/// flowbit or counter, or a `pcre` captured into a flow variable, every
+/// later record of the flow carries them as `metadata` (alerts, protocol
+/// records, the flow record); packet variables are the alert's
+/// `metadata.pktvars`, alert variables its `alert.context`.
+#[test]
+fn flow_variables_and_captures_are_the_records_metadata() {
+    let rules = r#"
+alert http any any -> any any (http.user_agent; pcre:"/^(?P<alert_tool>[a-z]+)-(?P<pkt_kind>[a-z]+)/"; flowbits:set,tested; flowint:hits,=,1; sid:1;)
+alert http any any -> any any (http.host; pcre:"/^([a-z]+)\./,flow:site"; sid:2;)
+"#;
+    let recs = run("vars", &tcp_session(8081, &[(REQ, RESP)]), rules);
+    assert_eq!(sids(&recs), vec![1, 2]);
+    let alert = of_type(&recs, "alert").into_iter().find(|a| a["alert"]["signature_id"] == 1).unwrap();
+    assert_eq!(alert["alert"]["context"], serde_json::json!({"tool": "vigil"}));
+    assert_eq!(alert["metadata"]["pktvars"], serde_json::json!([{"kind": "test"}]));
+    assert_eq!(alert["metadata"]["flowbits"], serde_json::json!(["tested"]));
+    assert_eq!(alert["metadata"]["flowints"], serde_json::json!({"hits": 1}));
+    let want = serde_json::json!({"flowbits": ["tested"], "flowints": {"hits": 1}, "flowvars": [{"site": "example"}]});
+    assert_eq!(of_type(&recs, "http")[0]["metadata"], want);
+    assert_eq!(of_type(&recs, "flow")[0]["metadata"], want);
+}

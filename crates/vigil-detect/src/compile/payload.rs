@@ -4,6 +4,7 @@
 //! sticky buffer with its transforms), and the choice of the fast pattern.
 
 use crate::datasets::{Datasets, SetOp};
+use crate::inspect::VarKind;
 use crate::inspect::{
     ByteExtract, ByteJump, ByteMath, ByteTest, ContentStep, Endian, MathOp, NumBase, PcreFlags, PcreStep, Read, Step,
     TestOp, Value as Operand, MAX_VARS,
@@ -228,16 +229,26 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>, sets: &Datasets, e
                 }
             }
             Value::Pcre(p) => {
-                if !p.captures.is_empty() {
-                    missing.push("pcre capture".into());
-                    continue;
-                }
+                let listed: Vec<(VarKind, String)> = p
+                    .captures
+                    .iter()
+                    .filter_map(|c| {
+                        let (kind, name) = c.split_once(':')?;
+                        let kind = match kind.trim() {
+                            "flow" => VarKind::Flow,
+                            "pkt" => VarKind::Pkt,
+                            "alert" => VarKind::Alert,
+                            _ => return None,
+                        };
+                        Some((kind, name.trim().to_string()))
+                    })
+                    .collect();
                 let at = target(p.buffer(), false, &mut out, last);
                 if p.buffer().is_some_and(|b| super::buffers::lookup(b).is_none()) {
                     missing.push(p.buffer().unwrap_or_default().to_string());
                     continue;
                 }
-                match pcre_step(&p.pattern, &p.flags, p.negated) {
+                match pcre_step(&p.pattern, &p.flags, p.negated).and_then(|s| s.with_captures(&listed)) {
                     Ok(s) => {
                         last = at;
                         (Step::Pcre(s), at)

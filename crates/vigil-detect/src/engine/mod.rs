@@ -163,6 +163,9 @@ pub struct DetectScratch {
     /// Inline (IPS): once a `drop` or `reject` matched a packet, a `pass`
     /// after it ends the packet's inspection without passing its flow.
     pub inline: bool,
+    /// The packet and alert variables each signature that matched this
+    /// packet captured, by the signature's address.
+    sig_vars: Vec<(usize, crate::inspect::Captured)>,
 }
 
 impl DetectScratch {
@@ -279,6 +282,35 @@ impl DetectEngine {
         &self.flowbit_names
     }
 
+    /// The `flowint` names, by id.
+    pub fn flowint_names(&self) -> &[String] {
+        &self.flowint_names
+    }
+
+    /// What `sig` (matched on the packet just inspected) captured into
+    /// packet and alert variables.
+    pub fn captured_by<'s>(
+        &self,
+        s: &'s DetectScratch,
+        sig: &Signature,
+    ) -> &'s [(crate::inspect::VarKind, std::sync::Arc<str>, Vec<u8>)] {
+        let at = sig as *const Signature as usize;
+        s.sig_vars.iter().find(|(a, _)| *a == at).map_or(&[], |(_, v)| v.as_slice())
+    }
+
+    /// A flow's bits that are set and counters that were, by name (what
+    /// EVE's `metadata` writes).
+    pub fn flow_vars<'a>(&'a self, st: &crate::FlowDetect) -> (Vec<&'a str>, Vec<(&'a str, u32)>) {
+        let bits = (0..self.flowbit_names.len())
+            .filter(|&i| st.bits.get(i as u16))
+            .map(|i| self.flowbit_names[i].as_str())
+            .collect();
+        let ints = (0..self.flowint_names.len())
+            .filter_map(|i| Some((self.flowint_names[i].as_str(), st.ints.get(i as u16)?)))
+            .collect();
+        (bits, ints)
+    }
+
     /// For a flow's bits set under `old`, the id each has here (`None`: no
     /// rule of this engine names it), so a rule reload keeps flows' state.
     pub fn flowbit_ids_from(&self, old: &DetectEngine) -> Vec<Option<u16>> {
@@ -358,6 +390,7 @@ impl DetectEngine {
         }
         s.inspect.set_limit(self.recursion_limit);
         s.candidates.clear();
+        s.sig_vars.clear();
         let no_payload = flow.is_some_and(|f| f.no_payload);
         let payload = if no_payload { &[][..] } else { p.payload() };
         let stream = if no_payload { StreamInput { chunk: None, ..stream } } else { stream };
@@ -407,6 +440,7 @@ impl DetectEngine {
                 continue;
             }
             s.inspect.matched_in_stream = false;
+            s.inspect.captured.clear();
             if !sig.bit_tests.iter().all(|t| t.matches(state.as_deref().map(|st| &st.bits))) {
                 continue;
             }
@@ -445,12 +479,15 @@ impl DetectEngine {
             if !sig.int_steps.is_empty() {
                 // Without a flow there are no counters: flowint fails, as in Suricata.
                 let Some(st) = state.as_deref_mut() else { continue };
+                // A step that ran changed a counter, even when a later one failed.
+                st.vars_changed = true;
                 if !sig.int_steps.iter().all(|step| step.run(&mut st.ints)) {
                     continue;
                 }
             }
-            if let Some(st) = state.as_deref_mut() {
+            if let Some(st) = state.as_deref_mut().filter(|_| !sig.bit_actions.is_empty()) {
                 sig.bit_actions.iter().for_each(|a| a.apply(&mut st.bits));
+                st.vars_changed = true;
             }
             if let Some(ip) = p.ip {
                 sig.host_actions.iter().for_each(|a| s.hosts.apply(a, ip.src, ip.dst, p.ts));
@@ -463,6 +500,19 @@ impl DetectEngine {
                 alerts += 1;
             }
             let in_stream = s.inspect.matched_in_stream;
+            if !s.inspect.captured.is_empty() {
+                let captured = std::mem::take(&mut s.inspect.captured);
+                if let Some(st) = state.as_deref_mut() {
+                    for (_, name, v) in captured.iter().filter(|c| c.0 == crate::inspect::VarKind::Flow) {
+                        st.set_flowvar(name, v);
+                    }
+                }
+                let own: crate::inspect::Captured =
+                    captured.into_iter().filter(|c| c.0 != crate::inspect::VarKind::Flow).collect();
+                if !own.is_empty() {
+                    s.sig_vars.push((sig as *const Signature as usize, own));
+                }
+            }
             on_match(sig, tx.map(|t| t.tx.id()), in_stream);
             dropped |= s.inline && matches!(sig.action, RuleAction::Drop | RuleAction::Reject);
             if sig.action == RuleAction::Pass {

@@ -17,7 +17,7 @@ pub use base64::{Base64Step, MAX_ENCODED};
 
 pub use bytes::{ByteExtract, ByteJump, ByteMath, ByteTest, Endian, MathOp, NumBase, Read, TestOp, Value};
 pub use content::ContentStep;
-pub use pcre::{PcreError, PcreFlags, PcreStep};
+pub use pcre::{Capture, Captured, PcreError, PcreFlags, PcreStep, VarKind};
 
 /// One payload keyword, ready to run.
 #[derive(Debug)]
@@ -82,6 +82,9 @@ pub struct InspectCtx {
     /// The DCE/RPC call being inspected is little-endian: what the `dce`
     /// byte order of `byte_test` and its kin reads.
     pub dce_little: bool,
+    /// What the signature being evaluated captured (`pcre` groups with a
+    /// variable), kept when it matches.
+    pub captured: pcre::Captured,
 }
 
 /// Steps one inspection may take, backtracking included (Suricata's
@@ -107,6 +110,7 @@ impl Default for InspectCtx {
             decoded: Vec::new(),
             matched_in_stream: false,
             dce_little: false,
+            captured: Vec::new(),
         }
     }
 }
@@ -167,8 +171,16 @@ fn run(steps: &[Step], i: usize, buf: &[u8], prev_end: usize, ctx: &mut InspectC
         }
         Step::Pcre(p) => {
             let mut from = if p.relative { prev_end } else { 0 };
-            loop {
-                let found = match p.find(buf, from) {
+            let mark = ctx.captured.len();
+            let outcome = loop {
+                // Groups of an attempt the rest of the rule refuses are dropped.
+                ctx.captured.truncate(mark);
+                let found = if p.captures.is_empty() {
+                    p.find(buf, from)
+                } else {
+                    p.find_capturing(buf, from, &mut ctx.captured)
+                };
+                let found = match found {
                     Ok(f) => f,
                     Err(PcreError::Limit) => {
                         ctx.pcre_limit_hits += 1;
@@ -176,18 +188,22 @@ fn run(steps: &[Step], i: usize, buf: &[u8], prev_end: usize, ctx: &mut InspectC
                     }
                 };
                 match found {
-                    None => return if p.negated { run(steps, i + 1, buf, prev_end, ctx) } else { Outcome::NoMatch },
-                    Some(_) if p.negated => return Outcome::NoMatch,
+                    None => break if p.negated { run(steps, i + 1, buf, prev_end, ctx) } else { Outcome::NoMatch },
+                    Some(_) if p.negated => break Outcome::NoMatch,
                     Some((start, end)) => match run(steps, i + 1, buf, end, ctx) {
                         Outcome::NoMatch if retry && start < buf.len() => from = start + 1,
-                        other => return other,
+                        other => break other,
                     },
                 }
                 if ctx.budget == 0 {
-                    return Outcome::Abort;
+                    break Outcome::Abort;
                 }
                 ctx.budget -= 1;
+            };
+            if outcome != Outcome::Match {
+                ctx.captured.truncate(mark);
             }
+            outcome
         }
         Step::IsDataAt { pos, relative, negated } => {
             let present = if *relative {

@@ -14,7 +14,32 @@ pub struct PcreStep {
     re: Regex,
     pub relative: bool,
     pub negated: bool,
+    /// Groups whose text goes to a variable when the signature matches.
+    pub captures: Vec<Capture>,
 }
+
+/// Where a captured group goes (Suricata's `flow:`, `pkt:` and `alert:`
+/// targets, or a group named `flow_x`, `pkt_x`, `alert_x`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarKind {
+    /// A flow variable: the flow's records carry it (`metadata.flowvars`).
+    Flow,
+    /// A packet variable: the alert's `metadata.pktvars`.
+    Pkt,
+    /// The alert's `context`.
+    Alert,
+}
+
+/// One captured group and its variable.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    pub group: usize,
+    pub kind: VarKind,
+    pub name: std::sync::Arc<str>,
+}
+
+/// What a signature's captures took: each variable with its bytes.
+pub type Captured = Vec<(VarKind, std::sync::Arc<str>, Vec<u8>)>;
 
 /// Why a search gave no answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +91,52 @@ impl PcreStep {
             .extended(flags.extended);
         let _ = flags.dollar_endonly; // pcre2 0.2 exposes no DOLLAR_ENDONLY; `$` before a final newline still matches.
         let re = b.build(&inline).map_err(|e| e.to_string())?;
-        Ok(PcreStep { re, relative, negated })
+        Ok(PcreStep { re, relative, negated, captures: Vec::new() })
+    }
+
+    /// Sets where groups go: `listed` names groups 1, 2, ... in order
+    /// (`flow:a, pkt:b`); groups named `flow_x`, `pkt_x` or `alert_x` go
+    /// to `x` of their kind.
+    pub fn with_captures(mut self, listed: &[(VarKind, String)]) -> Result<Self, String> {
+        let groups = self.re.captures_len().saturating_sub(1);
+        if listed.len() > groups {
+            return Err(format!("{} capture targets for {groups} groups", listed.len()));
+        }
+        for (i, (kind, name)) in listed.iter().enumerate() {
+            self.captures.push(Capture { group: i + 1, kind: *kind, name: name.as_str().into() });
+        }
+        for (i, n) in self.re.capture_names().iter().enumerate() {
+            let Some(n) = n else { continue };
+            let target = [("flow_", VarKind::Flow), ("pkt_", VarKind::Pkt), ("alert_", VarKind::Alert)]
+                .into_iter()
+                .find_map(|(p, k)| n.strip_prefix(p).map(|rest| (k, rest)));
+            if let Some((kind, name)) = target.filter(|(_, r)| !r.is_empty()) {
+                self.captures.push(Capture { group: i, kind, name: name.into() });
+            }
+        }
+        Ok(self)
+    }
+
+    /// The captured groups of the first match in `buf[from..]` (see
+    /// [`Self::find`]), pushed to `out`; the match's start and end.
+    pub fn find_capturing(
+        &self,
+        buf: &[u8],
+        from: usize,
+        out: &mut Captured,
+    ) -> Result<Option<(usize, usize)>, PcreError> {
+        let Some(rest) = buf.get(from..) else { return Ok(None) };
+        let caps = match self.re.captures(rest) {
+            Ok(Some(c)) => c,
+            Ok(None) => return Ok(None),
+            Err(_) => return Err(PcreError::Limit),
+        };
+        for c in &self.captures {
+            if let Some(m) = caps.get(c.group) {
+                out.push((c.kind, c.name.clone(), m.as_bytes().to_vec()));
+            }
+        }
+        Ok(caps.get(0).map(|m| (from + m.start(), from + m.end())))
     }
 
     /// The first match in `buf[from..]`: its start and end in `buf`. The

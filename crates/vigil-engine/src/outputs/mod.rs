@@ -226,10 +226,20 @@ pub(crate) struct Outputs {
     file_cfg: vigil_applayer::FileConfig,
     /// `force-filestore`.
     store_all: bool,
+    /// What the records of some flows carry beyond their own: the
+    /// announcing flow (`parent_id`), the flow's variables (`metadata`).
+    /// Removed with the flow's record.
+    parents: FlowNotes,
+}
+
+/// See [`Outputs::parents`].
+#[derive(Default)]
+struct FlowNotes {
     /// Flows another announced (FTP data channels), by `flow_id`, with the
-    /// announcing flow's: their records carry it as `parent_id`. Removed
-    /// with the flow's record.
+    /// announcing flow's.
     parents: Vec<(u64, u64)>,
+    /// The `metadata` object (flowbits, flowints) of flows that set any, by `flow_id`.
+    vars: std::collections::HashMap<u64, Value>,
 }
 
 /// Whether the run reads a capture file or captures live: live output must
@@ -401,7 +411,7 @@ impl Outputs {
             ranges: logs_files.then(|| byterange(setup)),
             file_cfg: files,
             store_all: files.store_all,
-            parents: Vec::new(),
+            parents: FlowNotes::default(),
         })
     }
 
@@ -433,7 +443,7 @@ impl Outputs {
             ranges: self.ranges.clone(),
             file_cfg: self.file_cfg,
             store_all: self.store_all,
-            parents: Vec::new(),
+            parents: FlowNotes::default(),
         }
     }
 
@@ -546,7 +556,8 @@ impl Outputs {
     /// Writes an `alert` record for a signature that matched `p`, in the
     /// circumstances `at` describes.
     pub(crate) fn alert(&mut self, p: &Packet<'_>, sig: &Signature, at: AlertAt<'_>) -> Result<(), EngineError> {
-        let AlertAt { flow, blocked, flow_dir, app, stream_payload, verdict, traffic, firewall, td_engine } = at;
+        let AlertAt { flow, blocked, flow_dir, app, stream_payload, verdict, traffic, firewall, td_engine, captured } =
+            at;
         // Suricata's `direction`: the flow direction the alert is written in.
         let direction = flow_dir.map(|to_server| if to_server { "to_server" } else { "to_client" });
         let info = AlertInfo { stream_payload, verdict, ..alert_info(sig, blocked) };
@@ -598,6 +609,9 @@ impl Outputs {
             if let Some(f) = flow {
                 insert_flow_id(&mut rec, f.id);
                 with_parent(&self.parents, &mut rec, f.id);
+            }
+            if !captured.is_empty() {
+                with_captures(&mut rec, captured);
             }
             if let (true, Some(Value::Object(a))) = (td_engine, rec.get_mut("alert")) {
                 a.shift_insert(1, "engine".into(), "td".into());
@@ -911,7 +925,20 @@ impl Outputs {
 
     /// The flow `id` was announced by flow `parent`: its records say so.
     pub(crate) fn set_parent(&mut self, id: u64, parent: u64) {
-        self.parents.push((id, parent));
+        self.parents.parents.push((id, parent));
+    }
+
+    /// The variables flow `id` holds now (`None`: none), which its records
+    /// carry as `metadata` from here on, as Suricata's do.
+    pub(crate) fn set_flow_vars(&mut self, id: u64, vars: Option<Value>) {
+        match vars {
+            Some(v) => {
+                self.parents.vars.insert(id, v);
+            }
+            None => {
+                self.parents.vars.remove(&id);
+            }
+        }
     }
 
     /// True when some output logs flow records.
@@ -930,8 +957,11 @@ impl Outputs {
         fate: FlowFate<'_>,
     ) -> Result<(), EngineError> {
         let written = self.flow_record(f, now, protos, tcp, fate);
-        if !self.parents.is_empty() {
-            self.parents.retain(|(id, _)| *id != f.id);
+        if !self.parents.parents.is_empty() {
+            self.parents.parents.retain(|(id, _)| *id != f.id);
+        }
+        if !self.parents.vars.is_empty() {
+            self.parents.vars.remove(&f.id);
         }
         written
     }
@@ -1071,10 +1101,43 @@ fn with_siblings(m: &mut serde_json::Map<String, Value>, key: &str, tx: TxRef<'_
     }
 }
 
-/// Adds `parent_id` to a record of flow `flow_id` when another flow announced it.
-fn with_parent(parents: &[(u64, u64)], rec: &mut Value, flow_id: u64) {
-    if let Some(&(_, parent)) = parents.iter().find(|(id, _)| *id == flow_id) {
+/// A signature's packet variables (`metadata.pktvars`, beside the flow's
+/// variables) and alert variables (`alert.context`) in its alert.
+fn with_captures(rec: &mut Value, captured: &[(vigil_detect::inspect::VarKind, std::sync::Arc<str>, Vec<u8>)]) {
+    use vigil_detect::inspect::VarKind;
+    let Value::Object(m) = rec else { return };
+    let text = |v: &[u8]| Value::from(String::from_utf8_lossy(v).into_owned());
+    let pkt: Vec<Value> = captured
+        .iter()
+        .filter(|c| c.0 == VarKind::Pkt)
+        .map(|(_, n, v)| serde_json::json!({ n.as_ref(): text(v) }))
+        .collect();
+    if !pkt.is_empty() {
+        if !m.contains_key("metadata") {
+            let after = m.keys().position(|k| k == "pkt_src").map_or(m.len(), |i| i + 1);
+            m.shift_insert(after, "metadata".into(), Value::Object(serde_json::Map::new()));
+        }
+        if let Some(Value::Object(meta)) = m.get_mut("metadata") {
+            meta.insert("pktvars".into(), pkt.into());
+        }
+    }
+    let context: serde_json::Map<String, Value> =
+        captured.iter().filter(|c| c.0 == VarKind::Alert).map(|(_, n, v)| (n.to_string(), text(v))).collect();
+    if let (false, Some(Value::Object(a))) = (context.is_empty(), m.get_mut("alert")) {
+        a.insert("context".into(), context.into());
+    }
+}
+
+/// Adds `parent_id` to a record of flow `flow_id` when another flow
+/// announced it, and `metadata` when the flow holds variables (after
+/// `pkt_src`, or a flow record's `flow`, where Suricata puts it).
+fn with_parent(notes: &FlowNotes, rec: &mut Value, flow_id: u64) {
+    if let Some(&(_, parent)) = notes.parents.iter().find(|(id, _)| *id == flow_id) {
         vigil_output::insert_parent_id(rec, parent);
+    }
+    if let (Some(vars), Value::Object(m)) = (notes.vars.get(&flow_id), rec) {
+        let after = m.keys().position(|k| k == "pkt_src").or_else(|| m.keys().position(|k| k == "flow"));
+        m.shift_insert(after.map_or(m.len(), |i| i + 1), "metadata".into(), vars.clone());
     }
 }
 
@@ -1101,6 +1164,9 @@ pub(crate) struct AlertAt<'a> {
     pub firewall: Option<FwAlert<'a>>,
     /// Firewall mode: a threat detection rule's alert says so (`alert.engine: td`).
     pub td_engine: bool,
+    /// What the signature's `pcre` captured into packet variables
+    /// (`metadata.pktvars`) and alert ones (`alert.context`).
+    pub captured: &'a [(vigil_detect::inspect::VarKind, std::sync::Arc<str>, Vec<u8>)],
 }
 
 /// What an alert of a firewall rule adds (EVE `firewall`, `alert.engine`).
