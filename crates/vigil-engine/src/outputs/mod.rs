@@ -229,16 +229,16 @@ pub(crate) struct Outputs {
     /// What the records of some flows carry beyond their own: the
     /// announcing flow (`parent_id`), the flow's variables (`metadata`).
     /// Removed with the flow's record.
-    parents: FlowNotes,
+    notes: FlowNotes,
 }
 
-/// See [`Outputs::parents`].
+/// See [`Outputs::notes`].
 #[derive(Default)]
 struct FlowNotes {
     /// Flows another announced (FTP data channels), by `flow_id`, with the
     /// announcing flow's.
     parents: Vec<(u64, u64)>,
-    /// The `metadata` object (flowbits, flowints) of flows that set any, by `flow_id`.
+    /// The `metadata` object (flowbits, flowints, flowvars) of flows that set any, by `flow_id`.
     vars: std::collections::HashMap<u64, Value>,
 }
 
@@ -411,7 +411,7 @@ impl Outputs {
             ranges: logs_files.then(|| byterange(setup)),
             file_cfg: files,
             store_all: files.store_all,
-            parents: FlowNotes::default(),
+            notes: FlowNotes::default(),
         })
     }
 
@@ -443,7 +443,7 @@ impl Outputs {
             ranges: self.ranges.clone(),
             file_cfg: self.file_cfg,
             store_all: self.store_all,
-            parents: FlowNotes::default(),
+            notes: FlowNotes::default(),
         }
     }
 
@@ -510,7 +510,7 @@ impl Outputs {
             for e in events {
                 let mut rec =
                     vigil_output::applayer_anomaly_record(p, flow_id, proto.name(), e.name, e.tx_id, sink.envelope);
-                with_parent(&self.parents, &mut rec, flow_id);
+                with_flow_notes(&self.notes, &mut rec, flow_id);
                 write(&mut sink.writer, &rec)?;
             }
         }
@@ -608,7 +608,7 @@ impl Outputs {
             let mut rec = alert_record(p, &info, opts);
             if let Some(f) = flow {
                 insert_flow_id(&mut rec, f.id);
-                with_parent(&self.parents, &mut rec, f.id);
+                with_flow_notes(&self.notes, &mut rec, f.id);
             }
             if !captured.is_empty() {
                 with_captures(&mut rec, captured);
@@ -759,7 +759,7 @@ impl Outputs {
                 for (dir, body) in recs {
                     let swap = swap != (own_dir != dir);
                     let mut rec = vigil_output::app_record(p, name, swap, flow_id, tx_id(tx), body, sink.envelope);
-                    with_parent(&self.parents, &mut rec, flow_id);
+                    with_flow_notes(&self.notes, &mut rec, flow_id);
                     write(&mut sink.writer, &rec)?;
                 }
                 continue;
@@ -781,7 +781,7 @@ impl Outputs {
             if let Value::Object(m) = &mut rec {
                 with_siblings(m, key, tx, sink.smtp_custom.as_deref());
             }
-            with_parent(&self.parents, &mut rec, flow_id);
+            with_flow_notes(&self.notes, &mut rec, flow_id);
             write(&mut sink.writer, &rec)?;
         }
         self.files(p, flow_id, tx, files_swap)?;
@@ -798,7 +798,7 @@ impl Outputs {
         swap_file: bool,
         info: &vigil_output::FileInfo<'_>,
     ) -> Result<(), EngineError> {
-        let parents = &self.parents;
+        let notes = &self.notes;
         let record = |envelope| {
             let mut rec = vigil_output::fileinfo_record(
                 p,
@@ -812,7 +812,7 @@ impl Outputs {
             if let Value::Object(m) = &mut rec {
                 with_siblings(m, record_type(tx), tx, None);
             }
-            with_parent(parents, &mut rec, flow_id);
+            with_flow_notes(notes, &mut rec, flow_id);
             rec
         };
         // The record with the plain envelope, made once and only when
@@ -925,7 +925,7 @@ impl Outputs {
 
     /// The flow `id` was announced by flow `parent`: its records say so.
     pub(crate) fn set_parent(&mut self, id: u64, parent: u64) {
-        self.parents.parents.push((id, parent));
+        self.notes.parents.push((id, parent));
     }
 
     /// The variables flow `id` holds now (`None`: none), which its records
@@ -933,10 +933,10 @@ impl Outputs {
     pub(crate) fn set_flow_vars(&mut self, id: u64, vars: Option<Value>) {
         match vars {
             Some(v) => {
-                self.parents.vars.insert(id, v);
+                self.notes.vars.insert(id, v);
             }
             None => {
-                self.parents.vars.remove(&id);
+                self.notes.vars.remove(&id);
             }
         }
     }
@@ -957,11 +957,11 @@ impl Outputs {
         fate: FlowFate<'_>,
     ) -> Result<(), EngineError> {
         let written = self.flow_record(f, now, protos, tcp, fate);
-        if !self.parents.parents.is_empty() {
-            self.parents.parents.retain(|(id, _)| *id != f.id);
+        if !self.notes.parents.is_empty() {
+            self.notes.parents.retain(|(id, _)| *id != f.id);
         }
-        if !self.parents.vars.is_empty() {
-            self.parents.vars.remove(&f.id);
+        if !self.notes.vars.is_empty() {
+            self.notes.vars.remove(&f.id);
         }
         written
     }
@@ -1002,7 +1002,7 @@ impl Outputs {
                 fields.exception_policy = if opts.0 { fate.exception_policy } else { &[] };
                 fields.community_id = opts.1;
                 let mut rec = flow_record(&fields, now);
-                with_parent(&self.parents, &mut rec, f.id);
+                with_flow_notes(&self.notes, &mut rec, f.id);
                 vigil_output::insert_traffic(&mut rec, &fate.traffic.ids, &fate.traffic.labels);
                 built = Some((opts, rec));
             }
@@ -1131,7 +1131,7 @@ fn with_captures(rec: &mut Value, captured: &[(vigil_detect::inspect::VarKind, s
 /// Adds `parent_id` to a record of flow `flow_id` when another flow
 /// announced it, and `metadata` when the flow holds variables (after
 /// `pkt_src`, or a flow record's `flow`, where Suricata puts it).
-fn with_parent(notes: &FlowNotes, rec: &mut Value, flow_id: u64) {
+fn with_flow_notes(notes: &FlowNotes, rec: &mut Value, flow_id: u64) {
     if let Some(&(_, parent)) = notes.parents.iter().find(|(id, _)| *id == flow_id) {
         vigil_output::insert_parent_id(rec, parent);
     }

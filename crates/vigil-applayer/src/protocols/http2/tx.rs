@@ -500,9 +500,9 @@ impl ProtoTx for Http2Tx {
         }
     }
 
-    /// A frame of stream 0 other than SETTINGS and GOAWAY (PING, a SETTINGS
-    /// acknowledgement, WINDOW_UPDATE) is a transaction with nothing to
-    /// write, as Suricata forms and logs them.
+    /// A frame of stream 0 other than SETTINGS and GOAWAY (PING,
+    /// WINDOW_UPDATE) is a transaction with nothing to write, as Suricata
+    /// forms and logs them; so is a stream that only saw such frames.
     fn writes_record(&self) -> bool {
         let says = |s: &Side| !s.headers.is_empty() || !s.size_updates.is_empty() || s.object().is_some();
         says(&self.s.sides.to_server) || says(&self.s.sides.to_client)
