@@ -7,10 +7,12 @@
 //! name is one bit, whichever keyword set it), and an IP pair is the same
 //! pair in either direction.
 //!
-//! The table lives in each worker's [`crate::DetectScratch`]: with several
-//! workers (autofp), a host's bits are seen by the worker that set them
-//! only, as thresholds are. Its size is capped ([`HostBits::with_capacity`]);
-//! a set that finds it full of live bits is not kept and is counted.
+//! The tables live in [`crate::host_state::HostState`], which every worker
+//! shares, so a bit one worker set is seen by all. Each table's size is
+//! capped ([`HostBits::with_capacity`]); a set that finds it full of live
+//! bits is not kept and is counted. A bit is known by a hash of its name
+//! ([`bit_id`]), not by an engine's numbering, so a rule reload (which each
+//! worker takes at its own time) finds the bits the old rules set.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -72,29 +74,37 @@ impl HostBitOp<String> {
     }
 }
 
+/// A bit name's id: FNV-1a over its bytes, the same in every engine and run.
+pub fn bit_id(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Key {
-    Host(IpAddr, u16),
+pub(crate) enum Key {
+    Host(IpAddr, u64),
     /// The lower address first, so both directions find one bit.
-    Pair(IpAddr, IpAddr, u16),
+    Pair(IpAddr, IpAddr, u64),
 }
 
 impl Key {
-    fn id(&self) -> u16 {
-        match *self {
-            Key::Host(_, id) | Key::Pair(_, _, id) => id,
+    /// Whose bit `op` means for a packet from `src` to `dst`.
+    pub(crate) fn of(op: &HostBitOp<u64>, src: IpAddr, dst: IpAddr) -> Key {
+        match op.track {
+            Track::Src => Key::Host(src, op.name),
+            Track::Dst => Key::Host(dst, op.name),
+            Track::Pair => Key::Pair(src.min(dst), src.max(dst), op.name),
         }
     }
 
-    fn with_id(self, id: u16) -> Key {
-        match self {
-            Key::Host(a, _) => Key::Host(a, id),
-            Key::Pair(a, b, _) => Key::Pair(a, b, id),
+    /// The address a table shard is chosen by (the lower one for a pair).
+    pub(crate) fn host(&self) -> IpAddr {
+        match *self {
+            Key::Host(a, _) | Key::Pair(a, _, _) => a,
         }
     }
 }
 
-/// A worker's host and IP-pair bits, each with the packet second it expires at.
+/// Host and IP-pair bits, each with the packet second it expires at.
 #[derive(Debug, Clone)]
 pub struct HostBits {
     bits: HashMap<Key, i64>,
@@ -123,21 +133,13 @@ impl HostBits {
         self.bits.is_empty()
     }
 
-    fn key(op: &HostBitOp<u16>, src: IpAddr, dst: IpAddr) -> Key {
-        match op.track {
-            Track::Src => Key::Host(src, op.name),
-            Track::Dst => Key::Host(dst, op.name),
-            Track::Pair => Key::Pair(src.min(dst), src.max(dst), op.name),
-        }
-    }
-
     fn live(&self, key: &Key, now: i64) -> bool {
         self.bits.get(key).is_some_and(|&until| until > now)
     }
 
     /// `isset` / `isnotset` for a packet from `src` to `dst` at `ts`.
-    pub fn test(&self, op: &HostBitOp<u16>, src: IpAddr, dst: IpAddr, ts: Timestamp) -> bool {
-        let set = self.live(&Self::key(op, src, dst), ts.secs());
+    pub fn test(&self, op: &HostBitOp<u64>, src: IpAddr, dst: IpAddr, ts: Timestamp) -> bool {
+        let set = self.live(&Key::of(op, src, dst), ts.secs());
         match op.cmd {
             BitCmd::IsSet => set,
             BitCmd::IsNotSet => !set,
@@ -146,9 +148,9 @@ impl HostBits {
     }
 
     /// `set` / `unset` / `toggle`, after the signature matched.
-    pub fn apply(&mut self, op: &HostBitOp<u16>, src: IpAddr, dst: IpAddr, ts: Timestamp) {
+    pub fn apply(&mut self, op: &HostBitOp<u64>, src: IpAddr, dst: IpAddr, ts: Timestamp) {
         let now = ts.secs();
-        let key = Self::key(op, src, dst);
+        let key = Key::of(op, src, dst);
         let set = match op.cmd {
             BitCmd::Set => true,
             BitCmd::Unset => false,
@@ -169,17 +171,6 @@ impl HostBits {
         // Setting a set bit again renews its expiry.
         self.bits.insert(key, now.saturating_add(op.expire_secs as i64));
     }
-
-    /// The same bits under another engine's ids (`map[old] = new`); bits
-    /// the other engine has no name for are dropped.
-    pub fn remapped(self, map: &[Option<u16>]) -> HostBits {
-        let bits = self
-            .bits
-            .into_iter()
-            .filter_map(|(k, until)| Some((k.with_id(map.get(k.id() as usize).copied().flatten()?), until)))
-            .collect();
-        HostBits { bits, ..self }
-    }
 }
 
 /// Suricata's ordering rank for a signature's host bits, as for flowbits:
@@ -199,7 +190,7 @@ pub fn rank(ops: &[HostBitOp<String>]) -> u8 {
 mod tests {
     use super::*;
 
-    fn op(kw: &str, text: &str) -> HostBitOp<u16> {
+    fn op(kw: &str, text: &str) -> HostBitOp<u64> {
         let b = Bits {
             cmd: match text.split(',').next().unwrap() {
                 "set" => BitCmd::Set,
@@ -213,7 +204,7 @@ mod tests {
             args: text.split(',').skip(2).map(|s| s.trim().to_string()).collect(),
         };
         let o = HostBitOp::from_keyword(kw, &b).unwrap().unwrap();
-        HostBitOp { name: u16::from(o.name != "a"), track: o.track, cmd: o.cmd, expire_secs: o.expire_secs }
+        HostBitOp { name: bit_id(&o.name), track: o.track, cmd: o.cmd, expire_secs: o.expire_secs }
     }
 
     fn ip(last: u8) -> IpAddr {
@@ -289,13 +280,11 @@ mod tests {
     }
 
     #[test]
-    fn bits_follow_their_names_on_reload() {
-        let mut t = HostBits::default();
-        t.apply(&op("xbits", "set,a,track ip_src"), ip(1), ip(2), at(0));
-        t.apply(&op("xbits", "set,b,track ip_src"), ip(1), ip(2), at(0));
-        // a (0) is gone, b (1) is now 0.
-        let t = t.remapped(&[None, Some(0)]);
-        assert_eq!(t.len(), 1);
-        assert!(t.test(&op("xbits", "isset,a,track ip_src"), ip(1), ip(2), at(1)));
+    fn a_name_has_one_id_in_every_engine() {
+        assert_eq!(bit_id("a"), bit_id("a"));
+        assert_ne!(bit_id("a"), bit_id("b"));
+        // FNV-1a's published value for the empty string and for "a".
+        assert_eq!(bit_id(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(bit_id("a"), 0xaf63_dc4c_8601_ec8c);
     }
 }

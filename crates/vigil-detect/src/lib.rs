@@ -19,6 +19,7 @@ pub mod datasets;
 pub mod engine;
 pub mod flowbits;
 pub mod flowint;
+pub mod host_state;
 pub mod hostbits;
 pub mod inspect;
 pub mod iprep;

@@ -63,12 +63,28 @@ impl RateRule {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct Key {
+pub(crate) struct Key {
     sid: u32,
     gid: u32,
     a: Option<IpAddr>,
     b: Option<IpAddr>,
     flow: u64,
+}
+
+impl Key {
+    /// The tracker a match of `sid`/`gid` by `m` counts in. `pair`: an
+    /// address pair is one tracker in both directions (`rate_filter`).
+    pub(crate) fn new(track: Track, pair: bool, sid: u32, gid: u32, m: &MatchSubject) -> Key {
+        let (a, b, flow) = match track {
+            Track::BySrc => (m.src, None, 0),
+            Track::ByDst => (m.dst, None, 0),
+            Track::ByBoth if pair => (m.src.min(m.dst), m.src.max(m.dst), 0),
+            Track::ByBoth => (m.src, m.dst, 0),
+            Track::ByFlow => (None, None, m.flow),
+            Track::ByRule | Track::ByEither => (None, None, 0),
+        };
+        Key { sid, gid, a, b, flow }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -89,7 +105,7 @@ pub struct RateTable {
     pub full: u64,
 }
 
-/// Trackers one worker keeps at most (Suricata bounds its host table by memcap).
+/// Trackers kept at most, for all workers (Suricata bounds its host table by memcap).
 pub const DEFAULT_MAX_TRACKERS: usize = 65_536;
 
 impl Default for RateTable {
@@ -114,14 +130,10 @@ impl RateTable {
 
     /// Counts a match of signature `sid`/`gid`; true when it should alert.
     pub fn allow(&mut self, rule: &RateRule, sid: u32, gid: u32, m: MatchSubject) -> bool {
-        let (a, b, flow) = match rule.track {
-            Track::BySrc => (m.src, None, 0),
-            Track::ByDst => (m.dst, None, 0),
-            Track::ByBoth => (m.src, m.dst, 0),
-            Track::ByFlow => (None, None, m.flow),
-            Track::ByRule | Track::ByEither => (None, None, 0),
-        };
-        let key = Key { sid, gid, a, b, flow };
+        self.allow_at(Key::new(rule.track, false, sid, gid, &m), rule, m)
+    }
+
+    pub(crate) fn allow_at(&mut self, key: Key, rule: &RateRule, m: MatchSubject) -> bool {
         let window = rule.seconds as i64 * 1_000_000_000;
         let now = m.ts;
         if !self.map.contains_key(&key) {
@@ -253,15 +265,11 @@ impl RateFilterTable {
     /// Counts a match of signature `sid`/`gid`; the action it takes instead
     /// of its own, if the filter is in force.
     pub fn apply(&mut self, f: &RateFilter, sid: u32, gid: u32, m: MatchSubject) -> Option<NewAction> {
-        let (a, b, flow) = match f.track {
-            Track::BySrc => (m.src, None, 0),
-            Track::ByDst => (m.dst, None, 0),
-            // An address pair is the same pair in both directions.
-            Track::ByBoth => (m.src.min(m.dst), m.src.max(m.dst), 0),
-            Track::ByFlow => (None, None, m.flow),
-            Track::ByRule | Track::ByEither => (None, None, 0),
-        };
-        let key = Key { sid, gid, a, b, flow };
+        // An address pair is the same pair in both directions.
+        self.apply_at(Key::new(f.track, true, sid, gid, &m), f, m)
+    }
+
+    pub(crate) fn apply_at(&mut self, key: Key, f: &RateFilter, m: MatchSubject) -> Option<NewAction> {
         let now = m.ts.as_nanos();
         let secs = |n: u32| n as i64 * 1_000_000_000;
         if !self.map.contains_key(&key) {

@@ -8,6 +8,12 @@
 //! enters a new second, every worker is told (a tick, in ring order after the
 //! frames before it), so flows time out at the same packet on every runmode
 //! and thread count, not whenever a quiet worker happens to see traffic.
+//!
+//! Host state (thresholds, host bits) is shared and taken in capture order
+//! ([`vigil_detect::host_state::Sequencer`]). A worker with nothing queued
+//! cannot say it is past a frame by itself: while one waits for its turn,
+//! the reader hands out what it holds and tells idle workers how far the
+//! capture has been read.
 
 use crate::error::EngineError;
 use crate::lane::Dispatch;
@@ -23,6 +29,7 @@ use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
 use vigil_capture::RawPacket;
 use vigil_decode::dispatch_hash;
+use vigil_detect::host_state::{Phase, Place, Sequencer, END_FRAME};
 use vigil_types::{LinkType, Timestamp};
 
 /// Frames per batch: enough that ring traffic costs little per packet.
@@ -50,8 +57,10 @@ struct Batch {
 
 enum Msg {
     Frames(Batch),
-    /// The capture's clock reached this time.
-    Tick(ClockAt),
+    /// The capture's clock reached this time, at this frame.
+    Tick(ClockAt, u64),
+    /// Every frame for you before this one was sent.
+    Pos(u64),
     /// Send your counters: every frame sent before this has been inspected.
     Report(Sender<(usize, Counters)>),
     /// Inspect the frames after this with these rules.
@@ -80,6 +89,10 @@ pub(crate) struct Autofp<'scope> {
     threads: Vec<(String, Counters)>,
     /// The rules the workers run, for the stats record's rule counts.
     rules: Arc<LoadedRules>,
+    /// Capture order for host state, with several workers.
+    seq: Option<Arc<Sequencer>>,
+    /// The frame being dispatched (or the last one, between frames).
+    frame_no: u64,
 }
 
 impl<'scope> Autofp<'scope> {
@@ -95,14 +108,19 @@ impl<'scope> Autofp<'scope> {
         // `max-pending-packets` bounds what is in flight, shared over the rings.
         let ring = (setup.config.runtime.max_pending_packets as usize / BATCH_FRAMES / workers).clamp(1, 1024);
         let (give_back, spare) = channel();
+        let seq = (workers > 1).then(|| Sequencer::new(workers));
         let mut rings = Vec::with_capacity(workers);
         let mut handles = Vec::with_capacity(workers);
         for i in 0..workers {
             let (tx, rx) = sync_channel(ring);
             rings.push(tx);
-            let lane = Lane::new(setup, workers, outputs.share_for(i));
+            let mut lane = Lane::new(setup, workers, outputs.share_for(i));
+            let place = seq.as_ref().map(|s| {
+                lane.worker.in_order(s.clone(), i);
+                Place::new(s.clone(), i)
+            });
             let give_back = give_back.clone();
-            let handle = spawn_worker(scope, setup, i, move || work(setup, lane, rx, give_back, i))?;
+            let handle = spawn_worker(scope, setup, i, move || work(setup, lane, place, rx, give_back, i))?;
             handles.push(handle);
         }
         Ok(Autofp {
@@ -117,12 +135,63 @@ impl<'scope> Autofp<'scope> {
             dropped: 0,
             threads: Vec::new(),
             rules: setup.rules.clone(),
+            seq,
+            frame_no: 0,
         })
     }
 
     fn send(&mut self, i: usize, msg: Msg) -> Result<(), EngineError> {
         // A worker that stopped (its outputs failed) says why when joined.
-        self.rings[i].send(msg).map_err(|_| EngineError::Usage(format!("worker {} stopped", i + 1)))
+        let stopped = || EngineError::Usage(format!("worker {} stopped", i + 1));
+        let Some(seq) = self.seq.clone() else {
+            return self.rings[i].send(msg).map_err(|_| stopped());
+        };
+        // Worker i's ring is full. It may be waiting for its turn behind a
+        // worker that is idle only because of what this reader holds: the
+        // reader must not just block.
+        let mut msg = msg;
+        let mut tries = 0u32;
+        loop {
+            match self.rings[i].try_send(msg) {
+                Ok(()) => return Ok(()),
+                Err(TrySendError::Disconnected(_)) => return Err(stopped()),
+                Err(TrySendError::Full(m)) => msg = m,
+            }
+            if seq.waiting() {
+                self.nudge(Some(i));
+            }
+            tries += 1;
+            if tries < 16 {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+        }
+    }
+
+    /// Hands each worker but `skip` what it has pending and, where that
+    /// went, tells it every frame of its before the one in hand was sent;
+    /// never waits on a ring.
+    fn nudge(&mut self, skip: Option<usize>) {
+        for j in 0..self.rings.len() {
+            if Some(j) == skip {
+                continue;
+            }
+            if !self.filling[j].frames.is_empty() {
+                let fresh = self.spare.try_recv().unwrap_or_default();
+                let batch = std::mem::replace(&mut self.filling[j], fresh);
+                if let Err(TrySendError::Full(Msg::Frames(b)) | TrySendError::Disconnected(Msg::Frames(b))) =
+                    self.rings[j].try_send(Msg::Frames(batch))
+                {
+                    // Still queued: it is busy, not idle.
+                    let spare = std::mem::replace(&mut self.filling[j], b);
+                    drop(spare);
+                    continue;
+                }
+            }
+            // A full ring is a worker with work to do.
+            let _ = self.rings[j].try_send(Msg::Pos(self.frame_no));
+        }
     }
 
     fn send_batch(&mut self, i: usize) -> Result<(), EngineError> {
@@ -147,11 +216,11 @@ impl<'scope> Autofp<'scope> {
         }
     }
 
-    /// Every worker gets what is pending, then the time.
-    fn tick(&mut self, at: ClockAt) -> Result<(), EngineError> {
+    /// Every worker gets what is pending, then the time (at `frame`).
+    fn tick(&mut self, at: ClockAt, frame: u64) -> Result<(), EngineError> {
         for i in 0..self.rings.len() {
             self.send_batch(i)?;
-            self.send(i, Msg::Tick(at))?;
+            self.send(i, Msg::Tick(at, frame))?;
         }
         Ok(())
     }
@@ -161,13 +230,23 @@ impl<'scope> Autofp<'scope> {
 fn work(
     setup: &Setup,
     mut lane: Lane,
+    place: Option<Place>,
     rx: Receiver<Msg>,
     give_back: Sender<Batch>,
     index: usize,
 ) -> Result<LaneEnd, EngineError> {
+    let at = |frame: u64, phase: Phase| {
+        if let Some(p) = &place {
+            p.at(frame, phase);
+        }
+    };
     for msg in rx {
         match msg {
-            Msg::Tick(at) => lane.worker.tick(at, &mut lane.outputs)?,
+            Msg::Tick(clock, frame) => {
+                at(frame, Phase::Time);
+                lane.worker.tick(clock, &mut lane.outputs)?;
+            }
+            Msg::Pos(frame) => at(frame, Phase::Time),
             Msg::Rules(rules) => lane.worker.swap_rules(rules),
             Msg::Report(to) => {
                 // The reader waits for every worker; it may only be gone on an error.
@@ -175,6 +254,7 @@ fn work(
             }
             Msg::Frames(mut batch) => {
                 for f in &batch.frames {
+                    at(f.pcap_cnt, Phase::Packet);
                     let data = &batch.data[f.at..f.at + f.len];
                     lane.frame_at(data, f.ts, f.linktype, f.pcap_cnt, f.validate, Some(f.clock))?;
                 }
@@ -185,16 +265,21 @@ fn work(
             }
         }
     }
+    at(END_FRAME, Phase::Time);
     lane.finish(setup, None)
 }
 
 impl Dispatch for Autofp<'_> {
     fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError> {
+        self.frame_no = pcap_cnt;
+        if self.seq.as_ref().is_some_and(|s| s.waiting()) {
+            self.nudge(None);
+        }
         // The capture clock, which one broken timestamp does not move.
         let now = ClockAt::observe(&mut self.clock, raw.ts);
         let sec = now.clock.secs() as u64;
         if self.second.is_some_and(|s| sec > s) {
-            self.tick(now)?;
+            self.tick(now, pcap_cnt)?;
         }
         if self.second.is_none_or(|s| sec > s) {
             self.second = Some(sec);
@@ -224,6 +309,9 @@ impl Dispatch for Autofp<'_> {
         let (to, reports) = channel();
         for i in 0..self.rings.len() {
             self.send_batch(i)?;
+            // Past every frame read: a worker waiting for its turn gets it,
+            // and so reports.
+            self.send(i, Msg::Pos(self.frame_no + 1))?;
             self.send(i, Msg::Report(to.clone()))?;
         }
         drop(to);
@@ -234,6 +322,18 @@ impl Dispatch for Autofp<'_> {
 
     fn dropped(&self) -> u64 {
         self.dropped
+    }
+
+    fn idle(&mut self) -> Result<(), EngineError> {
+        // A worker waiting for its turn behind an idle one would otherwise
+        // hold its alerts until the next file comes.
+        if self.seq.as_ref().is_some_and(|s| s.waiting()) {
+            for i in 0..self.rings.len() {
+                self.send_batch(i)?;
+                self.send(i, Msg::Pos(self.frame_no + 1))?;
+            }
+        }
+        Ok(())
     }
 
     fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError> {
@@ -257,7 +357,7 @@ impl Dispatch for Autofp<'_> {
         // delivered, whatever the live policy did with full rings before.
         self.drop_when_full = false;
         // The end of the capture reaches every worker, as it would one thread.
-        let sent = self.tick(ClockAt::end(&self.clock));
+        let sent = self.tick(ClockAt::end(&self.clock), END_FRAME);
         let Autofp { rings, workers, mut outputs, dropped, rules, .. } = *self;
         drop(rings);
         let mut ended = Ended::default();

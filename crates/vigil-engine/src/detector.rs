@@ -25,7 +25,6 @@ pub(crate) struct Detector {
     pub alerts: u64,
     /// Matches not logged: `noalert` signatures and thresholds (`detect.alerts_suppressed`).
     pub suppressed: u64,
-    pub(crate) fates: crate::verdict::Fates,
     /// Transactions a `config` rule said not to log, drained by the worker.
     pub(crate) no_log: Vec<u64>,
     /// A `bypass` signature matched in the last inspection.
@@ -211,7 +210,7 @@ impl Detector {
                     std::mem::swap(&mut src, &mut dst);
                 }
                 let subject = vigil_detect::threshold::MatchSubject { src, dst, flow: flow_id.unwrap_or(0), ts: p.ts };
-                self.fates.decide(&self.rules.thresholds, sig, subject)
+                crate::verdict::decide(&self.scratch.hosts, &self.rules.thresholds, sig, subject)
             };
             // A rate filter's pass ends the packet's inspection.
             let rate_pass = fate.is_some_and(|f| f.filtered && f.action == RuleAction::Pass);

@@ -194,6 +194,11 @@ pub(crate) trait Dispatch {
     fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError>;
     /// Frames dropped because a worker ring was full (live policy only).
     fn dropped(&self) -> u64;
+    /// Nothing to read for now (waiting for the next file): whatever is
+    /// held back goes out, so no worker waits on it.
+    fn idle(&mut self) -> Result<(), EngineError> {
+        Ok(())
+    }
     /// Inspects every frame dispatched from now on with `rules`.
     fn swap_rules(&mut self, rules: Arc<LoadedRules>) -> Result<(), EngineError>;
     /// End of input: every lane finishes, a last stats record is written

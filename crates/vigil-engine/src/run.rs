@@ -158,6 +158,10 @@ fn read(
                 stopped = true;
                 return false;
             }
+            if let Err(e) = dispatch.idle() {
+                result = Err(e);
+                return false;
+            }
             if control.counters_wanted() {
                 match dispatch.counters(packets) {
                     Ok(c) => control.answer_counters(&c),

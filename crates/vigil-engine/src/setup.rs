@@ -55,6 +55,8 @@ pub struct Setup {
     pub simulate: crate::Simulation,
     /// Flows announced by other flows (FTP data channels), shared by the workers.
     pub expectations: std::sync::Arc<crate::expect::Expectations>,
+    /// Thresholds' trackers and host bits, shared by every worker.
+    pub hosts: std::sync::Arc<vigil_detect::host_state::HostState>,
 }
 
 /// The configuration tree a run would use: `-c` (or vigil's built-in
@@ -203,6 +205,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         affinity,
         simulate: opts.simulate,
         expectations: crate::expect::Expectations::new(),
+        hosts: vigil_detect::host_state::HostState::new_shared(),
     })
 }
 

@@ -8,7 +8,8 @@
 //! exceeded. `noalert` hides the alert and keeps the action too.
 
 use vigil_detect::compile::{RejectTo, RuleAction};
-use vigil_detect::threshold::{GlobalThresholds, MatchSubject, NewAction, RateFilterTable, RateTable};
+use vigil_detect::host_state::Hosts;
+use vigil_detect::threshold::{GlobalThresholds, MatchSubject, NewAction};
 use vigil_detect::Signature;
 
 /// The outcome of one match.
@@ -22,40 +23,31 @@ pub(crate) struct Fate {
     pub alert: bool,
 }
 
-/// The per-worker counting state thresholds and rate filters need.
-#[derive(Default)]
-pub(crate) struct Fates {
-    rates: RateTable,
-    filters: RateFilterTable,
-}
-
-impl Fates {
-    /// Decides a match of `sig` by `m`; `None` when a threshold removed it
-    /// (no alert, no action).
-    pub(crate) fn decide(&mut self, th: &GlobalThresholds, sig: &Signature, m: MatchSubject) -> Option<Fate> {
-        let mut fate = Fate { action: sig.action, filtered: false, alert: !sig.noalert };
-        if th.suppressed(sig.gid, sig.sid, m.src, m.dst) {
-            fate.alert = false;
-            return Some(fate);
-        }
-        if let Some(rule) = th.rate_for(sig.gid, sig.sid, sig.rate.as_ref()) {
-            if !self.rates.allow(rule, sig.sid, sig.gid, m) {
-                return None;
-            }
-        }
-        if let Some(new) = th.rate_filter(sig.gid, sig.sid).and_then(|f| self.filters.apply(f, sig.sid, sig.gid, m)) {
-            fate.filtered = true;
-            fate.action = match new {
-                NewAction::Alert => RuleAction::Alert,
-                NewAction::Drop => RuleAction::Drop,
-                NewAction::Reject => RuleAction::Reject,
-                NewAction::Pass => RuleAction::Pass,
-            };
-            // A pass lets the packet through silently.
-            fate.alert &= new != NewAction::Pass;
-        }
-        Some(fate)
+/// Decides a match of `sig` by `m`, counting it in the trackers all workers
+/// share (`hosts`); `None` when a threshold removed it (no alert, no action).
+pub(crate) fn decide(hosts: &Hosts, th: &GlobalThresholds, sig: &Signature, m: MatchSubject) -> Option<Fate> {
+    let mut fate = Fate { action: sig.action, filtered: false, alert: !sig.noalert };
+    if th.suppressed(sig.gid, sig.sid, m.src, m.dst) {
+        fate.alert = false;
+        return Some(fate);
     }
+    if let Some(rule) = th.rate_for(sig.gid, sig.sid, sig.rate.as_ref()) {
+        if !hosts.allow(rule, sig.sid, sig.gid, m) {
+            return None;
+        }
+    }
+    if let Some(new) = th.rate_filter(sig.gid, sig.sid).and_then(|f| hosts.filter(f, sig.sid, sig.gid, m)) {
+        fate.filtered = true;
+        fate.action = match new {
+            NewAction::Alert => RuleAction::Alert,
+            NewAction::Drop => RuleAction::Drop,
+            NewAction::Reject => RuleAction::Reject,
+            NewAction::Pass => RuleAction::Pass,
+        };
+        // A pass lets the packet through silently.
+        fate.alert &= new != NewAction::Pass;
+    }
+    Some(fate)
 }
 
 /// What becomes of a packet whose matches, in evaluation order, came to
@@ -120,10 +112,10 @@ mod tests {
     fn suppress_hides_the_alert_but_keeps_the_drop() {
         let s = sig("drop tcp any any -> any any (dsize:0; sid:1;)");
         let th = thresholds("suppress gen_id 1, sig_id 1, track by_src, ip 10.0.0.1\n");
-        let mut f = Fates::default();
-        let quiet = f.decide(&th, &s, from([10, 0, 0, 1], 0)).unwrap();
+        let f = Hosts::default();
+        let quiet = decide(&f, &th, &s, from([10, 0, 0, 1], 0)).unwrap();
         assert_eq!((quiet.action, quiet.alert), (RuleAction::Drop, false));
-        let loud = f.decide(&th, &s, from([10, 0, 0, 2], 0)).unwrap();
+        let loud = decide(&f, &th, &s, from([10, 0, 0, 2], 0)).unwrap();
         assert_eq!((loud.action, loud.alert), (RuleAction::Drop, true));
     }
 
@@ -131,9 +123,9 @@ mod tests {
     fn a_threshold_over_its_count_removes_the_match() {
         let s = sig("drop tcp any any -> any any (dsize:0; sid:1;)");
         let th = thresholds("threshold gen_id 1, sig_id 1, type limit, track by_rule, count 1, seconds 60\n");
-        let mut f = Fates::default();
-        assert!(f.decide(&th, &s, from([10, 0, 0, 1], 0)).is_some());
-        assert_eq!(f.decide(&th, &s, from([10, 0, 0, 1], 1)), None);
+        let f = Hosts::default();
+        assert!(decide(&f, &th, &s, from([10, 0, 0, 1], 0)).is_some());
+        assert_eq!(decide(&f, &th, &s, from([10, 0, 0, 1], 1)), None);
     }
 
     #[test]
@@ -142,17 +134,17 @@ mod tests {
         let th = thresholds(
             "rate_filter gen_id 1, sig_id 1, track by_src, count 1, seconds 60, new_action drop, timeout 10\n",
         );
-        let mut f = Fates::default();
-        let first = f.decide(&th, &s, from([10, 0, 0, 1], 0)).unwrap();
+        let f = Hosts::default();
+        let first = decide(&f, &th, &s, from([10, 0, 0, 1], 0)).unwrap();
         assert_eq!((first.action, first.filtered), (RuleAction::Alert, false));
-        let second = f.decide(&th, &s, from([10, 0, 0, 1], 1)).unwrap();
+        let second = decide(&f, &th, &s, from([10, 0, 0, 1], 1)).unwrap();
         assert_eq!((second.action, second.filtered, second.alert), (RuleAction::Drop, true, true));
         let pass = thresholds(
             "rate_filter gen_id 1, sig_id 1, track by_rule, count 1, seconds 60, new_action pass, timeout 10\n",
         );
-        let mut f = Fates::default();
-        f.decide(&pass, &s, from([10, 0, 0, 1], 0));
-        let passed = f.decide(&pass, &s, from([10, 0, 0, 1], 1)).unwrap();
+        let f = Hosts::default();
+        decide(&f, &pass, &s, from([10, 0, 0, 1], 0));
+        let passed = decide(&f, &pass, &s, from([10, 0, 0, 1], 1)).unwrap();
         assert_eq!((passed.action, passed.alert), (RuleAction::Pass, false), "a pass raises no alert");
     }
 

@@ -16,6 +16,7 @@ use vigil_decode::{DecodeConfig, Decoder, Packet, PacketSource};
 use vigil_defrag::Defragmenter;
 use vigil_detect::compile::{DirProto, FlowInfo};
 use vigil_detect::engine::firewall::{FwApp, PacketHook};
+use vigil_detect::host_state::Hosts;
 use vigil_detect::{AppInput, DetectScratch, StreamInput, TxInput};
 use vigil_flow::{Flow, FlowHandle, FlowState, FlowTable};
 use vigil_output::DropReason;
@@ -207,11 +208,10 @@ impl Worker {
             simulate: setup.simulate,
             detector: Detector {
                 rules: setup.rules.clone(),
-                scratch: DetectScratch::inline(setup.ips),
+                scratch: DetectScratch::inline(setup.ips).with_hosts(Hosts::shared(setup.hosts.clone())),
                 ips: setup.ips,
                 alerts: 0,
                 suppressed: 0,
-                fates: crate::verdict::Fates::default(),
                 no_log: Vec::new(),
                 store_files: Vec::new(),
                 bypass_flow: false,
@@ -239,22 +239,26 @@ impl Worker {
         }
     }
 
+    /// Takes host state (thresholds, host bits) in capture order, as worker
+    /// `me` of an offline run with `seq` (see [`vigil_detect::host_state`]).
+    pub(crate) fn in_order(&mut self, seq: Arc<vigil_detect::host_state::Sequencer>, me: usize) {
+        self.detector.scratch.hosts = self.detector.scratch.hosts.clone().in_order(seq, me);
+    }
+
     /// Inspects from now on with `rules`. Flows keep their flowbits (under
     /// the new engine's ids, by name); the thresholds' state is by signature
     /// id and stays.
     pub(crate) fn swap_rules(&mut self, rules: Arc<crate::rules::LoadedRules>) {
-        // Scratch space is sized for the engine it served; its counter stays.
-        let over = self.detector.scratch.alerts_over_limit;
-        let mut scratch = DetectScratch::inline(self.detector.ips);
-        scratch.alerts_over_limit = over;
+        // Scratch space is sized for the engine it served; its counter and
+        // the host state (which outlives a reload, as Suricata's host table
+        // does) stay.
+        let scratch = self.detector.scratch.carried_over();
         if let (Some(old), Some(new)) = (self.detector.rules.engine.as_deref(), rules.engine.as_deref()) {
             let (bits, ints) = (new.flowbit_ids_from(old), new.flowint_ids_from(old));
             for f in self.flows.iter_mut() {
                 f.ext.detect.bits = f.ext.detect.bits.remapped(&bits);
                 f.ext.detect.ints = f.ext.detect.ints.remapped(&ints);
             }
-            // Host bits outlive a reload, as Suricata's host table does.
-            scratch = self.detector.scratch.carried_over(old, new);
         }
         self.detector.rules = rules;
         self.detector.scratch = scratch;

@@ -13,6 +13,11 @@
 //! new second of the capture, so flows end at the same packet whatever the
 //! runmode. A stats record taken mid-run adds up what each worker had
 //! inspected when it answered; the final one is exact.
+//!
+//! Host state (thresholds, host bits) is shared and taken in capture order
+//! ([`vigil_detect::host_state::Sequencer`]): each worker says which frame
+//! it is at, so one that reaches a threshold waits for the others to catch
+//! up to that frame, and every thread count alerts alike.
 
 use crate::checksum::ChecksumState;
 use crate::error::EngineError;
@@ -26,11 +31,12 @@ use crate::stats::{with_capture, write_stats};
 use crate::worker::ClockAt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::thread::{Scope, ScopedJoinHandle};
 use vigil_capture::{PcapFile, RawPacket, Source};
 use vigil_decode::{dispatch_hash, DecodeConfig, Decoder};
+use vigil_detect::host_state::{Phase, Place, Sequencer, END_FRAME};
 use vigil_types::Timestamp;
 
 type Counters = Vec<(String, u64)>;
@@ -86,6 +92,11 @@ pub(crate) struct Workers<'scope> {
     setup: &'scope Setup,
     /// Where stats records go (the lanes write theirs through shares of it).
     outputs: Outputs,
+    /// Worker 0's place in capture order, with several workers.
+    place: Option<Place>,
+    /// Each worker's counters as it last reported them, for a record taken
+    /// while it waits for worker 0 to catch up (it cannot answer then).
+    last_reports: Vec<Option<Counters>>,
 }
 
 impl<'scope> Workers<'scope> {
@@ -101,18 +112,31 @@ impl<'scope> Workers<'scope> {
         let workers = workers.max(1);
         // A stop request reaches every worker at once (each stops at its next frame).
         let stop = control.stop_flag();
+        let seq = (workers > 1).then(|| Sequencer::new(workers));
+        let lane = |i: usize| {
+            let mut lane = Lane::new(setup, workers, outputs.share_for(i));
+            let place = seq.as_ref().map(|s| {
+                lane.worker.in_order(s.clone(), i);
+                Place::new(s.clone(), i)
+            });
+            (lane, place)
+        };
         let mut senders = Vec::new();
         let mut handles = Vec::new();
         for i in 1..workers {
             let (tx, rx) = channel();
             senders.push(tx);
-            let lane = Lane::new(setup, workers, outputs.share_for(i));
+            let (lane, place) = lane(i);
             let stop = stop.clone();
-            let handle = spawn_worker(scope, setup, i, move || read_own(setup, files, lane, i, workers, rx, &stop))?;
+            let handle =
+                spawn_worker(scope, setup, i, move || read_own(setup, files, lane, place, i, workers, rx, &stop))?;
             handles.push(handle);
         }
+        let (lane, place) = lane(0);
         Ok(Workers {
-            lane: Lane::new(setup, workers, outputs.share_for(0)),
+            lane,
+            place,
+            last_reports: vec![None; workers],
             workers,
             clock: Clock::default(),
             senders,
@@ -127,10 +151,12 @@ impl<'scope> Workers<'scope> {
 
 /// Worker `me` of `n`: reads every file, inspects its own frames, answers
 /// messages between frames, then (input done) until the reading thread is.
+#[allow(clippy::too_many_arguments)]
 fn read_own(
     setup: &Setup,
     files: &[PathBuf],
     mut lane: Lane,
+    place: Option<Place>,
     me: usize,
     n: usize,
     rx: Receiver<Msg>,
@@ -160,10 +186,16 @@ fn read_own(
                 let p = sampler.decode(raw.data, raw.ts, raw.linktype, pcap_cnt);
                 checksum.observe(&p);
             }
+            if let Some(p) = &place {
+                p.at(pcap_cnt, Phase::Time);
+            }
             if clock.advance(raw.ts) {
                 lane.worker.tick(clock.latest, &mut lane.outputs)?;
             }
             if owner(&raw, n) == me {
+                if let Some(p) = &place {
+                    p.at(pcap_cnt, Phase::Packet);
+                }
                 lane.frame_at(raw.data, raw.ts, raw.linktype, pcap_cnt, checksum.validating, Some(clock.latest))?;
             }
             if pcap_cnt.is_multiple_of(POLL_EVERY) {
@@ -172,6 +204,10 @@ fn read_own(
                 }
             }
         }
+    }
+    // Input done: nothing before the end is left to this worker.
+    if let Some(p) = &place {
+        p.at(END_FRAME, Phase::Time);
     }
     for msg in rx {
         handle(msg, &mut lane);
@@ -182,10 +218,16 @@ fn read_own(
 
 impl Dispatch for Workers<'_> {
     fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError> {
+        if let Some(p) = &self.place {
+            p.at(pcap_cnt, Phase::Time);
+        }
         if self.clock.advance(raw.ts) {
             self.lane.worker.tick(self.clock.latest, &mut self.lane.outputs)?;
         }
         if owner(raw, self.workers) == 0 {
+            if let Some(p) = &self.place {
+                p.at(pcap_cnt, Phase::Packet);
+            }
             self.lane.frame_at(raw.data, raw.ts, raw.linktype, pcap_cnt, validate, Some(self.clock.latest))?;
         }
         Ok(())
@@ -198,8 +240,42 @@ impl Dispatch for Workers<'_> {
             let _ = s.send(Msg::Report(to.clone()));
         }
         drop(to);
-        let mut by_worker: Vec<(usize, Counters)> = vec![(0, self.lane.counters(self.setup))];
-        by_worker.extend(reports.iter());
+        let mut fresh: Vec<Option<Counters>> = vec![None; self.workers];
+        fresh[0] = Some(self.lane.counters(self.setup));
+        let mut missing = self.workers - 1;
+        let mut waited_out = false;
+        while missing > 0 {
+            match reports.recv_timeout(std::time::Duration::from_millis(5)) {
+                Ok((i, c)) => {
+                    fresh[i] = Some(c);
+                    missing -= 1;
+                }
+                // A worker waiting for this one to reach a later frame
+                // cannot answer before it does: it counts as it last did
+                // (nothing yet, if it never answered).
+                Err(RecvTimeoutError::Timeout) if self.place.as_ref().is_some_and(|p| p.sequencer().waiting()) => {
+                    waited_out = true;
+                    break;
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        let zeros: Counters = fresh[0].iter().flatten().map(|(k, _)| (k.clone(), 0)).collect();
+        let mut by_worker: Vec<(usize, Counters)> = Vec::new();
+        for (i, c) in fresh.into_iter().enumerate() {
+            match c {
+                Some(c) => {
+                    self.last_reports[i] = Some(c.clone());
+                    by_worker.push((i, c));
+                }
+                None if waited_out => {
+                    by_worker.push((i, self.last_reports[i].clone().unwrap_or_else(|| zeros.clone())))
+                }
+                // It stopped: gathering says so.
+                None => {}
+            }
+        }
         let (all, threads) = stats::gather(by_worker, self.workers)?;
         self.threads = threads;
         // Each worker counts the frames it inspected: what was received is
@@ -228,12 +304,16 @@ impl Dispatch for Workers<'_> {
     }
 
     fn finish(self: Box<Self>, ts: Timestamp, uptime: u64, _received: u64) -> Result<LaneEnd, EngineError> {
-        let Workers { mut lane, clock, senders, handles, rules, setup, mut outputs, .. } = *self;
+        let Workers { mut lane, clock, senders, handles, rules, setup, mut outputs, place, .. } = *self;
         drop(senders);
+        if let Some(p) = &place {
+            p.at(END_FRAME, Phase::Time);
+        }
         // The latest time reaches this worker's flows, as it reaches the others'.
         let ticked = lane.worker.tick(ClockAt::end(&clock.capture), &mut lane.outputs);
         let mut ended = Ended::default();
         ended.add(0, Ok(ticked.and_then(|()| lane.finish(setup, None))));
+        drop(place);
         for (i, h) in handles.into_iter().enumerate() {
             ended.add(i + 1, h.join());
         }

@@ -120,9 +120,9 @@ pub struct Signature {
     pub(crate) bit_actions: Vec<crate::flowbits::BitAction>,
     pub(crate) int_steps: Vec<crate::flowint::FlowintStep>,
     /// `isset` / `isnotset` host bits, tested with the flowbits.
-    pub(crate) host_tests: Vec<crate::hostbits::HostBitOp<u16>>,
+    pub(crate) host_tests: Vec<crate::hostbits::HostBitOp<u64>>,
     /// `set` / `unset` / `toggle` host bits, applied on a match.
-    pub(crate) host_actions: Vec<crate::hostbits::HostBitOp<u16>>,
+    pub(crate) host_actions: Vec<crate::hostbits::HostBitOp<u64>>,
 }
 
 /// What a signature's drop (or pass) applies to, by the kind of signature

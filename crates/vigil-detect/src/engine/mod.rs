@@ -5,8 +5,8 @@
 //! reject, alert; then rule order), packet and transaction matches together.
 //!
 //! Built once and shared read-only by every worker; each worker keeps its
-//! own [`DetectScratch`], which also holds the worker's `xbits`/`hostbits`
-//! table: host state is per worker, like thresholds.
+//! own [`DetectScratch`], which also holds its handle on the host state
+//! (`xbits`/`hostbits`) all workers share ([`crate::host_state`]).
 
 pub mod firewall;
 mod tx;
@@ -17,7 +17,8 @@ use crate::addrindex::AddrIndex;
 use crate::compile::{ActionOrder, FlowInfo, Proto, RuleAction, Signature};
 use crate::flowbits::{BitAction, BitTest, FlowDetect};
 use crate::flowint::FlowintStep;
-use crate::hostbits::{HostBitOp, HostBits};
+use crate::host_state::Hosts;
+use crate::hostbits::HostBitOp;
 use crate::inspect::{inspect, inspect_at, InspectCtx};
 use crate::prefilter::{Algo, Pattern, Prefilter, PrefilterError, Scratch};
 use std::net::IpAddr;
@@ -120,8 +121,6 @@ pub struct DetectEngine {
     flowbit_names: Vec<String>,
     /// `flowint` names by id.
     flowint_names: Vec<String>,
-    /// `xbits`/`hostbits` names by id.
-    hostbit_names: Vec<String>,
     groups: Vec<Group>,
     pkthdr: Vec<u32>,
     /// Steps one content inspection may take (0: no limit).
@@ -158,8 +157,8 @@ pub struct DetectScratch {
     tx: tx::TxScratch,
     /// Alerts not raised because a packet had more than [`MAX_ALERTS_PER_PACKET`].
     pub alerts_over_limit: u64,
-    /// The worker's `xbits` / `hostbits`.
-    pub hosts: HostBits,
+    /// The host state (`xbits`/`hostbits`) the workers share.
+    pub hosts: Hosts,
     /// Inline (IPS): once a `drop` or `reject` matched a packet, a `pass`
     /// after it ends the packet's inspection without passing its flow.
     pub inline: bool,
@@ -174,18 +173,22 @@ impl DetectScratch {
         DetectScratch { inline: ips, ..DetectScratch::default() }
     }
 
+    /// The same, with `hosts` as its handle on the host state.
+    pub fn with_hosts(self, hosts: Hosts) -> DetectScratch {
+        DetectScratch { hosts, ..self }
+    }
+
     /// Inspections stopped by the backtracking budget or PCRE limits.
     pub fn limits_hit(&self) -> (u64, u64) {
         (self.inspect.budget_exhausted, self.inspect.pcre_limit_hits)
     }
 
-    /// Fresh scratch space for `new`, which replaces `old`, keeping the
-    /// counters and the host bits (under `new`'s ids, by name).
-    pub fn carried_over(&mut self, old: &DetectEngine, new: &DetectEngine) -> DetectScratch {
-        let hosts = std::mem::take(&mut self.hosts);
+    /// Fresh scratch space for another engine, keeping the counters and
+    /// the host state (bits are known by name, the same in any engine).
+    pub fn carried_over(&self) -> DetectScratch {
         DetectScratch {
             alerts_over_limit: self.alerts_over_limit,
-            hosts: hosts.remapped(&ids_from(&old.hostbit_names, &new.hostbit_names)),
+            hosts: self.hosts.clone(),
             inline: self.inline,
             ..DetectScratch::default()
         }
@@ -212,7 +215,7 @@ impl DetectEngine {
         });
         let flowbit_names = number_flowbits(sigs.iter_mut());
         let flowint_names = number_flowints(&mut sigs);
-        let hostbit_names = number_hostbits(&mut sigs);
+        number_hostbits(&mut sigs);
         let mut groups = Vec::with_capacity(GROUPS.len());
         for g in GROUPS {
             let (mut stream, mut packet, mut always) = (Vec::new(), Vec::new(), Vec::new());
@@ -248,7 +251,6 @@ impl DetectEngine {
             traffic_bits: traffic_bits(&flowbit_names),
             flowbit_names,
             flowint_names,
-            hostbit_names,
             groups,
             pkthdr,
             txs,
@@ -444,9 +446,6 @@ impl DetectEngine {
             if !sig.bit_tests.iter().all(|t| t.matches(state.as_deref().map(|st| &st.bits))) {
                 continue;
             }
-            if !sig.host_tests.is_empty() && !host_tests_match(&s.hosts, &sig.host_tests, p) {
-                continue;
-            }
             let ok = match (tx, &sig.tx, app) {
                 (Some(t), Some(tx_sig), Some(app)) => {
                     let (src, dst) = match tx_sig.side {
@@ -467,7 +466,9 @@ impl DetectEngine {
                 (None, None, _) => matches(sig, p, flow, payload, stream, &mut s.inspect),
                 _ => false,
             };
-            if !ok {
+            // Host bits last: all workers share them, and offline a worker
+            // may wait its turn to read them.
+            if !ok || (!sig.host_tests.is_empty() && !host_tests_match(&s.hosts, &sig.host_tests, p)) {
                 continue;
             }
             // A counted transaction is inspected at each change: a signature matches it once.
@@ -489,8 +490,8 @@ impl DetectEngine {
                 sig.bit_actions.iter().for_each(|a| a.apply(&mut st.bits));
                 st.vars_changed = true;
             }
-            if let Some(ip) = p.ip {
-                sig.host_actions.iter().for_each(|a| s.hosts.apply(a, ip.src, ip.dst, p.ts));
+            if let Some(ip) = p.ip.filter(|_| !sig.host_actions.is_empty()) {
+                s.hosts.apply_bits(&sig.host_actions, ip.src, ip.dst, p.ts);
             }
             if !sig.noalert {
                 if alerts == MAX_ALERTS_PER_PACKET {
@@ -607,9 +608,9 @@ fn index_by_address(sigs: &[Signature], always: Vec<u32>) -> (Vec<u32>, Option<A
 }
 
 /// The packet's hosts have the bits the signature tests; a packet without IP has none.
-fn host_tests_match(hosts: &HostBits, tests: &[HostBitOp<u16>], p: &Packet<'_>) -> bool {
+fn host_tests_match(hosts: &Hosts, tests: &[HostBitOp<u64>], p: &Packet<'_>) -> bool {
     let Some(ip) = p.ip else { return false };
-    tests.iter().all(|t| hosts.test(t, ip.src, ip.dst, p.ts))
+    hosts.bits_hold(tests, ip.src, ip.dst, p.ts)
 }
 
 /// For each name of `old` (by id), its id in `new`.
@@ -648,13 +649,13 @@ fn number_flowints(sigs: &mut [Signature]) -> Vec<String> {
     names.into_names()
 }
 
-/// Gives every host bit name an id (one space for `xbits` and `hostbits`,
-/// host and pair); splits each signature's keywords into tests and actions.
-fn number_hostbits(sigs: &mut [Signature]) -> Vec<String> {
-    let mut names = Names::default();
+/// Gives every host bit its name's id (one space for `xbits` and
+/// `hostbits`, host and pair); splits each signature's keywords into tests
+/// and actions.
+fn number_hostbits(sigs: &mut [Signature]) {
     for s in sigs.iter_mut() {
         let ops = s.hostbits.iter().map(|o| HostBitOp {
-            name: names.id(&o.name),
+            name: crate::hostbits::bit_id(&o.name),
             track: o.track,
             cmd: o.cmd,
             expire_secs: o.expire_secs,
@@ -663,7 +664,6 @@ fn number_hostbits(sigs: &mut [Signature]) -> Vec<String> {
         s.host_tests = tests;
         s.host_actions = actions;
     }
-    names.into_names()
 }
 
 /// Gives every flowbit name an id, shared by all signatures; the names by id.
