@@ -168,7 +168,7 @@ impl Sequencer {
             spins += 1;
             if spins < 64 {
                 std::hint::spin_loop();
-            } else if spins < 10_000 {
+            } else if spins < 128 {
                 std::thread::yield_now();
             } else {
                 std::thread::sleep(std::time::Duration::from_micros(20));
