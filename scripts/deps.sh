@@ -8,7 +8,9 @@
 #   tshark                        the decode agreement test compares vigil's counters with it
 #                                 (only with --tests; it brings libpcap, which BPF filters use);
 #   iproute2, iptables, ethtool   the live capture and inline tests build network namespaces,
-#                                 an NFQUEUE rule and offload-free veth pairs (only with --tests).
+#                                 an NFQUEUE rule and offload-free veth pairs (only with --tests);
+#   redis-server                  the EVE-to-Redis tests start their own server (only with --tests);
+#   prometheus                    its promtool checks the metrics endpoint's text (only with --tests).
 set -euo pipefail
 missing=()
 [ -f /usr/include/hs/hs.h ] || missing+=(libhyperscan-dev)
@@ -21,6 +23,8 @@ if [ "${1:-}" = "--tests" ]; then
     command -v ip >/dev/null 2>&1 || missing+=(iproute2)
     command -v iptables >/dev/null 2>&1 || [ -x /usr/sbin/iptables ] || missing+=(iptables)
     command -v ethtool >/dev/null 2>&1 || [ -x /usr/sbin/ethtool ] || missing+=(ethtool)
+    command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+    command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

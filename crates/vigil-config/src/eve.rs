@@ -14,12 +14,14 @@ use crate::read::{Errors, Section};
 pub struct EveLog {
     /// `enabled`: outputs are off unless this is true.
     pub enabled: bool,
-    /// `filetype` (older name `type`): only `regular` (alias `file`) is
-    /// supported; `syslog`, `unix_dgram`, `unix_stream`, `redis` are errors.
+    /// `filetype` (older name `type`): `regular` (alias `file`),
+    /// `unix_dgram`, `unix_stream`, `syslog` or `redis`, with their options.
     pub filetype: EveFiletype,
-    /// `filename`, relative to the log directory unless absolute.
-    /// Default `eve.json`.
+    /// `filename`, relative to the log directory unless absolute: the file,
+    /// or the socket of `unix_dgram`/`unix_stream`. Default `eve.json`.
     pub filename: String,
+    /// `prefix`: written before each record (`@cee: ` for rsyslog).
+    pub prefix: Option<String>,
     /// `threaded`: one file per thread. Default false.
     pub threaded: bool,
     /// `buffer-size`: bytes of records gathered before they are written.
@@ -40,11 +42,147 @@ pub struct EveLog {
 }
 
 /// `eve-log.filetype`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum EveFiletype {
     /// `regular` (or `file`): a plain file.
     #[default]
     Regular,
+    /// `unix_dgram`: a datagram per record to the socket `filename` names.
+    UnixDgram,
+    /// `unix_stream`: lines on a connection to the socket `filename` names.
+    UnixStream,
+    /// `syslog`: `identity`, `facility`, `level`.
+    Syslog(EveSyslog),
+    /// `redis`: the `redis` map.
+    Redis(EveRedis),
+}
+
+/// `eve-log` with `filetype: syslog`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EveSyslog {
+    /// `identity`. Default `suricata` (what syslog rules written for
+    /// Suricata expect).
+    pub identity: String,
+    /// `facility` as its number (`local5`, 21, by default).
+    pub facility: u8,
+    /// `level` as its number (`Info`, 6, by default).
+    pub level: u8,
+    /// `syslog-socket` (vigil's own key): where syslog listens. Default `/dev/log`.
+    pub socket: String,
+}
+
+/// `eve-log.redis`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EveRedis {
+    /// `server`. Default `127.0.0.1`.
+    pub server: String,
+    /// `port`. Default 6379.
+    pub port: u16,
+    /// `mode`: `list`/`lpush` (default), `rpush`, `channel`/`publish`, `stream`/`xadd`.
+    pub mode: RedisMode,
+    /// `key`: the list, channel or stream. Default `suricata`.
+    pub key: String,
+    /// `pipelining.batch-size` when `pipelining.enabled`; 1 otherwise.
+    pub batch_size: usize,
+    /// `stream-maxlen`. Default 100000; 0: no trimming.
+    pub stream_maxlen: u64,
+    /// `stream-trim-exact`. Default false.
+    pub stream_trim_exact: bool,
+}
+
+/// `eve-log.redis.mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedisMode {
+    Lpush,
+    Rpush,
+    Publish,
+    Xadd,
+}
+
+/// syslog facilities by name, as syslog.h numbers them.
+const FACILITIES: &[(&str, u8)] = &[
+    ("kern", 0),
+    ("user", 1),
+    ("mail", 2),
+    ("daemon", 3),
+    ("auth", 4),
+    ("syslog", 5),
+    ("lpr", 6),
+    ("news", 7),
+    ("uucp", 8),
+    ("cron", 9),
+    ("authpriv", 10),
+    ("ftp", 11),
+    ("local0", 16),
+    ("local1", 17),
+    ("local2", 18),
+    ("local3", 19),
+    ("local4", 20),
+    ("local5", 21),
+    ("local6", 22),
+    ("local7", 23),
+];
+
+/// syslog levels by Suricata's names.
+const LEVELS: &[(&str, u8)] = &[
+    ("emergency", 0),
+    ("alert", 1),
+    ("critical", 2),
+    ("error", 3),
+    ("warning", 4),
+    ("notice", 5),
+    ("info", 6),
+    ("debug", 7),
+];
+
+impl EveSyslog {
+    fn read(sec: &Section<'_>, e: &mut Errors) -> EveSyslog {
+        let named = |table: &'static [(&str, u8)], what: &'static str| {
+            move |s: &str| {
+                let lower = s.to_ascii_lowercase();
+                table.iter().find(|(n, _)| *n == lower).map(|(_, v)| *v).ok_or_else(|| {
+                    let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+                    format!("unknown {what} {s:?} (expected one of {})", names.join(", "))
+                })
+            }
+        };
+        EveSyslog {
+            identity: sec.string("identity", e).unwrap_or_else(|| "suricata".into()),
+            facility: sec.convert("facility", e, named(FACILITIES, "facility")).unwrap_or(21),
+            level: sec.convert("level", e, named(LEVELS, "level")).unwrap_or(6),
+            socket: sec.string("syslog-socket", e).unwrap_or_else(|| "/dev/log".into()),
+        }
+    }
+}
+
+impl EveRedis {
+    fn read(sec: &Section<'_>, e: &mut Errors) -> EveRedis {
+        let pipe = sec.child("pipelining");
+        let batch_size = if pipe.bool("enabled", false, e) {
+            pipe.int_in("batch-size", 1, 1_000_000, e).map_or(10, |v| v as usize)
+        } else {
+            1
+        };
+        EveRedis {
+            server: sec.string("server", e).unwrap_or_else(|| "127.0.0.1".into()),
+            port: sec.int_in("port", 1, 65535, e).map_or(6379, |v| v as u16),
+            mode: sec
+                .convert("mode", e, |s| match s {
+                    "list" | "lpush" => Ok(RedisMode::Lpush),
+                    "rpush" => Ok(RedisMode::Rpush),
+                    "channel" | "publish" => Ok(RedisMode::Publish),
+                    "stream" | "xadd" => Ok(RedisMode::Xadd),
+                    _ => Err(format!(
+                        "unknown mode {s:?} (expected list, lpush, rpush, channel, publish, stream or xadd)"
+                    )),
+                })
+                .unwrap_or(RedisMode::Lpush),
+            key: sec.string("key", e).unwrap_or_else(|| "suricata".into()),
+            batch_size,
+            stream_maxlen: sec.int_in("stream-maxlen", 0, i64::MAX, e).map_or(100_000, |v| v as u64),
+            stream_trim_exact: sec.bool("stream-trim-exact", false, e),
+        }
+    }
 }
 
 /// `eve-log.types`: the record types listed, each with its `enabled` flag.
@@ -327,6 +465,7 @@ impl Default for EveLog {
             enabled: false,
             filetype: EveFiletype::Regular,
             filename: "eve.json".to_string(),
+            prefix: None,
             threaded: false,
             buffer_size: None,
             community_id: false,
@@ -445,19 +584,23 @@ impl EveLog {
         let filetype_key = if sec.child("filetype").node.is_some() { "filetype" } else { "type" };
         let filetype = sec
             .convert(filetype_key, e, |s| match s {
-                "regular" | "file" => Ok(EveFiletype::Regular),
-                "syslog" | "unix_dgram" | "unix_stream" | "redis" => {
-                    Err(format!("unsupported filetype {s:?}: only \"regular\" is supported"))
-                }
+                "regular" | "file" | "unix_dgram" | "unix_stream" | "syslog" | "redis" => Ok(s.to_string()),
                 _ => {
                     Err(format!("unknown filetype {s:?} (expected regular, syslog, unix_dgram, unix_stream or redis)"))
                 }
             })
-            .unwrap_or(d.filetype);
+            .map_or(d.filetype.clone(), |name| match name.as_str() {
+                "unix_dgram" => EveFiletype::UnixDgram,
+                "unix_stream" => EveFiletype::UnixStream,
+                "syslog" => EveFiletype::Syslog(EveSyslog::read(sec, e)),
+                "redis" => EveFiletype::Redis(EveRedis::read(&sec.child("redis"), e)),
+                _ => EveFiletype::Regular,
+            });
         let log = EveLog {
             enabled,
             filetype,
             filename: sec.string("filename", e).unwrap_or(d.filename),
+            prefix: sec.string("prefix", e),
             threaded: sec.bool("threaded", d.threaded, e),
             buffer_size: sec.size_max("buffer-size", u32::MAX.into(), e),
             community_id: sec.bool("community-id", d.community_id, e),

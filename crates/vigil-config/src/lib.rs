@@ -77,7 +77,7 @@ pub use detect::Detect;
 pub use error::{ConfigError, Position};
 pub use eve::{
     DropFlows, EveAlert, EveAlertMetadata, EveAnomaly, EveDrop, EveFiletype, EveFlow, EveLog, EveRecordOptions,
-    EveStats, EveTypes, EveXff,
+    EveRedis, EveStats, EveSyslog, EveTypes, EveXff, RedisMode,
 };
 pub use exception::{Exceptions, Policy as ExceptionPolicy, Target as ExceptionTarget};
 pub use filestore::FileStore;
@@ -92,7 +92,7 @@ pub use pcap_file::{ChecksumChecks, PcapFile};
 pub use pcap_log::{PcapCondition, PcapLog, MIN_PCAP_LIMIT};
 pub use rules::RuleFiles;
 pub use runtime::{CpuSet, Runtime, Threading, UnixCommand};
-pub use stats::Stats;
+pub use stats::{Prometheus, Stats};
 pub use stream::Stream;
 pub use tree::{ConfigNode, ConfigTree};
 pub use vars::Vars;

@@ -22,6 +22,18 @@ pub struct Stats {
     /// `stats.exception-policy.per-app-proto-errors`: exception-policy
     /// counters per app-layer protocol. Default false.
     pub exception_policy_per_app_proto_errors: bool,
+    /// `stats.prometheus` (vigil's own): the counters over HTTP for
+    /// Prometheus to scrape; `None` unless `enabled`.
+    pub prometheus: Option<Prometheus>,
+}
+
+/// `stats.prometheus`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prometheus {
+    /// `listen`: address and port. Default `127.0.0.1:9464`.
+    pub listen: String,
+    /// `path`. Default `/metrics`.
+    pub path: String,
 }
 
 impl Default for Stats {
@@ -34,6 +46,7 @@ impl Default for Stats {
             decoder_events_prefix: "decoder.event".into(),
             stream_events: false,
             exception_policy_per_app_proto_errors: false,
+            prometheus: None,
         }
     }
 }
@@ -57,6 +70,19 @@ impl Stats {
                 d.exception_policy_per_app_proto_errors,
                 errs,
             ),
+            prometheus: {
+                let p = sec.child("prometheus");
+                p.bool("enabled", false, errs).then(|| Prometheus {
+                    listen: p
+                        .convert("listen", errs, |s| {
+                            s.parse::<std::net::SocketAddr>()
+                                .map(|_| s.to_string())
+                                .map_err(|_| format!("expected an address and port such as 127.0.0.1:9464, got {s:?}"))
+                        })
+                        .unwrap_or_else(|| "127.0.0.1:9464".into()),
+                    path: p.string("path", errs).unwrap_or_else(|| "/metrics".into()),
+                })
+            },
         }
     }
 }

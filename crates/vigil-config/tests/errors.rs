@@ -49,15 +49,42 @@ fn unknown_checksum_mode() {
 #[test]
 fn unsupported_features_are_errors() {
     let (c, errors) = typed(
-        "pcap-file:\n  recursive: yes\n  continuous: yes\noutputs:\n  - eve-log:\n      enabled: yes\n      filetype: syslog\n",
+        "pcap-file:\n  recursive: yes\n  continuous: yes\noutputs:\n  - eve-log:\n      enabled: yes\n      filetype: pipe\n",
     );
     assert_eq!(errors.len(), 2, "{errors:?}");
     assert!(
-        errors[0].starts_with("suricata.yaml:7:17: outputs.0.eve-log.filetype: unsupported filetype \"syslog\""),
+        errors[0].starts_with("suricata.yaml:7:17: outputs.0.eve-log.filetype: unknown filetype \"pipe\""),
         "{errors:?}"
     );
     assert_eq!(errors[1], "suricata.yaml:3:15: pcap-file.continuous: cannot be combined with recursive", "{errors:?}");
     assert!(c.pcap_file.recursive && !c.pcap_file.delete_when_done);
+}
+
+#[test]
+fn eve_sinks_and_their_options() {
+    use vigil_config::{EveFiletype, RedisMode};
+    let (c, errors) = typed(
+        "outputs:\n  - eve-log:\n      enabled: yes\n      filetype: redis\n      redis:\n        server: 198.18.0.9\n        port: 6380\n        mode: stream\n        key: ids\n        pipelining:\n          enabled: yes\n          batch-size: 50\n  - eve-log:\n      enabled: yes\n      filetype: syslog\n      facility: LOCAL3\n      level: Warning\n      prefix: \"@cee: \"\n  - eve-log:\n      enabled: yes\n      filetype: unix_dgram\n      filename: /run/collector.sock\n",
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    let eves: Vec<_> = c.outputs.enabled_eve_logs().collect();
+    let EveFiletype::Redis(r) = &eves[0].filetype else { panic!("{:?}", eves[0].filetype) };
+    assert_eq!(
+        (r.server.as_str(), r.port, r.mode, r.key.as_str(), r.batch_size),
+        ("198.18.0.9", 6380, RedisMode::Xadd, "ids", 50)
+    );
+    assert_eq!((r.stream_maxlen, r.stream_trim_exact), (100_000, false));
+    let EveFiletype::Syslog(s) = &eves[1].filetype else { panic!("{:?}", eves[1].filetype) };
+    assert_eq!((s.identity.as_str(), s.facility, s.level, s.socket.as_str()), ("suricata", 19, 4, "/dev/log"));
+    assert_eq!(eves[1].prefix.as_deref(), Some("@cee: "));
+    assert_eq!(eves[2].filetype, EveFiletype::UnixDgram);
+    let (_, errors) =
+        typed("outputs:\n  - eve-log:\n      enabled: yes\n      filetype: syslog\n      facility: local9\n");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].starts_with("suricata.yaml:5:17: outputs.0.eve-log.facility: unknown facility \"local9\""),
+        "{errors:?}"
+    );
 }
 
 #[test]

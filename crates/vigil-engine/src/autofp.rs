@@ -378,6 +378,7 @@ impl Dispatch for Autofp<'_> {
             &rules,
         )?;
         end.records += outputs.finish()?;
+        outputs.close_sinks();
         Ok(end)
     }
 }

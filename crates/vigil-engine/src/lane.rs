@@ -83,6 +83,7 @@ impl Lane {
             firewall: setup.rules.firewall.is_some().then_some(w.detector.fw),
             file_store: self.outputs.file_store_counts(),
             byterange: self.outputs.byterange_counts(),
+            sinks: self.outputs.sink_counts(),
             file_hold: self.outputs.hold_counts(),
             bypassed: w.bypassed,
             flow_ends: &w.flow_ends,
@@ -110,10 +111,15 @@ impl Lane {
             let threads = [(crate::stats::worker_name(0), counters.clone())];
             crate::stats::write_stats(&mut self.outputs, &all, &threads, ts, uptime, self.worker.detector.rules())?;
         }
+        let records = self.outputs.finish()?;
+        if stats.is_some() {
+            // The run's last record is written: sinks may stop.
+            self.outputs.close_sinks();
+        }
         let w = &self.worker;
         Ok(LaneEnd {
             counters,
-            records: self.outputs.finish()?,
+            records,
             alerts: w.detector.alerts,
             flows: w.flows.counters().total,
             reassembled: w.defrag.counters().ipv4_reassembled + w.defrag.counters().ipv6_reassembled,

@@ -45,6 +45,7 @@ mod lane;
 mod live;
 mod log;
 mod memory;
+mod metrics;
 mod options;
 mod outputs;
 mod ranges;

@@ -58,6 +58,7 @@ fn run_files(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress
     let files: Vec<PathBuf> = feed.known().cloned().collect();
     let outputs = Outputs::open(setup, OutputMode::Offline)?;
     let _socket = control_socket(setup, &opts.control, Facts::offline(setup))?;
+    let _metrics = metrics_server(setup, &opts.control)?;
     if let Some(a) = &setup.affinity {
         // One thread does everything in `single`: it goes where workers go.
         let cpu = match setup.runmode {
@@ -96,6 +97,17 @@ fn run_files(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress
             read(setup, opts, feed, Box::new(dispatch), progress)
         }),
     }
+}
+
+/// The Prometheus endpoint when `stats.prometheus` is enabled.
+pub(crate) fn metrics_server(
+    setup: &Setup,
+    control: &Control,
+) -> Result<Option<crate::metrics::MetricsServer>, EngineError> {
+    let Some(cfg) = &setup.config.stats.prometheus else { return Ok(None) };
+    crate::metrics::MetricsServer::start(cfg, control.clone())
+        .map(Some)
+        .map_err(|error| EngineError::Output { path: format!("stats.prometheus.listen {}", cfg.listen), error })
 }
 
 /// The `unix-command` socket when enabled (`auto`: on for live capture,
@@ -169,6 +181,14 @@ fn read(
                         result = Err(e);
                         return false;
                     }
+                }
+            }
+            // Stats records go on while no file comes, on the interval and on request.
+            if control.take_stats() || last_stats.elapsed() >= interval {
+                last_stats = Instant::now();
+                if let Err(e) = dispatch.stats(last_ts, start.elapsed().as_secs(), packets) {
+                    result = Err(e);
+                    return false;
                 }
             }
             true
@@ -390,7 +410,9 @@ impl Dispatch for Single<'_> {
     fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError> {
         let counters = self.counters(received)?;
         let threads = [(worker_name(0), self.lane.counters(self.setup))];
-        write_stats(&mut self.lane.outputs, &counters, &threads, ts, uptime, self.lane.worker.detector.rules())
+        write_stats(&mut self.lane.outputs, &counters, &threads, ts, uptime, self.lane.worker.detector.rules())?;
+        // As the other runmodes: a record asked for reaches its file now.
+        self.lane.outputs.finish().map(|_| ())
     }
 
     fn swap_rules(&mut self, rules: Arc<LoadedRules>) -> Result<(), EngineError> {

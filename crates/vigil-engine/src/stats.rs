@@ -36,6 +36,9 @@ pub(crate) struct Counters<'a> {
     /// Bytes held for `filestore` rules and files no longer held at the
     /// cap (shared by all workers), where files are held.
     pub file_hold: Option<(u64, u64)>,
+    /// EVE sinks' counters (`eve_log.N.sent`, `.dropped`, `.reconnects`;
+    /// shared by all workers).
+    pub sinks: Vec<(String, u64)>,
     /// Packets and bytes of flows after their bypass.
     pub bypassed: (u64, u64),
     pub flow_ends: &'a FlowEnds,
@@ -150,6 +153,9 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
     // vigil bypasses in software only: every bypassed packet is a local one.
     push("flow_bypassed.local_pkts".into(), all.bypassed.0);
     push("flow_bypassed.local_bytes".into(), all.bypassed.1);
+    for (name, v) in &all.sinks {
+        push(name.clone(), *v);
+    }
     if let Some((memuse, memcap)) = all.byterange {
         push("http.byterange.memuse".into(), memuse);
         push("http.byterange.memcap".into(), memcap);
@@ -222,8 +228,8 @@ pub(crate) fn gather(
 /// Adds another worker's counters (as [`counters`] lists them, zeros
 /// included) into `into`. Counters add up, except the largest packet size
 /// and the memcap pressures, which are the largest of all, the byterange
-/// container's, which all workers share (each reports the same), and the
-/// average size, derived again from the totals.
+/// container's and the EVE sinks', which all workers share (each reports
+/// the same), and the average size, derived again from the totals.
 pub(crate) fn merge(into: &mut Vec<(String, u64)>, other: &[(String, u64)]) {
     if into.is_empty() {
         into.extend_from_slice(other);
@@ -241,7 +247,7 @@ pub(crate) fn merge(into: &mut Vec<(String, u64)>, other: &[(String, u64)]) {
                 | "http.byterange.memcap"
                 | "file_store.hold_memuse"
                 | "file_store.hold_memcap"
-        );
+        ) || name.starts_with("eve_log.");
         if largest {
             *v = (*v).max(*w);
         } else {

@@ -324,6 +324,7 @@ impl Dispatch for Workers<'_> {
         let inspected = stats::get(&end.counters, "decoder.pkts");
         write_stats(&mut outputs, &with_capture(end.counters.clone(), inspected, 0), &threads, ts, uptime, &rules)?;
         end.records += outputs.finish()?;
+        outputs.close_sinks();
         Ok(end)
     }
 }

@@ -36,6 +36,7 @@ mod pcap_log;
 mod protocol;
 #[cfg(test)]
 mod schema_check;
+pub mod sink;
 mod stats;
 mod stats_log;
 mod time;

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::sink::Sink;
+
 /// Bytes of whole records a writer gathers before it takes the file, unless
 /// told otherwise ([`EveWriter::set_flush`]).
 const BUFFER: usize = 1 << 16;
@@ -26,14 +28,24 @@ impl Default for FlushPolicy {
     }
 }
 
-/// Appends EVE records, one JSON object per line, to a file.
+/// Where a writer's records go.
+#[derive(Clone)]
+enum Target {
+    File(Arc<Mutex<File>>),
+    /// A socket, syslog or Redis ([`crate::sink`]): never waited on.
+    Sink(Arc<Sink>),
+}
+
+/// Appends EVE records, one JSON object per line, to a file or a sink.
 ///
 /// Several writers may share one file (one per worker, see [`EveWriter::share`]):
 /// each gathers whole lines in a buffer of its own and writes them under the
 /// file's lock, so records never interleave mid-line and workers rarely wait.
 pub struct EveWriter {
     path: PathBuf,
-    file: Arc<Mutex<File>>,
+    target: Target,
+    /// Written before each record (`eve-log.prefix`).
+    prefix: Option<Arc<str>>,
     buf: Vec<u8>,
     records: u64,
     policy: FlushPolicy,
@@ -48,7 +60,8 @@ impl EveWriter {
         let file = OpenOptions::new().create(true).write(true).append(append).truncate(!append).open(&path)?;
         Ok(EveWriter {
             path,
-            file: Arc::new(Mutex::new(file)),
+            target: Target::File(Arc::new(Mutex::new(file))),
+            prefix: None,
             buf: Vec::with_capacity(BUFFER),
             records: 0,
             policy: FlushPolicy::default(),
@@ -56,12 +69,39 @@ impl EveWriter {
         })
     }
 
+    /// Records to `sink`; `name` is what [`EveWriter::path`] answers.
+    pub fn to_sink(name: impl AsRef<Path>, sink: Arc<Sink>) -> EveWriter {
+        EveWriter {
+            path: name.as_ref().to_path_buf(),
+            target: Target::Sink(sink),
+            prefix: None,
+            buf: Vec::with_capacity(BUFFER),
+            records: 0,
+            policy: FlushPolicy::default(),
+            since: None,
+        }
+    }
+
+    /// The sink this writer sends to, if not a file.
+    pub fn sink(&self) -> Option<&Arc<Sink>> {
+        match &self.target {
+            Target::Sink(s) => Some(s),
+            Target::File(_) => None,
+        }
+    }
+
+    /// Writes `prefix` before each record from now on.
+    pub fn set_prefix(&mut self, prefix: Option<&str>) {
+        self.prefix = prefix.filter(|p| !p.is_empty()).map(Arc::from);
+    }
+
     /// Another writer on the same file, with its own buffer and record count
     /// and the same flush policy.
     pub fn share(&self) -> EveWriter {
         EveWriter {
             path: self.path.clone(),
-            file: self.file.clone(),
+            target: self.target.clone(),
+            prefix: self.prefix.clone(),
             buf: Vec::with_capacity(self.policy.bytes.min(BUFFER)),
             records: 0,
             policy: self.policy,
@@ -87,13 +127,17 @@ impl EveWriter {
     /// moved it away): every writer sharing it writes to the new file.
     pub fn reopen(&mut self) -> io::Result<()> {
         self.write_out()?;
+        let Target::File(shared) = &self.target else { return Ok(()) };
         let file = OpenOptions::new().create(true).append(true).open(&self.path)?;
-        *self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = file;
+        *shared.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = file;
         Ok(())
     }
 
     pub fn write(&mut self, record: &Value) -> io::Result<()> {
         let len = self.buf.len();
+        if let Some(p) = &self.prefix {
+            self.buf.extend_from_slice(p.as_bytes());
+        }
         if let Err(e) = serde_json::to_writer(&mut self.buf, record) {
             // A record that cannot be written leaves no partial line behind.
             self.buf.truncate(len);
@@ -139,10 +183,18 @@ impl EveWriter {
         if self.buf.is_empty() {
             return Ok(());
         }
-        // A worker that panicked while holding the lock wrote whole lines or
-        // none: the file is still usable.
-        let mut file = self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let result = file.write_all(&self.buf);
+        let result = match &self.target {
+            Target::File(file) => {
+                // A worker that panicked while holding the lock wrote whole
+                // lines or none: the file is still usable.
+                let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                file.write_all(&self.buf)
+            }
+            Target::Sink(sink) => {
+                sink.push(&self.buf);
+                Ok(())
+            }
+        };
         self.buf.clear();
         result
     }

@@ -61,6 +61,7 @@ fn capture(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveStatus))
         ..crate::socket_commands::Facts::live(setup, ifaces)
     };
     let _socket = crate::run::control_socket(setup, &opts.control, facts)?;
+    let _metrics = crate::run::metrics_server(setup, &opts.control)?;
     // `reject` refusals the host routes (a bridge sends its own at layer 2).
     // Send-only sockets: they cost nothing when no rule rejects.
     let raw = vigil_capture::RawIpSender::open().ok().map(Arc::new);
@@ -129,6 +130,7 @@ fn capture(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveStatus))
         let uptime = start.elapsed().as_secs();
         write_stats(&mut coord.outputs, &totals, &threads, wall_clock(), uptime, &coord.rules)?;
         summary.eve_records = end.records + coord.outputs.finish()?;
+        coord.outputs.close_sinks();
         // Inspected: frames the kernel delivered that vigil read (a bridge's own
         // forwarded frames, which come back as outgoing ones, are skipped).
         summary.packets = stats::get(&end.counters, "decoder.pkts");

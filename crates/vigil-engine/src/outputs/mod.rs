@@ -283,15 +283,68 @@ fn flush_policy(setup: &Setup, mode: OutputMode, buffer_size: Option<u64>) -> Fl
     FlushPolicy { bytes, age }
 }
 
+/// Bytes of records an EVE sink holds while its far end is slow or gone;
+/// what does not fit is dropped and counted (`eve_log.N.dropped`).
+const SINK_QUEUE_BYTES: usize = 64 << 20;
+
+/// Where an `eve-log` other than a file sends its records, and the name it
+/// goes by in messages; `None` for a file.
+fn sink_target(
+    filetype: &vigil_config::EveFiletype,
+    path: &std::path::Path,
+) -> Option<(String, vigil_output::sink::SinkTarget)> {
+    use vigil_config::{EveFiletype as F, RedisMode};
+    use vigil_output::sink::{RedisCommand, RedisTarget, SinkTarget};
+    Some(match filetype {
+        F::Regular => return None,
+        F::UnixDgram => (format!("unix_dgram:{}", path.display()), SinkTarget::UnixDgram(path.to_path_buf())),
+        F::UnixStream => (format!("unix_stream:{}", path.display()), SinkTarget::UnixStream(path.to_path_buf())),
+        F::Syslog(s) => (
+            format!("syslog:{}", s.socket),
+            SinkTarget::Syslog {
+                socket: s.socket.clone().into(),
+                facility: s.facility,
+                level: s.level,
+                identity: s.identity.clone(),
+            },
+        ),
+        F::Redis(r) => (
+            format!("redis://{}:{}/{}", r.server, r.port, r.key),
+            SinkTarget::Redis(RedisTarget {
+                server: r.server.clone(),
+                port: r.port,
+                command: match r.mode {
+                    RedisMode::Lpush => RedisCommand::Lpush,
+                    RedisMode::Rpush => RedisCommand::Rpush,
+                    RedisMode::Publish => RedisCommand::Publish,
+                    RedisMode::Xadd => RedisCommand::Xadd,
+                },
+                key: r.key.clone(),
+                batch: r.batch_size,
+                stream_maxlen: r.stream_maxlen,
+                trim_exact: r.stream_trim_exact,
+            }),
+        ),
+    })
+}
+
 impl Outputs {
     pub(crate) fn open(setup: &Setup, mode: OutputMode) -> Result<Outputs, EngineError> {
         let stats_on = setup.config.stats.enabled;
         let mut sinks = Vec::new();
         for eve in setup.config.outputs.enabled_eve_logs() {
             let path = log_path(&setup.log_dir, &eve.filename);
-            let mut writer = EveWriter::create(&path, false)
-                .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?;
+            let mut writer = match sink_target(&eve.filetype, &path) {
+                None => EveWriter::create(&path, false)
+                    .map_err(|error| EngineError::Output { path: path.display().to_string(), error })?,
+                Some((name, target)) => {
+                    let sink = vigil_output::sink::Sink::start(target, SINK_QUEUE_BYTES)
+                        .map_err(|error| EngineError::Output { path: name.clone(), error })?;
+                    EveWriter::to_sink(name, sink)
+                }
+            };
             writer.set_flush(flush_policy(setup, mode, eve.buffer_size));
+            writer.set_prefix(eve.prefix.as_deref());
             let envelope = EnvelopeOptions {
                 ethernet: eve.ethernet,
                 community_id: eve.community_id.then_some(eve.community_id_seed),
@@ -451,6 +504,40 @@ impl Outputs {
     /// are held for `filestore` rules.
     pub(crate) fn hold_counts(&self) -> Option<(u64, u64)> {
         self.file_cfg.hold_budget.map(|b| (b.used(), b.hits()))
+    }
+
+    /// Each EVE sink's counters, by its place among the `eve-log` outputs.
+    pub(crate) fn sink_counts(&self) -> Vec<(String, u64)> {
+        let mut out = Vec::new();
+        for (i, s) in self.sinks.iter().enumerate() {
+            if let Some(sink) = s.writer.sink() {
+                let c = sink.counts();
+                out.push((format!("eve_log.{i}.sent"), c.sent));
+                out.push((format!("eve_log.{i}.dropped"), c.dropped));
+                out.push((format!("eve_log.{i}.reconnects"), c.reconnects));
+            }
+        }
+        out
+    }
+
+    /// The end of the run: every EVE sink sends what it holds (for a few
+    /// seconds at most) and stops; records it could not deliver are said.
+    pub(crate) fn close_sinks(&mut self) {
+        for s in &mut self.sinks {
+            let _ = s.writer.flush();
+            if let Some(sink) = s.writer.sink() {
+                vigil_output::sink::drain(sink, vigil_output::sink::CLOSE_GRACE);
+                let c = sink.close();
+                if c.dropped > 0 {
+                    eprintln!(
+                        "vigil: warning: eve-log {}: {} of {} records not delivered (counted as dropped)",
+                        s.writer.path().display(),
+                        c.dropped,
+                        c.sent + c.dropped
+                    );
+                }
+            }
+        }
     }
 
     /// `http.byterange.memuse` and `http.byterange.memcap`, where parts are put together.

@@ -1,0 +1,156 @@
+//! `stats.prometheus` (vigil's own): every stats counter over HTTP in
+//! Prometheus's text format, for a scraper to read while vigil runs.
+//!
+//! A scrape asks the running engine for its counters the way the control
+//! socket's `dump-counters` does (the reading loop answers between
+//! packets), so it sees what a stats record written at that moment would:
+//! the same totals under the same names. A counter `decoder.pkts` is the
+//! metric `vigil_decoder_pkts_total`, a gauge such as `tcp.memuse` is
+//! `vigil_tcp_memuse`; each metric's help text gives Suricata's name.
+//! One thread serves the endpoint, one request at a time, with short
+//! timeouts, so a stuck client holds nothing up for long.
+
+use crate::control::Control;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// How long a scrape waits for the engine's counters.
+const ANSWER_WAIT: Duration = Duration::from_secs(5);
+/// How long a client may take to send its request or read the answer.
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The endpoint; dropping it stops the thread.
+pub(crate) struct MetricsServer {
+    done: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl MetricsServer {
+    pub(crate) fn start(cfg: &vigil_config::Prometheus, control: Control) -> io::Result<MetricsServer> {
+        let listener = TcpListener::bind(&cfg.listen)?;
+        listener.set_nonblocking(true)?;
+        let done = Arc::new(AtomicBool::new(false));
+        let stop = done.clone();
+        let path = cfg.path.clone();
+        let thread = std::thread::Builder::new().name("metrics".into()).spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((conn, _)) => {
+                        // A client that misbehaves loses its answer, nothing more.
+                        let _ = answer(conn, &path, &control);
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(20)),
+                    Err(_) => std::thread::sleep(Duration::from_millis(100)),
+                }
+            }
+        })?;
+        Ok(MetricsServer { done, thread: Some(thread) })
+    }
+}
+
+impl Drop for MetricsServer {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn answer(conn: TcpStream, path: &str, control: &Control) -> io::Result<()> {
+    conn.set_nonblocking(false)?;
+    conn.set_read_timeout(Some(CLIENT_TIMEOUT))?;
+    conn.set_write_timeout(Some(CLIENT_TIMEOUT))?;
+    let mut reader = BufReader::new(conn.try_clone()?).take(16 * 1024);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    // The headers are read and not looked at.
+    let mut header = String::new();
+    while reader.read_line(&mut header)? > 2 {
+        header.clear();
+    }
+    let mut words = line.split_whitespace();
+    let (method, target) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+    let target = target.split('?').next().unwrap_or("");
+    let (status, body) = if method != "GET" {
+        ("405 Method Not Allowed", "only GET\n".to_string())
+    } else if target != path {
+        ("404 Not Found", format!("metrics are at {path}\n"))
+    } else {
+        match control.ask_counters().recv_timeout(ANSWER_WAIT) {
+            Ok(counters) => ("200 OK", exposition(&counters)),
+            Err(_) => ("503 Service Unavailable", "the engine did not answer in time\n".to_string()),
+        }
+    };
+    let mut conn = conn;
+    write!(
+        conn,
+        "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )?;
+    conn.flush()
+}
+
+/// Counters that go up and down (sizes, fill levels, what is open now),
+/// by a part of their name; the rest only grow.
+fn is_gauge(name: &str) -> bool {
+    const PARTS: [&str; 9] =
+        ["memuse", "memcap", "max_pkt_size", "avg_pkt_size", "pressure", "active", "spare", "open_files", "uptime"];
+    PARTS.iter().any(|p| name.contains(p))
+}
+
+/// A Prometheus metric name for a Suricata counter name.
+fn metric_name(name: &str, gauge: bool) -> String {
+    let mut m = String::with_capacity(name.len() + 12);
+    m.push_str("vigil_");
+    for c in name.chars() {
+        m.push(if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' });
+    }
+    if !gauge && !m.ends_with("_total") {
+        m.push_str("_total");
+    }
+    m
+}
+
+/// The text exposition format of `counters`.
+pub(crate) fn exposition(counters: &[(String, u64)]) -> String {
+    let mut out = String::new();
+    let mut seen = std::collections::HashSet::new();
+    for (name, v) in counters {
+        let gauge = is_gauge(name);
+        let metric = metric_name(name, gauge);
+        // Two Suricata names that read alike once cleaned: the first wins.
+        if !seen.insert(metric.clone()) {
+            continue;
+        }
+        let kind = if gauge { "gauge" } else { "counter" };
+        out.push_str(&format!(
+            "# HELP {metric} Suricata stats counter {name}.\n# TYPE {metric} {kind}\n{metric} {v}\n"
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_types() {
+        let text = exposition(&[
+            ("decoder.pkts".into(), 42),
+            ("tcp.memuse".into(), 1024),
+            ("flow.total".into(), 3),
+            ("app_layer.flow.dns-tcp".into(), 1),
+        ]);
+        assert!(text.contains("# TYPE vigil_decoder_pkts_total counter\nvigil_decoder_pkts_total 42\n"), "{text}");
+        assert!(text.contains("# TYPE vigil_tcp_memuse gauge\nvigil_tcp_memuse 1024\n"), "{text}");
+        assert!(text.contains("vigil_flow_total 3\n"), "{text}");
+        assert!(text.contains("vigil_app_layer_flow_dns_tcp_total 1\n"), "{text}");
+        assert!(text.contains("# HELP vigil_decoder_pkts_total Suricata stats counter decoder.pkts.\n"));
+    }
+}

@@ -1,0 +1,554 @@
+//! EVE records sent somewhere other than a file: a unix datagram socket,
+//! a unix stream socket, syslog, or Redis (a list, a channel or a stream),
+//! as Suricata's `eve-log.filetype` names them.
+//!
+//! A sink never makes a worker wait. Writers hand it whole lines; they go
+//! into a queue bounded in bytes, and one thread per sink sends them. When
+//! the far end is slow or gone the queue fills, and what no longer fits is
+//! dropped and counted. The thread reconnects on its own (every 100 ms at
+//! first, then at most every second) and goes on with what is queued; the
+//! batch in hand when a connection broke is counted as dropped, since how
+//! much of it arrived cannot be known.
+//!
+//! ```no_run
+//! use vigil_output::sink::{Sink, SinkTarget};
+//! let sink = Sink::start(SinkTarget::UnixStream("/run/collector.sock".into()), 1 << 20).unwrap();
+//! sink.push(b"{\"event_type\":\"alert\"}\n");
+//! let counts = sink.close();
+//! # let _ = counts;
+//! ```
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::os::unix::net::{UnixDatagram, UnixStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Where a sink sends records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SinkTarget {
+    /// `unix_dgram`: one record per datagram to a listening socket.
+    UnixDgram(PathBuf),
+    /// `unix_stream`: records as lines on a connection to a listening socket.
+    UnixStream(PathBuf),
+    /// `syslog`: one message per record to the local syslog socket, as
+    /// syslog(3) formats them (`<PRI>Mmm dd hh:mm:ss identity[pid]: ...`).
+    Syslog {
+        socket: PathBuf,
+        facility: u8,
+        level: u8,
+        identity: String,
+    },
+    Redis(RedisTarget),
+}
+
+/// `eve-log.redis`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedisTarget {
+    pub server: String,
+    pub port: u16,
+    pub command: RedisCommand,
+    /// The list, channel or stream.
+    pub key: String,
+    /// Commands sent before their replies are read (`pipelining.batch-size`; 1 without).
+    pub batch: usize,
+    /// `XADD ... MAXLEN`: 0 keeps every entry.
+    pub stream_maxlen: u64,
+    /// `MAXLEN N` rather than `MAXLEN ~ N`.
+    pub trim_exact: bool,
+}
+
+/// `eve-log.redis.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedisCommand {
+    Lpush,
+    Rpush,
+    Publish,
+    Xadd,
+}
+
+/// What a sink did with the records it was given.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SinkCounts {
+    /// Records handed to the far end.
+    pub sent: u64,
+    /// Records lost: the queue was full, the connection broke with them in
+    /// hand, the far end refused them, or the run ended with the far end gone.
+    pub dropped: u64,
+    /// Connections made again after the first.
+    pub reconnects: u64,
+}
+
+struct Queue {
+    batches: VecDeque<Vec<u8>>,
+    bytes: usize,
+    closing: bool,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+    cap: usize,
+    sent: AtomicU64,
+    dropped: AtomicU64,
+    reconnects: AtomicU64,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn drop_lines(&self, batch: &[u8]) {
+        self.dropped.fetch_add(lines(batch), Ordering::Relaxed);
+    }
+}
+
+fn lines(batch: &[u8]) -> u64 {
+    batch.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+/// A sink and the thread that sends its records.
+pub struct Sink {
+    shared: Arc<Shared>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sink").field("counts", &self.counts()).finish_non_exhaustive()
+    }
+}
+
+const FIRST_RETRY: Duration = Duration::from_millis(100);
+const LAST_RETRY: Duration = Duration::from_secs(1);
+/// How long one send or reply may take before the far end counts as gone.
+const IO_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl Sink {
+    /// Starts the sending thread; `cap`: bytes the queue holds at most.
+    pub fn start(target: SinkTarget, cap: usize) -> io::Result<Arc<Sink>> {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue { batches: VecDeque::new(), bytes: 0, closing: false }),
+            ready: Condvar::new(),
+            cap,
+            sent: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            reconnects: AtomicU64::new(0),
+        });
+        let worker = shared.clone();
+        let thread = std::thread::Builder::new().name("eve-sink".into()).spawn(move || send_loop(&target, &worker))?;
+        Ok(Arc::new(Sink { shared, thread: Mutex::new(Some(thread)) }))
+    }
+
+    /// Queues whole lines (each ends with `\n`); what does not fit is dropped.
+    pub fn push(&self, batch: &[u8]) {
+        if batch.is_empty() {
+            return;
+        }
+        let mut q = self.shared.lock();
+        if q.closing || q.bytes + batch.len() > self.shared.cap {
+            drop(q);
+            self.shared.drop_lines(batch);
+            return;
+        }
+        q.bytes += batch.len();
+        q.batches.push_back(batch.to_vec());
+        drop(q);
+        self.shared.ready.notify_one();
+    }
+
+    pub fn counts(&self) -> SinkCounts {
+        SinkCounts {
+            sent: self.shared.sent.load(Ordering::Relaxed),
+            dropped: self.shared.dropped.load(Ordering::Relaxed),
+            reconnects: self.shared.reconnects.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Sends what is queued (if the far end can be reached) and stops the
+    /// thread; the final counts. Later pushes are dropped.
+    pub fn close(&self) -> SinkCounts {
+        self.shared.lock().closing = true;
+        self.shared.ready.notify_all();
+        if let Some(t) = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = t.join();
+        }
+        self.counts()
+    }
+}
+
+impl Drop for Sink {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// The next batch, waiting for one; `None` once closing and empty.
+fn next_batch(shared: &Shared) -> Option<Vec<u8>> {
+    let mut q = shared.lock();
+    loop {
+        if let Some(b) = q.batches.pop_front() {
+            q.bytes -= b.len();
+            return Some(b);
+        }
+        if q.closing {
+            return None;
+        }
+        q = shared.ready.wait(q).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+fn closing(shared: &Shared) -> bool {
+    shared.lock().closing
+}
+
+fn send_loop(target: &SinkTarget, shared: &Shared) {
+    let mut conn: Option<Conn> = None;
+    let mut connected_before = false;
+    let mut retry = FIRST_RETRY;
+    // Once the far end cannot be reached while closing, the rest is dropped.
+    let mut give_up = false;
+    while let Some(batch) = next_batch(shared) {
+        if give_up {
+            shared.drop_lines(&batch);
+            continue;
+        }
+        while conn.is_none() {
+            match Conn::open(target) {
+                Ok(c) => {
+                    if connected_before {
+                        shared.reconnects.fetch_add(1, Ordering::Relaxed);
+                    }
+                    connected_before = true;
+                    retry = FIRST_RETRY;
+                    conn = Some(c);
+                }
+                Err(_) if closing(shared) => break,
+                Err(_) => {
+                    // Wait, but wake for the end of the run.
+                    let q = shared.lock();
+                    let _ = shared.ready.wait_timeout_while(q, retry, |q| !q.closing);
+                    retry = (retry * 2).min(LAST_RETRY);
+                }
+            }
+        }
+        let Some(c) = conn.as_mut() else {
+            give_up = true;
+            shared.drop_lines(&batch);
+            continue;
+        };
+        match c.send(target, &batch) {
+            Ok((sent, refused)) => {
+                shared.sent.fetch_add(sent, Ordering::Relaxed);
+                shared.dropped.fetch_add(refused, Ordering::Relaxed);
+            }
+            Err(_) => {
+                conn = None;
+                shared.drop_lines(&batch);
+            }
+        }
+    }
+}
+
+enum Conn {
+    Dgram(UnixDatagram),
+    Stream(UnixStream),
+    Redis(BufReader<TcpStream>),
+}
+
+impl Conn {
+    fn open(target: &SinkTarget) -> io::Result<Conn> {
+        Ok(match target {
+            SinkTarget::UnixDgram(path) | SinkTarget::Syslog { socket: path, .. } => {
+                let s = UnixDatagram::unbound()?;
+                s.connect(path)?;
+                s.set_write_timeout(Some(IO_TIMEOUT))?;
+                Conn::Dgram(s)
+            }
+            SinkTarget::UnixStream(path) => {
+                let s = UnixStream::connect(path)?;
+                s.set_write_timeout(Some(IO_TIMEOUT))?;
+                Conn::Stream(s)
+            }
+            SinkTarget::Redis(r) => {
+                let addr = std::net::ToSocketAddrs::to_socket_addrs(&(r.server.as_str(), r.port))?
+                    .next()
+                    .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no address"))?;
+                let s = TcpStream::connect_timeout(&addr, IO_TIMEOUT)?;
+                s.set_write_timeout(Some(IO_TIMEOUT))?;
+                s.set_read_timeout(Some(IO_TIMEOUT))?;
+                s.set_nodelay(true)?;
+                Conn::Redis(BufReader::new(s))
+            }
+        })
+    }
+
+    /// Sends a batch of lines: (records the far end took, records it refused).
+    fn send(&mut self, target: &SinkTarget, batch: &[u8]) -> io::Result<(u64, u64)> {
+        let records = batch.split(|&b| b == b'\n').filter(|l| !l.is_empty());
+        match (self, target) {
+            (Conn::Stream(s), _) => {
+                s.write_all(batch)?;
+                Ok((lines(batch), 0))
+            }
+            (Conn::Dgram(s), SinkTarget::Syslog { facility, level, identity, .. }) => {
+                let pri = u16::from(*facility) * 8 + u16::from(*level);
+                let head = format!("<{pri}>{} {identity}[{}]: ", syslog_time(), std::process::id());
+                let mut msg = Vec::new();
+                let mut n = 0;
+                for r in records {
+                    msg.clear();
+                    msg.extend_from_slice(head.as_bytes());
+                    msg.extend_from_slice(r);
+                    s.send(&msg)?;
+                    n += 1;
+                }
+                Ok((n, 0))
+            }
+            (Conn::Dgram(s), _) => {
+                let mut n = 0;
+                for r in records {
+                    s.send(r)?;
+                    n += 1;
+                }
+                Ok((n, 0))
+            }
+            (Conn::Redis(s), SinkTarget::Redis(r)) => {
+                let mut out = Vec::new();
+                let (mut pending, mut sent, mut refused) = (0usize, 0u64, 0u64);
+                let mut records = records.peekable();
+                while let Some(rec) = records.next() {
+                    redis_command(&mut out, r, rec);
+                    pending += 1;
+                    if pending >= r.batch.max(1) || records.peek().is_none() {
+                        s.get_mut().write_all(&out)?;
+                        out.clear();
+                        for _ in 0..pending {
+                            if read_reply(s)? {
+                                sent += 1;
+                            } else {
+                                refused += 1;
+                            }
+                        }
+                        pending = 0;
+                    }
+                }
+                Ok((sent, refused))
+            }
+            (Conn::Redis(_), _) => Err(io::Error::other("not a Redis target")),
+        }
+    }
+}
+
+/// One command in RESP: an array of bulk strings.
+fn redis_command(out: &mut Vec<u8>, r: &RedisTarget, record: &[u8]) {
+    let maxlen = r.stream_maxlen.to_string();
+    let args: Vec<&[u8]> = match r.command {
+        RedisCommand::Lpush => vec![b"LPUSH", r.key.as_bytes(), record],
+        RedisCommand::Rpush => vec![b"RPUSH", r.key.as_bytes(), record],
+        RedisCommand::Publish => vec![b"PUBLISH", r.key.as_bytes(), record],
+        RedisCommand::Xadd if r.stream_maxlen == 0 => vec![b"XADD", r.key.as_bytes(), b"*", b"eve", record],
+        RedisCommand::Xadd => {
+            let trim: &[u8] = if r.trim_exact { b"=" } else { b"~" };
+            vec![b"XADD", r.key.as_bytes(), b"MAXLEN", trim, maxlen.as_bytes(), b"*", b"eve", record]
+        }
+    };
+    out.extend_from_slice(format!("*{}\r\n", args.len()).as_bytes());
+    for a in args {
+        out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
+        out.extend_from_slice(a);
+        out.extend_from_slice(b"\r\n");
+    }
+}
+
+/// Reads one reply; false for an error reply.
+fn read_reply(s: &mut BufReader<TcpStream>) -> io::Result<bool> {
+    let mut line = Vec::new();
+    if s.read_until(b'\n', &mut line)? == 0 {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    let bad = || io::Error::new(io::ErrorKind::InvalidData, "unexpected Redis reply");
+    match line.first() {
+        Some(b'+') | Some(b':') => Ok(true),
+        Some(b'-') => Ok(false),
+        Some(b'$') => {
+            let n: i64 = std::str::from_utf8(&line[1..]).ok().and_then(|t| t.trim().parse().ok()).ok_or_else(bad)?;
+            if n >= 0 {
+                // The bulk string and its CRLF.
+                let mut rest = vec![0u8; n as usize + 2];
+                io::Read::read_exact(s, &mut rest)?;
+            }
+            Ok(true)
+        }
+        _ => Err(bad()),
+    }
+}
+
+/// syslog(3)'s time stamp (local time is not known here: UTC).
+fn syslog_time() -> String {
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (_, month, day) = crate::time::civil_from_days((secs / 86_400) as i64);
+    let rest = secs % 86_400;
+    format!(
+        "{} {day:>2} {:02}:{:02}:{:02}",
+        MONTHS[(month as usize).clamp(1, 12) - 1],
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// Time allowed for what is queued to go out at the end of a run.
+pub const CLOSE_GRACE: Duration = Duration::from_secs(5);
+
+/// Waits until `sink` has nothing queued or `grace` has passed.
+pub fn drain(sink: &Sink, grace: Duration) {
+    let end = Instant::now() + grace;
+    while Instant::now() < end && sink.shared.lock().bytes > 0 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::os::unix::net::UnixListener;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("vigil-sink-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn datagrams_carry_one_record_each() {
+        let d = dir("dgram");
+        let path = d.join("collector.sock");
+        let rx = UnixDatagram::bind(&path).unwrap();
+        rx.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let sink = Sink::start(SinkTarget::UnixDgram(path), 1 << 20).unwrap();
+        sink.push(b"{\"a\":1}\n{\"b\":2}\n");
+        let mut buf = [0u8; 64];
+        let n = rx.recv(&mut buf).unwrap();
+        assert_eq!(&buf[..n], b"{\"a\":1}");
+        let n = rx.recv(&mut buf).unwrap();
+        assert_eq!(&buf[..n], b"{\"b\":2}");
+        assert_eq!(sink.close(), SinkCounts { sent: 2, dropped: 0, reconnects: 0 });
+        std::fs::remove_dir_all(&d).ok();
+    }
+
+    #[test]
+    fn syslog_messages_have_priority_identity_and_pid() {
+        let d = dir("syslog");
+        let path = d.join("log");
+        let rx = UnixDatagram::bind(&path).unwrap();
+        rx.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let target = SinkTarget::Syslog { socket: path, facility: 21, level: 6, identity: "suricata".into() };
+        let sink = Sink::start(target, 1 << 20).unwrap();
+        sink.push(b"{\"a\":1}\n");
+        let mut buf = [0u8; 128];
+        let n = rx.recv(&mut buf).unwrap();
+        let msg = std::str::from_utf8(&buf[..n]).unwrap();
+        // local5.info: 21 * 8 + 6.
+        assert!(msg.starts_with("<174>"), "{msg}");
+        assert!(msg.ends_with(&format!(" suricata[{}]: {{\"a\":1}}", std::process::id())), "{msg}");
+        assert_eq!(
+            msg.len(),
+            "<174>Nov 28 01:02:03 ".len() + format!("suricata[{}]: {{\"a\":1}}", std::process::id()).len()
+        );
+        sink.close();
+        std::fs::remove_dir_all(&d).ok();
+    }
+
+    #[test]
+    fn a_stream_sink_gone_for_a_while_drops_counts_and_resumes() {
+        let d = dir("stream");
+        let path = d.join("collector.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        // A queue of four records.
+        let rec = |i: u32| format!("{{\"n\":{i:08}}}\n").into_bytes();
+        let len = rec(0).len();
+        let sink = Sink::start(SinkTarget::UnixStream(path.clone()), 4 * len).unwrap();
+        sink.push(&rec(1));
+        let (mut conn, _) = listener.accept().unwrap();
+        let mut got = vec![0u8; len];
+        conn.read_exact(&mut got).unwrap();
+        assert_eq!(got, rec(1));
+        // The collector goes away.
+        drop(conn);
+        drop(listener);
+        std::fs::remove_file(&path).unwrap();
+        // Writes into a closed peer fail within a record or two; keep
+        // pushing until the sink has noticed and its queue has overflowed.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut i = 2;
+        while sink.counts().dropped < 10 && Instant::now() < deadline {
+            sink.push(&rec(i));
+            i += 1;
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(sink.counts().dropped >= 10, "{:?}", sink.counts());
+        // Back: what is queued arrives, and new records too.
+        let listener = UnixListener::bind(&path).unwrap();
+        let (mut conn, _) = listener.accept().unwrap();
+        drain(&sink, Duration::from_secs(10));
+        sink.push(&rec(999_999));
+        conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut seen = Vec::new();
+        let mut buf = vec![0u8; len];
+        while !seen.contains(&rec(999_999)) {
+            conn.read_exact(&mut buf).unwrap();
+            seen.push(buf.to_vec());
+        }
+        let c = sink.close();
+        assert_eq!(c.reconnects, 1);
+        assert_eq!(c.sent + c.dropped, u64::from(i), "every record is sent or counted: {c:?}");
+        std::fs::remove_dir_all(&d).ok();
+    }
+
+    #[test]
+    fn redis_commands_are_resp_arrays() {
+        let r = RedisTarget {
+            server: "127.0.0.1".into(),
+            port: 6379,
+            command: RedisCommand::Xadd,
+            key: "suricata".into(),
+            batch: 1,
+            stream_maxlen: 100_000,
+            trim_exact: false,
+        };
+        let mut out = Vec::new();
+        redis_command(&mut out, &r, b"{}");
+        assert_eq!(
+            out,
+            b"*8\r\n$4\r\nXADD\r\n$8\r\nsuricata\r\n$6\r\nMAXLEN\r\n$1\r\n~\r\n$6\r\n100000\r\n$1\r\n*\r\n$3\r\neve\r\n$2\r\n{}\r\n"
+        );
+        out.clear();
+        redis_command(&mut out, &RedisTarget { command: RedisCommand::Lpush, ..r }, b"{}");
+        assert_eq!(out, b"*3\r\n$5\r\nLPUSH\r\n$8\r\nsuricata\r\n$2\r\n{}\r\n");
+    }
+
+    #[test]
+    fn a_sink_never_reached_counts_everything_dropped_at_close() {
+        let d = dir("never");
+        let sink = Sink::start(SinkTarget::UnixStream(d.join("nobody.sock")), 1 << 20).unwrap();
+        sink.push(b"{}\n{}\n{}\n");
+        let c = sink.close();
+        assert_eq!((c.sent, c.dropped), (0, 3));
+        std::fs::remove_dir_all(&d).ok();
+    }
+
+    #[test]
+    fn syslog_time_looks_like_syslogs() {
+        let t = syslog_time();
+        assert_eq!(t.len(), 15, "{t}");
+        assert!(t.as_bytes()[9] == b':' && t.as_bytes()[12] == b':', "{t}");
+    }
+}
