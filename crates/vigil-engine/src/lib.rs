@@ -46,6 +46,7 @@ mod live;
 mod log;
 mod memory;
 mod metrics;
+mod notify;
 mod options;
 mod outputs;
 mod ranges;

@@ -78,6 +78,8 @@ fn capture(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveStatus))
     let validate = setup.checksum != ChecksumMode::Disabled;
     let n = sources.len();
     let start = Instant::now();
+    // Capture is open and the workers start now: a Type=notify service is up.
+    crate::notify::notify("READY=1\nSTATUS=capturing");
     std::thread::scope(|scope| {
         let mut ctls: Vec<Sender<Ctl>> = Vec::with_capacity(n);
         let mut handles = Vec::with_capacity(n);
@@ -224,6 +226,7 @@ impl Coordinator {
                 }
             }
         }
+        crate::notify::notify("STOPPING=1");
         summary.interrupted = true;
         Ok(summary)
     }
