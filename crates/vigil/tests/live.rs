@@ -475,3 +475,141 @@ fn live_records_reach_disk_within_the_flush_interval_and_survive_kill_9() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A collector on a unix stream socket: every line any connection brings,
+/// until it is shut (its socket file removed, connections closed).
+struct Collector {
+    path: PathBuf,
+    lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    open: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Collector {
+    fn start(path: &Path, lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> Collector {
+        use std::sync::atomic::Ordering;
+        let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let open = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let (keep, sink) = (open.clone(), lines.clone());
+        let thread = std::thread::spawn(move || {
+            let mut conns = Vec::new();
+            let mut pending = Vec::new();
+            while keep.load(Ordering::Relaxed) {
+                if let Ok((c, _)) = listener.accept() {
+                    c.set_nonblocking(true).unwrap();
+                    conns.push(c);
+                    pending.push(Vec::new());
+                }
+                let mut buf = [0u8; 65536];
+                for (c, part) in conns.iter_mut().zip(pending.iter_mut()) {
+                    while let Ok(n) = c.read(&mut buf) {
+                        if n == 0 {
+                            break;
+                        }
+                        part.extend_from_slice(&buf[..n]);
+                    }
+                    while let Some(end) = part.iter().position(|&b| b == b'\n') {
+                        let line: Vec<u8> = part.drain(..=end).collect();
+                        sink.lock().unwrap().push(String::from_utf8_lossy(&line[..end]).into_owned());
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        });
+        Collector { path: path.to_path_buf(), lines, open, thread: Some(thread) }
+    }
+
+    fn shut(mut self) {
+        self.open.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.thread.take().unwrap().join().unwrap();
+        std::fs::remove_file(&self.path).unwrap();
+    }
+
+    fn count(&self) -> usize {
+        self.lines.lock().unwrap().len()
+    }
+}
+
+/// The file's DNS and alert records, as written.
+fn dns_and_alerts(dir: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap_or_default();
+    text.lines().filter(|l| !l.contains("\"event_type\":\"stats\"")).map(str::to_string).collect()
+}
+
+#[test]
+fn eve_to_a_unix_socket_survives_the_collector_going_away() {
+    let Some(mut lab) = Lab::new("snk") else { return };
+    let client = lab.ns("c");
+    let server = lab.ns("s");
+    let (vc, vs) = (format!("kc{}", std::process::id()), format!("ks{}", std::process::id()));
+    lab.veth(&client, &vc, &server, &vs);
+    lab.run(&client, &format!("ip addr add 198.18.4.1/24 dev {vc}"));
+    lab.run(&server, &format!("ip addr add 198.18.4.2/24 dev {vs}"));
+    neighbours(&lab, (&client, &vc, "198.18.4.1"), (&server, &vs, "198.18.4.2"));
+    http_server(&server, "198.18.4.2:80");
+
+    let dir = out_dir("sink");
+    let sock = dir.join("collector.sock");
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let collector = Collector::start(&sock, lines.clone());
+    let item = |filetype: &str, filename: &str| {
+        format!("  - eve-log:\n      enabled: yes\n      filetype: {filetype}\n      filename: {filename}\n      types:\n        - alert\n        - dns\n")
+    };
+    let yaml = format!(
+        "%YAML 1.1\n---\noutputs:\n{}{}  - eve-log:\n      enabled: yes\n      filename: stats.json\n      types:\n        - stats\n",
+        item("regular", "eve.json"),
+        item("unix_stream", &sock.display().to_string()),
+    );
+    std::fs::write(dir.join("sink.yaml"), yaml).unwrap();
+    let cfg = dir.join("sink.yaml");
+    let mut vigil = start_vigil(&lab, &server, &dir, &["-c", cfg.to_str().unwrap(), "-i", &vs, "--runmode", "single"]);
+    let queries = |n: usize, gap: Duration| {
+        for _ in 0..n {
+            dns_query(&client, "198.18.4.2:53", "www.evil.example");
+            std::thread::sleep(gap);
+        }
+    };
+    // Caught up: the collector has every record the file has (the file is
+    // written within a second, live).
+    let caught_up = |collector: &Collector| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let want = dns_and_alerts(&dir).len();
+            if want > 0 && collector.count() == want {
+                return want;
+            }
+            assert!(Instant::now() < deadline, "collector has {} of {want}", collector.count());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    queries(10, Duration::from_millis(20));
+    let first = caught_up(&collector);
+    // The collector goes away for 5 s while traffic goes on.
+    collector.shut();
+    queries(20, Duration::from_millis(250));
+    let collector = Collector::start(&sock, lines.clone());
+    queries(10, Duration::from_millis(20));
+    std::thread::sleep(Duration::from_secs(2));
+    let stats_before_stop = std::fs::read_to_string(dir.join("stats.json")).unwrap_or_default();
+    stop(&mut vigil.0);
+    std::thread::sleep(Duration::from_millis(200));
+    collector.shut();
+
+    let file = dns_and_alerts(&dir);
+    // 40 queries, each a dns record and an alert.
+    assert_eq!(file.len(), 80, "{file:?}");
+    let got = lines.lock().unwrap().clone();
+    assert!(got.len() > first, "delivery resumed");
+    for l in &got {
+        assert!(file.contains(l), "the collector got a record the file lacks: {l}");
+    }
+    let stats = std::fs::read_to_string(dir.join("stats.json")).unwrap();
+    let last: Value = serde_json::from_str(stats.lines().last().unwrap()).unwrap();
+    let dropped = last["stats"]["eve_log"]["1"]["dropped"].as_u64().unwrap();
+    let sent = last["stats"]["eve_log"]["1"]["sent"].as_u64().unwrap();
+    assert_eq!(file.len() - got.len(), dropped as usize, "what did not arrive is counted ({stats_before_stop})");
+    assert!(sent as usize <= got.len());
+    assert_eq!(last["stats"]["eve_log"]["1"]["reconnects"], 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
