@@ -79,6 +79,7 @@
 
 #[cfg(target_os = "linux")]
 pub mod capacity;
+pub mod compare;
 pub mod cpu;
 pub mod gen;
 pub mod offline;

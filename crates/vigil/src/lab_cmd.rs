@@ -108,6 +108,14 @@ pub struct BenchOfflineArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Compare with another engine, `NAME=COMMAND` (repeatable): vigil and
+    /// each engine run as processes in turn, `--repeat` times, the command
+    /// by `sh -c` with `{pcap}` the capture and `{log}` a log directory;
+    /// processing is each run less a run on the capture's first packet alone
+    /// (start-up apart), e.g. `suricata=./suricata -c suricata.yaml -S et.rules
+    /// -r {pcap} -l {log} -k none --runmode single`.
+    #[arg(long = "engine", value_name = "NAME=COMMAND")]
+    pub engines: Vec<String>,
 }
 
 pub fn gen(args: &GenArgs) -> ExitCode {
@@ -176,6 +184,9 @@ pub fn bench(cmd: &BenchCommand) -> ExitCode {
             .clone()
             .unwrap_or_else(|| std::env::temp_dir().join(format!("vigil-bench-{}", std::process::id()))),
     };
+    if !args.engines.is_empty() {
+        return compare(args, &opts);
+    }
     match offline::run(&opts) {
         Ok(report) => {
             if args.json {
@@ -183,6 +194,37 @@ pub fn bench(cmd: &BenchCommand) -> ExitCode {
             } else {
                 print!("{}", report.table());
             }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("vigil bench offline: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `bench offline --engine`: vigil and the other engines as processes, in turn.
+fn compare(args: &BenchOfflineArgs, opts: &BenchOptions) -> ExitCode {
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("vigil bench offline: cannot find this program: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut engines = vec![vigil_lab::compare::vigil_command(&exe, opts)];
+    for e in &args.engines {
+        match vigil_lab::compare::EngineCmd::parse(e) {
+            Ok(e) => engines.push(e),
+            Err(e) => {
+                eprintln!("vigil bench offline: --engine: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match vigil_lab::compare::compare(&opts.input, &engines, opts.repeat, &opts.log_dir) {
+        Ok(c) => {
+            print!("{}", c.table());
             ExitCode::SUCCESS
         }
         Err(e) => {
