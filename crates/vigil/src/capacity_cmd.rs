@@ -39,6 +39,16 @@ pub struct CapacityArgs {
     /// Another engine: NAME=COMMAND, with {iface} and {logdir} filled in (repeatable).
     #[arg(long = "engine", value_name = "NAME=CMD")]
     pub engines: Vec<String>,
+    /// What another engine writes to a file of its {logdir} once it captures;
+    /// each step waits for it before sending (vigil: its control socket).
+    #[arg(long, value_name = "TEXT", default_value = vigil_lab::capacity::READY_TEXT)]
+    pub ready_text: String,
+    /// Seconds an engine may take to be ready (rule loading included).
+    #[arg(long, value_name = "SECS", default_value_t = 180.0)]
+    pub ready_timeout: f64,
+    /// Seconds between an engine being ready and the sender starting (reported).
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    pub warmup: f64,
     /// Ring size (frames per worker) for vigil's AF_PACKET capture.
     #[arg(long, default_value_t = 2048)]
     pub ring_size: u32,
@@ -217,6 +227,9 @@ fn run(args: &CapacityArgs) -> Result<(), String> {
             out_dir: args.out.clone(),
             vigil: std::env::current_exe().map_err(|e| e.to_string())?,
             stop: stop.clone(),
+            ready_text: args.ready_text.clone(),
+            ready_timeout: Duration::from_secs_f64(args.ready_timeout),
+            warmup: Duration::from_secs_f64(args.warmup),
         };
         let prefix = v.label.as_ref().map_or(String::new(), |l| format!("[{l}] "));
         let mut bar = StepBar::new(prefix);

@@ -62,3 +62,45 @@ fn a_seven_step_sweep_accounts_for_every_frame() {
     assert!(!ns.contains(&format!("vlab-tx-{pid}")) && !ns.contains(&format!("vlab-rx-{pid}")), "left over: {ns}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Another engine is measured only once it says it captures: here vigil
+/// itself as a command, slowed by a 2 s sleep before it starts, so a step
+/// that did not wait would send into nothing and lose every frame.
+#[test]
+fn a_command_engine_is_waited_for_until_it_says_it_captures() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: the capacity sweep needs root to create network namespaces");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("vigil-capacity-ready-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let vigil = env!("CARGO_BIN_EXE_vigil");
+    let engine =
+        format!("slow=sh -c 'sleep 2; exec {vigil} -i {{iface}} -l {{logdir}} -k none --quiet --disable-detection'");
+    let out = Command::new(vigil)
+        .args(["bench", "capacity", "--workers", "1", "--rates", "1,2", "--duration", "0.5", "--warmup", "0.2"])
+        .args(["--engine", &engine, "-o"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && stderr.contains("ip netns add") {
+        eprintln!("skipped: cannot create network namespaces: {stderr}");
+        return;
+    }
+    assert!(out.status.success(), "{stderr}");
+    let steps: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("capacity.json")).unwrap()).unwrap();
+    let slow: Vec<&Value> = steps.as_array().unwrap().iter().filter(|s| s["engine"] == "slow").collect();
+    assert_eq!(slow.len(), 2);
+    for s in slow {
+        let startup = s["startup_s"].as_f64().unwrap();
+        assert!(startup >= 2.0, "its start-up is measured, sleep included: {s}");
+        // Measured from its word, not a fixed grace period (which was 10 s).
+        assert!(startup < 9.0, "{s}");
+        assert_eq!(s["warmup_s"].as_f64().unwrap(), 0.2);
+        assert_eq!(s["dropped"], 0, "nothing sent before it captured: {s}");
+        assert_eq!(s["received"], s["sent"], "{s}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

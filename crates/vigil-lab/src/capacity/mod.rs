@@ -33,7 +33,8 @@ pub enum Engine {
     /// This vigil, with `workers` worker threads.
     Vigil { workers: usize },
     /// Any command; `{iface}` and `{logdir}` are filled in. It must write EVE
-    /// stats records (Suricata's counter names) to `{logdir}/eve.json`.
+    /// stats records (Suricata's counter names) to `{logdir}/eve.json`, and
+    /// say it is capturing in a file of `{logdir}` ([`CapacityOptions::ready_text`]).
     Command { name: String, template: String },
 }
 
@@ -66,7 +67,17 @@ pub struct CapacityOptions {
     pub vigil: PathBuf,
     /// Set on Ctrl-C: the sweep stops after the current step, cleaning up.
     pub stop: Arc<AtomicBool>,
+    /// What another engine writes to a file of its log directory once it
+    /// captures (Suricata's `Engine started`); the step waits for it.
+    pub ready_text: String,
+    /// How long an engine may take to get there (rules loading included).
+    pub ready_timeout: Duration,
+    /// Time between an engine being ready and the sender starting.
+    pub warmup: Duration,
 }
+
+/// Suricata's words once its threads run (vigil writes them too).
+pub const READY_TEXT: &str = "Engine started";
 
 /// The namespaces of a run, deleted on drop (the veth pair goes with them).
 struct Lab {
@@ -210,7 +221,10 @@ fn one_step(
     dir: &Path,
     progress: &mut dyn FnMut(Event),
 ) -> Result<Step, String> {
+    let spawned = Instant::now();
     let mut child = Running(start_engine(opts, lab, engine, dir)?);
+    let startup_secs = spawned.elapsed().as_secs_f64();
+    std::thread::sleep(opts.warmup);
     let pid = child.0.id();
     let cpu_before = cpu_ticks(pid);
     let started = Instant::now();
@@ -278,6 +292,19 @@ fn one_step(
         alerts: c.alerts,
         cpu_percent: 100.0 * busy / wall.max(1e-9),
         peak_rss_mb: rss,
+        startup_secs,
+        warmup_secs: opts.warmup.as_secs_f64(),
+    })
+}
+
+/// Whether a file of `dir` (its first MiB) holds `text`.
+fn says(dir: &Path, text: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else { return false };
+    entries.filter_map(Result::ok).any(|e| {
+        let Ok(f) = std::fs::File::open(e.path()) else { return false };
+        let mut head = Vec::new();
+        use std::io::Read;
+        f.take(1 << 20).read_to_end(&mut head).is_ok() && head.windows(text.len()).any(|w| w == text.as_bytes())
     })
 }
 
@@ -315,22 +342,32 @@ fn start_engine(opts: &CapacityOptions, lab: &Lab, engine: &Engine, dir: &Path) 
     let mut child =
         cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().map_err(|e| format!("{}: {e}", engine.name()))?;
     // vigil's control socket appears once its capture is open; another
-    // engine gets a few seconds.
+    // engine says so in its log (rules loading can take many seconds).
     let ready = dir.join("vigil-command.socket");
-    let deadline = Instant::now() + Duration::from_secs(if matches!(engine, Engine::Vigil { .. }) { 60 } else { 10 });
+    let deadline = Instant::now() + opts.ready_timeout;
     loop {
         if let Ok(Some(st)) = child.try_wait() {
             return Err(format!("{} exited before the step ({st})", engine.name()));
         }
-        match engine {
-            Engine::Vigil { .. } if ready.exists() => break,
-            Engine::Vigil { .. } if Instant::now() > deadline => {
-                let _ = child.kill();
-                return Err("vigil did not open its capture in 60 s".into());
-            }
-            Engine::Command { .. } if Instant::now() > deadline => break,
-            _ => std::thread::sleep(Duration::from_millis(20)),
+        let is_ready = match engine {
+            Engine::Vigil { .. } => ready.exists(),
+            Engine::Command { .. } => says(dir, &opts.ready_text),
+        };
+        if is_ready {
+            break;
         }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(match engine {
+                Engine::Vigil { .. } => format!("vigil did not open its capture in {:?}", opts.ready_timeout),
+                Engine::Command { name, .. } => format!(
+                    "{name} did not write {:?} to a file of its log directory in {:?} (is its log there?)",
+                    opts.ready_text, opts.ready_timeout
+                ),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
     Ok(child)
 }

@@ -22,6 +22,10 @@ pub struct Step {
     /// CPU time of the engine over wall time, in percent of one core.
     pub cpu_percent: f64,
     pub peak_rss_mb: f64,
+    /// From starting the engine to its saying it captures.
+    pub startup_secs: f64,
+    /// Then idle, before the sender started.
+    pub warmup_secs: f64,
 }
 
 impl Step {
@@ -42,7 +46,7 @@ impl Step {
     }
 }
 
-const HEADER: [&str; 12] = [
+const HEADER: [&str; 14] = [
     "engine",
     "offered_mbps",
     "sent_mbps",
@@ -55,13 +59,15 @@ const HEADER: [&str; 12] = [
     "alerts",
     "cpu_pct",
     "peak_rss_mb",
+    "startup_s",
+    "warmup_s",
 ];
 
 pub fn text(steps: &[Step]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<10} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8} {:>7} {:>7} {:>7} {:>6} {:>8}",
+        "{:<10} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8} {:>7} {:>7} {:>7} {:>6} {:>8} {:>9}",
         "engine",
         "offered",
         "sent",
@@ -73,12 +79,13 @@ pub fn text(steps: &[Step]) -> String {
         "effic%",
         "alerts",
         "cpu%",
-        "rss MB"
+        "rss MB",
+        "start-up s"
     );
     for s in steps {
         let _ = writeln!(
             out,
-            "{:<10} {:>8.0} {:>8.1} {:>9} {:>9} {:>9} {:>8} {:>7.2} {:>7.2} {:>7} {:>6.1} {:>8.1}",
+            "{:<10} {:>8.0} {:>8.1} {:>9} {:>9} {:>9} {:>8} {:>7.2} {:>7.2} {:>7} {:>6.1} {:>8.1} {:>9.1}",
             s.engine,
             s.offered_mbps,
             s.sent_mbps,
@@ -90,7 +97,8 @@ pub fn text(steps: &[Step]) -> String {
             s.efficiency(),
             s.alerts,
             s.cpu_percent,
-            s.peak_rss_mb
+            s.peak_rss_mb,
+            s.startup_secs
         );
     }
     out
@@ -101,7 +109,7 @@ pub fn csv(steps: &[Step]) -> String {
     for s in steps {
         let _ = writeln!(
             out,
-            "{},{:.1},{:.2},{},{},{},{},{:.3},{:.3},{},{:.1},{:.1}",
+            "{},{:.1},{:.2},{},{},{},{},{:.3},{:.3},{},{:.1},{:.1},{:.2},{:.2}",
             s.engine.replace(',', ";"),
             s.offered_mbps,
             s.sent_mbps,
@@ -113,7 +121,9 @@ pub fn csv(steps: &[Step]) -> String {
             s.efficiency(),
             s.alerts,
             s.cpu_percent,
-            s.peak_rss_mb
+            s.peak_rss_mb,
+            s.startup_secs,
+            s.warmup_secs
         );
     }
     out
@@ -127,6 +137,7 @@ pub fn json(steps: &[Step]) -> serde_json::Value {
             "sent": s.sent_packets, "received": s.received, "inspected": s.inspected, "dropped": s.dropped,
             "drop_pct": s.drop_percent(), "efficiency_pct": s.efficiency(), "alerts": s.alerts,
             "cpu_pct": s.cpu_percent, "peak_rss_mb": s.peak_rss_mb,
+            "startup_s": s.startup_secs, "warmup_s": s.warmup_secs,
         }))
         .collect::<Vec<_>>())
 }
