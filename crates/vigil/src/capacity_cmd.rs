@@ -27,6 +27,10 @@ pub struct CapacityArgs {
     /// Rules for vigil (default: the generated traffic's ground-truth rules; none with -r).
     #[arg(short = 'S', value_name = "FILE")]
     pub rules: Option<PathBuf>,
+    /// Configuration for vigil (default: its built-in one, every EVE type);
+    /// give the other engine's outputs to compare like with like.
+    #[arg(short = 'c', value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Offered rates in Mbit/s, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [100.0, 300.0, 500.0, 700.0, 900.0, 1100.0, 1300.0])]
     pub rates: Vec<f64>,
@@ -49,6 +53,12 @@ pub struct CapacityArgs {
     /// Seconds between an engine being ready and the sender starting (reported).
     #[arg(long, value_name = "SECS", default_value_t = 1.0)]
     pub warmup: f64,
+    /// Also sweep a receiver that only counts frames (`bench null`): what the
+    /// sender and the veth pair carry on this machine. Steps where it lost
+    /// frames, or the sender fell short of the offered rate, are marked
+    /// harness-limited for every engine.
+    #[arg(long)]
+    pub self_check: bool,
     /// Ring size (frames per worker) for vigil's AF_PACKET capture.
     #[arg(long, default_value_t = 2048)]
     pub ring_size: u32,
@@ -211,7 +221,19 @@ fn run(args: &CapacityArgs) -> Result<(), String> {
     let mut steps = Vec::new();
     let mut last = None;
     for v in variants {
-        let mut engines: Vec<Engine> = v.workers.iter().map(|&w| Engine::Vigil { workers: w.max(1) }).collect();
+        let mut engines = Vec::new();
+        if args.self_check {
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            engines.push(Engine::Command {
+                name: HARNESS.into(),
+                template: format!(
+                    "'{}' bench null --iface {{iface}} -l {{logdir}} --ring-size {}",
+                    exe.display().to_string().replace('\'', "'\\''"),
+                    v.ring_size
+                ),
+            });
+        }
+        engines.extend(v.workers.iter().map(|&w| Engine::Vigil { workers: w.max(1) }));
         for e in &args.engines {
             let (name, template) = e.split_once('=').ok_or_else(|| format!("--engine {e:?}: give NAME=COMMAND"))?;
             engines.push(Engine::Command { name: name.into(), template: template.into() });
@@ -219,6 +241,7 @@ fn run(args: &CapacityArgs) -> Result<(), String> {
         let opts = CapacityOptions {
             pcap: v.pcap,
             rules: v.rules,
+            config: args.config.clone(),
             rates_mbps: args.rates.clone(),
             duration: Duration::from_secs_f64(args.duration),
             engines,
@@ -242,6 +265,9 @@ fn run(args: &CapacityArgs) -> Result<(), String> {
         steps.extend(these);
         last = Some(opts);
     }
+    if args.self_check {
+        mark_harness_limited(&mut steps);
+    }
     // One report over every line of the sweep.
     if let Some(opts) = &last {
         capacity::write_reports(opts, &steps)?;
@@ -254,6 +280,84 @@ fn run(args: &CapacityArgs) -> Result<(), String> {
     }
     println!("report: {}", args.out.join("capacity.html").display());
     Ok(())
+}
+
+/// The self-check's engine name.
+const HARNESS: &str = "harness";
+
+/// Marks every step at a rate (and variant) where the count-only receiver
+/// lost frames, or the sender did not reach 95% of the offered rate: there
+/// the harness, not the engine, set the limit.
+fn mark_harness_limited(steps: &mut [capacity::Step]) {
+    // A variant's label follows the engine name ("harness size=fixed:64").
+    let variant = |engine: &str| engine.split_once(' ').map_or(String::new(), |(_, v)| v.to_string());
+    let limited: Vec<(String, u64)> = steps
+        .iter()
+        .filter(|s| s.engine.split(' ').next() == Some(HARNESS))
+        .filter(|s| s.dropped > 0 || s.sent_mbps < 0.95 * s.offered_mbps)
+        .map(|s| (variant(&s.engine), s.offered_mbps.to_bits()))
+        .collect();
+    for s in steps.iter_mut() {
+        s.harness_limited = limited.contains(&(variant(&s.engine), s.offered_mbps.to_bits()));
+    }
+}
+
+/// `bench null`: a receiver that only counts frames, for the self-check.
+#[derive(Args, Debug)]
+pub struct NullArgs {
+    #[arg(long)]
+    pub iface: String,
+    /// Where its stats record (`eve.json`) and its ready line (`null.log`) go.
+    #[arg(short = 'l', value_name = "DIR")]
+    pub log_dir: PathBuf,
+    #[arg(long, default_value_t = 2048)]
+    pub ring_size: u32,
+}
+
+/// Counts frames on `--iface` until SIGTERM/SIGINT, then writes one EVE
+/// stats record with Suricata's capture counters.
+pub fn null(args: &NullArgs) -> ExitCode {
+    match null_run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("vigil bench null: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn null_run(args: &NullArgs) -> Result<(), String> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone()).map_err(|e| e.to_string())?;
+    }
+    let mut cfg = vigil_capture::AfPacketConfig::new(&args.iface);
+    cfg.ring_frames = args.ring_size;
+    let mut sock = vigil_capture::AfPacket::open(&cfg).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&args.log_dir).map_err(|e| e.to_string())?;
+    // The capture is open: the harness may send.
+    std::fs::write(args.log_dir.join("null.log"), format!("vigil bench null: {}\n", capacity::READY_TEXT))
+        .map_err(|e| e.to_string())?;
+    let mut seen = 0u64;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        if sock.next(Duration::from_millis(100)).map_err(|e| e.to_string())?.is_some() {
+            seen += 1;
+        }
+    }
+    // What is still in the ring was received too.
+    while sock.next(Duration::ZERO).map_err(|e| e.to_string())?.is_some() {
+        seen += 1;
+    }
+    let k = sock.stats();
+    let rec = serde_json::json!({
+        "event_type": "stats",
+        "stats": {
+            "capture": {"kernel_packets": k.packets, "kernel_drops": k.drops},
+            "decoder": {"pkts": seen},
+            "detect": {"alert": 0},
+        }
+    });
+    std::fs::write(args.log_dir.join("eve.json"), format!("{rec}\n")).map_err(|e| e.to_string())
 }
 
 /// A progress bar per step (on a terminal), with the engine's live counters
@@ -309,5 +413,37 @@ impl StepBar {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(engine: &str, offered: f64, sent: f64, dropped: u64) -> capacity::Step {
+        capacity::Step {
+            engine: engine.into(),
+            offered_mbps: offered,
+            sent_mbps: sent,
+            dropped,
+            ..capacity::Step::default()
+        }
+    }
+
+    #[test]
+    fn steps_where_the_harness_fell_short_are_marked_for_every_engine() {
+        let mut steps = vec![
+            step("harness", 100.0, 100.0, 0),
+            step("harness", 500.0, 420.0, 0),
+            step("harness", 900.0, 890.0, 12),
+            step("vigil-1w", 100.0, 100.0, 0),
+            step("vigil-1w", 500.0, 420.0, 3),
+            step("vigil-1w", 900.0, 890.0, 40),
+            step("harness mtu=9000", 900.0, 900.0, 0),
+            step("vigil-1w mtu=9000", 900.0, 900.0, 5),
+        ];
+        mark_harness_limited(&mut steps);
+        let marked: Vec<bool> = steps.iter().map(|s| s.harness_limited).collect();
+        assert_eq!(marked, [false, true, true, false, true, true, false, false]);
     }
 }

@@ -77,6 +77,9 @@ pub enum BenchCommand {
     /// The capacity sweep's paced sender (run inside its sending namespace).
     #[command(hide = true)]
     Send(crate::capacity_cmd::SendArgs),
+    /// The capacity self-check's count-only receiver.
+    #[command(hide = true)]
+    Null(crate::capacity_cmd::NullArgs),
 }
 
 #[derive(Args, Debug)]
@@ -170,6 +173,7 @@ pub fn bench(cmd: &BenchCommand) -> ExitCode {
         BenchCommand::Offline(args) => args,
         BenchCommand::Capacity(args) => return crate::capacity_cmd::capacity(args),
         BenchCommand::Send(args) => return crate::capacity_cmd::send(args),
+        BenchCommand::Null(args) => return crate::capacity_cmd::null(args),
     };
     let opts = BenchOptions {
         input: args.read.clone(),

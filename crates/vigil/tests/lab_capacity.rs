@@ -65,7 +65,8 @@ fn a_seven_step_sweep_accounts_for_every_frame() {
 
 /// Another engine is measured only once it says it captures: here vigil
 /// itself as a command, slowed by a 2 s sleep before it starts, so a step
-/// that did not wait would send into nothing and lose every frame.
+/// that did not wait would send into nothing and lose every frame. The
+/// self-check's count-only receiver runs too.
 #[test]
 fn a_command_engine_is_waited_for_until_it_says_it_captures() {
     // SAFETY: geteuid has no preconditions.
@@ -80,7 +81,7 @@ fn a_command_engine_is_waited_for_until_it_says_it_captures() {
         format!("slow=sh -c 'sleep 2; exec {vigil} -i {{iface}} -l {{logdir}} -k none --quiet --disable-detection'");
     let out = Command::new(vigil)
         .args(["bench", "capacity", "--workers", "1", "--rates", "1,2", "--duration", "0.5", "--warmup", "0.2"])
-        .args(["--engine", &engine, "-o"])
+        .args(["--self-check", "--engine", &engine, "-o"])
         .arg(&dir)
         .output()
         .unwrap();
@@ -91,7 +92,17 @@ fn a_command_engine_is_waited_for_until_it_says_it_captures() {
     }
     assert!(out.status.success(), "{stderr}");
     let steps: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("capacity.json")).unwrap()).unwrap();
-    let slow: Vec<&Value> = steps.as_array().unwrap().iter().filter(|s| s["engine"] == "slow").collect();
+    let steps = steps.as_array().unwrap();
+    // The self-check's count-only receiver: every frame, no step limited.
+    let harness: Vec<&Value> = steps.iter().filter(|s| s["engine"] == "harness").collect();
+    assert_eq!(harness.len(), 2);
+    for s in &harness {
+        assert!(s["sent"].as_u64().unwrap() > 0, "{s}");
+        assert_eq!(s["received"], s["sent"], "{s}");
+        assert_eq!(s["inspected"], s["sent"], "the null receiver counts what it reads: {s}");
+    }
+    assert!(steps.iter().all(|s| s["harness_limited"] == false), "{steps:?}");
+    let slow: Vec<&Value> = steps.iter().filter(|s| s["engine"] == "slow").collect();
     assert_eq!(slow.len(), 2);
     for s in slow {
         let startup = s["startup_s"].as_f64().unwrap();

@@ -52,6 +52,8 @@ pub struct CapacityOptions {
     /// The traffic to replay.
     pub pcap: PathBuf,
     pub rules: Option<PathBuf>,
+    /// `-c` for vigil.
+    pub config: Option<PathBuf>,
     /// Offered rates, Mbit/s.
     pub rates_mbps: Vec<f64>,
     /// How long each step sends.
@@ -294,6 +296,7 @@ fn one_step(
         peak_rss_mb: rss,
         startup_secs,
         warmup_secs: opts.warmup.as_secs_f64(),
+        harness_limited: false,
     })
 }
 
@@ -325,6 +328,9 @@ fn start_engine(opts: &CapacityOptions, lab: &Lab, engine: &Engine, dir: &Path) 
             std::fs::write(&include, yaml).map_err(|e| e.to_string())?;
             cmd.arg(&opts.vigil).args(["-i", rx_if, "--runmode", "workers", "--threads", &workers.to_string()]);
             cmd.arg("--include").arg(&include).arg("-l").arg(dir).args(["-k", "none", "--quiet"]);
+            if let Some(c) = &opts.config {
+                cmd.arg("-c").arg(c);
+            }
             match &opts.rules {
                 Some(r) => {
                     cmd.arg("-S").arg(r);

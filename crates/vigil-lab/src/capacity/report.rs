@@ -26,6 +26,9 @@ pub struct Step {
     pub startup_secs: f64,
     /// Then idle, before the sender started.
     pub warmup_secs: f64,
+    /// The self-check's count-only receiver lost frames at this rate, or the
+    /// sender fell short: the harness set the limit here, not the engine.
+    pub harness_limited: bool,
 }
 
 impl Step {
@@ -46,7 +49,7 @@ impl Step {
     }
 }
 
-const HEADER: [&str; 14] = [
+const HEADER: [&str; 15] = [
     "engine",
     "offered_mbps",
     "sent_mbps",
@@ -61,6 +64,7 @@ const HEADER: [&str; 14] = [
     "peak_rss_mb",
     "startup_s",
     "warmup_s",
+    "harness_limited",
 ];
 
 pub fn text(steps: &[Step]) -> String {
@@ -85,7 +89,7 @@ pub fn text(steps: &[Step]) -> String {
     for s in steps {
         let _ = writeln!(
             out,
-            "{:<10} {:>8.0} {:>8.1} {:>9} {:>9} {:>9} {:>8} {:>7.2} {:>7.2} {:>7} {:>6.1} {:>8.1} {:>9.1}",
+            "{:<10} {:>8.0} {:>8.1} {:>9} {:>9} {:>9} {:>8} {:>7.2} {:>7.2} {:>7} {:>6.1} {:>8.1} {:>9.1} {}",
             s.engine,
             s.offered_mbps,
             s.sent_mbps,
@@ -98,7 +102,8 @@ pub fn text(steps: &[Step]) -> String {
             s.alerts,
             s.cpu_percent,
             s.peak_rss_mb,
-            s.startup_secs
+            s.startup_secs,
+            if s.harness_limited { "harness-limited" } else { "" }
         );
     }
     out
@@ -109,7 +114,7 @@ pub fn csv(steps: &[Step]) -> String {
     for s in steps {
         let _ = writeln!(
             out,
-            "{},{:.1},{:.2},{},{},{},{},{:.3},{:.3},{},{:.1},{:.1},{:.2},{:.2}",
+            "{},{:.1},{:.2},{},{},{},{},{:.3},{:.3},{},{:.1},{:.1},{:.2},{:.2},{}",
             s.engine.replace(',', ";"),
             s.offered_mbps,
             s.sent_mbps,
@@ -123,7 +128,8 @@ pub fn csv(steps: &[Step]) -> String {
             s.cpu_percent,
             s.peak_rss_mb,
             s.startup_secs,
-            s.warmup_secs
+            s.warmup_secs,
+            s.harness_limited
         );
     }
     out
@@ -137,7 +143,7 @@ pub fn json(steps: &[Step]) -> serde_json::Value {
             "sent": s.sent_packets, "received": s.received, "inspected": s.inspected, "dropped": s.dropped,
             "drop_pct": s.drop_percent(), "efficiency_pct": s.efficiency(), "alerts": s.alerts,
             "cpu_pct": s.cpu_percent, "peak_rss_mb": s.peak_rss_mb,
-            "startup_s": s.startup_secs, "warmup_s": s.warmup_secs,
+            "startup_s": s.startup_secs, "warmup_s": s.warmup_secs, "harness_limited": s.harness_limited,
         }))
         .collect::<Vec<_>>())
 }
