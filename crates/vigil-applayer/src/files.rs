@@ -187,6 +187,20 @@ pub struct ByteRange {
     pub total: u64,
 }
 
+/// A file that is one part of a larger one, and where its parts meet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangePart {
+    pub range: ByteRange,
+    /// The parts of one file share it, whatever flow or protocol version
+    /// brought them: the host (lower case, no port), a space, the URI as sent.
+    pub key: Vec<u8>,
+    /// The name the whole file is logged by (the URI's path).
+    pub whole_name: Vec<u8>,
+    /// Whether the part's `fileinfo` shows `start` and `end` (Suricata
+    /// 8.0.6 writes them for HTTP/1's parts, not for HTTP/2's).
+    pub logged: bool,
+}
+
 impl ByteRange {
     /// `bytes <start>-<end>/<total>` (a `Content-Range` value), when it
     /// names a non-empty part of a file of known size.
@@ -287,7 +301,7 @@ pub struct File {
     pub magic: Option<String>,
     /// The part of a larger file it is (its bytes are kept, within
     /// `max_kept`, so the parts of several transfers can make the file).
-    pub range: Option<ByteRange>,
+    pub range: Option<RangePart>,
     /// What its held bytes take from the hold budget.
     held: Held,
     /// The describer and the first bytes, while the type is still to be
@@ -356,9 +370,10 @@ impl File {
         }
     }
 
-    /// A file that is the part `range` of a larger one.
-    pub fn open_range(name: Vec<u8>, range: ByteRange, cfg: &FileConfig) -> File {
-        File { range: Some(range), ..File::open(name, range.start, cfg) }
+    /// A file that is the part `part.range` of a larger one.
+    pub fn open_range(name: Vec<u8>, part: RangePart, cfg: &FileConfig) -> File {
+        let start = part.range.start;
+        File { range: Some(part), ..File::open(name, start, cfg) }
     }
 
     /// Gathers the first bytes for the type lookup, and looks it up once

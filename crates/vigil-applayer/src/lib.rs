@@ -59,7 +59,7 @@ pub use protocols::{dns, http, tls};
 
 pub use config::{AppConfig, Encryption, ProbePorts, SmtpMime, Transport};
 pub use detect::Detect;
-pub use files::{ByteRange, File, FileConfig, FileState, HoldBudget, MagicFn};
+pub use files::{ByteRange, File, FileConfig, FileState, HoldBudget, MagicFn, RangePart};
 pub use flow::{AppCounters, AppFlow};
 pub use parser::{AppEvent, BufferId, ParseResult};
 pub use progress::Progress;

@@ -232,7 +232,8 @@ pub struct EveRecordOptions {
     pub extended: bool,
     /// `types`: the kinds of transaction logged (SMB's `[create, file]`); `None`: all.
     pub types: Option<Vec<String>>,
-    /// `custom`: the fields logged in place of the usual set (TLS's); `None`: the usual set.
+    /// `custom`: TLS's fields logged in place of the usual set, HTTP's header
+    /// fields logged beside it; `None`: the usual set.
     pub custom: Option<Vec<String>>,
 }
 
@@ -712,7 +713,7 @@ impl EveTypes {
                 let string_log_limit = opts.size_max("string-log-limit", u32::MAX.into(), &mut local);
                 let extended = opts.opt_bool("extended", &mut local);
                 let types = if name == "smb" { opts.string_list("types", &mut local) } else { None };
-                let custom = if name == "tls" { opts.string_list("custom", &mut local) } else { None };
+                let custom = if matches!(name, "tls" | "http") { opts.string_list("custom", &mut local) } else { None };
                 if passwords.is_some()
                     || string_log_limit.is_some()
                     || extended.is_some()

@@ -161,7 +161,7 @@ fn file_info(file: &vigil_applayer::File, complete: bool, tx_id: u64) -> vigil_o
         storing: false,
         file_id: None,
         size: file.size,
-        range: file.range.map(|r| (r.start, r.end)),
+        range: file.range.as_ref().filter(|p| p.logged).map(|p| (p.range.start, p.range.end)),
         tx_id,
     }
 }
@@ -983,15 +983,13 @@ impl Outputs {
                 // `swap` orients the packet to the client-to-server direction.
                 let swap_file = swap != (dir == Direction::ToClient);
                 self.log_file(p, flow_id, tx, swap_file, &info)?;
-                if let (Some(range), Some(ranges)) = (file.range, self.ranges.as_ref()) {
+                if let (Some(part), Some(ranges)) = (file.range.as_ref(), self.ranges.as_ref()) {
                     // A whole part of a file sent in parts: the file, once all came.
                     let whole_part =
                         info.state == vigil_applayer::FileState::Closed.name() && file.kept.len() as u64 == file.size;
-                    let key = http_tx(tx)
-                        .map(|h| [h.hostname().unwrap_or_default(), b" ", h.raw_uri().unwrap_or_default()].concat());
-                    if let (true, Some(key)) = (whole_part, key) {
-                        if let Some(whole) = ranges.add(&key, range, &file.kept, file.store, p.ts.secs()) {
-                            self.log_whole_file(p, flow_id, tx, swap_file, &file.name, whole)?;
+                    if whole_part {
+                        if let Some(whole) = ranges.add(&part.key, part.range, &file.kept, file.store, p.ts.secs()) {
+                            self.log_whole_file(p, flow_id, tx, swap_file, &part.whole_name, whole)?;
                         }
                     }
                 }

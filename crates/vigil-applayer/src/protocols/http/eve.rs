@@ -147,6 +147,27 @@ impl HttpTx {
         }
     }
 
+    /// [`HttpTx::eve`] plus the header fields `names` lists (the output's
+    /// `custom`), each side's in its own list, as sent; a name is matched
+    /// without regard to case, `_` standing for `-` (`content_range`).
+    pub fn eve_custom(&self, names: &[String]) -> HttpEve {
+        let wanted: Vec<Vec<u8>> =
+            names.iter().map(|n| n.bytes().map(|b| if b == b'_' { b'-' } else { b.to_ascii_lowercase() }).collect()).collect();
+        let pick = |list: &[Header]| {
+            let picked: Vec<HttpEveHeader> = list
+                .iter()
+                .filter(|h| wanted.iter().any(|w| h.name.eq_ignore_ascii_case(w)))
+                .map(|h| HttpEveHeader { name: eve_string(&h.name), value: eve_string(&h.value) })
+                .collect();
+            (!picked.is_empty()).then_some(picked)
+        };
+        HttpEve {
+            request_headers: pick(&self.req.headers.list),
+            response_headers: pick(&self.res.headers.list),
+            ..self.eve()
+        }
+    }
+
     /// [`HttpTx::eve`] plus every header (Suricata's `dump-all-headers: both`).
     pub fn eve_with_headers(&self) -> HttpEve {
         self.eve_dump_headers(true, true)
@@ -176,6 +197,20 @@ mod tests {
         assert_eq!((r.start, r.end, r.size), (Some(10), Some(19), Some(100)));
         let r = content_range(b"bytes */100");
         assert_eq!((r.start, r.end, r.size), (None, None, Some(100)));
+    }
+
+    #[test]
+    fn custom_fields_by_side() {
+        let mut tx = HttpTx::new(0, 16, 16);
+        tx.req.headers.add(b"Accept-Encoding", b"gzip", 64);
+        tx.res.headers.add(b"Content-Range", b"bytes 0-1/2", 64);
+        tx.res.headers.add(b"Server", b"s", 64);
+        let e = tx.eve_custom(&["content_range".into(), "Accept-Encoding".into()]);
+        assert_eq!(e.request_headers, Some(vec![HttpEveHeader { name: "Accept-Encoding".into(), value: "gzip".into() }]));
+        assert_eq!(
+            e.response_headers,
+            Some(vec![HttpEveHeader { name: "Content-Range".into(), value: "bytes 0-1/2".into() }])
+        );
     }
 
     #[test]

@@ -377,6 +377,13 @@ impl ProtoTx for HttpTx {
         serde_json::to_value(HttpTx::eve(self)).unwrap_or(Value::Null)
     }
 
+    /// `custom`: those header fields too, in `request_headers` and
+    /// `response_headers` (wherever the transaction has them).
+    fn eve_with(&self, opts: &crate::proto::RecordOptions) -> Value {
+        let Some(custom) = &opts.custom else { return ProtoTx::eve(self) };
+        serde_json::to_value(HttpTx::eve_custom(self, custom)).unwrap_or(Value::Null)
+    }
+
     fn events(&self) -> u64 {
         self.event_bits()
     }

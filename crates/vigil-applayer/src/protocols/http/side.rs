@@ -158,9 +158,15 @@ fn open_file(side: &Side, tx: &mut HttpTx) {
         .then(|| tx.res.headers.value(b"content-range").and_then(ByteRange::parse))
         .flatten()
         .filter(|r| !r.is_whole());
+    let part = range.map(|range| crate::files::RangePart {
+        range,
+        key: [tx.hostname().unwrap_or_default(), b" ", tx.raw_uri().unwrap_or_default()].concat(),
+        whole_name: name.clone(),
+        logged: true,
+    });
     let body = if side.request { &mut tx.req.body } else { &mut tx.res.body };
-    let mut file = match range {
-        Some(r) => File::open_range(name, r, &side.files),
+    let mut file = match part {
+        Some(p) => File::open_range(name, p, &side.files),
         None => File::open(name, 0, &side.files),
     };
     if let Some(sid) = body.store_for {

@@ -539,8 +539,13 @@ impl Http2Parser {
                 }
                 self.decoders.push((stream, d, dec));
             }
-            // Unnamed, as Suricata 8's HTTP/2 files are.
-            let file = File::open(Vec::new(), 0, &self.files);
+            // Unnamed, as Suricata 8's HTTP/2 files are; an answer's part
+            // of a larger file is put together with the other parts.
+            let part = if dir == Direction::ToClient { t.range_part() } else { None };
+            let file = match part {
+                Some(p) => File::open_range(Vec::new(), p, &self.files),
+                None => File::open(Vec::new(), 0, &self.files),
+            };
             self.txs[i].side_mut(dir).files.push(file);
         }
         let (limit, cfg) = (self.body_limit, self.files);

@@ -245,6 +245,29 @@ impl Http2Stream {
         self.req().get(b"host").or_else(|| self.req().get(b":authority"))
     }
 
+    /// A `206` answer's part of a larger file, keyed as HTTP/1's parts are
+    /// (host, a space, the path as sent), so parts from either version
+    /// make one file; `None` for any other answer or a part that is the
+    /// whole file.
+    pub fn range_part(&self) -> Option<crate::files::RangePart> {
+        if self.resp().get(b":status") != Some(b"206") {
+            return None;
+        }
+        let range = self.resp().get(b"content-range").and_then(crate::files::ByteRange::parse)?;
+        if range.is_whole() {
+            return None;
+        }
+        let path = self.req().get(b":path").unwrap_or_default();
+        let name = path.split(|&c| c == b'?').next().unwrap_or(path);
+        Some(crate::files::RangePart {
+            range,
+            key: [&self.host[..], b" ", path].concat(),
+            whole_name: name.to_vec(),
+            // Suricata 8.0.6 writes no `start`/`end` for HTTP/2's parts.
+            logged: false,
+        })
+    }
+
     /// Whether the request's authority carries user information, and
     /// whether it names another host than its `Host` field.
     pub fn authority_checks(&self) -> (bool, bool) {
