@@ -136,9 +136,11 @@ impl Sequencer {
     }
 
     /// Worker `me` is at `frame`'s `phase`: all it had to do before is done.
-    /// Frames are numbered from 1 in capture order; calls go forward only.
+    /// Frames are numbered from 1 in capture order. A place behind the one
+    /// already given is ignored: a worker never moves back (a reader may
+    /// tell an idle worker a position more than once).
     pub fn at(&self, me: usize, frame: u64, phase: Phase) {
-        self.progress[me].0.store(order_key(frame, phase, me), Ordering::Release);
+        self.progress[me].0.fetch_max(order_key(frame, phase, me), Ordering::AcqRel);
     }
 
     /// Worker `me` has nothing left to do: nobody waits for it any more.
@@ -245,8 +247,9 @@ impl Hosts {
     /// when it alerts.
     pub fn allow(&self, rule: &RateRule, sid: u32, gid: u32, m: MatchSubject) -> bool {
         let key = RateKey::new(rule.track, false, sid, gid, &m);
-        // A flow's matches all come from the worker that owns it, in order.
-        if rule.track != Track::ByFlow {
+        // A flow's matches all come from the worker that owns it, in order
+        // (packets without a flow, id 0, come from every worker).
+        if rule.track != Track::ByFlow || m.flow == 0 {
             self.turn();
         }
         self.state.rates.lock(self.state.hash(key)).allow_at(key, rule, m)
@@ -255,7 +258,7 @@ impl Hosts {
     /// A `rate_filter` counts a match; the action it takes instead, if any.
     pub fn filter(&self, f: &RateFilter, sid: u32, gid: u32, m: MatchSubject) -> Option<NewAction> {
         let key = RateKey::new(f.track, true, sid, gid, &m);
-        if f.track != Track::ByFlow {
+        if f.track != Track::ByFlow || m.flow == 0 {
             self.turn();
         }
         self.state.filters.lock(self.state.hash(key)).apply_at(key, f, m)
@@ -353,6 +356,16 @@ mod tests {
         let log = log.lock().unwrap();
         assert_eq!(*log, (1..=400).collect::<Vec<u64>>());
         assert!(!seq.waiting());
+    }
+
+    #[test]
+    fn a_worker_never_moves_back() {
+        let seq = Sequencer::new(2);
+        seq.at(1, 11, Phase::Time);
+        // A reader's late word about an earlier frame changes nothing.
+        seq.at(1, 10, Phase::Time);
+        seq.at(0, 10, Phase::Packet);
+        assert!(seq.others_past(0, order_key(10, Phase::Packet, 0)));
     }
 
     #[test]

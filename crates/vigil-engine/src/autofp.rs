@@ -109,16 +109,20 @@ impl<'scope> Autofp<'scope> {
         let ring = (setup.config.runtime.max_pending_packets as usize / BATCH_FRAMES / workers).clamp(1, 1024);
         let (give_back, spare) = channel();
         let seq = (workers > 1).then(|| Sequencer::new(workers));
+        // Every place exists before any worker starts: one that fails to
+        // start drops its own, so no other waits for it.
+        let mut places: Vec<Option<Place>> =
+            (0..workers).map(|i| seq.as_ref().map(|s| Place::new(s.clone(), i))).collect();
         let mut rings = Vec::with_capacity(workers);
         let mut handles = Vec::with_capacity(workers);
-        for i in 0..workers {
+        for (i, slot) in places.iter_mut().enumerate() {
             let (tx, rx) = sync_channel(ring);
             rings.push(tx);
             let mut lane = Lane::new(setup, workers, outputs.share_for(i));
-            let place = seq.as_ref().map(|s| {
+            let place = slot.take();
+            if let Some(s) = &seq {
                 lane.worker.in_order(s.clone(), i);
-                Place::new(s.clone(), i)
-            });
+            }
             let give_back = give_back.clone();
             let handle = spawn_worker(scope, setup, i, move || work(setup, lane, place, rx, give_back, i))?;
             handles.push(handle);

@@ -39,6 +39,8 @@ pub struct MemRun {
 /// `decode_only`: frames are only decoded (the decoder's counters are
 /// returned; no defrag, flow, stream, app-layer, detection or output).
 pub fn run_frames(setup: &Setup, frames: &[MemFrame], decode_only: bool) -> Result<MemRun, EngineError> {
+    // Each pass starts with empty thresholds and host bits, as a run does.
+    let setup = &Setup { hosts: vigil_detect::host_state::HostState::new_shared(), ..setup.clone() };
     let bytes = frames.iter().map(|f| f.data.len() as u64).sum();
     let packets = frames.len() as u64;
     if decode_only {

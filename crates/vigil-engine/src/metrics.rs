@@ -11,7 +11,7 @@
 //! timeouts, so a stuck client holds nothing up for long.
 
 use crate::control::Control;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -63,16 +63,24 @@ impl Drop for MetricsServer {
 
 fn answer(conn: TcpStream, path: &str, control: &Control) -> io::Result<()> {
     conn.set_nonblocking(false)?;
-    conn.set_read_timeout(Some(CLIENT_TIMEOUT))?;
     conn.set_write_timeout(Some(CLIENT_TIMEOUT))?;
-    let mut reader = BufReader::new(conn.try_clone()?).take(16 * 1024);
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    // The headers are read and not looked at.
-    let mut header = String::new();
-    while reader.read_line(&mut header)? > 2 {
-        header.clear();
+    // The request head within CLIENT_TIMEOUT in all, however it trickles in.
+    let deadline = std::time::Instant::now() + CLIENT_TIMEOUT;
+    let mut head = Vec::new();
+    let mut reader = conn.try_clone()?;
+    let mut buf = [0u8; 2048];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 16 * 1024 {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        reader.set_read_timeout(Some(left))?;
+        match reader.read(&mut buf)? {
+            0 => break,
+            n => head.extend_from_slice(&buf[..n]),
+        }
     }
+    let line = String::from_utf8_lossy(head.split(|&b| b == b'\n').next().unwrap_or_default()).into_owned();
     let mut words = line.split_whitespace();
     let (method, target) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
     let target = target.split('?').next().unwrap_or("");
@@ -96,11 +104,26 @@ fn answer(conn: TcpStream, path: &str, control: &Control) -> io::Result<()> {
 }
 
 /// Counters that go up and down (sizes, fill levels, what is open now),
-/// by a part of their name; the rest only grow.
+/// by the last part of their name; the rest only grow.
 fn is_gauge(name: &str) -> bool {
-    const PARTS: [&str; 9] =
-        ["memuse", "memcap", "max_pkt_size", "avg_pkt_size", "pressure", "active", "spare", "open_files", "uptime"];
-    PARTS.iter().any(|p| name.contains(p))
+    let last = name.rsplit('.').next().unwrap_or(name);
+    matches!(
+        last,
+        "memuse"
+            | "memcap"
+            | "max_pkt_size"
+            | "avg_pkt_size"
+            | "pressure"
+            | "pressure_max"
+            | "active_sessions"
+            | "spare"
+            | "open_files"
+            | "uptime"
+            | "hold_memuse"
+            | "hold_memcap"
+            | "active"
+    ) || last.ends_with("_memuse")
+        || name == "uptime"
 }
 
 /// A Prometheus metric name for a Suricata counter name.
@@ -152,5 +175,9 @@ mod tests {
         assert!(text.contains("vigil_flow_total 3\n"), "{text}");
         assert!(text.contains("vigil_app_layer_flow_dns_tcp_total 1\n"), "{text}");
         assert!(text.contains("# HELP vigil_decoder_pkts_total Suricata stats counter decoder.pkts.\n"));
+        // A count of memcap hits is a counter, whatever its name holds.
+        assert!(
+            exposition(&[("tcp.ssn_memcap_drop".into(), 2)]).contains("# TYPE vigil_tcp_ssn_memcap_drop_total counter")
+        );
     }
 }

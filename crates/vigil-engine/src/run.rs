@@ -47,6 +47,9 @@ pub fn run_offline(opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Res
 /// [`run_offline`] with a [`Setup`] already made (rules loaded once), for
 /// callers that show its warnings first.
 pub fn run_setup(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress)) -> Result<Summary, EngineError> {
+    // Thresholds and host bits start empty for each run, as flows do (the
+    // unix-socket runmode and the benches run one setup many times).
+    let setup = &Setup { hosts: vigil_detect::host_state::HostState::new_shared(), ..setup.clone() };
     let r = run_files(setup, opts, progress);
     crate::rules::save_datasets(&setup.rules);
     r
@@ -93,7 +96,7 @@ fn run_files(setup: &Setup, opts: &RunOptions, progress: &mut dyn FnMut(Progress
             })
         }
         Runmode::Workers { workers } => std::thread::scope(|scope| {
-            let dispatch = crate::autofp::Autofp::start(scope, setup, workers, outputs, true)?;
+            let dispatch = crate::autofp::Autofp::start(scope, setup, workers, outputs, opts.drop_when_full)?;
             read(setup, opts, feed, Box::new(dispatch), progress)
         }),
     }

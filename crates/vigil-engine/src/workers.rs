@@ -113,26 +113,29 @@ impl<'scope> Workers<'scope> {
         // A stop request reaches every worker at once (each stops at its next frame).
         let stop = control.stop_flag();
         let seq = (workers > 1).then(|| Sequencer::new(workers));
-        let lane = |i: usize| {
+        // Every place exists before any worker starts: one that fails to
+        // start drops its own (and worker 0's), so no other waits for it.
+        let mut places: Vec<Option<Place>> =
+            (0..workers).map(|i| seq.as_ref().map(|s| Place::new(s.clone(), i))).collect();
+        let lane = |i: usize, place: Option<Place>| {
             let mut lane = Lane::new(setup, workers, outputs.share_for(i));
-            let place = seq.as_ref().map(|s| {
-                lane.worker.in_order(s.clone(), i);
-                Place::new(s.clone(), i)
-            });
+            if let Some(p) = &place {
+                lane.worker.in_order(p.sequencer().clone(), i);
+            }
             (lane, place)
         };
         let mut senders = Vec::new();
         let mut handles = Vec::new();
-        for i in 1..workers {
+        for (i, slot) in places.iter_mut().enumerate().skip(1) {
             let (tx, rx) = channel();
             senders.push(tx);
-            let (lane, place) = lane(i);
+            let (lane, place) = lane(i, slot.take());
             let stop = stop.clone();
             let handle =
                 spawn_worker(scope, setup, i, move || read_own(setup, files, lane, place, i, workers, rx, &stop))?;
             handles.push(handle);
         }
-        let (lane, place) = lane(0);
+        let (lane, place) = lane(0, places[0].take());
         Ok(Workers {
             lane,
             place,

@@ -34,6 +34,8 @@ impl EngineCmd {
         if name.is_empty() || template.trim().is_empty() {
             return Err(format!("expected NAME=COMMAND, got {s:?}"));
         }
+        // The name becomes a log directory, emptied before each run.
+        crate::capacity::check_engine_name(name)?;
         if !template.contains("{pcap}") {
             return Err(format!("{name}: the command must read {{pcap}}"));
         }
@@ -284,6 +286,7 @@ mod tests {
         assert_eq!(e.command(Path::new("/t/a b.pcap"), Path::new("/l")), "suricata -r '/t/a b.pcap' -l '/l' -k none");
         assert!(EngineCmd::parse("suricata").is_err());
         assert!(EngineCmd::parse("x=run without capture").is_err());
+        assert!(EngineCmd::parse("../x=run {pcap}").is_err(), "a name that leaves the log directory");
     }
 
     #[test]

@@ -95,6 +95,8 @@ struct Shared {
     sent: AtomicU64,
     dropped: AtomicU64,
     reconnects: AtomicU64,
+    /// The end of the run's grace: what is left is dropped, not sent.
+    abandon: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {
@@ -138,6 +140,7 @@ impl Sink {
             sent: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
             reconnects: AtomicU64::new(0),
+            abandon: std::sync::atomic::AtomicBool::new(false),
         });
         let worker = shared.clone();
         let thread = std::thread::Builder::new().name("eve-sink".into()).spawn(move || send_loop(&target, &worker))?;
@@ -169,14 +172,27 @@ impl Sink {
         }
     }
 
-    /// Sends what is queued (if the far end can be reached) and stops the
-    /// thread; the final counts. Later pushes are dropped.
+    /// Sends what is queued (if the far end can be reached, within
+    /// [`CLOSE_GRACE`]), counts the rest as dropped and stops the thread;
+    /// the final counts. Later pushes are dropped.
     pub fn close(&self) -> SinkCounts {
+        self.close_within(CLOSE_GRACE)
+    }
+
+    /// [`Sink::close`] with another grace period.
+    pub fn close_within(&self, grace: Duration) -> SinkCounts {
         self.shared.lock().closing = true;
         self.shared.ready.notify_all();
-        if let Some(t) = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = t.join();
+        let Some(t) = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take() else { return self.counts() };
+        let end = Instant::now() + grace;
+        while !t.is_finished() && Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(5));
         }
+        // Past the grace the thread gives up at its next step (a send in
+        // hand ends within its own timeout).
+        self.shared.abandon.store(true, Ordering::Relaxed);
+        self.shared.ready.notify_all();
+        let _ = t.join();
         self.counts()
     }
 }
@@ -210,14 +226,16 @@ fn send_loop(target: &SinkTarget, shared: &Shared) {
     let mut conn: Option<Conn> = None;
     let mut connected_before = false;
     let mut retry = FIRST_RETRY;
-    // Once the far end cannot be reached while closing, the rest is dropped.
+    // Once the far end cannot be reached while closing, or the grace is
+    // over, the rest is dropped.
     let mut give_up = false;
     while let Some(batch) = next_batch(shared) {
+        give_up |= shared.abandon.load(Ordering::Relaxed);
         if give_up {
             shared.drop_lines(&batch);
             continue;
         }
-        while conn.is_none() {
+        while conn.is_none() && !shared.abandon.load(Ordering::Relaxed) {
             match Conn::open(target) {
                 Ok(c) => {
                     if connected_before {
@@ -241,18 +259,22 @@ fn send_loop(target: &SinkTarget, shared: &Shared) {
             shared.drop_lines(&batch);
             continue;
         };
-        match c.send(target, &batch) {
-            Ok((sent, refused)) => {
-                shared.sent.fetch_add(sent, Ordering::Relaxed);
-                shared.dropped.fetch_add(refused, Ordering::Relaxed);
-            }
-            Err(_) => {
-                conn = None;
-                shared.drop_lines(&batch);
-            }
+        let (sent, failed) = c.send(target, &batch);
+        shared.sent.fetch_add(sent, Ordering::Relaxed);
+        // Refused by the far end, or in hand when the connection broke.
+        shared.dropped.fetch_add(lines(&batch).saturating_sub(sent), Ordering::Relaxed);
+        if failed.is_some() {
+            conn = None;
         }
     }
 }
+
+/// Linux's errno for a datagram larger than the socket takes.
+const EMSGSIZE: i32 = 90;
+
+/// The largest Redis reply read (one bulk string): replies to the commands
+/// sent are short; a larger one is a broken or hostile server.
+const MAX_REPLY: i64 = 1 << 20;
 
 enum Conn {
     Dgram(UnixDatagram),
@@ -287,60 +309,79 @@ impl Conn {
         })
     }
 
-    /// Sends a batch of lines: (records the far end took, records it refused).
-    fn send(&mut self, target: &SinkTarget, batch: &[u8]) -> io::Result<(u64, u64)> {
+    /// Sends a batch of lines: the records the far end took (the others it
+    /// refused, or they were lost), and the error that broke the
+    /// connection, if one did (the rest of the batch is then lost).
+    fn send(&mut self, target: &SinkTarget, batch: &[u8]) -> (u64, Option<io::Error>) {
         let records = batch.split(|&b| b == b'\n').filter(|l| !l.is_empty());
-        match (self, target) {
-            (Conn::Stream(s), _) => {
-                s.write_all(batch)?;
-                Ok((lines(batch), 0))
+        let mut sent = 0u64;
+        // One datagram: a record too large for one is refused alone.
+        let mut datagram = |s: &UnixDatagram, msg: &[u8]| match s.send(msg) {
+            Ok(_) => {
+                sent += 1;
+                Ok(())
             }
+            Err(e) if e.raw_os_error() == Some(EMSGSIZE) => Ok(()),
+            Err(e) => Err(e),
+        };
+        let failed = match (self, target) {
+            (Conn::Stream(s), _) => match s.write_all(batch) {
+                Ok(()) => {
+                    sent = lines(batch);
+                    None
+                }
+                Err(e) => Some(e),
+            },
             (Conn::Dgram(s), SinkTarget::Syslog { facility, level, identity, .. }) => {
                 let pri = u16::from(*facility) * 8 + u16::from(*level);
                 let head = format!("<{pri}>{} {identity}[{}]: ", syslog_time(), std::process::id());
                 let mut msg = Vec::new();
-                let mut n = 0;
-                for r in records {
-                    msg.clear();
-                    msg.extend_from_slice(head.as_bytes());
-                    msg.extend_from_slice(r);
-                    s.send(&msg)?;
-                    n += 1;
-                }
-                Ok((n, 0))
+                records
+                    .map(|r| {
+                        msg.clear();
+                        msg.extend_from_slice(head.as_bytes());
+                        msg.extend_from_slice(r);
+                        datagram(s, &msg)
+                    })
+                    .find_map(Result::err)
             }
-            (Conn::Dgram(s), _) => {
-                let mut n = 0;
-                for r in records {
-                    s.send(r)?;
-                    n += 1;
-                }
-                Ok((n, 0))
-            }
+            (Conn::Dgram(s), _) => records.map(|r| datagram(s, r)).find_map(Result::err),
             (Conn::Redis(s), SinkTarget::Redis(r)) => {
                 let mut out = Vec::new();
-                let (mut pending, mut sent, mut refused) = (0usize, 0u64, 0u64);
+                let mut pending = 0usize;
                 let mut records = records.peekable();
+                let mut failed = None;
                 while let Some(rec) = records.next() {
                     redis_command(&mut out, r, rec);
                     pending += 1;
-                    if pending >= r.batch.max(1) || records.peek().is_none() {
-                        s.get_mut().write_all(&out)?;
-                        out.clear();
-                        for _ in 0..pending {
-                            if read_reply(s)? {
-                                sent += 1;
-                            } else {
-                                refused += 1;
+                    if pending < r.batch.max(1) && records.peek().is_some() {
+                        continue;
+                    }
+                    if let Err(e) = s.get_mut().write_all(&out) {
+                        failed = Some(e);
+                        break;
+                    }
+                    out.clear();
+                    for _ in 0..pending {
+                        match read_reply(s) {
+                            Ok(true) => sent += 1,
+                            Ok(false) => {}
+                            Err(e) => {
+                                failed = Some(e);
+                                break;
                             }
                         }
-                        pending = 0;
                     }
+                    if failed.is_some() {
+                        break;
+                    }
+                    pending = 0;
                 }
-                Ok((sent, refused))
+                failed
             }
-            (Conn::Redis(_), _) => Err(io::Error::other("not a Redis target")),
-        }
+            (Conn::Redis(_), _) => Some(io::Error::other("not a Redis target")),
+        };
+        (sent, failed)
     }
 }
 
@@ -377,6 +418,9 @@ fn read_reply(s: &mut BufReader<TcpStream>) -> io::Result<bool> {
         Some(b'-') => Ok(false),
         Some(b'$') => {
             let n: i64 = std::str::from_utf8(&line[1..]).ok().and_then(|t| t.trim().parse().ok()).ok_or_else(bad)?;
+            if n > MAX_REPLY {
+                return Err(bad());
+            }
             if n >= 0 {
                 // The bulk string and its CRLF.
                 let mut rest = vec![0u8; n as usize + 2];
@@ -441,6 +485,23 @@ mod tests {
         let n = rx.recv(&mut buf).unwrap();
         assert_eq!(&buf[..n], b"{\"b\":2}");
         assert_eq!(sink.close(), SinkCounts { sent: 2, dropped: 0, reconnects: 0 });
+        std::fs::remove_dir_all(&d).ok();
+    }
+
+    #[test]
+    fn a_record_too_large_for_a_datagram_is_dropped_alone() {
+        let d = dir("dgram-big");
+        let path = d.join("collector.sock");
+        let rx = UnixDatagram::bind(&path).unwrap();
+        rx.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let sink = Sink::start(SinkTarget::UnixDgram(path), 8 << 20).unwrap();
+        let mut batch = vec![b'x'; 4 << 20];
+        batch.extend_from_slice(b"\n{\"small\":1}\n");
+        sink.push(&batch);
+        let mut buf = [0u8; 64];
+        let n = rx.recv(&mut buf).unwrap();
+        assert_eq!(&buf[..n], b"{\"small\":1}");
+        assert_eq!(sink.close(), SinkCounts { sent: 1, dropped: 1, reconnects: 0 });
         std::fs::remove_dir_all(&d).ok();
     }
 

@@ -236,6 +236,7 @@ fn run(args: &CapacityArgs) -> Result<(), String> {
         engines.extend(v.workers.iter().map(|&w| Engine::Vigil { workers: w.max(1) }));
         for e in &args.engines {
             let (name, template) = e.split_once('=').ok_or_else(|| format!("--engine {e:?}: give NAME=COMMAND"))?;
+            capacity::check_engine_name(name).map_err(|why| format!("--engine: {why}"))?;
             engines.push(Engine::Command { name: name.into(), template: template.into() });
         }
         let opts = CapacityOptions {

@@ -71,6 +71,17 @@ fn capture(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveStatus))
         )),
         None => None,
     };
+    // Capture is open and the workers start below: a Type=notify service is
+    // up, and the log says so in Suricata's words (tools wait for them),
+    // written while the log files are still ours to write.
+    crate::notify::notify("READY=1\nSTATUS=capturing");
+    let started = crate::log::LogRecord::new(
+        vigil_config::LogLevel::Notice,
+        "threads",
+        format!("Threads created -> W: {} Engine started.", sources.len()),
+    );
+    // A file that cannot be written was warned about at start-up.
+    let _ = crate::log::write(&setup.config.logging, &setup.log_dir, &[started]);
     // Sockets and log files are open: nothing more needs root.
     if opts.user.is_some() || opts.group.is_some() {
         vigil_capture::drop_privileges(opts.user.as_deref(), opts.group.as_deref()).map_err(EngineError::Usage)?;
@@ -78,16 +89,6 @@ fn capture(setup: &Setup, opts: &RunOptions, status: &mut dyn FnMut(LiveStatus))
     let validate = setup.checksum != ChecksumMode::Disabled;
     let n = sources.len();
     let start = Instant::now();
-    // Capture is open and the workers start now: a Type=notify service is
-    // up, and the log says so in Suricata's words (tools wait for them).
-    crate::notify::notify("READY=1\nSTATUS=capturing");
-    let started = crate::log::LogRecord::new(
-        vigil_config::LogLevel::Notice,
-        "threads",
-        format!("Threads created -> W: {n} Engine started."),
-    );
-    // A file that cannot be written was warned about at start-up.
-    let _ = crate::log::write(&setup.config.logging, &setup.log_dir, &[started]);
     std::thread::scope(|scope| {
         let mut ctls: Vec<Sender<Ctl>> = Vec::with_capacity(n);
         let mut handles = Vec::with_capacity(n);

@@ -526,7 +526,6 @@ impl Outputs {
         for s in &mut self.sinks {
             let _ = s.writer.flush();
             if let Some(sink) = s.writer.sink() {
-                vigil_output::sink::drain(sink, vigil_output::sink::CLOSE_GRACE);
                 let c = sink.close();
                 if c.dropped > 0 {
                     eprintln!(

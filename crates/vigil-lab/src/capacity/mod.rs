@@ -81,6 +81,19 @@ pub struct CapacityOptions {
 /// Suricata's words once its threads run (vigil writes them too).
 pub const READY_TEXT: &str = "Engine started";
 
+/// An engine's name names its log directories (emptied before each run):
+/// letters, digits, `-`, `_` and `.`, not starting with a dot.
+pub fn check_engine_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && !name.starts_with('.')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("engine name {name:?}: use letters, digits, '-', '_' and '.' (it names a directory)"))
+    }
+}
+
 /// The namespaces of a run, deleted on drop (the veth pair goes with them).
 struct Lab {
     /// Sending and receiving namespaces.
@@ -321,7 +334,7 @@ fn start_engine(opts: &CapacityOptions, lab: &Lab, engine: &Engine, dir: &Path) 
             // The control socket goes in the run's own directory, not the
             // shared run directory, so runs side by side keep their own.
             let yaml = format!(
-                "%YAML 1.1\n---\naf-packet:\n  - interface: {rx_if}\n    threads: {workers}\n    ring-size: {}\nunix-command:\n  filename: {}\n",
+                "%YAML 1.1\n---\naf-packet:\n  - interface: {rx_if}\n    threads: {workers}\n    ring-size: {}\nunix-command:\n  enabled: yes\n  filename: {}\n",
                 opts.ring_size,
                 dir.join("vigil-command.socket").display()
             );
@@ -357,7 +370,8 @@ fn start_engine(opts: &CapacityOptions, lab: &Lab, engine: &Engine, dir: &Path) 
         }
         let is_ready = match engine {
             Engine::Vigil { .. } => ready.exists(),
-            Engine::Command { .. } => says(dir, &opts.ready_text),
+            // Suricata's words always do (the self-check's receiver says them too).
+            Engine::Command { .. } => says(dir, &opts.ready_text) || says(dir, READY_TEXT),
         };
         if is_ready {
             break;
