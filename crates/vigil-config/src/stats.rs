@@ -34,6 +34,8 @@ pub struct Prometheus {
     pub listen: String,
     /// `path`. Default `/metrics`.
     pub path: String,
+    /// `threads`: each worker's counters too, labelled `thread`. Default no.
+    pub threads: bool,
 }
 
 impl Default for Stats {
@@ -81,6 +83,7 @@ impl Stats {
                         })
                         .unwrap_or_else(|| "127.0.0.1:9464".into()),
                     path: p.string("path", errs).unwrap_or_else(|| "/metrics".into()),
+                    threads: p.bool("threads", false, errs),
                 })
             },
         }

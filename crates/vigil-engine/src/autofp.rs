@@ -324,6 +324,10 @@ impl Dispatch for Autofp<'_> {
         Ok(with_capture(all, received, self.dropped))
     }
 
+    fn threads(&self) -> Vec<(String, Counters)> {
+        self.threads.clone()
+    }
+
     fn dropped(&self) -> u64 {
         self.dropped
     }

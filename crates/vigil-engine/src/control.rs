@@ -20,6 +20,8 @@ pub struct Control {
     /// Who waits for the counters (the control socket's `dump-counters`).
     counters: Arc<Mutex<Vec<Sender<Counters>>>>,
     counters_wanted: Arc<AtomicBool>,
+    /// Each worker's counters as the last answer had them.
+    threads: Arc<Mutex<Vec<(String, Counters)>>>,
     /// The rules in use, as the control socket reports them.
     ruleset: Arc<Mutex<RulesetFacts>>,
     /// A run inside a longer one (a file of the unix-socket runmode)
@@ -109,6 +111,18 @@ impl Control {
     /// Whether someone waits for the counters.
     pub(crate) fn counters_wanted(&self) -> bool {
         self.counters_wanted.load(Ordering::Relaxed)
+    }
+
+    /// Gives the counters to everyone waiting, and keeps each worker's
+    /// (`threads`, by thread name) for those who ask for them too.
+    pub(crate) fn answer_counters_of(&self, counters: &Counters, threads: &[(String, Counters)]) {
+        *self.threads.lock().unwrap_or_else(|p| p.into_inner()) = threads.to_vec();
+        self.answer_counters(counters);
+    }
+
+    /// Each worker's counters as of the last answer.
+    pub(crate) fn thread_counters(&self) -> Vec<(String, Counters)> {
+        self.threads.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Gives the counters to everyone waiting.

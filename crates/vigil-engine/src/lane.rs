@@ -200,6 +200,8 @@ pub(crate) trait Dispatch {
     fn stats(&mut self, ts: Timestamp, uptime: u64, received: u64) -> Result<(), EngineError>;
     /// Frames dropped because a worker ring was full (live policy only).
     fn dropped(&self) -> u64;
+    /// Each worker's counters as the last [`Dispatch::counters`] had them.
+    fn threads(&self) -> Vec<(String, Vec<(String, u64)>)>;
     /// Nothing to read for now (waiting for the next file): whatever is
     /// held back goes out, so no worker waits on it.
     fn idle(&mut self) -> Result<(), EngineError> {

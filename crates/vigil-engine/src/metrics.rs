@@ -35,13 +35,13 @@ impl MetricsServer {
         listener.set_nonblocking(true)?;
         let done = Arc::new(AtomicBool::new(false));
         let stop = done.clone();
-        let path = cfg.path.clone();
+        let (path, threads) = (cfg.path.clone(), cfg.threads);
         let thread = std::thread::Builder::new().name("metrics".into()).spawn(move || {
             while !stop.load(Ordering::Relaxed) {
                 match listener.accept() {
                     Ok((conn, _)) => {
                         // A client that misbehaves loses its answer, nothing more.
-                        let _ = answer(conn, &path, &control);
+                        let _ = answer(conn, &path, threads, &control);
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(20)),
                     Err(_) => std::thread::sleep(Duration::from_millis(100)),
@@ -61,7 +61,7 @@ impl Drop for MetricsServer {
     }
 }
 
-fn answer(conn: TcpStream, path: &str, control: &Control) -> io::Result<()> {
+fn answer(conn: TcpStream, path: &str, threads: bool, control: &Control) -> io::Result<()> {
     conn.set_nonblocking(false)?;
     conn.set_write_timeout(Some(CLIENT_TIMEOUT))?;
     // The request head within CLIENT_TIMEOUT in all, however it trickles in.
@@ -90,7 +90,10 @@ fn answer(conn: TcpStream, path: &str, control: &Control) -> io::Result<()> {
         ("404 Not Found", format!("metrics are at {path}\n"))
     } else {
         match control.ask_counters().recv_timeout(ANSWER_WAIT) {
-            Ok(counters) => ("200 OK", exposition(&counters)),
+            Ok(counters) => {
+                let per_thread = if threads { control.thread_counters() } else { Vec::new() };
+                ("200 OK", exposition(&counters, &per_thread))
+            }
             Err(_) => ("503 Service Unavailable", "the engine did not answer in time\n".to_string()),
         }
     };
@@ -139,10 +142,13 @@ fn metric_name(name: &str, gauge: bool) -> String {
     m
 }
 
-/// The text exposition format of `counters`.
-pub(crate) fn exposition(counters: &[(String, u64)]) -> String {
+/// The text exposition format of `counters`, and of each worker's
+/// (`threads`, by thread name) as the same metrics labelled `thread`.
+pub(crate) fn exposition(counters: &[(String, u64)], threads: &[(String, Vec<(String, u64)>)]) -> String {
     let mut out = String::new();
     let mut seen = std::collections::HashSet::new();
+    let by_thread: Vec<(&str, std::collections::HashMap<&str, u64>)> =
+        threads.iter().map(|(t, c)| (t.as_str(), c.iter().map(|(n, v)| (n.as_str(), *v)).collect())).collect();
     for (name, v) in counters {
         let gauge = is_gauge(name);
         let metric = metric_name(name, gauge);
@@ -154,6 +160,12 @@ pub(crate) fn exposition(counters: &[(String, u64)]) -> String {
         out.push_str(&format!(
             "# HELP {metric} Suricata stats counter {name}.\n# TYPE {metric} {kind}\n{metric} {v}\n"
         ));
+        for (t, c) in &by_thread {
+            if let Some(v) = c.get(name.as_str()) {
+                let label = t.replace('\\', "\\\\").replace('"', "\\\"");
+                out.push_str(&format!("{metric}{{thread=\"{label}\"}} {v}\n"));
+            }
+        }
     }
     out
 }
@@ -164,20 +176,35 @@ mod tests {
 
     #[test]
     fn names_and_types() {
-        let text = exposition(&[
+        let counters: Vec<(String, u64)> = vec![
             ("decoder.pkts".into(), 42),
             ("tcp.memuse".into(), 1024),
             ("flow.total".into(), 3),
             ("app_layer.flow.dns-tcp".into(), 1),
-        ]);
+        ];
+        let text = exposition(&counters, &[]);
         assert!(text.contains("# TYPE vigil_decoder_pkts_total counter\nvigil_decoder_pkts_total 42\n"), "{text}");
         assert!(text.contains("# TYPE vigil_tcp_memuse gauge\nvigil_tcp_memuse 1024\n"), "{text}");
         assert!(text.contains("vigil_flow_total 3\n"), "{text}");
         assert!(text.contains("vigil_app_layer_flow_dns_tcp_total 1\n"), "{text}");
         assert!(text.contains("# HELP vigil_decoder_pkts_total Suricata stats counter decoder.pkts.\n"));
         // A count of memcap hits is a counter, whatever its name holds.
+        let memcap = exposition(&[("tcp.ssn_memcap_drop".into(), 2)], &[]);
+        assert!(memcap.contains("# TYPE vigil_tcp_ssn_memcap_drop_total counter"), "{memcap}");
+    }
+
+    #[test]
+    fn each_worker_is_a_labelled_series() {
+        let threads = vec![
+            ("W#01".to_string(), vec![("decoder.pkts".to_string(), 40)]),
+            ("W#02".to_string(), vec![("decoder.pkts".to_string(), 2)]),
+        ];
+        let text = exposition(&[("decoder.pkts".into(), 42)], &threads);
         assert!(
-            exposition(&[("tcp.ssn_memcap_drop".into(), 2)]).contains("# TYPE vigil_tcp_ssn_memcap_drop_total counter")
+            text.ends_with(
+                "vigil_decoder_pkts_total 42\nvigil_decoder_pkts_total{thread=\"W#01\"} 40\nvigil_decoder_pkts_total{thread=\"W#02\"} 2\n"
+            ),
+            "{text}"
         );
     }
 }

@@ -179,7 +179,7 @@ fn read(
             }
             if control.counters_wanted() {
                 match dispatch.counters(packets) {
-                    Ok(c) => control.answer_counters(&c),
+                    Ok(c) => control.answer_counters_of(&c, &dispatch.threads()),
                     Err(e) => {
                         result = Err(e);
                         return false;
@@ -263,7 +263,7 @@ fn read(
             };
             if control.counters_wanted() {
                 match dispatch.counters(summary.packets) {
-                    Ok(c) => control.answer_counters(&c),
+                    Ok(c) => control.answer_counters_of(&c, &dispatch.threads()),
                     Err(e) => {
                         result = Err(e);
                         break 'files;
@@ -404,6 +404,10 @@ impl Dispatch for Single<'_> {
 
     fn dropped(&self) -> u64 {
         0
+    }
+
+    fn threads(&self) -> Vec<(String, Vec<(String, u64)>)> {
+        vec![(worker_name(0), self.lane.counters(self.setup))]
     }
 
     fn frame(&mut self, raw: &RawPacket<'_>, pcap_cnt: u64, validate: bool) -> Result<(), EngineError> {

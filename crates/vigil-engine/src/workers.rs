@@ -287,6 +287,10 @@ impl Dispatch for Workers<'_> {
         Ok(with_capture(all, inspected, 0))
     }
 
+    fn threads(&self) -> Vec<(String, Counters)> {
+        self.threads.clone()
+    }
+
     fn dropped(&self) -> u64 {
         0
     }

@@ -1,6 +1,6 @@
-//! `stats.prometheus`: while a run waits for more files, a scrape of the
-//! endpoint has every counter a stats record taken then has, with the same
-//! values, and Prometheus's own checker (`promtool check metrics`, Debian's
+//! `stats.prometheus`: while a run (two autofp workers) waits for more
+//! files, a scrape of the endpoint has every counter a stats record taken
+//! then has, with the same values, each worker's too (`threads: yes`), and Prometheus's own checker (`promtool check metrics`, Debian's
 //! `prometheus` package, which `scripts/deps.sh --tests` installs) accepts it.
 
 mod common;
@@ -43,7 +43,7 @@ fn a_scrape_has_the_stats_records_counters() {
     write_pcap(&input.join("a.pcap"), spaced(&short_session()));
     let port = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap().local_addr().unwrap().port();
     let yaml = format!(
-        "pcap-file:\n  delay: 0\nstats:\n  prometheus:\n    enabled: yes\n    listen: 127.0.0.1:{port}\noutputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - stats\n"
+        "pcap-file:\n  delay: 0\nstats:\n  prometheus:\n    enabled: yes\n    threads: yes\n    listen: 127.0.0.1:{port}\noutputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types:\n        - stats\n"
     );
     std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
     let opts = RunOptions {
@@ -52,6 +52,8 @@ fn a_scrape_has_the_stats_records_counters() {
         config: Some(dir.join("vigil.yaml")),
         checksum: Some("none".into()),
         pcap_continuous: true,
+        runmode: Some("autofp".into()),
+        threads: Some(2),
         ..Default::default()
     };
     let control = opts.control.clone();
@@ -68,6 +70,13 @@ fn a_scrape_has_the_stats_records_counters() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(get(port, "/other").unwrap().0.contains("404"));
+    // Each worker's series, labelled, adding up to the total.
+    let per_worker: u64 = body
+        .lines()
+        .filter(|l| l.starts_with("vigil_decoder_pkts_total{thread=\"W#"))
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(per_worker, 8, "{body}");
     // A stats record now, with the run idle: the same counters.
     let before = std::fs::read_to_string(dir.join("eve.json")).unwrap_or_default().lines().count();
     control.request_stats();
@@ -89,7 +98,7 @@ fn a_scrape_has_the_stats_records_counters() {
         let base = format!("vigil_{}", name.replace(['.', '-'], "_"));
         let found = body
             .lines()
-            .filter(|l| !l.starts_with('#'))
+            .filter(|l| !l.starts_with('#') && !l.contains('{'))
             .find(|l| l.split(' ').next().is_some_and(|m| m == base || m == format!("{base}_total")));
         let Some(line) = found else { panic!("{name} is not exposed") };
         assert_eq!(line.rsplit(' ').next().unwrap(), value.to_string(), "{name}");

@@ -210,7 +210,7 @@ impl Coordinator {
             if stats_due || status_due || control.counters_wanted() {
                 let totals = self.report()?;
                 if control.counters_wanted() {
-                    control.answer_counters(&totals);
+                    control.answer_counters_of(&totals, &self.threads);
                 }
                 if stats_due {
                     last_stats = Instant::now();
