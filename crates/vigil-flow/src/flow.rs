@@ -76,6 +76,8 @@ pub struct Flow<E = ()> {
     pub bytes: PerDir<u64>,
     /// TCP flags seen in each direction (OR of all of them).
     pub tcp_flags: PerDir<u8>,
+    /// The lowest and highest IP TTL (hop limit) seen each way (EVE `netflow`).
+    pub ttl: PerDir<Option<(u8, u8)>>,
     /// ICMP type and code of the first message each way.
     pub icmp: PerDir<Option<(u8, u8)>>,
     /// ESP security parameter index.
@@ -109,6 +111,7 @@ impl<E: Default> Flow<E> {
             pkts: PerDir::default(),
             bytes: PerDir::default(),
             tcp_flags: PerDir::default(),
+            ttl: PerDir::default(),
             icmp: PerDir::default(),
             spi: None,
             syn_seq: None,
@@ -167,6 +170,7 @@ impl<E> Flow<E> {
         swap(&mut self.pkts);
         swap(&mut self.bytes);
         swap(&mut self.tcp_flags);
+        swap(&mut self.ttl);
         swap(&mut self.icmp);
         // The handshake bits are the client's SYN and the server's SYN/ACK:
         // seen from the wrong side, they were not what they claimed.
@@ -188,9 +192,14 @@ impl<E> Flow<E> {
         now: Timestamp,
         tcp_flags: Option<u8>,
         icmp: Option<(u8, u8)>,
+        ttl: Option<u8>,
     ) {
         *self.pkts.get_mut(dir) += 1;
         *self.bytes.get_mut(dir) += bytes;
+        if let Some(t) = ttl {
+            let seen = self.ttl.get_mut(dir);
+            *seen = Some(seen.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t))));
+        }
         if now > self.last {
             self.last = now;
         }
@@ -290,14 +299,14 @@ mod tests {
     fn handshake_then_both_fins() {
         let mut f: Flow = Flow::new(key(), 7, Timestamp::from_micros(100, 0));
         let t = Timestamp::from_micros(100, 0);
-        f.update(Direction::ToServer, 60, t, Some(tcp::SYN), None);
+        f.update(Direction::ToServer, 60, t, Some(tcp::SYN), None, None);
         assert_eq!(f.state, FlowState::New);
-        f.update(Direction::ToClient, 60, t, Some(tcp::SYN | tcp::ACK), None);
-        f.update(Direction::ToServer, 60, t, Some(tcp::ACK), None);
+        f.update(Direction::ToClient, 60, t, Some(tcp::SYN | tcp::ACK), None, None);
+        f.update(Direction::ToServer, 60, t, Some(tcp::ACK), None, None);
         assert_eq!(f.state, FlowState::Established);
-        f.update(Direction::ToServer, 60, t, Some(tcp::FIN | tcp::ACK), None);
+        f.update(Direction::ToServer, 60, t, Some(tcp::FIN | tcp::ACK), None, None);
         assert_eq!(f.state, FlowState::Established);
-        f.update(Direction::ToClient, 60, t, Some(tcp::FIN | tcp::ACK), None);
+        f.update(Direction::ToClient, 60, t, Some(tcp::FIN | tcp::ACK), None, None);
         assert_eq!(f.state, FlowState::Closed);
         assert_eq!(f.tcp_flags.to_server, tcp::SYN | tcp::ACK | tcp::FIN);
         assert_eq!((f.pkts.to_server, f.pkts.to_client, f.bytes.to_server), (3, 2, 180));
@@ -307,13 +316,13 @@ mod tests {
     fn rst_closes_and_midstream_stays_new() {
         let t = Timestamp::from_micros(5, 0);
         let mut f: Flow = Flow::new(key(), 7, t);
-        f.update(Direction::ToServer, 60, t, Some(tcp::SYN), None);
-        f.update(Direction::ToClient, 60, t, Some(tcp::RST | tcp::ACK), None);
+        f.update(Direction::ToServer, 60, t, Some(tcp::SYN), None, None);
+        f.update(Direction::ToClient, 60, t, Some(tcp::RST | tcp::ACK), None, None);
         assert_eq!(f.state, FlowState::Closed);
         let mut g: Flow = Flow::new(key(), 7, t);
-        g.update(Direction::ToServer, 60, t, Some(tcp::ACK), None);
-        g.update(Direction::ToClient, 60, t, Some(tcp::ACK), None);
-        g.update(Direction::ToClient, 60, t, Some(tcp::RST), None);
+        g.update(Direction::ToServer, 60, t, Some(tcp::ACK), None, None);
+        g.update(Direction::ToClient, 60, t, Some(tcp::ACK), None, None);
+        g.update(Direction::ToClient, 60, t, Some(tcp::RST), None, None);
         assert_eq!(g.state, FlowState::New);
     }
 
@@ -322,7 +331,7 @@ mod tests {
         let t = Timestamp::from_micros(5, 0);
         let mut f: Flow = Flow::new(key(), 7, t);
         // The server's SYN/ACK came first and was taken for the client's packet.
-        f.update(Direction::ToServer, 60, t, Some(tcp::SYN | tcp::ACK), None);
+        f.update(Direction::ToServer, 60, t, Some(tcp::SYN | tcp::ACK), None, None);
         let id = f.id;
         f.reverse();
         assert_eq!((f.key.src_ip(), f.key.sport, f.key.dport), ("10.0.0.2".parse().unwrap(), 80, 1000));
@@ -336,9 +345,9 @@ mod tests {
         let t = Timestamp::from_micros(5, 0);
         let udp = FlowKey::new("10.0.0.1".parse().unwrap(), 1000, "10.0.0.2".parse().unwrap(), 53, 17);
         let mut f: Flow = Flow::new(udp, 7, t);
-        f.update(Direction::ToServer, 60, t, None, None);
+        f.update(Direction::ToServer, 60, t, None, None, None);
         assert_eq!(f.state, FlowState::New);
-        f.update(Direction::ToClient, 60, t, None, None);
+        f.update(Direction::ToClient, 60, t, None, None, None);
         assert_eq!(f.state, FlowState::Established);
     }
 

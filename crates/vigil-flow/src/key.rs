@@ -27,6 +27,8 @@ pub struct FlowPacket {
     /// Bytes it adds to the flow (the frame, or the inner packet of a tunnel).
     pub bytes: u64,
     pub tcp_flags: Option<u8>,
+    /// The IP TTL (or IPv6 hop limit) it came with.
+    pub ttl: Option<u8>,
     /// The TCP sequence number.
     pub tcp_seq: Option<u32>,
     pub icmp: Option<(u8, u8)>,
@@ -124,6 +126,7 @@ impl FlowPacket {
             nvlans: n as u8,
             bytes,
             tcp_flags: None,
+            ttl: p.ip.as_ref().map(|ip| ip.ttl),
             tcp_seq: None,
             icmp: None,
             spi: None,
@@ -205,7 +208,8 @@ impl FlowPacket {
         let (sp, dp) = (tun.sport?, tun.dport?);
         let recursion = if t.recursion { tun.depth.saturating_sub(1) } else { 0 };
         let key = FlowKey::new(tun.src, sp, tun.dst, dp, ip_proto::UDP).with_recursion(recursion);
-        Some(FlowPacket::with_key(key, p, t, p.data.len() as u64))
+        // The TTL the packet has is its inner header's, not the tunnel's.
+        Some(FlowPacket { ttl: None, ..FlowPacket::with_key(key, p, t, p.data.len() as u64) })
     }
 }
 

@@ -347,7 +347,7 @@ impl<E: Default> FlowTable<E> {
         if dir == Direction::ToServer && f.syn_seq.is_none() && fp.tcp_flags.is_some_and(|fl| fl & 0x12 == 0x02) {
             f.syn_seq = fp.tcp_seq;
         }
-        f.update(dir, fp.bytes, now, fp.tcp_flags, fp.icmp);
+        f.update(dir, fp.bytes, now, fp.tcp_flags, fp.icmp, fp.ttl);
         let id = f.id;
         self.retime(slot, before);
         Some(FlowHandle { slot, gen, dir, id, created })

@@ -152,6 +152,89 @@ pub fn flow_record(r: &FlowRecord<'_>, now: Timestamp) -> Value {
     Value::Object(m)
 }
 
+/// The lowest and highest TTL seen one way, where any was.
+pub type TtlRange = Option<(u8, u8)>;
+
+/// A flow's two EVE `netflow` records, one per direction (the second with
+/// its endpoints the other way round), as Suricata's netflow output writes
+/// them: that direction's packets, bytes and TTL range, the flow's start,
+/// end and age, and that direction's TCP flags. `ttl`: (to server, to
+/// client) lowest and highest, where seen. Logged at the flow's last packet.
+pub fn netflow_records(r: &FlowRecord<'_>, ttl: (TtlRange, TtlRange)) -> [Value; 2] {
+    let side = |to_server: bool| {
+        let (src, dst) = if to_server { (r.src_ip, r.dest_ip) } else { (r.dest_ip, r.src_ip) };
+        let ports = r.ports.map(|(a, b)| if to_server { (a, b) } else { (b, a) });
+        let mut m = Map::new();
+        m.insert("timestamp".into(), Value::String(format_timestamp(r.end)));
+        m.insert("flow_id".into(), json!(r.flow_id));
+        m.insert("event_type".into(), Value::String("netflow".into()));
+        if !r.vlans.is_empty() {
+            m.insert("vlan".into(), json!(r.vlans));
+        }
+        m.insert("src_ip".into(), Value::String(crate::envelope::ip_text(src)));
+        if let Some((sp, _)) = ports {
+            m.insert("src_port".into(), json!(sp));
+        }
+        m.insert("dest_ip".into(), Value::String(crate::envelope::ip_text(dst)));
+        if let Some((_, dp)) = ports {
+            m.insert("dest_port".into(), json!(dp));
+        }
+        m.insert("proto".into(), Value::String(proto_name(r.proto).into_owned()));
+        let icmp = if to_server { r.icmp } else { r.icmp_response };
+        if let Some((t, c)) = icmp {
+            m.insert("icmp_type".into(), json!(t));
+            m.insert("icmp_code".into(), json!(c));
+        }
+        if let Some(spi) = r.spi {
+            m.insert("spi".into(), json!(spi));
+        }
+        if let Some(a) = r.app_proto {
+            m.insert("app_proto".into(), Value::String(a.into()));
+        }
+        let mut n = Map::new();
+        let (pkts, bytes) =
+            if to_server { (r.pkts_toserver, r.bytes_toserver) } else { (r.pkts_toclient, r.bytes_toclient) };
+        n.insert("pkts".into(), json!(pkts));
+        n.insert("bytes".into(), json!(bytes));
+        n.insert("start".into(), Value::String(format_timestamp(r.start)));
+        n.insert("end".into(), Value::String(format_timestamp(r.end)));
+        n.insert("age".into(), json!(r.age.max(0)));
+        if let Some((lo, hi)) = if to_server { ttl.0 } else { ttl.1 } {
+            n.insert("min_ttl".into(), json!(lo));
+            n.insert("max_ttl".into(), json!(hi));
+        }
+        if r.tx_cnt > 0 {
+            n.insert("tx_cnt".into(), json!(r.tx_cnt));
+        }
+        m.insert("netflow".into(), Value::Object(n));
+        if let Some((ts, tc)) = r.tcp_flags {
+            let flags = if to_server { ts } else { tc };
+            let mut t = Map::new();
+            t.insert("tcp_flags".into(), Value::String(format!("{flags:02x}")));
+            for (bit, name) in TCP_FLAG_NAMES {
+                if flags & bit != 0 {
+                    t.insert(name.into(), Value::Bool(true));
+                }
+            }
+            m.insert("tcp".into(), Value::Object(t));
+        }
+        Value::Object(m)
+    };
+    [side(true), side(false)]
+}
+
+/// TCP flag bits by the names EVE gives them, in Suricata's order.
+const TCP_FLAG_NAMES: [(u8, &str); 8] = [
+    (0x02, "syn"),
+    (0x01, "fin"),
+    (0x04, "rst"),
+    (0x08, "psh"),
+    (0x10, "ack"),
+    (0x20, "urg"),
+    (0x40, "ecn"),
+    (0x80, "cwr"),
+];
+
 /// The `tcp` object: flags in hex (both ways, to server, to client), one
 /// boolean per flag seen, then the session's state, gaps and regions.
 fn tcp_object(ts: u8, tc: u8, session: Option<FlowTcpSession<'_>>) -> Value {
@@ -160,16 +243,7 @@ fn tcp_object(ts: u8, tc: u8, session: Option<FlowTcpSession<'_>>) -> Value {
     t.insert("tcp_flags".into(), Value::String(format!("{all:02x}")));
     t.insert("tcp_flags_ts".into(), Value::String(format!("{ts:02x}")));
     t.insert("tcp_flags_tc".into(), Value::String(format!("{tc:02x}")));
-    for (bit, name) in [
-        (0x02, "syn"),
-        (0x01, "fin"),
-        (0x04, "rst"),
-        (0x08, "psh"),
-        (0x10, "ack"),
-        (0x20, "urg"),
-        (0x40, "ecn"),
-        (0x80, "cwr"),
-    ] {
+    for (bit, name) in TCP_FLAG_NAMES {
         if all & bit != 0 {
             t.insert(name.into(), Value::Bool(true));
         }
@@ -243,6 +317,24 @@ mod tests {
             action: None,
             exception_policy: &[],
         }
+    }
+
+    #[test]
+    fn netflow_is_two_records_one_each_way() {
+        let [ts, tc] = netflow_records(&record(), (Some((60, 64)), None));
+        assert_eq!(ts["event_type"], "netflow");
+        assert_eq!((ts["src_port"].as_u64(), ts["dest_port"].as_u64()), (Some(40000), Some(80)));
+        assert_eq!((tc["src_ip"].as_str(), tc["src_port"].as_u64()), (Some("10.0.0.2"), Some(80)));
+        assert_eq!(ts["netflow"]["pkts"], 3);
+        assert_eq!(tc["netflow"]["bytes"], 120);
+        assert_eq!((ts["netflow"]["min_ttl"].as_u64(), ts["netflow"]["max_ttl"].as_u64()), (Some(60), Some(64)));
+        assert!(tc["netflow"].get("min_ttl").is_none(), "no TTL seen that way");
+        assert_eq!(ts["netflow"]["age"], 2);
+        assert_eq!(ts["timestamp"], ts["netflow"]["end"], "logged at the last packet");
+        // Each way its own flags.
+        assert_eq!((ts["tcp"]["tcp_flags"].as_str(), tc["tcp"]["tcp_flags"].as_str()), (Some("1b"), Some("1f")));
+        assert!(tc["tcp"]["rst"].as_bool().unwrap() && ts["tcp"].get("rst").is_none());
+        assert!(ts.get("flow").is_none() && ts.get("ip_v").is_none());
     }
 
     #[test]

@@ -53,7 +53,7 @@ pub use engine::engine_record;
 pub use envelope::{envelope, insert_traffic, ip_text, EnvelopeOptions};
 pub use fast::{fast_line, FastAction, FastAlert, FastWriter};
 pub use filestore::{FileStore, FileStoreCounts};
-pub use flow::{flow_record, insert_flow_id, insert_parent_id, FlowRecord, FlowTcpSession};
+pub use flow::{flow_record, insert_flow_id, insert_parent_id, netflow_records, FlowRecord, FlowTcpSession};
 pub use packet::packet_record;
 pub use pcap_log::{PcapLog, PcapLogOptions};
 pub use protocol::proto_name;

@@ -46,6 +46,8 @@ struct EveSink {
     stats_parts: (bool, bool),
     null_values: bool,
     flow: bool,
+    /// `- netflow`: two records per flow, one each way.
+    netflow: bool,
     /// Flow records list the exception policies their flow met.
     flow_exception_policy: bool,
     /// `alert.tagged-packets`: packets a `tag` tagged get `packet` records.
@@ -361,6 +363,7 @@ impl Outputs {
                 stats_parts: stats.map_or((true, false), |s| (s.totals, s.threads)),
                 null_values: stats.is_none_or(|s| s.null_values),
                 flow: eve.types.flow.as_ref().is_some_and(|f| f.enabled),
+                netflow: eve.logs("netflow"),
                 flow_exception_policy: eve.types.flow.as_ref().is_some_and(|f| f.exception_policy),
                 tagged_packets: eve.types.alert.as_ref().is_some_and(|a| a.enabled && a.tagged_packets),
                 alert: eve.types.alert.as_ref().filter(|a| a.enabled).map(|a| AlertOptions {
@@ -1027,7 +1030,7 @@ impl Outputs {
 
     /// True when some output logs flow records.
     pub(crate) fn wants_flows(&self) -> bool {
-        self.sinks.iter().any(|s| s.flow)
+        self.sinks.iter().any(|s| s.flow || s.netflow)
     }
 
     /// Writes the record of a flow that ended, at packet time `now`; `tcp` is what its
@@ -1092,6 +1095,18 @@ impl Outputs {
             }
             if let Some((_, rec)) = &built {
                 write(&mut sink.writer, rec)?;
+            }
+        }
+        if self.sinks.iter().any(|s| s.netflow) {
+            let mut recs = vigil_output::netflow_records(&fields, (f.ttl.to_server, f.ttl.to_client));
+            for rec in &mut recs {
+                with_flow_notes(&self.notes, rec, f.id);
+                vigil_output::insert_traffic(rec, &fate.traffic.ids, &fate.traffic.labels);
+            }
+            for sink in self.sinks.iter_mut().filter(|s| s.netflow) {
+                for rec in &recs {
+                    write(&mut sink.writer, rec)?;
+                }
             }
         }
         Ok(())
