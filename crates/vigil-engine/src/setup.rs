@@ -272,6 +272,8 @@ fn flow_config(config: &Config) -> FlowConfig {
         timeouts: Timeouts { default: proto(&t.default), tcp: proto(&t.tcp), udp: proto(&t.udp), icmp: proto(&t.icmp) },
         vlan_tracking: config.decoder.vlan_use_for_tracking,
         recursion_tracking: config.decoder.recursion_level_use_for_tracking,
+        // Only an output that logs them makes flows keep their addresses.
+        keep_macs: config.outputs.enabled_eve_logs().any(|e| e.ethernet),
     }
 }
 

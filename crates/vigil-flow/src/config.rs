@@ -78,6 +78,8 @@ pub struct FlowConfig {
     pub vlan_tracking: bool,
     /// `decoder.recursion-level.use-for-tracking`.
     pub recursion_tracking: bool,
+    /// Keep each flow's Ethernet addresses (an `eve-log` with `ethernet: yes`).
+    pub keep_macs: bool,
 }
 
 impl Default for FlowConfig {
@@ -91,6 +93,7 @@ impl Default for FlowConfig {
             timeouts: Timeouts::default(),
             vlan_tracking: true,
             recursion_tracking: true,
+            keep_macs: false,
         }
     }
 }

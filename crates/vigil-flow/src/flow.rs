@@ -78,6 +78,8 @@ pub struct Flow<E = ()> {
     pub tcp_flags: PerDir<u8>,
     /// The lowest and highest IP TTL (hop limit) seen each way (EVE `netflow`).
     pub ttl: PerDir<Option<(u8, u8)>>,
+    /// The Ethernet addresses seen, where flows keep them (EVE `ether`).
+    pub macs: Option<Box<MacSets>>,
     /// ICMP type and code of the first message each way.
     pub icmp: PerDir<Option<(u8, u8)>>,
     /// ESP security parameter index.
@@ -98,6 +100,18 @@ pub struct Flow<E = ()> {
     pub ext: E,
 }
 
+/// Addresses kept per side at most (a flow through a load balancer or a
+/// mirror may show a few; more is noise).
+pub const MAX_MACS: usize = 16;
+
+/// The Ethernet addresses of a flow's client side and server side, in the
+/// order first seen.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MacSets {
+    pub src: Vec<[u8; 6]>,
+    pub dst: Vec<[u8; 6]>,
+}
+
 impl<E: Default> Flow<E> {
     pub(crate) fn new(key: FlowKey, hash: u32, now: Timestamp) -> Self {
         Flow {
@@ -112,6 +126,7 @@ impl<E: Default> Flow<E> {
             bytes: PerDir::default(),
             tcp_flags: PerDir::default(),
             ttl: PerDir::default(),
+            macs: None,
             icmp: PerDir::default(),
             spi: None,
             syn_seq: None,
@@ -171,6 +186,9 @@ impl<E> Flow<E> {
         swap(&mut self.bytes);
         swap(&mut self.tcp_flags);
         swap(&mut self.ttl);
+        if let Some(m) = self.macs.as_deref_mut() {
+            std::mem::swap(&mut m.src, &mut m.dst);
+        }
         swap(&mut self.icmp);
         // The handshake bits are the client's SYN and the server's SYN/ACK:
         // seen from the wrong side, they were not what they claimed.
@@ -181,6 +199,18 @@ impl<E> Flow<E> {
         }
         if fins.1 {
             self.hs |= hs::FIN_TS;
+        }
+    }
+
+    /// Keeps a packet's Ethernet source and destination, as the client's
+    /// (`src`) and the server's (`dst`) side addresses.
+    pub(crate) fn see_macs(&mut self, dir: Direction, (src, dst): ([u8; 6], [u8; 6])) {
+        let m = self.macs.get_or_insert_with(Box::default);
+        let (client, server) = if dir == Direction::ToServer { (src, dst) } else { (dst, src) };
+        for (set, mac) in [(&mut m.src, client), (&mut m.dst, server)] {
+            if !set.contains(&mac) && set.len() < MAX_MACS {
+                set.push(mac);
+            }
         }
     }
 
@@ -293,6 +323,23 @@ mod tests {
 
     fn key() -> FlowKey {
         FlowKey::new("10.0.0.1".parse().unwrap(), 1000, "10.0.0.2".parse().unwrap(), 80, 6)
+    }
+
+    #[test]
+    fn macs_are_kept_by_side_and_follow_a_reversal() {
+        let mut f: Flow = Flow::new(key(), 1, Timestamp::from_micros(0, 0));
+        let (a, b, c) = ([1; 6], [2; 6], [3; 6]);
+        f.see_macs(Direction::ToServer, (a, b));
+        f.see_macs(Direction::ToClient, (b, a));
+        f.see_macs(Direction::ToClient, (c, a));
+        let m = f.macs.as_deref().unwrap();
+        assert_eq!((m.src.clone(), m.dst.clone()), (vec![a], vec![b, c]));
+        f.reverse();
+        assert_eq!(f.macs.as_deref().unwrap().src, vec![b, c]);
+        for i in 0..40u8 {
+            f.see_macs(Direction::ToServer, ([i; 6], a));
+        }
+        assert_eq!(f.macs.as_deref().unwrap().src.len(), MAX_MACS, "bounded");
     }
 
     #[test]

@@ -13,6 +13,8 @@ pub struct Tracking {
     pub vlan: bool,
     /// `decoder.recursion-level.use-for-tracking`.
     pub recursion: bool,
+    /// Keep the Ethernet addresses each flow sees (an output logs them).
+    pub macs: bool,
 }
 
 /// A packet as the flow table sees it.
@@ -29,6 +31,8 @@ pub struct FlowPacket {
     pub tcp_flags: Option<u8>,
     /// The IP TTL (or IPv6 hop limit) it came with.
     pub ttl: Option<u8>,
+    /// Its Ethernet source and destination, where flows keep them.
+    pub macs: Option<([u8; 6], [u8; 6])>,
     /// The TCP sequence number.
     pub tcp_seq: Option<u32>,
     pub icmp: Option<(u8, u8)>,
@@ -109,6 +113,13 @@ fn quoted_v4(body: &[u8]) -> Option<(IpAddr, u16, IpAddr, u16, u8)> {
     Some((src, sp, dst, dp, proto))
 }
 
+/// The source and destination of the packet's (outermost) Ethernet header.
+fn packet_macs(p: &Packet<'_>) -> Option<([u8; 6], [u8; 6])> {
+    let l = p.layer(LayerKind::Ethernet)?;
+    let eth = vigil_wire::ethernet::Ethernet::new_checked(p.layer_bytes(l)).ok()?;
+    Some((eth.src(), eth.dst()))
+}
+
 impl FlowPacket {
     fn with_key(key: FlowKey, p: &Packet<'_>, t: &Tracking, bytes: u64) -> Self {
         let mut vlans = [0u16; vigil_types::FLOW_KEY_VLANS];
@@ -127,6 +138,7 @@ impl FlowPacket {
             bytes,
             tcp_flags: None,
             ttl: p.ip.as_ref().map(|ip| ip.ttl),
+            macs: if t.macs { packet_macs(p) } else { None },
             tcp_seq: None,
             icmp: None,
             spi: None,
@@ -245,7 +257,7 @@ mod tests {
     use vigil_wire::build::{self, PacketBuilder};
     use vigil_wire::ethertype;
 
-    const T: Tracking = Tracking { vlan: true, recursion: true };
+    const T: Tracking = Tracking { vlan: true, recursion: true, macs: false };
 
     fn decode(f: &[u8]) -> Packet<'_> {
         let mut d = Decoder::new(DecodeConfig::default());
@@ -282,7 +294,7 @@ mod tests {
         let a = FlowPacket::inner(&decode(&f), &T).unwrap();
         let b = FlowPacket::inner(&decode(&tagged), &T).unwrap();
         assert_ne!(a.key, b.key);
-        let untracked = Tracking { vlan: false, recursion: true };
+        let untracked = Tracking { vlan: false, recursion: true, macs: false };
         assert_eq!(FlowPacket::inner(&decode(&tagged), &untracked).unwrap().key, a.key);
         assert_eq!(b.nvlans, 1);
 

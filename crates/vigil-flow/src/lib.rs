@@ -56,6 +56,6 @@ mod timers;
 pub use clock::CaptureClock;
 pub use config::{FlowConfig, ProtoTimeouts, Timeouts};
 pub use counters::FlowCounters;
-pub use flow::{flow_id, EndReason, Flow, FlowState};
+pub use flow::{flow_id, EndReason, Flow, FlowState, MacSets};
 pub use key::{FlowPacket, Tracking};
 pub use table::{FlowHandle, FlowTable};

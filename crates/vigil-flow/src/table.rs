@@ -138,7 +138,7 @@ impl<E: Default> FlowTable<E> {
     }
 
     pub fn tracking(&self) -> Tracking {
-        Tracking { vlan: self.cfg.vlan_tracking, recursion: self.cfg.recursion_tracking }
+        Tracking { vlan: self.cfg.vlan_tracking, recursion: self.cfg.recursion_tracking, macs: self.cfg.keep_macs }
     }
 
     pub fn counters(&self) -> &FlowCounters {
@@ -348,6 +348,9 @@ impl<E: Default> FlowTable<E> {
             f.syn_seq = fp.tcp_seq;
         }
         f.update(dir, fp.bytes, now, fp.tcp_flags, fp.icmp, fp.ttl);
+        if let Some(m) = fp.macs {
+            f.see_macs(dir, m);
+        }
         let id = f.id;
         self.retime(slot, before);
         Some(FlowHandle { slot, gen, dir, id, created })

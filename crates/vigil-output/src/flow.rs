@@ -6,6 +6,7 @@ use crate::time::format_timestamp;
 use serde_json::{json, Map, Value};
 use std::net::IpAddr;
 use vigil_types::Timestamp;
+use vigil_wire::ethernet::format_mac;
 
 /// What a flow record says, gathered by the engine from the flow table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +58,19 @@ pub struct FlowRecord<'a> {
     pub action: Option<&'a str>,
     /// Exception policies applied to the flow: (target, policy) names.
     pub exception_policy: &'a [(&'a str, &'a str)],
+    /// The Ethernet addresses of the client's and the server's side, for an
+    /// output with `ethernet: yes` (EVE `ether`).
+    pub macs: Option<MacLists<'a>>,
+}
+
+/// The Ethernet addresses of a flow's client side and server side.
+pub type MacLists<'a> = (&'a [[u8; 6]], &'a [[u8; 6]]);
+
+/// EVE `ether` of a flow: the server side's addresses, then the client's
+/// (`dest_macs`, `src_macs`, as Suricata orders them).
+fn ether_sets(dest: &[[u8; 6]], src: &[[u8; 6]]) -> Value {
+    let list = |l: &[[u8; 6]]| Value::Array(l.iter().map(|m| Value::String(format_mac(*m))).collect());
+    json!({"dest_macs": list(dest), "src_macs": list(src)})
 }
 
 /// What the stream engine says of a flow's TCP session when it ended.
@@ -146,6 +160,9 @@ pub fn flow_record(r: &FlowRecord<'_>, now: Timestamp) -> Value {
         f.insert("exception_policy".into(), Value::Array(list));
     }
     m.insert("flow".into(), Value::Object(f));
+    if let Some((src, dst)) = r.macs {
+        m.insert("ether".into(), ether_sets(dst, src));
+    }
     if let Some((ts, tc)) = r.tcp_flags {
         m.insert("tcp".into(), tcp_object(ts, tc, r.tcp_session));
     }
@@ -217,6 +234,10 @@ pub fn netflow_records(r: &FlowRecord<'_>, ttl: (TtlRange, TtlRange)) -> [Value;
                 }
             }
             m.insert("tcp".into(), Value::Object(t));
+        }
+        if let Some((src, dst)) = r.macs {
+            let (s, d) = if to_server { (src, dst) } else { (dst, src) };
+            m.insert("ether".into(), ether_sets(d, s));
         }
         Value::Object(m)
     };
@@ -316,6 +337,7 @@ mod tests {
             tcp_session: Some(FlowTcpSession { state: "closed", gap: (false, true), max_regions: (1, 2) }),
             action: None,
             exception_policy: &[],
+            macs: None,
         }
     }
 

@@ -1082,12 +1082,16 @@ impl Outputs {
         });
         // Built for each output's options (`exception-policy`, `community-id`);
         // outputs with the same options share one record.
-        let mut built: Option<((bool, Option<u16>), Value)> = None;
+        let macs = f.macs.as_deref().map(|m| (&m.src[..], &m.dst[..]));
+        // (exception policies, community id seed, ethernet): what a record depends on.
+        type FlowOpts = (bool, Option<u16>, bool);
+        let mut built: Option<(FlowOpts, Value)> = None;
         for sink in self.sinks.iter_mut().filter(|s| s.flow) {
-            let opts = (sink.flow_exception_policy, sink.envelope.community_id);
+            let opts = (sink.flow_exception_policy, sink.envelope.community_id, sink.envelope.ethernet);
             if built.as_ref().is_none_or(|(o, _)| *o != opts) {
                 fields.exception_policy = if opts.0 { fate.exception_policy } else { &[] };
                 fields.community_id = opts.1;
+                fields.macs = if opts.2 { macs } else { None };
                 let mut rec = flow_record(&fields, now);
                 with_flow_notes(&self.notes, &mut rec, f.id);
                 vigil_output::insert_traffic(&mut rec, &fate.traffic.ids, &fate.traffic.labels);
@@ -1097,16 +1101,12 @@ impl Outputs {
                 write(&mut sink.writer, rec)?;
             }
         }
-        if self.sinks.iter().any(|s| s.netflow) {
-            let mut recs = vigil_output::netflow_records(&fields, (f.ttl.to_server, f.ttl.to_client));
-            for rec in &mut recs {
-                with_flow_notes(&self.notes, rec, f.id);
-                vigil_output::insert_traffic(rec, &fate.traffic.ids, &fate.traffic.labels);
-            }
-            for sink in self.sinks.iter_mut().filter(|s| s.netflow) {
-                for rec in &recs {
-                    write(&mut sink.writer, rec)?;
-                }
+        for sink in self.sinks.iter_mut().filter(|s| s.netflow) {
+            fields.macs = if sink.envelope.ethernet { macs } else { None };
+            for mut rec in vigil_output::netflow_records(&fields, (f.ttl.to_server, f.ttl.to_client)) {
+                with_flow_notes(&self.notes, &mut rec, f.id);
+                vigil_output::insert_traffic(&mut rec, &fate.traffic.ids, &fate.traffic.labels);
+                write(&mut sink.writer, &rec)?;
             }
         }
         Ok(())
@@ -1340,6 +1340,7 @@ fn flow_fields<E>(f: &Flow<E>) -> FlowRecord<'_> {
         exception_policy: &[],
         community_id: None,
         tx_cnt: 0,
+        macs: None,
     }
 }
 
