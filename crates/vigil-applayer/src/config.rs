@@ -72,6 +72,12 @@ pub struct AppConfig {
     /// QA simulation (Suricata's `--simulate-applayer-error-at-offset-ts`/`-tc`): the parser
     /// of a TCP direction fails when it is handed bytes at or past this stream offset.
     pub simulate_error_at: PerDir<Option<u64>>,
+    /// Parsers mark their frames ([`crate::frames`]): a rule inspects
+    /// frames, or an output logs them. Off, nothing is recorded.
+    pub frames: bool,
+    /// TCP flows have a whole-stream frame (id 1 each way): an output logs
+    /// frames, or a rule inspects `<proto>.stream`.
+    pub stream_frames: bool,
 }
 
 impl Default for AppConfig {
@@ -89,6 +95,8 @@ impl Default for AppConfig {
             max_pending: 256 * 1024,
             detect_limit: 4096,
             simulate_error_at: PerDir::default(),
+            frames: false,
+            stream_frames: false,
         }
     }
 }

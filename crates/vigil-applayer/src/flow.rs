@@ -17,6 +17,7 @@ use vigil_types::{AppProto, Direction, PerDir};
 
 use crate::config::{AppConfig, Encryption, Transport};
 use crate::detect::{Detect, Detector, Probes, Replay, Step, Verdict};
+use crate::frames::{Frame, FrameTrack};
 use crate::other_side::OtherSide;
 use crate::parser::{AppEvent, ParseResult};
 use crate::proto::{Expected, ParserInit, ProtoDef, ProtoParser};
@@ -180,6 +181,8 @@ pub struct AppFlow {
     other: OtherSide,
     /// The client's address, for the parsers that check one against it.
     client: Option<std::net::IpAddr>,
+    /// The parser's frames, when rules or outputs ask for them.
+    frames: FrameTrack,
 }
 
 impl fmt::Debug for AppFlow {
@@ -213,6 +216,11 @@ impl AppFlow {
             counters: AppCounters::default(),
             other: OtherSide::default(),
             client: None,
+            frames: if cfg.stream_frames && transport == Transport::Tcp {
+                FrameTrack::with_streams()
+            } else {
+                FrameTrack::default()
+            },
         }
     }
 
@@ -356,6 +364,12 @@ impl AppFlow {
     /// protocol says so), unless its `encryption-handling` is `full`.
     pub fn no_inspection(&self) -> bool {
         self.encrypted().is_some_and(|e| e != Encryption::Full)
+    }
+
+    /// Its parser goes on reading to mark frames after encryption (frames
+    /// are asked for and its protocol has frame types).
+    pub fn frames_after_encryption(&self) -> bool {
+        self.cfg.frames && self.parser().is_some_and(|p| !p.def.frames.is_empty())
     }
 
     /// The flow went encrypted and its `encryption-handling` says to bypass it.
@@ -540,6 +554,17 @@ impl AppFlow {
         flow
     }
 
+    /// Frames handed over since the last call ([`crate::frames`]): whole,
+    /// or cut by the end of their direction or a gap.
+    pub fn take_frames(&mut self, out: &mut Vec<Frame>) {
+        self.frames.take(out);
+    }
+
+    /// Frames whose bytes were not all kept, and frames not recorded.
+    pub fn frames_lost(&self) -> (u64, u64) {
+        (self.frames.truncated, self.frames.refused)
+    }
+
     /// Flows the parser announced since the last call.
     pub fn take_expectations(&mut self, out: &mut Vec<crate::proto::Expectation>) {
         if let Stage::Parse(p) = &mut self.stage {
@@ -574,11 +599,21 @@ impl AppFlow {
                 counters.parser_errors += 1;
                 counters.policy_errors += 1;
             }
+            if self.cfg.frames {
+                let p = &mut parser.p;
+                self.frames.marked(parser.def.name, dir, None, data, &mut |out| p.take_frames(out));
+            }
             return;
         }
         let parsed = self.parsed.get_mut(dir);
         let offset = *parsed;
         *parsed += data.len() as u64;
+        let end = *parsed;
+        let name = parser.def.name;
+        let mut frames = self.cfg.frames.then_some(&mut self.frames);
+        if let Some(f) = frames.as_deref_mut() {
+            f.pass(name, dir, offset, data);
+        }
         if self.cfg.simulate_error_at.get(dir).is_some_and(|at| offset >= at) {
             counters.parser_errors += 1;
             counters.bytes_dropped += (side.held.len() + data.len()) as u64;
@@ -587,6 +622,10 @@ impl AppFlow {
         let result = if side.held.is_empty() {
             // The common case: nothing held, nothing copied unless the parser leaves a tail.
             let result = parser.parse(dir, data);
+            if let Some(f) = frames {
+                let p = &mut parser.p;
+                f.marked(name, dir, Some(offset), data, &mut |out| p.take_frames(out));
+            }
             if parser.tunnel() {
                 let rest = unparsed(result, data).to_vec();
                 return self.enter_tunnel(dir, rest);
@@ -604,6 +643,10 @@ impl AppFlow {
                 ParseResult::Incomplete { consumed: 0, needed: side.want }
             } else {
                 let result = parser.parse(dir, &side.held);
+                if let Some(f) = frames {
+                    let p = &mut parser.p;
+                    f.marked(name, dir, Some(end - side.held.len() as u64), &side.held, &mut |out| p.take_frames(out));
+                }
                 if parser.tunnel() {
                     let rest = unparsed(result, &side.held).to_vec();
                     side.clear();
@@ -665,6 +708,7 @@ impl AppFlow {
             Stage::Detect(det) => det.gap(dir, len),
             Stage::Parse(parser) => {
                 *self.parsed.get_mut(dir) += len;
+                self.frames.lost(dir, len);
                 let side = self.sides.get_mut(dir);
                 if !side.stopped {
                     // An unfinished unit cut by the gap can never be finished.
@@ -701,7 +745,15 @@ impl AppFlow {
                     self.counters.bytes_dropped += held.len() as u64;
                 } else {
                     parser.p.close(dir, &held);
+                    if self.cfg.frames {
+                        let end = *self.parsed.get(dir);
+                        let p = &mut parser.p;
+                        self.frames.marked(parser.def.name, dir, Some(end - held.len() as u64), &held, &mut |out| {
+                            p.take_frames(out)
+                        });
+                    }
                 }
+                self.frames.end(dir);
                 if parser.tunnel() {
                     self.enter_tunnel(dir, Vec::new());
                 }

@@ -44,6 +44,7 @@ pub mod files;
 mod flow;
 #[cfg(test)]
 mod flow_tests;
+pub mod frames;
 pub mod offsets;
 mod other_side;
 mod parser;
@@ -61,6 +62,7 @@ pub use config::{AppConfig, Encryption, ProbePorts, SmtpMime, Transport};
 pub use detect::Detect;
 pub use files::{ByteRange, File, FileConfig, FileState, HoldBudget, MagicFn, RangePart};
 pub use flow::{AppCounters, AppFlow};
+pub use frames::Frame;
 pub use parser::{AppEvent, BufferId, ParseResult};
 pub use progress::Progress;
 pub use txref::TxRef;

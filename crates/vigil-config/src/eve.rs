@@ -215,6 +215,9 @@ pub struct EveTypes {
     /// `- smtp: custom:`: the message header fields the `email` object adds
     /// (`subject`, `date`, ...); `None` when not given.
     pub smtp_custom: Option<Vec<String>>,
+    /// `- frame: payload-buffer-size:`: bytes of a frame written as its
+    /// payload; `None` when not given (4 KiB).
+    pub frame_payload: Option<u64>,
     /// `passwords`, `string-log-limit` and `extended` of the listed types
     /// that give any (`- mqtt: string-log-limit: 1kb`), by type name.
     pub record_options: Vec<(String, EveRecordOptions)>,
@@ -538,6 +541,7 @@ impl EveLog {
                 dns_version: None,
                 http_dump_headers: (false, false),
                 smtp_custom: None,
+                frame_payload: None,
                 record_options: [("http", true), ("tls", true), ("dhcp", false)]
                     .into_iter()
                     .map(|(name, extended)| {
@@ -691,6 +695,12 @@ impl EveTypes {
                     }
                     if !t.other.iter().any(|o| o == "files") {
                         t.other.push("files".into());
+                    }
+                }
+                "frame" if enabled => {
+                    t.frame_payload = opts.size_max("payload-buffer-size", u32::MAX.into(), &mut local);
+                    if !t.other.iter().any(|o| o == "frame") {
+                        t.other.push("frame".into());
                     }
                 }
                 "alert" | "anomaly" | "stats" | "flow" | "drop" => {}

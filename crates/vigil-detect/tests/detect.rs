@@ -541,6 +541,75 @@ alert tcp any any -> any any (msg:"either"; stream_size:either,=,5; sid:83;)
 }
 
 #[test]
+fn frame_rules_inspect_the_frames_of_their_type_on_their_side() {
+    use vigil_applayer::{frames::STREAM, Frame};
+    use vigil_detect::{AppInput, StreamInput};
+    use vigil_types::Direction;
+    let rules = r#"
+alert mqtt any any -> any any (frame:pdu; content:"|10|"; startswith; sid:1;)
+alert mqtt any any -> any any (flow:to_client; frame:mqtt.header; content:"|20|"; sid:2;)
+alert tcp any any -> any any (frame:mqtt.data; content:"abc"; bsize:3; sid:3;)
+alert udp any any -> any any (frame:mqtt.data; content:"abc"; sid:4;)
+alert mqtt any any -> any any (frame:mqtt.stream; content:"xyz"; sid:5;)
+"#;
+    let e = engine(rules, Algo::best());
+    assert_eq!(e.signatures().len(), 5, "every frame rule compiles");
+    let frame = |ftype: u8, dir: Direction, data: &[u8]| Frame {
+        proto: "mqtt",
+        ftype,
+        dir,
+        id: 2,
+        offset: Some(0),
+        len: Some(data.len() as u64),
+        complete: true,
+        tx_id: None,
+        tx_base: 0,
+        data: data.to_vec(),
+    };
+    let frames = [
+        frame(0, Direction::ToServer, b"\x10\x02ab"),
+        frame(1, Direction::ToServer, b"\x20\x02"),
+        frame(1, Direction::ToClient, b"\x20\x02"),
+        frame(2, Direction::ToServer, b"abc"),
+        frame(2, Direction::ToServer, b"abcd"),
+        frame(STREAM, Direction::ToClient, b"..xyz"),
+    ];
+    let app = AppInput {
+        txs: &[],
+        client: (std::net::Ipv4Addr::from(CLIENT).into(), 40000),
+        server: (std::net::Ipv4Addr::from(SERVER).into(), 1883),
+        now_secs: 0,
+        frames: &frames,
+        frame_txs: &[],
+    };
+    let pkt = PacketBuilder::ipv4(CLIENT, SERVER).tcp(40000, 1883).tcp_flags(ACK).build_ethernet();
+    let mut dec = Decoder::new(DecodeConfig { validate_checksums: false, ..DecodeConfig::default() });
+    let p = dec.decode(&pkt, Timestamp::default(), LinkType::Ethernet, 1);
+    let mqtt = vigil_applayer::proto::find("mqtt").unwrap().app_proto();
+    let flow = FlowInfo { to_server: true, established: true, tracked: true, app_proto: mqtt, ..FlowInfo::default() };
+    let stream = StreamInput::default();
+    let mut out = Vec::new();
+    e.inspect_phase(
+        &p,
+        Some(flow),
+        None,
+        stream,
+        Some(&app),
+        false,
+        &mut DetectScratch::default(),
+        &mut |s, _, f, _| out.push((s.sid, f)),
+    );
+    out.sort();
+    // The header frame to the client only for sid 2; bsize holds the longer data frame back.
+    assert_eq!(out, vec![(1, Some(0)), (2, Some(2)), (3, Some(3)), (5, Some(5))]);
+    // A frame type the protocol does not have is refused, naming it.
+    let bad =
+        Loader::new().load_str("alert mqtt any any -> any any (frame:mqtt.body; content:\"a\"; sid:9;)", "t.rules");
+    let err = compile::compile(&bad.unwrap().rules[0], &Classifications::default()).unwrap_err();
+    assert!(err.keywords.iter().any(|k| k.contains("mqtt has no frame type body")), "{err:?}");
+}
+
+#[test]
 fn app_layer_event_matches_the_transaction_that_raised_it() {
     use vigil_applayer::http::{HttpConfig, HttpParser, PROTO};
     use vigil_applayer::TxRef;
@@ -562,6 +631,8 @@ alert http any any -> any any (msg:"no host"; flow:established,to_server; app-la
         client: (std::net::Ipv4Addr::from(CLIENT).into(), 40000),
         server: (std::net::Ipv4Addr::from(SERVER).into(), 80),
         now_secs: 0,
+        frames: &[],
+        frame_txs: &[],
     };
     let frame = PacketBuilder::ipv4(CLIENT, SERVER).tcp(40000, 80).tcp_flags(ACK).build_ethernet();
     let mut dec = Decoder::new(DecodeConfig { validate_checksums: false, ..DecodeConfig::default() });

@@ -113,7 +113,9 @@ impl FlowApp {
         }
         // Nothing more to parse: the stream keeps data for raw inspection only.
         if ssn.app_enabled
-            && (self.layer.proto() == AppProto::Failed || self.layer.no_inspection() || !self.layer.wants_data())
+            && (self.layer.proto() == AppProto::Failed
+                || self.layer.no_inspection() && !self.layer.frames_after_encryption()
+                || !self.layer.wants_data())
         {
             ssn.app_disable(ctx);
         }

@@ -159,8 +159,8 @@ impl Detector {
         let flow_id = at_alert.map(|a| a.id);
         let Some(engine) = self.rules.engine.as_deref() else { return Ok((false, false)) };
         // Filled only when something matches: no allocation on quiet packets.
-        let mut matched: Vec<(&Signature, Option<u64>, bool)> = Vec::new();
-        let sink = &mut |sig, tx, in_stream| matched.push((sig, tx, in_stream));
+        let mut matched: Vec<(&Signature, Option<u64>, Option<usize>, bool)> = Vec::new();
+        let sink = &mut |sig, tx, frame, in_stream| matched.push((sig, tx, frame, in_stream));
         engine.inspect_phase(p, info, state.as_deref_mut(), stream, app, tx_only, &mut self.scratch, sink);
         // Bits and counters set now are in this packet's records already, as in Suricata.
         if let (Some(st), Some(id)) = (state.as_deref_mut().filter(|st| st.vars_changed), flow_id) {
@@ -173,7 +173,10 @@ impl Detector {
         // Every match's fate first: the packet's verdict, which each of its
         // alerts carries, weighs them all (thresholds and rate filters included).
         let mut decided: Vec<Decided<'_>> = Vec::with_capacity(matched.len());
-        for (sig, tx_id, in_stream) in matched {
+        for (sig, tx_id, frame, in_stream) in matched {
+            let frame = frame.and_then(|k| app.and_then(|a| a.frames.get(k)));
+            // A frame of a transaction logs that transaction.
+            let tx_id = tx_id.or(frame.and_then(|f| f.tx_id));
             self.bypass_flow |= sig.bypass;
             if let Some(fs) = &sig.filestore {
                 let packet_side = info.map(|i| if i.to_server { Direction::ToServer } else { Direction::ToClient });
@@ -214,7 +217,7 @@ impl Detector {
             };
             // A rate filter's pass ends the packet's inspection.
             let rate_pass = fate.is_some_and(|f| f.filtered && f.action == RuleAction::Pass);
-            decided.push(Decided { sig, tx_id, in_stream, swap, quiet, fate });
+            decided.push(Decided { sig, tx_id, frame, in_stream, swap, quiet, fate });
             if rate_pass {
                 break;
             }
@@ -234,7 +237,7 @@ impl Detector {
         let mut alerted = false;
         // The first signature that dropped the packet, and why.
         let mut dropped_by: Option<(&Signature, DropReason)> = None;
-        for Decided { sig, tx_id, in_stream, swap, quiet, fate } in decided {
+        for Decided { sig, tx_id, frame, in_stream, swap, quiet, fate } in decided {
             if quiet {
                 continue;
             }
@@ -276,6 +279,7 @@ impl Detector {
                 self.new_tags.extend(sig.tags.iter().map(|&tag| crate::tag::NewTag { tag, sid }));
             }
             let tx = match tx_id {
+                Some(id) if frame.is_some() => app.and_then(|a| a.frame_txs.iter().find(|t| t.id() == id)).copied(),
                 Some(id) => app.and_then(|a| a.txs.iter().find(|t| t.tx.id() == id)).map(|t| t.tx),
                 // A datagram's rule without app-layer keywords logs the one
                 // transaction the datagram made, as Suricata does.
@@ -309,6 +313,7 @@ impl Detector {
                 firewall: None,
                 td_engine: self.rules.firewall.is_some(),
                 captured: engine.captured_by(&self.scratch, sig),
+                frame,
             };
             outputs.alert(p, sig, at)?;
         }
@@ -493,6 +498,7 @@ impl Detector {
                 traffic: &traffic,
                 firewall: Some(crate::outputs::FwAlert { table: m.table, policy: m.policy, progress }),
                 td_engine: false,
+                frame: None,
                 captured: &[],
             };
             outputs.alert(p, m.sig, at)?;
@@ -694,6 +700,8 @@ const DROPPED: vigil_output::Verdict = vigil_output::Verdict::Drop;
 struct Decided<'s> {
     sig: &'s Signature,
     tx_id: Option<u64>,
+    /// The frame a `frame:` signature matched.
+    frame: Option<&'s vigil_applayer::Frame>,
     /// The match was in the reassembled stream.
     in_stream: bool,
     /// A transaction rule's sides are the other way round from the packet's.

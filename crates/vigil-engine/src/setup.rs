@@ -148,7 +148,8 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         .map(|a| vigil_applayer::AppConfig { table_options: table_options(&config, &rules), ..a })
         .map(|a| vigil_applayer::AppConfig { table_settings: table_settings(&config, &mut warnings), ..a })
         .map(|a| vigil_applayer::AppConfig { smtp_mime: smtp_mime(&config, &mut warnings), ..a })
-        .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a });
+        .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a })
+        .map(|a| frames_wanted(&config, &rules, a));
     let files = crate::files::file_config(&config, &rules, &mut warnings)?;
     if let Some(a) = app.as_mut() {
         a.http.files = files;
@@ -386,6 +387,17 @@ fn app_config(a: &vigil_config::AppLayer, warnings: &mut Vec<String>) -> Option<
 
 /// The switches of the table's protocols that are on: set true under
 /// `app-layer.protocols.<name>`, or asked for by a rule's keyword.
+/// Parsers mark frames when a rule inspects them or an output logs them;
+/// TCP flows get their whole-stream frame when an output logs frames or a
+/// rule inspects it. Rules loaded later (a reload) do not turn them on.
+fn frames_wanted(config: &Config, rules: &LoadedRules, a: vigil_applayer::AppConfig) -> vigil_applayer::AppConfig {
+    let sigs = rules.engine.as_deref().map(|e| e.signatures()).unwrap_or_default();
+    let logged = config.outputs.enabled_eve_logs().any(|e| e.logs("frame"));
+    let inspected = sigs.iter().any(|s| s.frame.is_some());
+    let stream = sigs.iter().any(|s| s.frame.as_ref().is_some_and(|f| f.ftype == vigil_applayer::frames::STREAM));
+    vigil_applayer::AppConfig { frames: logged || inspected, stream_frames: logged || stream, ..a }
+}
+
 fn table_options(config: &Config, rules: &LoadedRules) -> Vec<u32> {
     let raw = config.raw.app_layer.as_ref();
     vigil_applayer::protocols::ALL

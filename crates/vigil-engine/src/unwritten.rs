@@ -51,7 +51,7 @@ pub(crate) fn warnings(config: &Config) -> Vec<String> {
 /// EVE record types vigil writes besides alert, anomaly, stats, flow and
 /// drop (which the config reads apart): its parsers' and the table's.
 fn writes_eve_type(name: &str) -> bool {
-    matches!(name, "files" | "netflow") || vigil_applayer::proto::find(name).is_some_and(|d| d.transactions)
+    matches!(name, "files" | "netflow" | "frame") || vigil_applayer::proto::find(name).is_some_and(|d| d.transactions)
 }
 
 #[cfg(test)]

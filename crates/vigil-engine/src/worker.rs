@@ -40,6 +40,8 @@ pub(crate) struct Worker {
     buffers: Vec<(Vec<u8>, Vec<u8>)>,
     /// Reused for the stream bytes a packet brings to detection.
     stream_buf: Vec<u8>,
+    /// Frames handed over on the packet being processed (reused).
+    frames: Vec<vigil_applayer::Frame>,
     /// The application layer's limits; `None` when it is off.
     app_cfg: Option<AppConfig>,
     /// Reused for the stream bytes given to the application layer.
@@ -168,9 +170,31 @@ fn stream_sizes(ssn: &vigil_stream::TcpSession) -> PerDir<u32> {
     PerDir { to_server: ssn.stream_size(Direction::ToServer), to_client: ssn.stream_size(Direction::ToClient) }
 }
 
-/// The flow's endpoints and the packet time, for transaction signatures.
-fn app_input<'a>(f: &Flow<FlowExt>, txs: &'a [TxInput<'a>], now: Timestamp) -> AppInput<'a> {
-    AppInput { txs, client: (f.key.src_ip(), f.key.sport), server: (f.key.dst_ip(), f.key.dport), now_secs: now.secs() }
+/// The flow's endpoints and the packet time, for transaction signatures;
+/// the frames handed over with the packet and, with them, the flow's transactions.
+fn app_input<'a>(
+    f: &Flow<FlowExt>,
+    txs: &'a [TxInput<'a>],
+    now: Timestamp,
+    frames: &'a [vigil_applayer::Frame],
+    frame_txs: &'a [vigil_applayer::TxRef<'a>],
+) -> AppInput<'a> {
+    AppInput {
+        txs,
+        client: (f.key.src_ip(), f.key.sport),
+        server: (f.key.dst_ip(), f.key.dport),
+        now_secs: now.secs(),
+        frames,
+        frame_txs,
+    }
+}
+
+/// The frames of `f` handed over since the last call, into `out`.
+fn take_frames(f: &mut Flow<FlowExt>, out: &mut Vec<vigil_applayer::Frame>) {
+    out.clear();
+    if let Some(a) = f.ext.app.as_deref_mut() {
+        a.layer.take_frames(out);
+    }
 }
 
 impl Worker {
@@ -198,6 +222,7 @@ impl Worker {
             stream_events: [0; StreamEvent::ALL.len()],
             buffers: (0..MAX_REASSEMBLY_DEPTH).map(|_| (Vec::new(), Vec::new())).collect(),
             stream_buf: Vec::new(),
+            frames: Vec::new(),
             app_cfg: setup.app.clone(),
             expect: setup.expectations.clone(),
             app_buf: Vec::new(),
@@ -591,8 +616,15 @@ impl Worker {
         let result = match f {
             Some((h, f)) => {
                 let info = FlowInfo { stream_events: events, detect_events, ..flow_info(f, h.dir, established) };
+                let mut frames = std::mem::take(&mut self.frames);
+                take_frames(f, &mut frames);
                 let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
-                let app = (!txs.is_empty()).then(|| app_input(f, &txs, p.ts));
+                let frame_txs: Vec<vigil_applayer::TxRef<'_>> = match f.ext.app.as_deref() {
+                    Some(a) if !frames.is_empty() => a.layer.txs().collect(),
+                    _ => Vec::new(),
+                };
+                let app =
+                    (!txs.is_empty() || !frames.is_empty()).then(|| app_input(f, &txs, p.ts, &frames, &frame_txs));
                 let seen = crate::app::Seen::all(&txs);
                 let at = at_alert(f);
                 let log_stream = f.ext.tcp.as_deref().map(|ssn| (ssn, h.dir));
@@ -624,6 +656,15 @@ impl Worker {
                 );
                 drop(fw_txs);
                 drop(txs);
+                drop(frame_txs);
+                let alerted = match alerted {
+                    Ok(a) if !frames.is_empty() && outputs.logs_frames() => {
+                        let proto = f.ext.app.as_deref().map_or(AppProto::Unknown, |a| a.layer.proto());
+                        outputs.frames(p, f.id, proto, h.dir == Direction::ToServer, &frames).map(|()| a)
+                    }
+                    other => other,
+                };
+                self.frames = frames;
                 if matches!(alerted, Ok(true)) {
                     f.alerted = true;
                 }
@@ -842,11 +883,17 @@ impl Worker {
                 outputs.app_anomalies(&p, f.id, a.layer.proto(), &events)?;
             }
         }
+        let mut frames = std::mem::take(&mut self.frames);
+        take_frames(f, &mut frames);
         let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
+        let frame_txs: Vec<vigil_applayer::TxRef<'_>> = match f.ext.app.as_deref() {
+            Some(a) if !frames.is_empty() => a.layer.txs().collect(),
+            _ => Vec::new(),
+        };
         let mut result = Ok(());
-        if !txs.is_empty() {
+        if !txs.is_empty() || !frames.is_empty() {
             let seen = crate::app::Seen::all(&txs);
-            let app = app_input(f, &txs, self.now);
+            let app = app_input(f, &txs, self.now, &frames, &frame_txs);
             let stream = StreamInput { chunk: None, payload_in_stream: true, pseudo: true, fresh_from: 0 };
             let at = at_alert(f);
             match self.detector.run(&p, Some((at, info, &mut f.ext.detect)), stream, Some(&app), None, None, outputs) {
@@ -855,11 +902,17 @@ impl Worker {
                 Err(e) => result = Err(e),
             }
             drop(txs);
+            drop(frame_txs);
+            if result.is_ok() && !frames.is_empty() && outputs.logs_frames() {
+                let proto = f.ext.app.as_deref().map_or(AppProto::Unknown, |a| a.layer.proto());
+                result = outputs.frames(&p, f.id, proto, true, &frames);
+            }
             if let Some(a) = f.ext.app.as_deref_mut() {
                 a.mark_inspected(&seen);
             }
             apply_requests(f.ext.app.as_deref_mut(), &mut self.detector);
         }
+        self.frames = frames;
         match (result, f.ext.app.as_deref_mut()) {
             (Ok(()), Some(_)) if f.ext.detect.dropped => Ok(()),
             (Ok(()), Some(a)) => log_transactions(a, &p, f.id, Direction::ToServer, true, &mut self.app_stats, outputs),

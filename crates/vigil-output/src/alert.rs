@@ -162,7 +162,7 @@ pub fn insert_alert_flow(rec: &mut Value, f: &AlertFlow) {
 }
 
 /// Printable ASCII as is, everything else as `.`, as Suricata prints payloads.
-fn printable(b: &[u8]) -> String {
+pub(crate) fn printable(b: &[u8]) -> String {
     b.iter().map(|&c| if (0x20..0x7f).contains(&c) || c == b'\n' || c == b'\r' { c as char } else { '.' }).collect()
 }
 

@@ -349,6 +349,9 @@ pub struct ProtoDef {
     /// `app-layer.protocols.<name>.stream-depth` says otherwise; `None`: the
     /// stream's. SMB's is 0 (all of it), as in Suricata.
     pub stream_depth: Option<u64>,
+    /// Its frame types as `frame:` names them (`pdu`, `hdr`, `smb2.data`),
+    /// numbered by their place here ([`crate::frames`]).
+    pub frames: &'static [&'static str],
 }
 
 impl fmt::Debug for ProtoDef {
@@ -439,6 +442,13 @@ pub trait ProtoParser: Send {
     /// parsers ask for it at their record boundaries).
     fn take_raw_trigger(&mut self, _dir: Direction) -> bool {
         false
+    }
+    /// The frames it marked in its last calls ([`crate::frames::FrameLog`]),
+    /// moved to `out`, and what their transaction ids show
+    /// ([`crate::frames::FrameLog::tx_base`]). Only parsers of protocols
+    /// with frame types mark any, and only when [`AppConfig::frames`] is on.
+    fn take_frames(&mut self, _out: &mut Vec<crate::frames::Mark>) -> u8 {
+        0
     }
 }
 
@@ -709,6 +719,30 @@ pub fn of(proto: AppProto) -> Option<&'static ProtoDef> {
     match proto {
         AppProto::Plugin(name) => find(name),
         _ => None,
+    }
+}
+
+/// The frame type a `frame:` keyword names: `<proto>.<type>` where the
+/// part before the first dot names a protocol, else `<type>` of `rule`'s
+/// protocol (`smb2.data` in an `alert smb` rule). `stream` is every TCP
+/// protocol's whole-stream frame ([`crate::frames::STREAM`]).
+pub fn frame_type(name: &str, rule: Option<&'static ProtoDef>) -> Result<(&'static ProtoDef, u8), String> {
+    let name = name.trim();
+    let (def, ty) = match name.split_once('.').and_then(|(p, t)| by_rule_name(p).map(|d| (d, t))) {
+        Some((d, t)) => {
+            if let Some(r) = rule.filter(|r| !std::ptr::eq(*r, d) && !r.includes.contains(&d.name)) {
+                return Err(format!("frame {name} in a {} rule", r.name));
+            }
+            (d, t)
+        }
+        None => (rule.ok_or_else(|| format!("frame {name} needs a protocol in the rule header"))?, name),
+    };
+    if ty == "stream" {
+        return Ok((def, crate::frames::STREAM));
+    }
+    match def.frames.iter().position(|&f| f == ty) {
+        Some(i) => Ok((def, i as u8)),
+        None => Err(format!("{} has no frame type {ty}", def.name)),
     }
 }
 

@@ -7,6 +7,7 @@ mod app;
 mod base64;
 mod buffers;
 mod file;
+mod frame;
 mod hdr;
 mod header;
 mod packet;
@@ -15,6 +16,7 @@ mod tx;
 
 pub use app::AppCheck;
 pub use file::{FileHash, FileSize, FileStoreSpec, HashKind};
+pub use frame::FrameSig;
 pub use hdr::HeaderMatch;
 pub use header::{ActionOrder, Proto, RejectTo, RuleAction};
 pub use packet::{detect_event_bit, Csum, DirProto, FlowInfo, PacketCheck, SizeSide, VlanLayer, DETECT_EVENTS};
@@ -91,6 +93,8 @@ pub struct Signature {
     /// transaction, when it has been parsed far enough. A rule naming only
     /// an application protocol is a packet signature with `app_proto` set.
     pub tx: Option<TxSig>,
+    /// Set for `frame:` signatures: they run on each frame of their type.
+    pub frame: Option<FrameSig>,
     /// `flowbits` as written; the engine numbers the names when it is built.
     pub flowbits: crate::flowbits::FlowbitsSpec,
     /// `flowint` keywords in rule order, names as written.
@@ -167,7 +171,7 @@ fn header_only(s: &Signature) -> bool {
 
 /// The scope of a compiled signature's action.
 fn action_scope(s: &Signature) -> ActionScope {
-    if s.tx.is_some() || s.app_proto.is_some() || s.stream_only || header_only(s) {
+    if s.tx.is_some() || s.frame.is_some() || s.app_proto.is_some() || s.stream_only || header_only(s) {
         ActionScope::Flow
     } else if s.require_stream {
         ActionScope::FlowIfStream
@@ -280,6 +284,9 @@ fn compile_side(
         reads_dce(&compiled.steps).then(|| vigil_applayer::proto::find("dcerpc").map(|d| d.app_proto())).flatten()
     });
     let headers = hdr::take(&mut compiled, &mut missing);
+    let frame = frame::take(&mut compiled, header_app, &mut missing);
+    // A frame's protocol is the flow's.
+    let header_app = header_app.or(frame.as_ref().map(|f| f.proto));
     let mut app_checks = Vec::new();
     let mut layer_proto = None;
     let mut noalert = false;
@@ -439,6 +446,7 @@ fn compile_side(
         dport: resolved.dst_port.clone(),
         bidirectional: rule.header.endpoints.as_ref().is_some_and(|e| e.direction == vigil_rules::Direction::Both),
         require_stream: !payload.is_empty()
+            && frame.is_none()
             && matches!(proto, Proto::Tcp | Proto::Ip | Proto::Ipv4 | Proto::Ipv6)
             && rule.header.protocol.name != "tcp-pkt"
             && !checks.iter().any(|c| {
@@ -463,6 +471,7 @@ fn compile_side(
             _ => tx::ProtoMode::Final,
         },
         tx,
+        frame,
         flowbits,
         flowints,
         hostbits,

@@ -41,6 +41,8 @@ pub(super) struct Payload {
     pub buffers: Vec<RawBuffer>,
     /// The fast pattern, and the buffer it is in (`None`: the payload).
     pub fast: Option<(Option<usize>, Pattern)>,
+    /// `frame:` as written: its buffer is the one named `frame`.
+    pub frame: Option<String>,
 }
 
 /// The buffer `name` with `transforms` in `buffers`, added when new: the
@@ -119,7 +121,13 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>, sets: &Datasets, e
                     Some(n) if multi => n.saturating_add(1),
                     _ => 0,
                 };
-                if sticky.is_some_and(|b| super::buffers::lookup(b).is_none() && !super::hdr::is_header(b)) {
+                if b == "frame" {
+                    let Value::Text(t) = &o.value else { continue };
+                    match &out.frame {
+                        Some(f) if f.trim() != t.trim() => missing.push("frame: two frame types in one rule".into()),
+                        _ => out.frame = Some(t.trim().to_string()),
+                    }
+                } else if sticky.is_some_and(|b| super::buffers::lookup(b).is_none() && !super::hdr::is_header(b)) {
                     missing.push(b.to_string());
                 }
                 continue;

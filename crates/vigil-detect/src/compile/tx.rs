@@ -134,7 +134,7 @@ pub(super) fn split(
     per_tx: bool,
     missing: &mut Vec<String>,
 ) -> (Vec<Step>, Option<Pattern>, AppReq, Option<TxSig>) {
-    let Payload { steps, buffers: raw, fast } = payload;
+    let Payload { steps, buffers: raw, fast, .. } = payload;
     // The file keywords belong to the protocol that carries the files: the
     // header's, when it carries any (`alert ftp-data ... file.data`).
     let carrier = header.filter(|&p| vigil_applayer::proto::of(p).is_some_and(|d| d.files));

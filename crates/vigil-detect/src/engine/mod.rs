@@ -126,6 +126,8 @@ pub struct DetectEngine {
     /// Steps one content inspection may take (0: no limit).
     recursion_limit: u32,
     txs: tx::TxEngine,
+    /// `frame:` signatures, verified on every frame of their type.
+    frame_sigs: Vec<u32>,
     /// The flowbits that tag traffic (`traffic/id/<name>`, `traffic/label/<name>`):
     /// (id, a label rather than an id, name).
     traffic_bits: Vec<(u16, bool, String)>,
@@ -146,6 +148,8 @@ impl Traffic<'_> {
 
 /// No transaction: a packet candidate.
 const NO_TX: u32 = u32::MAX;
+/// Candidate slots from here on are frames (`FRAME + index`), not transactions.
+const FRAME: u32 = 1 << 30;
 
 /// A worker's detection state.
 #[derive(Default)]
@@ -220,7 +224,7 @@ impl DetectEngine {
         for g in GROUPS {
             let (mut stream, mut packet, mut always) = (Vec::new(), Vec::new(), Vec::new());
             for (i, s) in sigs.iter().enumerate() {
-                if !in_group(s.proto, g) || s.tx.is_some() {
+                if !in_group(s.proto, g) || s.tx.is_some() || s.frame.is_some() {
                     continue;
                 }
                 match (&s.fast_pattern, s.require_stream) {
@@ -246,7 +250,9 @@ impl DetectEngine {
         }
         let pkthdr = any_packet(&sigs);
         let txs = tx::TxEngine::build(&sigs, algo)?;
+        let frame_sigs = sigs.iter().enumerate().filter(|(_, s)| s.frame.is_some()).map(|(i, _)| i as u32).collect();
         Ok(DetectEngine {
+            frame_sigs,
             sigs,
             traffic_bits: traffic_bits(&flowbit_names),
             flowbit_names,
@@ -368,13 +374,16 @@ impl DetectEngine {
         s: &mut DetectScratch,
         on_match: &mut dyn FnMut(&'e Signature, Option<u64>, bool),
     ) {
-        self.inspect_phase(p, flow, state, stream, app, false, s, on_match)
+        self.inspect_phase(p, flow, state, stream, app, false, s, &mut |sig, tx, _, in_stream| {
+            on_match(sig, tx, in_stream)
+        })
     }
 
     /// [`inspect_app`](Self::inspect_app) restricted to the transaction
     /// signatures when `tx_only` (firewall mode runs the packet's own
     /// signatures, then its application filter, then these); pass `app:
-    /// None` for the packet's signatures alone.
+    /// None` for the packet's signatures alone. `on_match` also gets the
+    /// frame a `frame:` signature matched, by its place in `app.frames`.
     #[allow(clippy::too_many_arguments)]
     pub fn inspect_phase<'e>(
         &'e self,
@@ -385,7 +394,7 @@ impl DetectEngine {
         app: Option<&AppInput<'_>>,
         tx_only: bool,
         s: &mut DetectScratch,
-        on_match: &mut dyn FnMut(&'e Signature, Option<u64>, bool),
+        on_match: &mut dyn FnMut(&'e Signature, Option<u64>, Option<usize>, bool),
     ) {
         if state.as_ref().is_some_and(|st| st.passed) {
             return;
@@ -423,6 +432,16 @@ impl DetectEngine {
         if let Some(app) = app.filter(|_| !self.txs.is_empty()) {
             self.txs.candidates(app, &mut s.tx, &mut s.candidates);
         }
+        if let Some(app) = app.filter(|a| !a.frames.is_empty() && !self.frame_sigs.is_empty()) {
+            for (k, f) in app.frames.iter().enumerate().take((NO_TX - FRAME - 1) as usize) {
+                for &i in &self.frame_sigs {
+                    let fs = self.sigs[i as usize].frame.as_ref();
+                    if fs.is_some_and(|fs| fs.ftype == f.ftype && fs.proto.name() == f.proto) {
+                        s.candidates.push((i, FRAME + k as u32));
+                    }
+                }
+            }
+        }
         s.candidates.sort_unstable();
         s.candidates.dedup();
         // As in Suricata, IP-only signatures see a flow's first packet in
@@ -437,8 +456,12 @@ impl DetectEngine {
         let mut dropped = false;
         for &(i, slot) in &s.candidates {
             let sig = &self.sigs[i as usize];
-            let tx = app.and_then(|a| a.txs.get(slot as usize));
-            if stream.pseudo && !sig.require_stream && tx.is_none() || sig.ip_only && ip_only_done {
+            let frame = (slot != NO_TX && slot >= FRAME).then(|| (slot - FRAME) as usize);
+            let tx = app.filter(|_| frame.is_none()).and_then(|a| a.txs.get(slot as usize));
+            let frame_ref = frame.and_then(|k| app.and_then(|a| a.frames.get(k)));
+            if stream.pseudo && !sig.require_stream && tx.is_none() && frame_ref.is_none()
+                || sig.ip_only && ip_only_done
+            {
                 continue;
             }
             s.inspect.matched_in_stream = false;
@@ -447,6 +470,21 @@ impl DetectEngine {
                 continue;
             }
             let ok = match (tx, &sig.tx, app) {
+                _ if frame_ref.is_some() || sig.frame.is_some() => match (frame_ref, &sig.frame, app) {
+                    (Some(f), Some(fs), Some(app)) => {
+                        let to_server = f.dir == vigil_types::Direction::ToServer;
+                        let (src, dst) = if to_server { (app.client, app.server) } else { (app.server, app.client) };
+                        let info = flow.map(|fl| FlowInfo { to_server, ..fl });
+                        let v4 = p.ip.is_none_or(|ip| ip.src.is_ipv4());
+                        proto_matches(sig.proto, p, v4)
+                            && tx_header_matches(sig, src, dst)
+                            && app_proto_ok(sig, info)
+                            && sig.checks.iter().all(|c| c.matches(p, info))
+                            && sig.iprep.iter().all(|r| r.matches(p))
+                            && tx::frame_matches(fs, &f.data, &mut s.tx, &mut s.inspect)
+                    }
+                    _ => false,
+                },
                 (Some(t), Some(tx_sig), Some(app)) => {
                     let (src, dst) = match tx_sig.side {
                         vigil_types::Direction::ToServer => (app.client, app.server),
@@ -514,7 +552,7 @@ impl DetectEngine {
                     s.sig_vars.push((sig as *const Signature as usize, own));
                 }
             }
-            on_match(sig, tx.map(|t| t.tx.id()), in_stream);
+            on_match(sig, tx.map(|t| t.tx.id()), frame, in_stream);
             dropped |= s.inline && matches!(sig.action, RuleAction::Drop | RuleAction::Reject);
             if sig.action == RuleAction::Pass {
                 // A pass ends the packet's inspection; a signature of flow

@@ -39,6 +39,11 @@ pub struct AppInput<'a> {
     pub server: (IpAddr, u16),
     /// Packet time in seconds, for certificate validity.
     pub now_secs: i64,
+    /// The flow's frames handed over with this packet (`frame:` signatures).
+    pub frames: &'a [vigil_applayer::Frame],
+    /// The flow's transactions, when there are frames: those a frame
+    /// belongs to, for the alerts on it.
+    pub frame_txs: &'a [TxRef<'a>],
 }
 
 /// A buffer as prefiltered and inspected: which one, from which side, through which transforms.
@@ -196,6 +201,18 @@ pub(crate) fn tx_matches(
             None => buffer_matches(b, tx, s, ictx),
             Some(p) => tx.as_proto(p).is_some_and(|t| buffer_matches(b, t, s, ictx)),
         })
+}
+
+/// Whether a `frame:` signature's keywords match a frame's bytes.
+pub(crate) fn frame_matches(
+    fs: &crate::compile::FrameSig,
+    data: &[u8],
+    s: &mut TxScratch,
+    ictx: &mut InspectCtx,
+) -> bool {
+    ictx.dce_little = false;
+    let data = apply_chain(&fs.transforms, data, &mut s.transform);
+    fs.len.iter().all(|c| c.matches(data.len() as u64)) && (fs.steps.is_empty() || inspect(&fs.steps, data, ictx))
 }
 
 fn buffer_matches(b: &BufferMatch, tx: TxRef<'_>, s: &mut TxScratch, ictx: &mut InspectCtx) -> bool {

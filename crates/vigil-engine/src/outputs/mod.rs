@@ -48,6 +48,8 @@ struct EveSink {
     flow: bool,
     /// `- netflow`: two records per flow, one each way.
     netflow: bool,
+    /// `- frame`: frames are logged, with so many bytes of payload.
+    frames: Option<usize>,
     /// Flow records list the exception policies their flow met.
     flow_exception_policy: bool,
     /// `alert.tagged-packets`: packets a `tag` tagged get `packet` records.
@@ -364,6 +366,9 @@ impl Outputs {
                 null_values: stats.is_none_or(|s| s.null_values),
                 flow: eve.types.flow.as_ref().is_some_and(|f| f.enabled),
                 netflow: eve.logs("netflow"),
+                frames: eve
+                    .logs("frame")
+                    .then(|| eve.types.frame_payload.map_or(vigil_output::FRAME_PAYLOAD_DEFAULT, |n| n as usize)),
                 flow_exception_policy: eve.types.flow.as_ref().is_some_and(|f| f.exception_policy),
                 tagged_packets: eve.types.alert.as_ref().is_some_and(|a| a.enabled && a.tagged_packets),
                 alert: eve.types.alert.as_ref().filter(|a| a.enabled).map(|a| AlertOptions {
@@ -583,6 +588,34 @@ impl Outputs {
     }
 
     /// Some alert output logs payloads (a stream match's is worth building).
+    /// Whether an output logs frames.
+    pub(crate) fn logs_frames(&self) -> bool {
+        self.sinks.iter().any(|s| s.frames.is_some())
+    }
+
+    /// `frame` records for the frames of flow `flow_id` handed over on
+    /// packet `p` (which went to the server when `to_server`).
+    pub(crate) fn frames(
+        &mut self,
+        p: &Packet<'_>,
+        flow_id: u64,
+        app_proto: AppProto,
+        to_server: bool,
+        frames: &[vigil_applayer::Frame],
+    ) -> Result<(), EngineError> {
+        for sink in &mut self.sinks {
+            let Some(limit) = sink.frames else { continue };
+            for f in frames {
+                let swap = (f.dir == Direction::ToServer) != to_server;
+                let proto =
+                    if matches!(app_proto, AppProto::Unknown | AppProto::Failed) { f.proto } else { app_proto.name() };
+                let rec = vigil_output::frame_record(p, flow_id, proto, swap, &frame_view(f), limit, sink.envelope);
+                write(&mut sink.writer, &rec)?;
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn wants_payload(&self) -> bool {
         self.sinks.iter().any(|s| s.alert.is_some_and(|a| a.payload || a.payload_printable))
     }
@@ -645,8 +678,19 @@ impl Outputs {
     /// Writes an `alert` record for a signature that matched `p`, in the
     /// circumstances `at` describes.
     pub(crate) fn alert(&mut self, p: &Packet<'_>, sig: &Signature, at: AlertAt<'_>) -> Result<(), EngineError> {
-        let AlertAt { flow, blocked, flow_dir, app, stream_payload, verdict, traffic, firewall, td_engine, captured } =
-            at;
+        let AlertAt {
+            flow,
+            blocked,
+            flow_dir,
+            app,
+            stream_payload,
+            verdict,
+            traffic,
+            firewall,
+            td_engine,
+            captured,
+            frame,
+        } = at;
         // Suricata's `direction`: the flow direction the alert is written in.
         let direction = flow_dir.map(|to_server| if to_server { "to_server" } else { "to_client" });
         let info = AlertInfo { stream_payload, verdict, ..alert_info(sig, blocked) };
@@ -726,7 +770,9 @@ impl Outputs {
                 }
                 if let Some(tx) = app.tx {
                     let at = m.keys().position(|k| k == "alert").unwrap_or(m.len());
-                    m.shift_insert(at, "tx_id".into(), tx.id().into());
+                    // An alert on a frame shows the frame's transaction as the frame does.
+                    let id = frame.and_then(vigil_applayer::Frame::tx_shown).unwrap_or(tx.id());
+                    m.shift_insert(at, "tx_id".into(), id.into());
                 }
                 if !matches!(app.proto, AppProto::Unknown) {
                     m.insert("app_proto".into(), app.proto.name().into());
@@ -761,6 +807,10 @@ impl Outputs {
             }
             if let Some(f) = flow.filter(|_| sink.alert_flow) {
                 insert_alert_flow(&mut rec, &f.eve);
+            }
+            if let (Some(f), Value::Object(m)) = (frame, &mut rec) {
+                let limit = sink.frames.unwrap_or(vigil_output::FRAME_PAYLOAD_DEFAULT);
+                m.insert("frame".into(), vigil_output::frame_object(&frame_view(f), limit));
             }
             vigil_output::insert_traffic(&mut rec, &traffic.ids, &traffic.labels);
             write(&mut sink.writer, &rec)?;
@@ -1266,6 +1316,8 @@ pub(crate) struct AlertAt<'a> {
     /// What the signature's `pcre` captured into packet variables
     /// (`metadata.pktvars`) and alert ones (`alert.context`).
     pub captured: &'a [(vigil_detect::inspect::VarKind, std::sync::Arc<str>, Vec<u8>)],
+    /// The frame a `frame:` signature matched.
+    pub frame: Option<&'a vigil_applayer::Frame>,
 }
 
 /// What an alert of a firewall rule adds (EVE `firewall`, `alert.engine`).
@@ -1277,6 +1329,20 @@ pub(crate) struct FwAlert<'a> {
     pub policy: &'a str,
     /// The transaction's state on each side (`ts_progress`, `tc_progress`).
     pub progress: Option<(&'a str, &'a str)>,
+}
+
+/// A frame as its records show it.
+fn frame_view(f: &vigil_applayer::Frame) -> vigil_output::FrameView<'_> {
+    vigil_output::FrameView {
+        kind: f.type_name(),
+        id: f.id,
+        to_server: f.dir == Direction::ToServer,
+        offset: f.offset,
+        len: f.len.unwrap_or(f.data.len() as u64),
+        complete: f.complete,
+        tx_id: f.tx_shown(),
+        data: &f.data,
+    }
 }
 
 /// What a flow spoke, for its record.

@@ -80,6 +80,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
     stream_depth: None,
+    frames: &[],
 };
 
 /// A bind and its acknowledgement, little-endian.

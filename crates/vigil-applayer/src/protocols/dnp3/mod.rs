@@ -481,6 +481,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: true,
     stream_depth: None,
+    frames: &[],
 };
 
 #[cfg(test)]

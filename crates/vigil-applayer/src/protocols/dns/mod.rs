@@ -97,6 +97,7 @@ pub struct DnsParser {
     events: Vec<AppEvent>,
     /// A capture gap was reported; data is ignored until something looks like a message again.
     gap: PerDir<bool>,
+    pub(crate) frames: crate::frames::FrameLog,
 }
 
 /// What [`probe_udp`] / [`probe_tcp`] think of the first bytes of a flow.
@@ -131,6 +132,7 @@ impl DnsParser {
             dropped_txs: 0,
             events: Vec::new(),
             gap: PerDir::default(),
+            frames: crate::frames::FrameLog::default(),
         }
     }
 
@@ -229,7 +231,11 @@ impl DnsParser {
                         return ParseResult::Incomplete { consumed: off, needed: len - body.len() };
                     }
                     // An empty message carries nothing; skip its prefix.
-                    if len > 0 && self.message(dir, &body[..len]).is_err() {
+                    let next = self.next_id;
+                    let failed = len > 0 && self.message(dir, &body[..len]).is_err();
+                    let tx = (self.next_id > next).then_some(next);
+                    self.frames.add(dir, off + 2, Some(len as u64), 0, tx);
+                    if failed {
                         return ParseResult::Error;
                     }
                     off += 2 + len;
@@ -245,10 +251,16 @@ impl DnsParser {
     /// independent. TCP: see the module docs.
     pub fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
         match self.transport {
-            Transport::Udp => match self.message(dir, data) {
-                Ok(()) => ParseResult::Done,
-                Err(()) => ParseResult::Error,
-            },
+            Transport::Udp => {
+                let next = self.next_id;
+                let r = self.message(dir, data);
+                let tx = (self.next_id > next).then_some(next);
+                self.frames.add(dir, 0, Some(data.len() as u64), 0, tx);
+                match r {
+                    Ok(()) => ParseResult::Done,
+                    Err(()) => ParseResult::Error,
+                }
+            }
             Transport::Tcp => self.parse_tcp(dir, data),
         }
     }

@@ -94,7 +94,9 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
         Transport::Tcp => DnsParser::tcp(),
         Transport::Udp => DnsParser::udp(),
     };
-    Box::new(p.with_first_tx_id(init.first_tx_id))
+    let mut p = p.with_first_tx_id(init.first_tx_id);
+    p.frames = crate::frames::FrameLog::counted_from_one(init.app.frames);
+    Box::new(p)
 }
 
 pub static PROTO: ProtoDef = ProtoDef {
@@ -130,6 +132,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
     stream_depth: None,
+    frames: &["pdu"],
 };
 
 impl ProtoParser for DnsParser {
@@ -168,6 +171,11 @@ impl ProtoParser for DnsParser {
 
     fn txs_evicted(&self) -> u64 {
         self.dropped_txs()
+    }
+
+    fn take_frames(&mut self, out: &mut Vec<crate::frames::Mark>) -> u8 {
+        self.frames.drain(out);
+        self.frames.tx_base()
     }
 }
 

@@ -73,6 +73,10 @@ pub struct HttpParser {
     /// What an `h2c` upgrade hands HTTP/2.
     handover: Option<crate::proto::Expected>,
     stats: HttpStats,
+    pub(crate) frames: crate::frames::FrameLog,
+    /// Each side's message frame (`request`, `response`) while its message
+    /// is read: its handle, the bytes read of it, its transaction.
+    msg_frame: vigil_types::PerDir<Option<(u32, u64, u64)>>,
 }
 
 /// A side's file settings: files nothing asked to store end at the side's
@@ -102,6 +106,8 @@ impl HttpParser {
             tunnel_to: None,
             handover: None,
             stats: HttpStats::default(),
+            frames: crate::frames::FrameLog::default(),
+            msg_frame: vigil_types::PerDir::default(),
         }
     }
 
@@ -328,6 +334,7 @@ impl HttpParser {
             if rest.is_empty() {
                 break ParseResult::Done;
             }
+            let (at_line, tx_before) = (side.state == State::Line && !side.skip_line, side.tx);
             match self.step(&mut side, rest) {
                 Step::Consumed(0) => {
                     idle += 1;
@@ -337,6 +344,9 @@ impl HttpParser {
                 }
                 Step::Consumed(n) => {
                     idle = 0;
+                    if self.frames.is_on() {
+                        self.message_frame(dir, &side, pos, n, at_line && side.tx != tx_before);
+                    }
                     pos = pos.saturating_add(n).min(data.len());
                 }
                 Step::NeedMore => break ParseResult::Incomplete { consumed: pos, needed: 1 },
@@ -344,6 +354,27 @@ impl HttpParser {
         };
         self.put_side(dir, side);
         result
+    }
+
+    /// `n` bytes of `dir` were read at `pos` of the data offered (`starts`:
+    /// a new message began there): its message frame grows, and has its
+    /// length once the message is whole.
+    fn message_frame(&mut self, dir: Direction, side: &Side, pos: usize, n: usize, starts: bool) {
+        let open = self.msg_frame.get_mut(dir);
+        match (open.as_mut(), side.tx) {
+            (_, Some(tx)) if starts => {
+                let kind = if side.request { 0 } else { 1 };
+                *open = Some((self.frames.add(dir, pos, None, kind, Some(tx)), n as u64, tx));
+            }
+            (Some((_, len, _)), _) => *len += n as u64,
+            (None, _) => return,
+        }
+        let Some((handle, len, tx)) = *self.msg_frame.get(dir) else { return };
+        let done = self.find_tx(tx).is_none_or(|t| if side.request { t.req.complete } else { t.res.complete });
+        if done {
+            self.frames.set_len(dir, handle, len);
+            *self.msg_frame.get_mut(dir) = None;
+        }
     }
 
     fn step(&mut self, side: &mut Side, data: &[u8]) -> Step {

@@ -213,7 +213,9 @@ fn answers_first(data: &[u8]) -> bool {
 }
 
 fn new_parser(init: &ParserInit<'_>) -> Box<dyn ProtoParser> {
-    Box::new(HttpParser::new(init.app.http).with_first_tx_id(init.first_tx_id))
+    let mut p = HttpParser::new(init.app.http).with_first_tx_id(init.first_tx_id);
+    p.frames = crate::frames::FrameLog::new(init.app.frames);
+    Box::new(p)
 }
 
 /// Where an event is raised: response events on the response; those
@@ -279,6 +281,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     },
     off_by_default: false,
     stream_depth: None,
+    frames: &["request", "response"],
 };
 
 impl ProtoParser for HttpParser {
@@ -311,6 +314,11 @@ impl ProtoParser for HttpParser {
 
     fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
         out.append(&mut self.take_events());
+    }
+
+    fn take_frames(&mut self, out: &mut Vec<crate::frames::Mark>) -> u8 {
+        self.frames.drain(out);
+        self.frames.tx_base()
     }
 
     fn next_tx_id(&self) -> u64 {

@@ -181,6 +181,7 @@ impl Dir {
 
 #[derive(Debug)]
 pub struct Http2Parser {
+    frames: crate::frames::FrameLog,
     txs: TxQueue<Http2Tx>,
     dirs: [Dir; 2],
     preface_done: bool,
@@ -653,6 +654,7 @@ impl ProtoParser for Http2Parser {
                 return ParseResult::Incomplete { consumed: at, needed: frame::HEADER_LEN - rest.len() };
             };
             if h.kind == frame::DATA {
+                self.mark_frames(dir, at, h.len);
                 let end = h.flags & frame::FLAG_END_STREAM != 0;
                 // A padded frame's body is between its pad length and its padding.
                 let (pad, lead) = if h.flags & frame::FLAG_PADDED != 0 {
@@ -684,6 +686,7 @@ impl ProtoParser for Http2Parser {
                 continue;
             }
             if h.len > MAX_FRAME {
+                self.mark_frames(dir, at, h.len);
                 if h.stream == 0 {
                     self.open0(dir, h.kind);
                 }
@@ -699,6 +702,7 @@ impl ProtoParser for Http2Parser {
             if rest.len() < total {
                 return ParseResult::Incomplete { consumed: at, needed: total - rest.len() };
             }
+            self.mark_frames(dir, at, h.len);
             self.frame(dir, h, &rest[frame::HEADER_LEN..total]);
             at += total;
         }
@@ -743,6 +747,24 @@ impl ProtoParser for Http2Parser {
     fn renamed(&self) -> Option<&'static str> {
         self.renamed.then_some("doh2")
     }
+
+    fn take_frames(&mut self, out: &mut Vec<crate::frames::Mark>) -> u8 {
+        self.frames.drain(out);
+        self.frames.tx_base()
+    }
+}
+
+impl Http2Parser {
+    /// An HTTP/2 frame whose header is at `at` of the data offered: the
+    /// whole frame, its header and its payload.
+    fn mark_frames(&mut self, dir: Direction, at: usize, len: usize) {
+        if self.frames.is_on() {
+            let (hdr, len) = (frame::HEADER_LEN as u64, len as u64);
+            self.frames.add(dir, at, Some(hdr + len), 2, None);
+            self.frames.add(dir, at, Some(hdr), 0, None);
+            self.frames.add(dir, at + frame::HEADER_LEN, Some(len), 1, None);
+        }
+    }
 }
 
 pub const SETTINGS: &[SettingDef] =
@@ -752,6 +774,7 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     let max_tx = init.setting(&PROTO, 0).clamp(1, 1 << 16) as usize;
     let body_limit = init.setting(&PROTO, 1).min(1 << 24) as usize;
     let mut p = Http2Parser {
+        frames: crate::frames::FrameLog::counted_from_one(init.app.frames),
         txs: TxQueue::new(init.first_tx_id, max_tx),
         dirs: [Dir::new(), Dir::new()],
         preface_done: false,
@@ -845,6 +868,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
     stream_depth: None,
+    frames: &["hdr", "data", "pdu"],
 };
 
 #[cfg(test)]
@@ -853,6 +877,7 @@ mod tests {
 
     fn parser() -> Http2Parser {
         Http2Parser {
+            frames: crate::frames::FrameLog::default(),
             txs: TxQueue::new(0, 64),
             dirs: [Dir::new(), Dir::new()],
             preface_done: false,

@@ -328,6 +328,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
     stream_depth: None,
+    frames: &[],
 };
 
 #[cfg(test)]

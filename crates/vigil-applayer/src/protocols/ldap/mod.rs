@@ -154,17 +154,20 @@ pub struct LdapParser {
     /// An upper bound of the bytes the transactions hold (those pruned or
     /// evicted are subtracted only when it is weighed again).
     held: usize,
+    frames: crate::frames::FrameLog,
 }
 
 impl LdapParser {
-    /// Message `m`, `len` bytes on the wire.
-    fn message(&mut self, m: Message, len: usize) {
-        self.take(m, len);
+    /// Message `m`, `len` bytes on the wire; the transaction a response
+    /// joined.
+    fn message(&mut self, m: Message, len: usize) -> Option<u64> {
+        let tx = self.take(m, len);
         self.held += len;
         self.txs.keep_within(&mut self.held, FLOW_BUDGET, |t| t.bytes, |_| {});
+        tx
     }
 
-    fn take(&mut self, m: Message, len: usize) {
+    fn take(&mut self, m: Message, len: usize) -> Option<u64> {
         if msg::is_request(m.op) {
             if m.name.as_deref() == Some(STARTTLS) {
                 self.starttls = Some(m.id);
@@ -172,7 +175,7 @@ impl LdapParser {
             // An unbind and an abandon are never answered.
             let done = matches!(m.op, 2 | 16);
             self.txs.push_with(|id| LdapTx { id, request: Some(m), responses: Vec::new(), done, ended: false, bytes: len });
-            return;
+            return None;
         }
         if m.op == 24 && self.starttls == Some(m.id) && m.result == Some(0) {
             self.tunnel = true;
@@ -187,9 +190,11 @@ impl LdapParser {
                     tx.bytes += len;
                 }
                 tx.done |= last;
+                Some(tx.id)
             }
             None => {
-                self.txs.push_with(|id| LdapTx { id, request: None, responses: vec![m], done: last, ended: false, bytes: len });
+                let at = self.txs.push_with(|id| LdapTx { id, request: None, responses: vec![m], done: last, ended: false, bytes: len });
+                Some(self.txs[at].id)
             }
         }
     }
@@ -211,7 +216,7 @@ fn element_len(data: &[u8]) -> Result<Option<usize>, ()> {
 }
 
 impl ProtoParser for LdapParser {
-    fn parse(&mut self, _dir: Direction, data: &[u8]) -> ParseResult {
+    fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
         if self.tunnel {
             return ParseResult::Done;
         }
@@ -235,7 +240,9 @@ impl ProtoParser for LdapParser {
                 return ParseResult::Incomplete { consumed: at, needed: len - rest.len() };
             }
             let Some(m) = Reader::new(&rest[..len]).expect(0x30).ok().and_then(msg::parse) else { return ParseResult::Error };
-            self.message(m, len);
+            // A request's frame names no transaction, a response's the one it joined, as in Suricata.
+            let tx = self.message(m, len);
+            self.frames.add(dir, at, Some(len as u64), 0, tx);
             at += len;
             if self.tunnel && at < data.len() {
                 // StartTLS accepted: the rest belongs to what runs inside.
@@ -267,13 +274,18 @@ impl ProtoParser for LdapParser {
     }
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
+
+    fn take_frames(&mut self, out: &mut Vec<crate::frames::Mark>) -> u8 {
+        self.frames.drain(out);
+        self.frames.tx_base()
+    }
 }
 
 pub const SETTINGS: &[SettingDef] = &[SettingDef { key: "max-tx", default: 1024, size: false }];
 
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     let max_tx = init.setting(&PROTO, 0).clamp(1, 1 << 16) as usize;
-    Box::new(LdapParser { txs: TxQueue::new(init.first_tx_id, max_tx), tcp: init.transport == Transport::Tcp, starttls: None, tunnel: false, held: 0 })
+    Box::new(LdapParser { txs: TxQueue::new(init.first_tx_id, max_tx), tcp: init.transport == Transport::Tcp, starttls: None, tunnel: false, held: 0, frames: crate::frames::FrameLog::counted_from_one(init.app.frames) })
 }
 
 /// An LDAPMessage's start: a SEQUENCE, a message id, a known operation.
@@ -375,6 +387,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
     stream_depth: None,
+    frames: &["pdu"],
 };
 
 #[cfg(test)]
@@ -415,7 +428,14 @@ mod tests {
     #[test]
     fn held_responses_stay_within_the_flows_budget() {
         use crate::codecs::ber::tlv;
-        let mut p = LdapParser { txs: TxQueue::new(0, 1024), tcp: true, starttls: None, tunnel: false, held: 0 };
+        let mut p = LdapParser {
+            txs: TxQueue::new(0, 1024),
+            tcp: true,
+            starttls: None,
+            tunnel: false,
+            held: 0,
+            frames: crate::frames::FrameLog::default(),
+        };
         let message = |id: u8, op: u8, v: &[u8]| tlv(0x30, &[tlv(0x02, &[id]), tlv(op, v)].concat());
         let value = vec![b'v'; 50_000];
         let entry = |id: u8| message(id, 0x64, &[tlv(0x04, b"cn=x"), tlv(0x30, &tlv(0x30, &[tlv(0x04, b"cn"), tlv(0x31, &tlv(0x04, &value))].concat()))].concat());

@@ -213,6 +213,7 @@ pub struct MqttParser {
     closed: PerDir<bool>,
     /// At least the message bytes the held exchanges carry.
     held: usize,
+    frames: crate::frames::FrameLog,
 }
 
 impl MqttParser {
@@ -226,6 +227,7 @@ impl MqttParser {
             events: Vec::new(),
             closed: PerDir::default(),
             held: 0,
+            frames: crate::frames::FrameLog::default(),
         }
     }
 
@@ -360,6 +362,8 @@ impl ProtoParser for MqttParser {
         if from_held {
             owned.extend_from_slice(data);
         }
+        // Bytes of `owned` that came before `data`: frames are marked from `data`'s start.
+        let before = if from_held { (owned.len() - data.len()) as i64 } else { 0 };
         let mut at = 0usize;
         let keep_from = loop {
             let buf: &[u8] = if from_held { &owned } else { data };
@@ -382,6 +386,15 @@ impl ProtoParser for MqttParser {
                     return ParseResult::Error;
                 }
             };
+            if self.frames.is_on() && (fixed.total() > self.max_msg || rest.len() as u64 >= fixed.total()) {
+                let rel = at as i64 - before;
+                let whole = &rest[..(rest.len() as u64).min(fixed.total()) as usize];
+                let hdr = fixed.header_len;
+                self.frames.add_held(dir, rel, Some(fixed.total()), Frame::Pdu as u8, None, whole);
+                self.frames.add_held(dir, rel, Some(hdr as u64), Frame::Header as u8, None, &whole[..hdr.min(whole.len())]);
+                let body = whole.get(hdr..).unwrap_or_default();
+                self.frames.add_held(dir, rel + hdr as i64, Some(fixed.total() - hdr as u64), Frame::Data as u8, None, body);
+            }
             if fixed.total() > self.max_msg {
                 let have = (rest.len() as u64).min(fixed.total());
                 self.sides.get_mut(dir).skip = fixed.total() - have;
@@ -439,6 +452,19 @@ impl ProtoParser for MqttParser {
     fn drain_events(&mut self, out: &mut Vec<AppEvent>) {
         out.append(&mut self.events);
     }
+
+    fn take_frames(&mut self, out: &mut Vec<crate::frames::Mark>) -> u8 {
+        self.frames.drain(out);
+        self.frames.tx_base()
+    }
+}
+
+/// MQTT's frame types: a whole control packet, its fixed header, and what follows it.
+#[derive(Debug, Clone, Copy)]
+enum Frame {
+    Pdu,
+    Header,
+    Data,
 }
 
 pub const SETTINGS: &[SettingDef] = &[
@@ -448,7 +474,9 @@ pub const SETTINGS: &[SettingDef] = &[
 
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     let max_tx = init.setting(&PROTO, 0).clamp(1, 1 << 16) as usize;
-    Box::new(MqttParser::new(init.first_tx_id, max_tx, init.setting(&PROTO, 1).max(2)))
+    let mut p = MqttParser::new(init.first_tx_id, max_tx, init.setting(&PROTO, 1).max(2));
+    p.frames = crate::frames::FrameLog::counted_from_one(init.app.frames);
+    Box::new(p)
 }
 
 /// A fixed header of an assigned type (1 to 14, AUTH being MQTT 5's late
@@ -520,6 +548,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
     stream_depth: None,
+    frames: &["pdu", "header", "data"],
 };
 
 #[cfg(test)]

@@ -219,6 +219,9 @@ pub struct RfbParser {
     /// A gap lost the side's place.
     gapped: PerDir<bool>,
     events: Vec<AppEvent>,
+    /// Bytes (and gaps) each side was offered: where its frames lie.
+    offered: PerDir<u64>,
+    frames: crate::frames::FrameLog,
 }
 
 impl RfbParser {
@@ -399,6 +402,11 @@ impl RfbParser {
             }
             match self.step(&buf) {
                 Some(n) => {
+                    if self.frames.is_on() {
+                        let at = *self.offered.get(side) - buf.len() as u64;
+                        let msg = &buf[..n.min(buf.len())];
+                        self.frames.add_at(side, at, Some(msg.len() as u64), 0, None, msg);
+                    }
                     if self.step != Step::Done {
                         *self.pending.get_mut(side) = buf[n.min(buf.len())..].to_vec();
                     }
@@ -435,6 +443,7 @@ impl ProtoParser for RfbParser {
             }
             return ParseResult::Done;
         }
+        *self.offered.get_mut(dir) += data.len() as u64;
         let pending = self.pending.get_mut(dir);
         if pending.len() + data.len() > MAX_PENDING {
             self.event(CONFUSED);
@@ -450,10 +459,11 @@ impl ProtoParser for RfbParser {
         ParseResult::Done
     }
 
-    fn on_gap(&mut self, dir: Direction, _len: u64) -> bool {
+    fn on_gap(&mut self, dir: Direction, len: u64) -> bool {
         // That side's place in the handshake is lost with the bytes: its
         // next message ends the reading, the other side's are still read.
         *self.gapped.get_mut(dir) = true;
+        *self.offered.get_mut(dir) += len;
         self.pending.get_mut(dir).clear();
         if self.step.side() == dir && !matches!(self.step, Step::Done | Step::Unfollowed) {
             self.finish();
@@ -476,6 +486,11 @@ impl ProtoParser for RfbParser {
     fn wants_data(&self) -> bool {
         self.step != Step::Done
     }
+
+    fn take_frames(&mut self, out: &mut Vec<crate::frames::Mark>) -> u8 {
+        self.frames.drain(out);
+        self.frames.tx_base()
+    }
 }
 
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
@@ -486,6 +501,8 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
         pending: PerDir::default(),
         gapped: PerDir::default(),
         events: Vec::new(),
+        offered: PerDir::default(),
+        frames: crate::frames::FrameLog::counted_from_one(init.app.frames),
     })
 }
 
@@ -564,6 +581,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
     stream_depth: None,
+    frames: &["pdu"],
 };
 
 #[cfg(test)]

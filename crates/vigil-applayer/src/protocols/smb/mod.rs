@@ -86,6 +86,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
     stream_depth: Some(0),
+    frames: &[],
 };
 
 /// An SMB2 conversation: negotiate, a tree connect to `IPC$`, a pipe

@@ -132,4 +132,5 @@ pub static PROTO: ProtoDef = ProtoDef {
     },
     off_by_default: false,
     stream_depth: None,
+    frames: &[],
 };

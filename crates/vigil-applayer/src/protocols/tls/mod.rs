@@ -179,6 +179,9 @@ pub struct TlsParser {
     /// Whether JA3/JA3S and JA4 are computed (both unless told otherwise).
     ja3: bool,
     ja4: bool,
+    /// Records marked as frames; with it on, records are framed on after
+    /// encryption too.
+    pub(crate) frames: crate::frames::FrameLog,
 }
 
 impl Default for TlsParser {
@@ -203,6 +206,7 @@ impl TlsParser {
             client_cert_pending: false,
             ja3: true,
             ja4: true,
+            frames: crate::frames::FrameLog::default(),
         }
     }
 
@@ -473,7 +477,7 @@ impl TlsParser {
             if st.failed {
                 return ParseResult::Error;
             }
-            if st.encrypted || st.lost || off == data.len() {
+            if st.lost || off == data.len() || st.encrypted && !self.frames.is_on() {
                 return ParseResult::Done;
             }
             // The server's record layer names the version until a
@@ -486,11 +490,40 @@ impl TlsParser {
                 Frame::NeedMore(needed) => return ParseResult::Incomplete { consumed: off, needed },
                 Frame::Bad(event) => self.fail(dir, event),
                 Frame::Record(rec, len) => {
-                    if let Err(event) = self.record(dir, rec) {
-                        self.fail(dir, event);
+                    self.mark_frames(dir, off, len, &rec);
+                    // Past encryption records are only framed.
+                    if !self.dirs.get(dir).encrypted {
+                        if let Err(event) = self.record(dir, rec) {
+                            self.fail(dir, event);
+                        }
                     }
                     off += len;
                 }
+            }
+        }
+    }
+
+    /// A record of `len` bytes at `off` of the data: its frames (pdu,
+    /// header, data; alert and heartbeat records once more as such).
+    fn mark_frames(&mut self, dir: Direction, off: usize, len: usize, rec: &record::Record<'_>) {
+        if !self.frames.is_on() {
+            return;
+        }
+        let hdr = match rec {
+            record::Record::Tls { .. } => 5,
+            _ => 2,
+        };
+        self.frames.add(dir, off, Some(len as u64), 0, None);
+        self.frames.add(dir, off, Some(hdr), 1, None);
+        self.frames.add(dir, off + hdr as usize, Some(len as u64 - hdr), 2, None);
+        if let record::Record::Tls { content_type, .. } = rec {
+            let kind = match *content_type {
+                record::ALERT => Some(3),
+                record::HEARTBEAT => Some(4),
+                _ => None,
+            };
+            if let Some(k) = kind {
+                self.frames.add(dir, off + hdr as usize, Some(len as u64 - hdr), k, None);
             }
         }
     }

@@ -128,9 +128,10 @@ pub const OPTIONS: &[ProtoOption] = &[
 ];
 
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
-    Box::new(
-        TlsParser::new().with_first_tx_id(init.first_tx_id).with_fingerprints(init.options & 1 != 0, init.options & 2 != 0),
-    )
+    let mut p =
+        TlsParser::new().with_first_tx_id(init.first_tx_id).with_fingerprints(init.options & 1 != 0, init.options & 2 != 0);
+    p.frames = crate::frames::FrameLog::new(init.app.frames);
+    Box::new(p)
 }
 
 pub static PROTO: ProtoDef = ProtoDef {
@@ -181,6 +182,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     },
     off_by_default: false,
     stream_depth: None,
+    frames: &["pdu", "hdr", "data", "alert", "heartbeat"],
 };
 
 impl ProtoParser for TlsParser {
@@ -222,6 +224,11 @@ impl ProtoParser for TlsParser {
 
     fn inspection_done(&self) -> bool {
         self.encrypted()
+    }
+
+    fn take_frames(&mut self, out: &mut Vec<crate::frames::Mark>) -> u8 {
+        self.frames.drain(out);
+        self.frames.tx_base()
     }
 }
 
