@@ -33,20 +33,31 @@ fn inspect(flow: &mut AppFlow) {
         }
     }
     let _ = (flow.take_events(), flow.no_inspection(), flow.proto(), flow.counters());
+    let mut frames = Vec::new();
+    flow.take_frames(&mut frames);
+    for f in &frames {
+        // What a frame keeps is bounded, whatever lengths the input claims.
+        assert!(f.data.len() <= vigil_applayer::frames::MAX_FRAME_BYTES, "{f:?}");
+        let _ = f.type_name();
+    }
 }
 
 fuzz_target!(|data: &[u8]| {
     let Some((&setup, mut rest)) = data.split_first() else { return };
     let transport = if setup & 1 == 0 { Transport::Tcp } else { Transport::Udp };
     let server_port = if setup & 2 == 0 { 53 } else { 8080 };
+    // Frames marked on half the inputs: their offsets come from hostile lengths.
+    let frames = setup & 16 != 0;
     let cfg = if setup & 4 == 0 {
-        AppConfig::default()
+        AppConfig { frames, stream_frames: frames, ..AppConfig::default() }
     } else {
         // Tight limits reach the overflow and give-up paths with small inputs.
         AppConfig {
             http: HttpConfig { max_header_bytes: 96, max_txs: 4, request_body_limit: 64, ..HttpConfig::default() },
             max_pending: 200,
             detect_limit: 12,
+            frames,
+            stream_frames: frames,
             ..AppConfig::default()
         }
     };

@@ -216,6 +216,8 @@ struct Open {
     seen: u64,
     /// Some of its bytes were not kept.
     cut: bool,
+    /// Some of its bytes were lost to a gap.
+    gapped: bool,
 }
 
 /// One flow's frames: those open, and those ready to be handed over.
@@ -275,6 +277,7 @@ impl FrameTrack {
                 start: at,
                 seen: 0,
                 cut: false,
+                gapped: false,
             });
             let from = o.start + o.seen;
             if let Some(bytes) = from.checked_sub(at).and_then(|skip| data.get(skip as usize..)) {
@@ -286,14 +289,31 @@ impl FrameTrack {
         self.finish(dir);
     }
 
-    /// `len` bytes of `dir` were lost: its open frames are handed over as
-    /// they are; its stream frame goes on, incomplete.
+    /// `len` bytes of `dir` were lost: its open frames (its stream frame
+    /// among them) go on past the hole, which their bytes show as
+    /// `[N bytes missing]`, as Suricata shows it; they are not complete.
     pub fn lost(&mut self, dir: Direction, len: u64) {
-        self.end_app(dir);
-        if let Some(o) = self.stream.get_mut(dir) {
-            o.seen += len;
+        let opens = self.open.iter_mut().filter(|o| o.frame.dir == dir).chain(self.stream.get_mut(dir).as_mut());
+        for o in opens {
+            let end = o.frame.len.map_or(u64::MAX, |l| o.start + l);
+            let missing = len.min(end.saturating_sub(o.start + o.seen));
+            if missing == 0 {
+                continue;
+            }
+            o.seen += missing;
+            o.gapped = true;
+            let note = format!("[{missing} bytes missing]");
+            let cap = if o.frame.ftype == STREAM { MAX_STREAM_FRAME_BYTES } else { MAX_FRAME_BYTES };
+            let keep = note.len().min(cap.saturating_sub(o.frame.data.len()));
+            o.frame.data.extend_from_slice(&note.as_bytes()[..keep]);
+            if o.frame.ftype != STREAM {
+                self.held += keep;
+            }
+        }
+        if self.stream.get(dir).is_some() {
             *self.gapped.get_mut(dir) = true;
         }
+        self.finish(dir);
     }
 
     /// After a parse call on `buf` (at stream offset `base` of `dir`; `None`
@@ -344,7 +364,7 @@ impl FrameTrack {
                         tx_base,
                         data: Vec::new(),
                     };
-                    let mut o = Open { handle, frame, start, seen: 0, cut: false };
+                    let mut o = Open { handle, frame, start, seen: 0, cut: false, gapped: false };
                     if let Some(mut b) = bytes {
                         if let Some(l) = len {
                             b.truncate(l.min(usize::MAX as u64) as usize);
@@ -409,7 +429,7 @@ impl FrameTrack {
             if self.open[i].frame.dir == dir {
                 let mut o = self.open.swap_remove(i);
                 self.held -= o.frame.data.len();
-                o.frame.complete = o.frame.len.is_some_and(|l| o.seen >= l);
+                o.frame.complete = !o.gapped && o.frame.len.is_some_and(|l| o.seen >= l);
                 if o.frame.len.is_none() {
                     o.frame.len = Some(o.seen);
                 }
@@ -435,7 +455,7 @@ impl FrameTrack {
             if o.frame.dir == dir && o.frame.len.is_some_and(|l| o.seen >= l) {
                 let mut o = self.open.remove(i);
                 self.held -= o.frame.data.len();
-                o.frame.complete = true;
+                o.frame.complete = !o.gapped;
                 self.ready.push(o.frame);
                 done = true;
             } else {

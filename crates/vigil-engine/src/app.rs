@@ -230,6 +230,9 @@ pub(crate) struct AppStats {
     /// The same for the application layer's table, by [`table_slot`]:
     /// flows, transactions, parser errors, gap errors.
     table: Vec<[u64; 4]>,
+    /// Frames whose bytes were not all kept, and frames not recorded (too
+    /// many open at once), of ended flows.
+    frames_lost: [u64; 2],
 }
 
 /// The row of a table protocol's flow in [`AppStats::table`] and the
@@ -316,6 +319,9 @@ impl AppStats {
 
     /// Adds an ended flow's parser errors and gaps.
     pub(crate) fn ended(&mut self, app: &FlowApp) {
+        let (cut, refused) = app.layer.frames_lost();
+        self.frames_lost[0] += cut;
+        self.frames_lost[1] += refused;
         if let Some(i) = failed_slot(app.layer.proto(), app.layer.transport()) {
             let c = app.layer.counters();
             self.errors[i][0] += c.parser_errors;
@@ -353,7 +359,12 @@ impl AppStats {
             out.extend(error_counters(&name, tcp, parser, gap));
             out
         });
-        flows.chain(errors).chain(table)
+        // vigil's own: what frames lost to their bounds (`frame:` rules and `frame` records).
+        let frames =
+            [("app_layer.frames.truncated", self.frames_lost[0]), ("app_layer.frames.refused", self.frames_lost[1])]
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v));
+        flows.chain(errors).chain(table).chain(frames)
     }
 }
 

@@ -201,8 +201,10 @@ impl Detector {
             let quiet = silent_pass || sig.no_log_tx;
             // A transaction rule's source is the side it inspects, whatever
             // packet completed the transaction (thresholds track by it).
-            let swap = match (&sig.tx, info) {
-                (Some(t), Some(i)) => (t.side == Direction::ToServer) != i.to_server,
+            // A frame's alert goes the frame's way.
+            let swap = match (&sig.tx, frame, info) {
+                (Some(t), _, Some(i)) => (t.side == Direction::ToServer) != i.to_server,
+                (None, Some(f), Some(i)) => (f.dir == Direction::ToServer) != i.to_server,
                 _ => false,
             };
             let fate = if quiet {

@@ -106,11 +106,23 @@ pub fn feed(p: &mut dyn ProtoParser, dir: Direction, data: &[u8], chunk: usize) 
 /// describes every transaction: progress, each buffer (every index), its
 /// events and its EVE body; then the events raised, and the parser's end state.
 pub fn run(def: &'static ProtoDef, conv: &[(Direction, Vec<u8>)], cut: Cut) -> Value {
+    run_with(def, conv, cut, false)
+}
+
+/// [`run`], with frames marked (`framed`): the description then has the
+/// frames too, as the flow layer would hand them over.
+pub fn run_with(def: &'static ProtoDef, conv: &[(Direction, Vec<u8>)], cut: Cut, framed: bool) -> Value {
     let transport = if def.detection.tcp { Transport::Tcp } else { Transport::Udp };
     // Every switch on: the kit runs all of a protocol's parsing.
     let expected = def.sample_expected.map(|f| f());
+    let app = AppConfig { frames: framed, stream_frames: framed, ..AppConfig::default() };
+    let mut track = match transport {
+        Transport::Tcp if framed => crate::frames::FrameTrack::with_streams(),
+        _ => crate::frames::FrameTrack::default(),
+    };
+    let mut offsets = [0u64; 2];
     let mut p = (def.new_parser)(&ParserInit {
-        app: &AppConfig::default(),
+        app: &app,
         transport,
         first_tx_id: 0,
         options: u32::MAX,
@@ -151,10 +163,22 @@ pub fn run(def: &'static ProtoDef, conv: &[(Direction, Vec<u8>)], cut: Cut) -> V
             }
             if transport == Transport::Udp {
                 failed[s] = p.parse(*dir, piece) == ParseResult::Error;
+                if framed {
+                    track.marked(def.name, *dir, None, piece, &mut |out| p.take_frames(out));
+                }
                 continue;
             }
+            if framed {
+                track.pass(def.name, *dir, offsets[s], piece);
+            }
+            offsets[s] += piece.len() as u64;
             held[s].extend_from_slice(piece);
-            match p.parse(*dir, &held[s]) {
+            let result = p.parse(*dir, &held[s]);
+            if framed {
+                let base = offsets[s] - held[s].len() as u64;
+                track.marked(def.name, *dir, Some(base), &held[s], &mut |out| p.take_frames(out));
+            }
+            match result {
                 ParseResult::Done => held[s].clear(),
                 ParseResult::Error => failed[s] = true,
                 ParseResult::Incomplete { consumed, .. } => {
@@ -167,13 +191,34 @@ pub fn run(def: &'static ProtoDef, conv: &[(Direction, Vec<u8>)], cut: Cut) -> V
         let s = slot(dir);
         if !failed[s] {
             p.close(dir, &held[s]);
+            if framed && transport == Transport::Tcp {
+                let base = offsets[s] - held[s].len() as u64;
+                track.marked(def.name, dir, Some(base), &held[s], &mut |out| p.take_frames(out));
+            }
         }
+        track.end(dir);
     }
     let txs: Vec<Value> = (0..p.tx_count()).filter_map(|i| p.tx(i)).map(|tx| describe(def, tx)).collect();
     let mut events = Vec::new();
     p.drain_events(&mut events);
     let events: Vec<Value> = events.iter().map(|e| json!([e.name, e.tx_id])).collect();
-    json!({"txs": txs, "events": events, "failed": failed, "inspection_done": p.inspection_done()})
+    let mut out = json!({"txs": txs, "events": events, "failed": failed, "inspection_done": p.inspection_done()});
+    if framed {
+        let mut frames = Vec::new();
+        track.take(&mut frames);
+        // A side whose parsing failed passed what the chunk that failed held:
+        // its whole-stream frame depends on the cut.
+        frames.retain(|f| f.ftype != crate::frames::STREAM || !failed[slot(f.dir)]);
+        frames.sort_by_key(|f| (f.dir == Direction::ToClient, f.offset, f.id));
+        let frames: Vec<Value> = frames
+            .iter()
+            .map(|f| {
+                json!([f.type_name(), f.dir == Direction::ToServer, f.id, f.offset, f.len, f.complete, f.tx_id, f.data])
+            })
+            .collect();
+        out["frames"] = Value::Array(frames);
+    }
+    out
 }
 
 fn describe(def: &'static ProtoDef, tx: &dyn ProtoTx) -> Value {
@@ -209,13 +254,34 @@ pub fn cuts_agree(def: &'static ProtoDef) -> Result<Value, String> {
             return Err(format!("{}: cut {cut:?} differs\nwhole: {whole}\nother: {other}", def.name));
         }
     }
+    // Frames too are the same however the stream is cut, and marking them
+    // changes nothing else.
+    let framed = run_with(def, &conv, Cut::Whole, true);
+    for (key, v) in whole.as_object().into_iter().flatten() {
+        if framed[key] != *v {
+            return Err(format!("{}: with frames, {key} differs\nwithout: {v}\nwith: {}", def.name, framed[key]));
+        }
+    }
+    if !def.frames.is_empty() && framed["frames"].as_array().is_none_or(|f| f.iter().all(|x| x[0] == "stream")) {
+        return Err(format!("{}: the sample marks none of its frame types", def.name));
+    }
+    for cut in [Cut::Bytes, Cut::Random(7, 5), Cut::Random(99, 23)] {
+        let other = run_with(def, &conv, cut, true);
+        if other["frames"] != framed["frames"] {
+            return Err(format!(
+                "{}: frames of cut {cut:?} differ\nwhole: {}\nother: {}",
+                def.name, framed["frames"], other["frames"]
+            ));
+        }
+    }
     Ok(whole)
 }
 
 /// Runs `rounds` damaged copies of the sample (bytes flipped, cut short,
 /// repeated, spliced across messages, chosen by `seed`) in random chunks:
 /// hostile bytes must not make a parser panic, and every transaction must
-/// still answer its buffers and EVE body. Where fuzzing starts, in CI.
+/// still answer its buffers and EVE body, and the frames it marks must lie
+/// where its bytes are. Where fuzzing starts, in CI.
 pub fn survives_damage(def: &'static ProtoDef, seed: u64, rounds: usize) {
     let sample = (def.sample)();
     let mut rng = seed | 1;
@@ -250,6 +316,8 @@ pub fn survives_damage(def: &'static ProtoDef, seed: u64, rounds: usize) {
                 }
             }
         }
-        let _ = run(def, &conv, Cut::Random(next(), 1 + (next() % 64) as usize));
+        // Every other round with frames marked: their offsets come from hostile lengths too.
+        let framed = next() % 2 == 0;
+        let _ = run_with(def, &conv, Cut::Random(next(), 1 + (next() % 64) as usize), framed);
     }
 }

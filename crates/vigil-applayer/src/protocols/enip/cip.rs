@@ -324,6 +324,34 @@ impl Response {
     }
 }
 
+/// Where the services a Multiple Service Packet (request or response)
+/// packs lie in `msg`: each one's offset and length. Empty for any other
+/// message, or one whose offsets do not fit.
+pub(super) fn packed_services(msg: &[u8]) -> Vec<(usize, usize)> {
+    let Some(&service) = msg.first() else { return Vec::new() };
+    // A request names its path (its size in words); a response has a
+    // reserved byte and its status and additional status (in words).
+    let data = match service {
+        0x0a => msg.get(1).map(|&w| 2 + 2 * usize::from(w)),
+        0x8a => msg.get(3).map(|&w| 4 + 2 * usize::from(w)),
+        _ => None,
+    };
+    let Some(data) = data else { return Vec::new() };
+    let word = |at: usize| msg.get(at..at + 2).map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])));
+    let Some(count) = word(data) else { return Vec::new() };
+    let offsets: Vec<usize> = (0..count.min(64)).map_while(|i| word(data + 2 + 2 * i)).collect();
+    let mut out = Vec::with_capacity(offsets.len());
+    for (i, &o) in offsets.iter().enumerate() {
+        let from = data + o;
+        let to = offsets.get(i + 1).map_or(msg.len(), |&n| data + n);
+        if from >= to || to > msg.len() {
+            break;
+        }
+        out.push((from, to - from));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,5 +375,18 @@ mod tests {
         let resp = response(b"\x83\x00\x00\x00\x01\x00", 0).unwrap();
         assert_eq!(resp.eve(), serde_json::json!({"service": "Get Attribute List", "status": "Success"}));
         assert_eq!(class_name(115), "unknown-115");
+    }
+
+    #[test]
+    fn a_multiple_service_packet_lists_its_services() {
+        // Two Get Attribute List requests packed behind the Message Router's path.
+        let mut msg = vec![0x0a, 0x02, 0x20, 0x02, 0x24, 0x01, 0x02, 0x00, 0x06, 0x00, 0x10, 0x00];
+        msg.extend([0x03, 0x02, 0x20, 0x8b, 0x24, 0x01, 0x01, 0x00, 0x06, 0x00]);
+        msg.extend([0x03, 0x02, 0x20, 0x8b, 0x24, 0x02, 0x01, 0x00, 0x07, 0x00]);
+        assert_eq!(packed_services(&msg), [(12, 10), (22, 10)]);
+        // An offset past the message ends the list; other services pack none.
+        msg[10] = 0xff;
+        assert!(packed_services(&msg).is_empty());
+        assert!(packed_services(&[0x0e, 0x03]).is_empty());
     }
 }

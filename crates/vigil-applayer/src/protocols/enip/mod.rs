@@ -349,21 +349,82 @@ impl ProtoTx for EnipTx {
 pub struct EnipParser {
     txs: TxQueue<EnipTx>,
     transport: Transport,
+    frames: crate::frames::FrameLog,
 }
 
 impl EnipParser {
-    fn message(&mut self, dir: Direction, m: Message) {
+    /// The transaction message `m` went to.
+    fn message(&mut self, dir: Direction, m: Message) -> u64 {
         if dir == Direction::ToServer {
-            self.txs.push_with(|id| EnipTx { id, request: Some(m), response: None, ended: false });
-            return;
+            let at = self.txs.push_with(|id| EnipTx { id, request: Some(m), response: None, ended: false });
+            return self.txs[at].id;
         }
         match self.txs.iter_mut().find(|t| t.response.is_none() && t.request.as_ref().is_some_and(|r| r.command == m.command)) {
-            Some(t) => t.response = Some(m),
+            Some(t) => {
+                t.response = Some(m);
+                t.id
+            }
             None => {
-                self.txs.push_with(|id| EnipTx { id, request: None, response: Some(m), ended: false });
+                let at = self.txs.push_with(|id| EnipTx { id, request: None, response: Some(m), ended: false });
+                self.txs[at].id
             }
         }
     }
+
+    /// The frames of message `msg` at `at` of the data offered: the whole
+    /// message, its encapsulation header and data, each item of its common
+    /// packet format, and the CIP message a data item carries.
+    fn mark_frames(&mut self, dir: Direction, at: usize, msg: &[u8], tx: u64) {
+        if !self.frames.is_on() {
+            return;
+        }
+        let (f, tx, len) = (&mut self.frames, Some(tx), |n: usize| Some(n as u64));
+        f.add(dir, at, len(msg.len()), Frame::Pdu as u8, tx);
+        f.add(dir, at, len(HEADER), Frame::Hdr as u8, tx);
+        f.add(dir, at + HEADER, len(msg.len() - HEADER), Frame::Data as u8, tx);
+        let items_at = match le16(msg, 0).unwrap_or(0) {
+            // After the interface handle and timeout.
+            0x6f | 0x70 => HEADER + 6,
+            0x04 | 0x63 | 0x64 => HEADER,
+            _ => return,
+        };
+        let Some(b) = msg.get(items_at..) else { return };
+        let mut off = 2;
+        for _ in 0..le16(b, 0).unwrap_or(0).min(16) {
+            let (Some(t), Some(n)) = (le16(b, off), le16(b, off + 2)) else { break };
+            let n = usize::from(n);
+            if b.len() < off + 4 + n {
+                break;
+            }
+            let start = at + items_at + off;
+            f.add(dir, start, len(4 + n), Frame::Item as u8, tx);
+            // Connected data starts with its sequence count.
+            let cip = match t {
+                0xb2 => Some(start + 4),
+                0xb1 if n >= 2 => Some(start + 6),
+                _ => None,
+            };
+            if let Some(c) = cip {
+                let body = &msg[c - at..start - at + 4 + n];
+                f.add(dir, c, len(body.len()), Frame::Cip as u8, tx);
+                // A Multiple Service Packet's services are CIP messages of their own.
+                for (s, l) in cip::packed_services(body) {
+                    f.add(dir, c + s, len(l), Frame::Cip as u8, tx);
+                }
+            }
+            off += 4 + n;
+        }
+    }
+}
+
+/// ENIP's frame types, by their place in [`PROTO`]'s.
+#[derive(Clone, Copy)]
+enum Frame {
+    Hdr,
+    Data,
+    Pdu,
+    Cip,
+    Item,
 }
 
 impl ProtoParser for EnipParser {
@@ -385,7 +446,8 @@ impl ProtoParser for EnipParser {
                 return ParseResult::Incomplete { consumed: at, needed: total - rest.len() };
             }
             let m = decode(&rest[..total], dir);
-            self.message(dir, m);
+            let tx = self.message(dir, m);
+            self.mark_frames(dir, at, &rest[..total], tx);
             at += total;
         }
         ParseResult::Done
@@ -408,13 +470,22 @@ impl ProtoParser for EnipParser {
     }
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
+
+    fn take_frames(&mut self, out: &mut Vec<crate::frames::Mark>) -> u8 {
+        self.frames.drain(out);
+        self.frames.tx_base()
+    }
 }
 
 pub const SETTINGS: &[SettingDef] = &[SettingDef { key: "max-tx", default: 1024, size: false }];
 
 fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     let max_tx = init.setting(&PROTO, 0).clamp(1, 1 << 16) as usize;
-    Box::new(EnipParser { txs: TxQueue::new(init.first_tx_id, max_tx), transport: init.transport })
+    Box::new(EnipParser {
+        txs: TxQueue::new(init.first_tx_id, max_tx),
+        transport: init.transport,
+        frames: crate::frames::FrameLog::counted_from_one(init.app.frames),
+    })
 }
 
 /// An encapsulation header of a known command and a length that fits.
@@ -501,7 +572,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: true,
     stream_depth: None,
-    frames: &[],
+    frames: &["hdr", "data", "pdu", "cip", "enip.item"],
 };
 
 #[cfg(test)]
@@ -510,7 +581,7 @@ mod tests {
 
     #[test]
     fn list_identity_names_the_device() {
-        let mut p = EnipParser { txs: TxQueue::new(0, 8), transport: Transport::Tcp };
+        let mut p = EnipParser { txs: TxQueue::new(0, 8), transport: Transport::Tcp, frames: Default::default() };
         for (dir, data) in sample() {
             assert_eq!(p.parse(dir, &data), ParseResult::Done);
         }

@@ -75,8 +75,8 @@ pub struct HttpParser {
     stats: HttpStats,
     pub(crate) frames: crate::frames::FrameLog,
     /// Each side's message frame (`request`, `response`) while its message
-    /// is read: its handle, the bytes read of it, its transaction.
-    msg_frame: vigil_types::PerDir<Option<(u32, u64, u64)>>,
+    /// is read: its handle, the bytes read of it, its transaction once known.
+    msg_frame: vigil_types::PerDir<Option<(u32, u64, Option<u64>)>>,
 }
 
 /// A side's file settings: files nothing asked to store end at the side's
@@ -334,7 +334,7 @@ impl HttpParser {
             if rest.is_empty() {
                 break ParseResult::Done;
             }
-            let (at_line, tx_before) = (side.state == State::Line && !side.skip_line, side.tx);
+            let at_line = side.state == State::Line && !side.skip_line;
             match self.step(&mut side, rest) {
                 Step::Consumed(0) => {
                     idle += 1;
@@ -345,7 +345,8 @@ impl HttpParser {
                 Step::Consumed(n) => {
                     idle = 0;
                     if self.frames.is_on() {
-                        self.message_frame(dir, &side, pos, n, at_line && side.tx != tx_before);
+                        let read = &rest[..n.min(rest.len())];
+                        self.message_frame(dir, &side, pos, read, at_line);
                     }
                     pos = pos.saturating_add(n).min(data.len());
                 }
@@ -356,20 +357,30 @@ impl HttpParser {
         result
     }
 
-    /// `n` bytes of `dir` were read at `pos` of the data offered (`starts`:
-    /// a new message began there): its message frame grows, and has its
-    /// length once the message is whole.
-    fn message_frame(&mut self, dir: Direction, side: &Side, pos: usize, n: usize, starts: bool) {
+    /// `read` (at `pos` of the data offered) of `dir` were consumed
+    /// (`at_line`: before a message's start line): the message's frame
+    /// starts at its first byte that is no blank line, learns its
+    /// transaction when there is one, and has its length once that side of
+    /// the transaction is whole.
+    fn message_frame(&mut self, dir: Direction, side: &Side, pos: usize, read: &[u8], at_line: bool) {
         let open = self.msg_frame.get_mut(dir);
-        match (open.as_mut(), side.tx) {
-            (_, Some(tx)) if starts => {
+        match open.as_mut() {
+            None if at_line && !read.iter().all(|b| matches!(b, b'\r' | b'\n')) => {
+                let skip = read.iter().take_while(|b| matches!(b, b'\r' | b'\n')).count();
                 let kind = if side.request { 0 } else { 1 };
-                *open = Some((self.frames.add(dir, pos, None, kind, Some(tx)), n as u64, tx));
+                let handle = self.frames.add(dir, pos + skip, None, kind, side.tx);
+                *open = Some((handle, (read.len() - skip) as u64, side.tx));
             }
-            (Some((_, len, _)), _) => *len += n as u64,
-            (None, _) => return,
+            None => return,
+            Some((handle, len, tx)) => {
+                *len += read.len() as u64;
+                if tx.is_none() && side.tx.is_some() {
+                    *tx = side.tx;
+                    self.frames.set_tx(dir, *handle, side.tx.unwrap_or_default());
+                }
+            }
         }
-        let Some((handle, len, tx)) = *self.msg_frame.get(dir) else { return };
+        let Some((handle, len, Some(tx))) = *self.msg_frame.get(dir) else { return };
         let done = self.find_tx(tx).is_none_or(|t| if side.request { t.req.complete } else { t.res.complete });
         if done {
             self.frames.set_len(dir, handle, len);

@@ -278,11 +278,35 @@ fn message_head(head: &[u8], consumed: usize) -> Option<Result<(SipTx, usize), (
 pub struct SipParser {
     txs: TxQueue<SipTx>,
     stream: bool,
+    frames: crate::frames::FrameLog,
 }
 
 impl SipParser {
-    fn push(&mut self, tx: SipTx, dir: Direction) {
-        self.txs.push_with(|id| SipTx { id, dir: Some(dir), ..tx });
+    fn push(&mut self, tx: SipTx, dir: Direction) -> u64 {
+        let at = self.txs.push_with(|id| SipTx { id, dir: Some(dir), ..tx });
+        self.txs[at].id
+    }
+
+    /// The frames of message `msg`, at `at` of the data offered: the whole
+    /// message, its start line, its header fields (up to the last one's
+    /// line end) and its body, each of a request or of a response.
+    fn mark_frames(&mut self, dir: Direction, at: usize, msg: &[u8], tx: u64) {
+        if !self.frames.is_on() {
+            return;
+        }
+        let tx = Some(tx);
+        self.frames.add(dir, at, Some(msg.len() as u64), 0, tx);
+        let first = if msg.starts_with(b"SIP/2.0 ") { 4 } else { 1 };
+        let Some(line) = msg.iter().position(|&b| b == b'\n').map(|p| p + 1) else { return };
+        self.frames.add(dir, at, Some(line as u64), first, tx);
+        let end = msg.windows(4).position(|w| w == b"\r\n\r\n").map(|p| (p + 2, p + 4));
+        let (head_end, body) = end.unwrap_or((msg.len(), msg.len()));
+        if head_end > line {
+            self.frames.add(dir, at + line, Some((head_end - line) as u64), first + 1, tx);
+        }
+        if body < msg.len() {
+            self.frames.add(dir, at + body, Some((msg.len() - body) as u64), first + 2, tx);
+        }
     }
 }
 
@@ -290,8 +314,12 @@ impl ProtoParser for SipParser {
     fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
         if !self.stream {
             return match message(data, false) {
+                // Requests go to the server and responses to the client: the
+                // other way round, Suricata's SIP parser reads neither.
+                Some(Ok(_)) if !fits(dir, data) => ParseResult::Error,
                 Some(Ok((tx, _))) => {
-                    self.push(tx, dir);
+                    let id = self.push(tx, dir);
+                    self.mark_frames(dir, 0, data, id);
                     ParseResult::Done
                 }
                 _ => ParseResult::Error,
@@ -305,8 +333,11 @@ impl ProtoParser for SipParser {
                 continue;
             }
             match message(&data[at..], true) {
+                Some(Ok(_)) if !fits(dir, &data[at..]) => return ParseResult::Error,
                 Some(Ok((tx, len))) => {
-                    self.push(tx, dir);
+                    let id = self.push(tx, dir);
+                    let end = (at + len).min(data.len());
+                    self.mark_frames(dir, at, &data[at..end], id);
                     at += len.max(1);
                 }
                 Some(Err(())) => return ParseResult::Error,
@@ -330,6 +361,11 @@ impl ProtoParser for SipParser {
     }
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
+
+    fn take_frames(&mut self, out: &mut Vec<crate::frames::Mark>) -> u8 {
+        self.frames.drain(out);
+        self.frames.tx_base()
+    }
 }
 
 /// `app-layer.protocols.sip.*`.
@@ -339,7 +375,14 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     Box::new(SipParser {
         txs: TxQueue::new(init.first_tx_id, init.setting(&PROTO, 0).clamp(1, 1 << 16) as usize),
         stream: init.transport == Transport::Tcp,
+        frames: crate::frames::FrameLog::counted_from_one(init.app.frames),
     })
+}
+
+/// Whether message `msg` goes the way its kind does: a response to the
+/// client, a request to the server.
+fn fits(dir: Direction, msg: &[u8]) -> bool {
+    msg.starts_with(b"SIP/2.0 ") == (dir == Direction::ToClient)
 }
 
 /// A request line of a SIP method, or a status line.
@@ -455,7 +498,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
     stream_depth: None,
-    frames: &[],
+    frames: &["pdu", "request.line", "request.headers", "request.body", "response.line", "response.headers", "response.body"],
 };
 
 #[cfg(test)]

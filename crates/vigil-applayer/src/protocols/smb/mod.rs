@@ -86,7 +86,10 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
     stream_depth: Some(0),
-    frames: &[],
+    frames: &[
+        "nbss.pdu", "nbss.hdr", "nbss.data", "smb1.pdu", "smb1.hdr", "smb1.data", "smb2.pdu", "smb2.hdr", "smb2.data",
+        "smb3.pdu", "smb3.hdr", "smb3.data",
+    ],
 };
 
 /// An SMB2 conversation: negotiate, a tree connect to `IPC$`, a pipe

@@ -80,11 +80,14 @@ pub struct SmbParser {
     /// Message bytes read since the stubs were last weighed: an upper
     /// bound of what they grew by, so they are weighed only past the budget.
     unweighed: usize,
+    frames: crate::frames::FrameLog,
 }
 
 impl SmbParser {
     pub(crate) fn boxed(init: &ParserInit) -> Box<dyn ProtoParser> {
-        Box::new(Self::new(init.first_tx_id, init.app.http.files))
+        let mut p = Self::new(init.first_tx_id, init.app.http.files);
+        p.frames = crate::frames::FrameLog::counted_from_one(init.app.frames);
+        Box::new(p)
     }
 
     pub(super) fn new(first_tx_id: u64, files: FileConfig) -> Self {
@@ -107,6 +110,48 @@ impl SmbParser {
             offsets: OffsetFiles::default(),
             resync: PerDir::default(),
             unweighed: 0,
+            frames: crate::frames::FrameLog::default(),
+        }
+    }
+
+    /// The frames of a session message of `total` bytes at `at` of the
+    /// data offered, whose start `msg` holds: the session message, its
+    /// header and data, and the SMB messages in it (each command of an
+    /// SMB2 compound), each with its header and data.
+    fn mark_frames(&mut self, dir: Direction, at: usize, total: usize, msg: &[u8]) {
+        if !self.frames.is_on() {
+            return;
+        }
+        let f = &mut self.frames;
+        let len = |n: usize| Some(n as u64);
+        f.add(dir, at, len(total), 0, None);
+        f.add(dir, at, len(4), 1, None);
+        f.add(dir, at + 4, len(total - 4), 2, None);
+        // The SMB message's kind: its type's first frame, and its header's size.
+        let (first, hdr) = match msg.get(4..8) {
+            Some(b"\xffSMB") => (3, 32),
+            Some(b"\xfeSMB") => (6, 64),
+            Some(b"\xfdSMB") => (9, 52),
+            _ => return,
+        };
+        let mut off = 4;
+        loop {
+            let left = total - off;
+            // An SMB2 compound's next command, by its header's offset to it.
+            let next = match first {
+                6 => msg.get(off + 20..off + 24).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize),
+                _ => 0,
+            };
+            let part = if next == 0 || next > left { left } else { next };
+            f.add(dir, at + off, len(part), first, None);
+            f.add(dir, at + off, len(part.min(hdr)), first + 1, None);
+            if part > hdr {
+                f.add(dir, at + off + hdr, len(part - hdr), first + 2, None);
+            }
+            if part == left || next == 0 {
+                return;
+            }
+            off += part;
         }
     }
 
@@ -392,12 +437,14 @@ impl ProtoParser for SmbParser {
             }
             match tail::take(rest.len(), total, 4) {
                 Take::Whole => {
+                    self.mark_frames(dir, at, total, &rest[..total]);
                     self.message(dir, &rest[4..total]);
                     self.after_message(total);
                     at += total;
                 }
                 Take::Wait(needed) => return ParseResult::Incomplete { consumed: at, needed },
                 Take::Head => {
+                    self.mark_frames(dir, at, total, rest);
                     self.tails.get_mut(dir).skip(total - rest.len());
                     self.message(dir, &rest[4..]);
                     self.after_message(rest.len());
@@ -449,6 +496,11 @@ impl ProtoParser for SmbParser {
     }
 
     fn drain_events(&mut self, _out: &mut Vec<AppEvent>) {}
+
+    fn take_frames(&mut self, out: &mut Vec<crate::frames::Mark>) -> u8 {
+        self.frames.drain(out);
+        self.frames.tx_base()
+    }
 }
 
 #[cfg(test)]

@@ -121,7 +121,9 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     let max_tx = init.setting(&PROTO, 0).min(1 << 16) as usize;
     let mime = &init.app.smtp_mime;
     let reader = mime.decode_mime.then(|| mime.reader.clone());
-    Box::new(SmtpParser::new(init.first_tx_id, max_tx, reader, init.app.http.files))
+    let mut p = SmtpParser::new(init.first_tx_id, max_tx, reader, init.app.http.files);
+    p.frames = crate::frames::FrameLog::new(init.app.frames);
+    Box::new(p)
 }
 
 /// A session with one mail carrying a text part and an attachment.
@@ -180,5 +182,5 @@ pub static PROTO: ProtoDef = ProtoDef {
     hooks: crate::proto::Hooks::GENERIC,
     off_by_default: false,
     stream_depth: None,
-    frames: &[],
+    frames: &["command_line", "data", "response_line"],
 };

@@ -93,7 +93,20 @@ pub struct SmtpParser {
     mime: Option<MimeConfig>,
     files: FileConfig,
     events: Vec<AppEvent>,
+    pub(crate) frames: crate::frames::FrameLog,
+    /// Where each side's line under way began in its stream, and its
+    /// `command_line` or `response_line` frame (none for message lines).
+    line: [Option<(u64, u32)>; 2],
+    /// The message's `data` frame and where it began.
+    data_frame: Option<(u64, u32)>,
+    /// Bytes each side was offered.
+    offered: [u64; 2],
 }
+
+/// SMTP's frame types, by their place in [`super::PROTO`]'s.
+const COMMAND_LINE: u8 = 0;
+const DATA: u8 = 1;
+const RESPONSE_LINE: u8 = 2;
 
 fn command_of(line: &[u8]) -> (Command, &[u8]) {
     let word_end = line.iter().position(|&c| c == b' ').unwrap_or(line.len());
@@ -141,6 +154,10 @@ impl SmtpParser {
             mime,
             files: FileConfig { unstored_depth: 0, ..files },
             events: Vec::new(),
+            frames: crate::frames::FrameLog::default(),
+            line: [None; 2],
+            data_frame: None,
+            offered: [0; 2],
         }
     }
 
@@ -376,8 +393,59 @@ impl SmtpParser {
         }
     }
 
+    /// A line of side `i` may start at `rest` (the data left of a call
+    /// whose first byte was at `base`): its frame is marked there.
+    fn line_starts(&mut self, i: usize, base: u64, total: usize, rest: &[u8]) {
+        if !self.frames.is_on() || rest.is_empty() || self.line[i].is_some() {
+            return;
+        }
+        let at = total - rest.len();
+        let pos = base + at as u64;
+        let dir = if i == 0 { Direction::ToServer } else { Direction::ToClient };
+        let handle = match (i, self.mode) {
+            (0, Mode::Data) => {
+                if self.data_frame.is_none() {
+                    self.data_frame = Some((pos, self.frames.add(dir, at, None, DATA, None)));
+                }
+                0
+            }
+            (0, _) => self.frames.add(dir, at, None, COMMAND_LINE, None),
+            _ => self.frames.add(dir, at, None, RESPONSE_LINE, None),
+        };
+        self.line[i] = Some((pos, handle));
+    }
+
+    /// The line of side `i` under way ended at stream offset `end` (`whole`:
+    /// it was no piece of a longer one): its frame has its length and the
+    /// transaction it went to. `dot`: the lone dot that ends a message,
+    /// which ends the `data` frame before it.
+    fn line_ends(&mut self, i: usize, end: u64, whole: bool, dot: bool) {
+        if !self.frames.is_on() || !whole {
+            return;
+        }
+        let Some((start, handle)) = self.line[i].take() else { return };
+        let dir = if i == 0 { Direction::ToServer } else { Direction::ToClient };
+        let tx = self.txs.back().map(|t| t.id);
+        if handle != 0 {
+            self.frames.set_len(dir, handle, end - start);
+            if let Some(t) = tx {
+                self.frames.set_tx(dir, handle, t);
+            }
+        }
+        if dot {
+            if let Some((from, data)) = self.data_frame.take() {
+                self.frames.set_len(dir, data, start - from);
+                if let Some(t) = tx {
+                    self.frames.set_tx(dir, data, t);
+                }
+            }
+        }
+    }
+
     fn parse_commands(&mut self, mut data: &[u8]) -> usize {
         let total = data.len();
+        let base = self.offered[0];
+        self.offered[0] += total as u64;
         let mut lines = std::mem::take(&mut self.commands);
         loop {
             if let Mode::Bdat { left, last } = self.mode {
@@ -396,9 +464,15 @@ impl SmtpParser {
                 }
                 continue;
             }
+            self.line_starts(0, base, total, data);
             let data_mode = self.mode == Mode::Data;
             let max = if data_mode { MAX_DATA_PIECE } else { MAX_COMMAND_LINE };
             let Some((line, whole)) = lines.next(&mut data, max) else { break };
+            let end = base + (total - data.len()) as u64;
+            let dot = data_mode && !self.skipping[0] && whole && line == b".";
+            if data_mode {
+                self.line_ends(0, end, whole, dot);
+            }
             if data_mode {
                 let first_piece = !self.skipping[0];
                 self.skipping[0] = !whole;
@@ -428,6 +502,7 @@ impl SmtpParser {
                 self.event("smtp.truncated_line");
             }
             self.command(line);
+            self.line_ends(0, end, whole, false);
         }
         self.commands = lines;
         total - data.len()
@@ -455,11 +530,16 @@ impl SmtpParser {
 
     fn parse_replies(&mut self, mut data: &[u8]) -> usize {
         let total = data.len();
+        let base = self.offered[1];
+        self.offered[1] += total as u64;
         let mut lines = std::mem::take(&mut self.replies);
         while !self.tunnel {
+            self.line_starts(1, base, total, data);
             let Some((line, whole)) = lines.next(&mut data, MAX_REPLY_LINE) else { break };
+            let end = base + (total - data.len()) as u64;
             if self.skipping[1] {
                 self.skipping[1] = !whole;
+                self.line_ends(1, end, whole, false);
                 continue;
             }
             if !whole {
@@ -467,6 +547,7 @@ impl SmtpParser {
                 self.event("smtp.truncated_line");
             }
             self.reply_line(line);
+            self.line_ends(1, end, whole, false);
         }
         self.replies = lines;
         total - data.len()
@@ -524,13 +605,19 @@ impl ProtoParser for SmtpParser {
         }
     }
 
-    fn on_gap(&mut self, dir: Direction, _len: u64) -> bool {
+    fn on_gap(&mut self, dir: Direction, len: u64) -> bool {
+        let i = usize::from(dir == Direction::ToClient);
+        self.offered[i] += len;
+        self.line[i] = None;
+        if i == 0 {
+            self.data_frame = None;
+        }
         match dir {
             Direction::ToServer => {
                 self.commands.clear();
                 self.skipping[0] = false;
                 if let Some(f) = self.txs.back_mut().and_then(|t| t.files.last_mut()) {
-                    f.gap(_len);
+                    f.gap(len);
                 }
             }
             Direction::ToClient => {
@@ -556,6 +643,11 @@ impl ProtoParser for SmtpParser {
     }
 
     crate::proto::delegate_txs!(txs);
+
+    fn take_frames(&mut self, out: &mut Vec<crate::frames::Mark>) -> u8 {
+        self.frames.drain(out);
+        self.frames.tx_base()
+    }
 
     fn prune(&mut self, id: u64) {
         self.txs.prune_while(id, |t| t.done);
