@@ -93,7 +93,7 @@ pub use pcap_log::{PcapCondition, PcapLog, MIN_PCAP_LIMIT};
 pub use rules::RuleFiles;
 pub use runtime::{CpuSet, Runtime, Threading, UnixCommand};
 pub use stats::{Prometheus, Stats};
-pub use stream::Stream;
+pub use stream::{Stream, Urgent};
 pub use tree::{ConfigNode, ConfigTree};
 pub use vars::Vars;
 

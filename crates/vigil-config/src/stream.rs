@@ -25,6 +25,39 @@ pub struct Stream {
     pub toserver_chunk_size: u32,
     /// `stream.reassembly.toclient-chunk-size`. Stock 2560.
     pub toclient_chunk_size: u32,
+    /// `stream.reassembly.urgent.policy`: what becomes of the data a TCP
+    /// urgent pointer marks. Suricata's default when absent is `inline`
+    /// (the stock file says `oob`).
+    pub urgent_policy: Urgent,
+    /// `stream.reassembly.urgent.oob-limit-policy`: what becomes of a
+    /// segment whose urgent pointer points past its data. Default `drop`.
+    pub urgent_oob_limit: Urgent,
+}
+
+/// A TCP urgent data policy (`stream.reassembly.urgent`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Urgent {
+    /// The urgent data stays in the stream.
+    Inline,
+    /// The segment is dropped (IPS) and its data left out of the stream.
+    Drop,
+    /// The urgent byte (the one before the pointer, RFC 6093 3.1) is taken
+    /// out of the stream; the data after it closes up.
+    Oob,
+    /// The urgent byte is left out of the stream as a hole.
+    Gap,
+}
+
+impl Urgent {
+    fn parse(v: &str, oob: bool) -> Option<Urgent> {
+        match v {
+            "inline" => Some(Urgent::Inline),
+            "drop" => Some(Urgent::Drop),
+            "oob" if oob => Some(Urgent::Oob),
+            "gap" => Some(Urgent::Gap),
+            _ => None,
+        }
+    }
 }
 
 impl Default for Stream {
@@ -40,6 +73,8 @@ impl Default for Stream {
             reassembly_depth: 1 << 20,
             toserver_chunk_size: 2560,
             toclient_chunk_size: 2560,
+            urgent_policy: Urgent::Inline,
+            urgent_oob_limit: Urgent::Drop,
         }
     }
 }
@@ -49,7 +84,24 @@ impl Stream {
         let d = Stream::default();
         let r = sec.child("reassembly");
         let chunk = |key: &str, errs: &mut Errors| r.int_in(key, 1, 1 << 24, errs).map(|v| v as u32);
+        let u = r.child("urgent");
+        let urgent = |key: &str, oob: bool, default: Urgent, errs: &mut Errors| match u.string(key, errs) {
+            None => default,
+            Some(v) => Urgent::parse(&v, oob).unwrap_or_else(|| {
+                let allowed = if oob { "inline, drop, oob or gap" } else { "inline, drop or gap" };
+                // Suricata refuses to start on it.
+                u.error(key, errs, format!("invalid value '{v}' (expected {allowed})"));
+                if let Some(e) = errs.pop() {
+                    errs.push(e.fatal());
+                }
+                default
+            }),
+        };
+        let urgent_policy = urgent("policy", true, d.urgent_policy, errs);
+        let urgent_oob_limit = urgent("oob-limit-policy", false, d.urgent_oob_limit, errs);
         Stream {
+            urgent_policy,
+            urgent_oob_limit,
             memcap: sec.size_max("memcap", u64::MAX, errs).unwrap_or(d.memcap),
             midstream: sec.bool("midstream", d.midstream, errs),
             async_oneside: sec.bool("async-oneside", d.async_oneside, errs),

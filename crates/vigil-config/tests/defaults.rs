@@ -128,6 +128,20 @@ fn stream_section_is_typed_and_bad_values_keep_defaults() {
     // `auto` (the stock value) leaves the choice to the run mode.
     let tree = ConfigTree::parse_str("stream:\n  inline: auto\n", "t.yaml").unwrap();
     assert_eq!(Config::from_tree(&tree).0.stream.inline, None);
+    // Urgent data: Suricata's defaults when absent, the stock file's `oob`
+    // when given; a value Suricata does not know is fatal (`oob` is no
+    // OOB limit policy).
+    use vigil_config::Urgent;
+    assert_eq!((s.urgent_policy, s.urgent_oob_limit), (Urgent::Inline, Urgent::Drop));
+    let yaml = "stream:\n  reassembly:\n    urgent:\n      policy: oob\n      oob-limit-policy: gap\n";
+    let (c, errors, _) = Config::from_tree(&ConfigTree::parse_str(yaml, "t.yaml").unwrap());
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!((c.stream.urgent_policy, c.stream.urgent_oob_limit), (Urgent::Oob, Urgent::Gap));
+    let yaml = "stream:\n  reassembly:\n    urgent:\n      policy: keep\n      oob-limit-policy: oob\n";
+    let (_, errors, _) = Config::from_tree(&ConfigTree::parse_str(yaml, "t.yaml").unwrap());
+    let fatal: Vec<String> = errors.iter().filter(|e| e.fatal).map(ToString::to_string).collect();
+    assert_eq!(fatal.len(), 2, "{fatal:?}");
+    assert!(fatal[0].contains("stream.reassembly.urgent.policy: invalid value 'keep'"), "{fatal:?}");
 }
 
 #[test]

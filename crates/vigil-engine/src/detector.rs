@@ -43,6 +43,8 @@ pub(crate) struct Detector {
     pub exceptions: crate::exception::ExceptionState,
     /// Packets dropped, by [`DropReason::ALL`] index (`ips.drop_reason.*`).
     pub drop_reasons: [u64; DropReason::ALL.len()],
+    /// The packet's urgent data is to be dropped (`stream.reassembly.urgent`).
+    pub urgent_drop: bool,
     /// Tags the alerts of the packet in hand set (`tag`).
     pub(crate) new_tags: Vec<crate::tag::NewTag>,
     /// Firewall mode's counters (`firewall.*`).
@@ -132,6 +134,13 @@ impl Detector {
             if self.apply_exception(target, p, flow_id, info, state.as_deref_mut(), outputs)? {
                 return Ok(false);
             }
+        }
+        // Urgent data the stream's policy drops (its bytes stayed out of the stream).
+        if std::mem::take(&mut self.urgent_drop) && self.ips {
+            self.verdict_drop |= p.src != PacketSource::FlowTimeout;
+            count_drop(&mut self.drop_reasons, p, DropReason::StreamUrgent);
+            log_drop(p, flow_id, info, state, DropReason::StreamUrgent, None, DROPPED, outputs)?;
+            return Ok(false);
         }
         if let Some(fw) = self.rules.firewall.clone() {
             return self.firewall(&fw, p, at_alert.as_ref(), info, state, stream, app, fw_app, log_stream, outputs);

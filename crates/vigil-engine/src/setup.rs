@@ -315,6 +315,19 @@ fn stream_config(config: &Config, ips: bool) -> vigil_stream::StreamConfig {
         toclient_chunk: s.toclient_chunk_size,
         inline: s.inline.unwrap_or(ips),
         policies: host_table(config, vigil_stream::Policy::for_host_os),
+        urgent: urgent_policy(s.urgent_policy),
+        urgent_oob_limit: urgent_policy(s.urgent_oob_limit),
+    }
+}
+
+fn urgent_policy(u: vigil_config::Urgent) -> vigil_stream::UrgentPolicy {
+    use vigil_config::Urgent;
+    use vigil_stream::UrgentPolicy as P;
+    match u {
+        Urgent::Inline => P::Inline,
+        Urgent::Drop => P::Drop,
+        Urgent::Oob => P::Oob,
+        Urgent::Gap => P::Gap,
     }
 }
 

@@ -252,6 +252,7 @@ impl Worker {
                     setup.config.stats.exception_policy_per_app_proto_errors,
                 ),
                 drop_reasons: [0; DropReason::ALL.len()],
+                urgent_drop: false,
                 new_tags: Vec::new(),
             },
             tags: crate::tag::Tags::default(),
@@ -424,6 +425,7 @@ impl Worker {
         self.stream.simulate_reassembly_memcap = Simulation::hits(sim.tcp_reassembly_memcap, p.pcap_cnt);
         let handled = ssn.handle(&mut self.stream, &seg, &mut |e| events.push(e));
         self.stream.simulate_reassembly_memcap = false;
+        self.detector.urgent_drop = handled.urgent_drop;
         // The app layer's state comes with the session's first data: a flood
         // of sessions that never send any (SYNs) allocates none of it.
         if let (true, true, Some(cfg), None) = (handled.stream_added, ssn.app_enabled, &self.app_cfg, &f.ext.app) {

@@ -24,6 +24,8 @@ pub enum DropReason {
     FlowMemcap,
     DefragMemcap,
     ApplayerError,
+    /// The segment had urgent data and `stream.reassembly.urgent` says drop.
+    StreamUrgent,
     /// Firewall mode: a firewall rule dropped the packet.
     FirewallRules,
     /// Firewall mode: no packet rule accepted the packet.
@@ -50,6 +52,7 @@ impl DropReason {
             DropReason::FlowMemcap => "flow memcap",
             DropReason::DefragMemcap => "defrag memcap",
             DropReason::ApplayerError => "applayer error",
+            DropReason::StreamUrgent => "stream urgent",
             DropReason::FirewallRules => "firewall rules",
             DropReason::FirewallDefaultPacketPolicy => "firewall default packet policy",
             DropReason::FirewallDefaultAppPolicy => "firewall default app policy",
@@ -60,7 +63,7 @@ impl DropReason {
     }
 
     /// Every reason, in the order of the `ips.drop_reason.*` counters.
-    pub const ALL: [DropReason; 9] = [
+    pub const ALL: [DropReason; 10] = [
         DropReason::FlowDrop,
         DropReason::Rules,
         DropReason::RateFilter,
@@ -70,6 +73,7 @@ impl DropReason {
         DropReason::FlowMemcap,
         DropReason::DefragMemcap,
         DropReason::ApplayerError,
+        DropReason::StreamUrgent,
     ];
 
     /// The name under `ips.drop_reason.` in stats.
@@ -84,6 +88,7 @@ impl DropReason {
             DropReason::FlowMemcap => "flow_memcap",
             DropReason::DefragMemcap => "defrag_memcap",
             DropReason::ApplayerError => "applayer_error",
+            DropReason::StreamUrgent => "stream_urgent",
             // Counted under `firewall.drop_reason.*`.
             DropReason::FirewallRules => "rules",
             DropReason::FirewallDefaultPacketPolicy => "default_packet_policy",

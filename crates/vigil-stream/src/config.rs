@@ -22,6 +22,26 @@ pub struct StreamConfig {
     pub inline: bool,
     /// Overlap policy of each receiving host.
     pub policies: HostPolicies,
+    /// `stream.reassembly.urgent.policy`: what becomes of urgent data.
+    pub urgent: UrgentPolicy,
+    /// `stream.reassembly.urgent.oob-limit-policy`: what becomes of a
+    /// segment whose urgent pointer lies past its data (`Oob` not allowed).
+    pub urgent_oob_limit: UrgentPolicy,
+}
+
+/// What becomes of TCP urgent data (Suricata 8's `stream.reassembly.urgent`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UrgentPolicy {
+    /// It stays in the stream, as any data.
+    #[default]
+    Inline,
+    /// The segment's data is left out of the stream, and an IPS drops it.
+    Drop,
+    /// The one urgent byte (the one before the pointer, RFC 6093 3.1) is
+    /// taken out of the stream; what follows it closes up.
+    Oob,
+    /// The urgent byte is left out as a hole in the stream.
+    Gap,
 }
 
 impl Default for StreamConfig {
@@ -38,6 +58,8 @@ impl Default for StreamConfig {
             toclient_chunk: 2560,
             inline: false,
             policies: HostPolicies::default(),
+            urgent: UrgentPolicy::Inline,
+            urgent_oob_limit: UrgentPolicy::Drop,
         }
     }
 }

@@ -38,11 +38,16 @@ pub struct StreamCounters {
     /// and overlapping held data.
     pub insert_data_normal_fail: u64,
     pub insert_data_overlap_fail: u64,
+    /// `tcp.urgent_oob_data`: urgent bytes taken out of streams (`oob`).
+    pub urgent_oob_data: u64,
+    /// `tcp.reassembly_urgent_oob_limit_reached`: segments whose urgent
+    /// pointer lay past their data.
+    pub urgent_oob_limit_reached: u64,
 }
 
 impl StreamCounters {
     /// `(stats name, value)` pairs in Suricata's order.
-    pub fn named(&self) -> [(&'static str, u64); 18] {
+    pub fn named(&self) -> [(&'static str, u64); 20] {
         [
             ("tcp.urg", self.urg),
             ("tcp.active_sessions", self.active_sessions),
@@ -62,6 +67,8 @@ impl StreamCounters {
             ("tcp.overlap_diff_data", self.overlap_diff_data),
             ("tcp.insert_data_normal_fail", self.insert_data_normal_fail),
             ("tcp.insert_data_overlap_fail", self.insert_data_overlap_fail),
+            ("tcp.urgent_oob_data", self.urgent_oob_data),
+            ("tcp.reassembly_urgent_oob_limit_reached", self.urgent_oob_limit_reached),
         ]
     }
 }

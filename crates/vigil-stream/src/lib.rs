@@ -24,7 +24,7 @@
 //!
 //! let mut ctx = StreamCtx::new(StreamConfig::default());
 //! let dst = "198.18.0.2".parse().unwrap();
-//! let seg = |dir, flags, seq, ack, payload: &'static [u8]| Segment { dir, flags, seq, ack, payload, dst, ts: None, tfo: false };
+//! let seg = |dir, flags, seq, ack, payload: &'static [u8]| Segment { dir, flags, seq, ack, payload, dst, ts: None, tfo: false, urg: None };
 //! let syn = seg(ToServer, SYN, 100, 0, b"");
 //! let mut ssn = ctx.start(&syn).unwrap();
 //! let mut events = |_e| {};
@@ -49,7 +49,7 @@ mod reassembly;
 mod session;
 mod teardown;
 
-pub use config::StreamConfig;
+pub use config::{StreamConfig, UrgentPolicy};
 pub use counters::StreamCounters;
 pub use events::{StreamEvent, StreamEventSet};
 pub use policy::{HostPolicies, Policy};

@@ -32,6 +32,8 @@ pub struct Segment<'a> {
     /// The segment carries the TCP Fast Open option: a SYN's data is
     /// then the stream's first bytes (without it, a receiver ignores them).
     pub tfo: bool,
+    /// The urgent pointer, when the URG flag is set.
+    pub urg: Option<u16>,
 }
 
 impl<'a> Segment<'a> {
@@ -39,19 +41,22 @@ impl<'a> Segment<'a> {
     /// `None` for anything but TCP over IP.
     pub fn from_packet(p: &vigil_decode::Packet<'a>, dir: Direction) -> Option<Segment<'a>> {
         let vigil_decode::Transport::Tcp { flags, seq, ack, .. } = p.transport else { return None };
-        let (ts, tfo) = options(p);
-        Some(Segment { dir, flags, seq, ack, payload: p.payload(), dst: p.ip?.dst, ts, tfo })
+        let (ts, tfo, urg) = options(p);
+        let urg = urg.filter(|_| flags & vigil_wire::tcp::flags::URG != 0);
+        Some(Segment { dir, flags, seq, ack, payload: p.payload(), dst: p.ip?.dst, ts, tfo, urg })
     }
 }
 
-/// The timestamp option of the packet's (innermost) TCP header, and whether
-/// it has the Fast Open option.
-fn options(p: &vigil_decode::Packet<'_>) -> (Option<(u32, u32)>, bool) {
+/// The timestamp option of the packet's (innermost) TCP header, whether it
+/// has the Fast Open option, and its urgent pointer.
+fn options(p: &vigil_decode::Packet<'_>) -> (Option<(u32, u32)>, bool, Option<u16>) {
     use vigil_wire::tcp::{option_kind, Tcp, TcpOption};
     let Some(l) = p.layers().iter().rev().find(|l| l.kind == vigil_decode::LayerKind::Tcp) else {
-        return (None, false);
+        return (None, false, None);
     };
-    let Some(h) = p.data.get(l.offset as usize..).and_then(|d| Tcp::new_checked(d).ok()) else { return (None, false) };
+    let Some(h) = p.data.get(l.offset as usize..).and_then(|d| Tcp::new_checked(d).ok()) else {
+        return (None, false, None);
+    };
     let (mut ts, mut tfo) = (None, false);
     for o in h.options() {
         match o {
@@ -64,7 +69,41 @@ fn options(p: &vigil_decode::Packet<'_>) -> (Option<(u32, u32)>, bool) {
             _ => {}
         }
     }
-    (ts, tfo)
+    (ts, tfo, Some(h.urgent_ptr()))
+}
+
+/// What a segment's urgent data does to what it puts in the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UrgentCut {
+    /// Nothing: no urgent data, or the `inline` policy.
+    None,
+    /// The byte at this index of the payload is taken out.
+    Remove(usize),
+    /// The byte at this index is left out as a hole.
+    Hole(usize),
+    /// The segment's data is left out (`drop`, or `gap` past its data).
+    Skip { drop: bool },
+}
+
+/// The cut the urgent pointer `ptr` of a segment with `len` bytes asks for
+/// under `cfg`: the urgent byte is the one before the pointer; a pointer
+/// past the data (or 0) falls to the OOB limit policy.
+fn urgent_cut(cfg: &crate::StreamConfig, ptr: u16, len: usize) -> UrgentCut {
+    use crate::UrgentPolicy::*;
+    if cfg.urgent == Inline {
+        return UrgentCut::None;
+    }
+    let within = ptr >= 1 && usize::from(ptr) <= len;
+    match (cfg.urgent, within) {
+        (Drop, _) => UrgentCut::Skip { drop: true },
+        (Oob, true) => UrgentCut::Remove(usize::from(ptr) - 1),
+        (Gap, true) => UrgentCut::Hole(usize::from(ptr) - 1),
+        (_, _) => match cfg.urgent_oob_limit {
+            Inline | Oob => UrgentCut::None,
+            Drop => UrgentCut::Skip { drop: true },
+            Gap => UrgentCut::Skip { drop: false },
+        },
+    }
 }
 
 /// Session states, as EVE `tcp.state` names them.
@@ -155,8 +194,12 @@ impl TcpStream {
         self.anchor.1 as i64 + diff
     }
 
+    /// `seq` stands for stream offset `off` from now on, when that is
+    /// further on (or as far, for a later `seq`: an urgent byte taken out
+    /// of the stream left the offset where it was).
     fn advance_anchor(&mut self, seq: u32, off: u64) {
-        if off > self.anchor.1 {
+        let later = (seq.wrapping_sub(self.anchor.0) as i32) > 0;
+        if off > self.anchor.1 || (off == self.anchor.1 && later) {
             self.anchor = (seq, off);
         }
     }
@@ -168,6 +211,9 @@ pub struct Handled {
     /// The payload went into reassembly (detection then inspects the stream,
     /// not the packet, for stream rules).
     pub stream_added: bool,
+    /// The urgent policy (or its OOB limit policy) says to drop the packet
+    /// (an IPS does; its data was left out of the stream).
+    pub urgent_drop: bool,
 }
 
 /// A TCP session.
@@ -455,11 +501,48 @@ impl TcpSession {
         }
         let off = me.offset(seg.seq);
         let new_fin = seg.flags & FIN != 0 && me.fin.is_none();
-        if !seg.payload.is_empty() {
-            out.stream_added = self.add_data(ctx, seg, off, event);
+        let len = seg.payload.len();
+        // The stream's length after this segment: an urgent byte taken out shortens it.
+        let mut stream_len = len;
+        if len > 0 {
+            let cut = seg.urg.map_or(UrgentCut::None, |ptr| urgent_cut(&ctx.cfg, ptr, len));
+            let end = off + len as i64;
+            out.stream_added = match cut {
+                UrgentCut::None => self.add_data(ctx, seg, seg.payload, off, end, event),
+                UrgentCut::Remove(i) => {
+                    ctx.counters.urgent_oob_data += 1;
+                    stream_len -= 1;
+                    if len == 1 {
+                        // Nothing but the urgent byte: the stream's place moves on without it.
+                        let me = self.dirs.get_mut(seg.dir);
+                        if off >= 0 {
+                            me.advance_anchor(seg.seq.wrapping_add(1), off as u64);
+                        }
+                        false
+                    } else {
+                        let mut data = seg.payload.to_vec();
+                        data.remove(i);
+                        self.add_data(ctx, seg, &data, off, end - 1, event)
+                    }
+                }
+                UrgentCut::Hole(i) => {
+                    ctx.counters.urgent_oob_data += 1;
+                    let a = i > 0 && self.add_data(ctx, seg, &seg.payload[..i], off, end, event);
+                    let rest = &seg.payload[i + 1..];
+                    let b = !rest.is_empty() && self.add_data(ctx, seg, rest, off + i as i64 + 1, end, event);
+                    a || b
+                }
+                UrgentCut::Skip { drop } => {
+                    if seg.urg.is_some_and(|p| p == 0 || usize::from(p) > len) {
+                        ctx.counters.urgent_oob_limit_reached += 1;
+                    }
+                    out.urgent_drop = drop;
+                    false
+                }
+            };
         }
         if seg.flags & FIN != 0 {
-            self.on_fin(seg, off);
+            self.on_fin(off, stream_len, seg.dir);
         }
         self.advance_close(seg, off, new_fin);
         out
@@ -595,11 +678,17 @@ impl TcpSession {
         out
     }
 
+    /// Puts `payload` (the segment's, or what its urgent data left of it)
+    /// at stream offset `off`; the sequence number after the segment then
+    /// stands for stream offset `seg_end` (an urgent byte taken out makes
+    /// the stream one shorter than the sequence space).
     fn add_data(
         &mut self,
         ctx: &mut StreamCtx,
         seg: &Segment<'_>,
+        payload: &[u8],
         off: i64,
+        seg_end: i64,
         event: &mut dyn FnMut(StreamEvent),
     ) -> bool {
         let policy = ctx.cfg.policies.lookup(seg.dst);
@@ -607,7 +696,7 @@ impl TcpSession {
         let budget = if ctx.simulate_reassembly_memcap { 0 } else { budget(ctx) };
         let async_oneside = self.async_oneside;
         let me = self.dirs.get_mut(seg.dir);
-        let end = off + seg.payload.len() as i64;
+        let end = off + payload.len() as i64;
         if end <= 0 || end <= me.reassembly.base() as i64 {
             event(StreamEvent::SegmentBeforeBaseSeq);
             return false;
@@ -616,7 +705,7 @@ impl TcpSession {
             event(StreamEvent::PacketOutOfWindow);
             return false;
         }
-        let (start, data) = if off < 0 { (0u64, &seg.payload[(-off) as usize..]) } else { (off as u64, seg.payload) };
+        let (start, data) = if off < 0 { (0u64, &payload[(-off) as usize..]) } else { (off as u64, payload) };
         if me.depth_reached {
             return false;
         }
@@ -650,7 +739,9 @@ impl TcpSession {
             event(StreamEvent::MemcapDrop);
         }
         me.seen_end = me.seen_end.max(end);
-        me.advance_anchor(seg.seq.wrapping_add(seg.payload.len() as u32), end);
+        if seg_end > 0 {
+            me.advance_anchor(seg.seq.wrapping_add(seg.payload.len() as u32), seg_end as u64);
+        }
         if async_oneside {
             // No acknowledgement will come: what was sent before this
             // segment counts as received (Suricata's one-sided `last_ack`).
@@ -659,9 +750,9 @@ impl TcpSession {
         i.stored > 0 || i.overlap
     }
 
-    fn on_fin(&mut self, seg: &Segment<'_>, off: i64) {
-        let me = self.dirs.get_mut(seg.dir);
-        let end = (off + seg.payload.len() as i64).max(0) as u64;
+    fn on_fin(&mut self, off: i64, len: usize, dir: Direction) {
+        let me = self.dirs.get_mut(dir);
+        let end = (off + len as i64).max(0) as u64;
         if me.fin.is_none() {
             me.fin = Some(end);
             me.seen_end = me.seen_end.max(end);

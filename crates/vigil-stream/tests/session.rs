@@ -11,7 +11,7 @@ const CISN: u32 = 1000;
 const SISN: u32 = 3000;
 
 fn seg(dir: Direction, flags: u8, seq: u32, ack: u32, payload: &'static [u8]) -> Segment<'static> {
-    Segment { dir, flags, seq, ack, payload, dst: "198.18.0.2".parse().unwrap(), ts: None, tfo: false }
+    Segment { dir, flags, seq, ack, payload, dst: "198.18.0.2".parse().unwrap(), ts: None, tfo: false, urg: None }
 }
 
 /// Runs `segs` through a new session; returns it with the events raised.
@@ -426,4 +426,44 @@ fn data_the_reassembly_memcap_refuses_is_counted_by_kind() {
     segs.push(seg(ToServer, ACK | PSH, CISN + 12, SISN + 1, b"more"));
     run(&mut ctx, &segs);
     assert_eq!((ctx.counters.insert_data_overlap_fail, ctx.counters.insert_data_normal_fail), (1, 1));
+}
+
+/// The client's stream after "GET /malic", the urgent "X" (pointer 1) and
+/// "ious" under `policy`, and its counters of urgent data.
+fn urgent_stream(policy: vigil_stream::UrgentPolicy, ptr: u16) -> (Vec<u8>, u64, u64, bool, u64) {
+    let cfg = StreamConfig { urgent: policy, ..StreamConfig::default() };
+    let mut ctx = StreamCtx::new(cfg);
+    let (mut ssn, _) = run(&mut ctx, &handshake());
+    let urgent = Segment { urg: Some(ptr), ..seg(ToServer, ACK | PSH | URG, CISN + 11, SISN + 1, b"X") };
+    let mut dropped = false;
+    for s in [
+        seg(ToServer, ACK | PSH, CISN + 1, SISN + 1, b"GET /malic"),
+        urgent,
+        seg(ToServer, ACK | PSH, CISN + 12, SISN + 1, b"ious"),
+    ] {
+        dropped |= ssn.handle(&mut ctx, &s, &mut |_| {}).urgent_drop;
+    }
+    // The server acknowledges all it got, urgent byte included.
+    ssn.handle(&mut ctx, &seg(ToClient, ACK, SISN + 1, CISN + 16, b""), &mut |_| {});
+    let mut out = Vec::new();
+    let s = ssn.dirs.get(ToServer);
+    ssn.read(ToServer, 0, s.seen_end, &mut out);
+    (out, ctx.counters.urgent_oob_data, ctx.counters.urgent_oob_limit_reached, dropped, s.seen_end)
+}
+
+#[test]
+fn urgent_data_follows_the_urgent_policy() {
+    use vigil_stream::UrgentPolicy::*;
+    // Inline (Suricata's default): the urgent byte is data like any other.
+    assert_eq!(urgent_stream(Inline, 1), (b"GET /malicXious".to_vec(), 0, 0, false, 15));
+    // OOB: the byte before the pointer leaves the stream, which closes up,
+    // and the acknowledgement after it still covers the rest.
+    assert_eq!(urgent_stream(Oob, 1), (b"GET /malicious".to_vec(), 1, 0, false, 14));
+    // Gap: the byte is a hole; drop: the segment is left out and the packet to be dropped.
+    // (What is read stops at the hole; the bytes after it keep their places.)
+    assert_eq!(urgent_stream(Gap, 1), (b"GET /malic".to_vec(), 1, 0, false, 15));
+    assert_eq!(urgent_stream(Drop, 1), (b"GET /malic".to_vec(), 0, 0, true, 15));
+    // A pointer past the segment's data falls to the OOB limit policy (drop by default).
+    let (_, oob, limit, dropped, _) = urgent_stream(Oob, 9);
+    assert_eq!((oob, limit, dropped), (0, 1, true));
 }
