@@ -127,7 +127,9 @@ pub(crate) fn tx_body(tx: TxRef<'_>, opts: Option<&RecordOptions>, metadata: boo
     match (opts, metadata) {
         (o, true) => (key, tx.tx.eve_metadata(o)),
         (Some(o), false) => (key, tx.tx.eve_with(o)),
-        (None, false) => (key, tx.tx.eve()),
+        // An output that gives no options has each protocol's defaults
+        // (HTTP's basic set among them).
+        (None, false) => (key, tx.tx.eve_with(&RecordOptions::DEFAULT)),
     }
 }
 

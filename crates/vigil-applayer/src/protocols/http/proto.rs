@@ -386,10 +386,29 @@ impl ProtoTx for HttpTx {
     }
 
     /// `custom`: those header fields too, in `request_headers` and
-    /// `response_headers` (wherever the transaction has them).
+    /// `response_headers` (wherever the transaction has them). Without
+    /// `extended: yes` the record has Suricata's basic set: the referer,
+    /// method, protocol, status, redirect and length are left out (alerts
+    /// always carry them: [`ProtoTx::eve`]).
     fn eve_with(&self, opts: &crate::proto::RecordOptions) -> Value {
-        let Some(custom) = &opts.custom else { return ProtoTx::eve(self) };
-        serde_json::to_value(HttpTx::eve_custom(self, custom)).unwrap_or(Value::Null)
+        let mut v = match &opts.custom {
+            Some(custom) => serde_json::to_value(HttpTx::eve_custom(self, custom)).unwrap_or(Value::Null),
+            None => ProtoTx::eve(self),
+        };
+        if let (false, Value::Object(m)) = (opts.extended, &mut v) {
+            for k in ["http_refer", "http_method", "protocol", "status", "redirect", "length"] {
+                m.remove(k);
+            }
+        }
+        v
+    }
+
+    /// Alerts carry the extended set whatever an output's records say.
+    fn eve_metadata(&self, opts: Option<&crate::proto::RecordOptions>) -> Value {
+        match opts {
+            Some(o) => self.eve_with(&crate::proto::RecordOptions { extended: true, ..o.clone() }),
+            None => ProtoTx::eve(self),
+        }
     }
 
     fn events(&self) -> u64 {

@@ -177,7 +177,9 @@ impl ProtoTx for SipTx {
             m.insert("reason".into(), text(reason));
             m.insert("response_line".into(), text(&self.start_line));
         }
-        if let Some(sdp) = &self.sdp {
+        // A request's body is logged; a response's is read for the `sdp.*`
+        // keywords only, as Suricata 8.0.6 logs them (checked on realistic-a).
+        if let Some(sdp) = self.sdp.as_ref().filter(|_| self.response.is_none()) {
             m.insert("sdp".into(), sdp.eve());
         }
         Value::Object(m)
