@@ -359,10 +359,13 @@ impl AppStats {
             out.extend(error_counters(&name, tcp, parser, gap));
             out
         });
-        // vigil's own: what frames lost to their bounds (`frame:` rules and `frame` records).
+        // vigil's own: what frames lost to their bounds (`frame:` rules and
+        // `frame` records), written once something was (Suricata's schema
+        // has no such counters).
         let frames =
             [("app_layer.frames.truncated", self.frames_lost[0]), ("app_layer.frames.refused", self.frames_lost[1])]
                 .into_iter()
+                .filter(|&(_, v)| v > 0)
                 .map(|(n, v)| (n.to_string(), v));
         flows.chain(errors).chain(table).chain(frames)
     }

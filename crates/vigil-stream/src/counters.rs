@@ -40,7 +40,7 @@ pub struct StreamCounters {
     pub insert_data_overlap_fail: u64,
     /// `tcp.urgent_oob_data`: urgent bytes taken out of streams (`oob`).
     pub urgent_oob_data: u64,
-    /// `tcp.reassembly_urgent_oob_limit_reached`: segments whose urgent
+    /// `stream.reassembly_urgent_oob_limit_reached`: segments whose urgent
     /// pointer lay past their data.
     pub urgent_oob_limit_reached: u64,
 }
@@ -68,7 +68,7 @@ impl StreamCounters {
             ("tcp.insert_data_normal_fail", self.insert_data_normal_fail),
             ("tcp.insert_data_overlap_fail", self.insert_data_overlap_fail),
             ("tcp.urgent_oob_data", self.urgent_oob_data),
-            ("tcp.reassembly_urgent_oob_limit_reached", self.urgent_oob_limit_reached),
+            ("stream.reassembly_urgent_oob_limit_reached", self.urgent_oob_limit_reached),
         ]
     }
 }

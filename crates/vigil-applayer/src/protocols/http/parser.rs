@@ -594,11 +594,10 @@ impl HttpParser {
                     let raw_buf = if side.request { &mut tx.req.raw_headers } else { &mut tx.res.raw_headers };
                     let room = max.saturating_sub(raw_buf.len());
                     raw_buf.extend_from_slice(data.get(..len.min(room)).unwrap_or_default());
-                } else {
-                    // Trailer lines are part of the message body on the wire.
-                    let body = if side.request { &mut tx.req.body } else { &mut tx.res.body };
-                    body.wire_len = body.wire_len.saturating_add(len as u64);
                 }
+                // Trailer lines are not counted in the message's length, as
+                // libhtp counts it (Suricata's `length` of a chunked body ends
+                // with its last chunk's size line).
                 let first_line = side.pending.is_none() && side.header_count == 0;
                 let end = match line.split_first() {
                     // A lone CR right after the status line is not the end of
