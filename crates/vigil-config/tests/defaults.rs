@@ -33,6 +33,11 @@ fn stock_yields_default() {
     let a = &config.app_layer;
     assert!(["http", "tls", "dns", "ssh", "smb", "dcerpc"].iter().all(|p| a.enabled(p)));
     assert_eq!((a.http_request_body_limit, a.http_response_body_limit), (Some(100 << 10), Some(100 << 10)));
+    // The one value where the stock file and Suricata's built-in differ:
+    // urgent data is taken out of band by the stock file, kept inline when absent.
+    assert_eq!(config.stream.urgent_policy, vigil_config::Urgent::Oob);
+    let mut config = config;
+    config.stream.urgent_policy = vigil_config::Urgent::Inline;
     assert_eq!(typed(config), Config::default());
 }
 
