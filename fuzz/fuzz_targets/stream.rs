@@ -1,11 +1,12 @@
-//! Sequences of synthetic TCP segments (flags, sequence and ack numbers,
-//! payloads and direction chosen by the input) through session tracking
+//! Sequences of synthetic TCP segments (flags, urgent pointers, sequence
+//! and ack numbers, payloads and direction chosen by the input, under each
+//! urgent data policy) through session tracking
 //! and reassembly under tight memcaps: no panic, no hang, and the bytes
 //! held never exceed the reassembly memcap.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vigil_stream::{HostPolicies, Policy, Segment, StreamConfig, StreamCtx};
+use vigil_stream::{HostPolicies, Policy, Segment, StreamConfig, StreamCtx, UrgentPolicy};
 use vigil_types::Direction;
 
 fuzz_target!(|data: &[u8]| {
@@ -19,6 +20,8 @@ fuzz_target!(|data: &[u8]| {
         toserver_chunk: 64,
         toclient_chunk: 64,
         policies: HostPolicies::uniform(Policy::ALL[(sel >> 4) as usize % Policy::ALL.len()]),
+        // Urgent data under each policy, by the input's length.
+        urgent: [UrgentPolicy::Inline, UrgentPolicy::Oob, UrgentPolicy::Gap, UrgentPolicy::Drop][rest.len() % 4],
         ..StreamConfig::default()
     };
     let mut ctx = StreamCtx::new(cfg);
@@ -36,7 +39,9 @@ fuzz_target!(|data: &[u8]| {
         let ack = u32::from(u16::from_be_bytes([h[3], h[4]])).wrapping_mul(97).wrapping_sub(1 << 12);
         // Timestamps from the sequence numbers, so PAWS is exercised too.
         let ts = (h[0] & 0x40 != 0).then_some((seq.rotate_left(7), ack.rotate_left(7)));
-        let seg = Segment { dir, flags: h[0] & 0x1f, seq, ack, payload, dst, ts, tfo: h[2] & 1 != 0 };
+        // URG with a pointer from 0 to 7: inside, at and past short payloads.
+        let urg = (h[0] & 0x20 != 0).then_some(u16::from(h[4] & 7));
+        let seg = Segment { dir, flags: h[0] & 0x3f, seq, ack, payload, dst, ts, tfo: h[2] & 1 != 0, urg };
         if ssn.is_none() {
             ssn = ctx.start(&seg);
         }
