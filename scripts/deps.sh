@@ -10,7 +10,9 @@
 #   iproute2, iptables, ethtool   the live capture and inline tests build network namespaces,
 #                                 an NFQUEUE rule and offload-free veth pairs (only with --tests);
 #   redis-server                  the EVE-to-Redis tests start their own server (only with --tests);
-#   prometheus                    its promtool checks the metrics endpoint's text (only with --tests).
+#   prometheus                    its promtool checks the metrics endpoint's text (only with --tests);
+#   default-jre-headless, maven   the EVE-to-Kafka test runs Apache Kafka's broker from its Maven
+#                                 jars (only with --tests; scripts/kafka-jars.sh fetches them).
 set -euo pipefail
 missing=()
 [ -f /usr/include/hs/hs.h ] || missing+=(libhyperscan-dev)
@@ -25,6 +27,8 @@ if [ "${1:-}" = "--tests" ]; then
     command -v ethtool >/dev/null 2>&1 || [ -x /usr/sbin/ethtool ] || missing+=(ethtool)
     command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
     command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+    command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
+    command -v mvn >/dev/null 2>&1 || missing+=(maven)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

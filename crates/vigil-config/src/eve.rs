@@ -55,6 +55,46 @@ pub enum EveFiletype {
     Syslog(EveSyslog),
     /// `redis`: the `redis` map.
     Redis(EveRedis),
+    /// `kafka` (vigil's own; Suricata has no Kafka output): the `kafka` map.
+    Kafka(EveKafka),
+}
+
+/// `eve-log` with `filetype: kafka` (vigil's own).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EveKafka {
+    /// `brokers`: librdkafka's `bootstrap.servers`. Default `127.0.0.1:9092`.
+    pub brokers: String,
+    /// `topic`. Default `suricata`.
+    pub topic: String,
+    /// `client-id`. Default `vigil`.
+    pub client_id: String,
+    /// `options`: librdkafka properties as given (`compression.type: lz4`,
+    /// `message.timeout.ms: 30000`, ...), which librdkafka checks.
+    pub options: Vec<(String, String)>,
+}
+
+impl EveKafka {
+    fn read(sec: &Section<'_>, e: &mut Errors) -> EveKafka {
+        // librdkafka's dotted names (`compression.type`) read as nested keys.
+        fn flatten(sec: &Section<'_>, prefix: &str, e: &mut Errors, out: &mut Vec<(String, String)>) {
+            for c in sec.children() {
+                let key = if prefix.is_empty() { c.name().to_string() } else { format!("{prefix}.{}", c.name()) };
+                if c.has_children() {
+                    flatten(&c, &key, e, out);
+                } else if let Some((v, _)) = c.own_scalar(e) {
+                    out.push((key, v.to_string()));
+                }
+            }
+        }
+        let mut options = Vec::new();
+        flatten(&sec.child("options"), "", e, &mut options);
+        EveKafka {
+            brokers: sec.string("brokers", e).unwrap_or_else(|| "127.0.0.1:9092".into()),
+            topic: sec.string("topic", e).unwrap_or_else(|| "suricata".into()),
+            client_id: sec.string("client-id", e).unwrap_or_else(|| "vigil".into()),
+            options,
+        }
+    }
 }
 
 /// `eve-log` with `filetype: syslog`.
@@ -589,16 +629,17 @@ impl EveLog {
         let filetype_key = if sec.child("filetype").node.is_some() { "filetype" } else { "type" };
         let filetype = sec
             .convert(filetype_key, e, |s| match s {
-                "regular" | "file" | "unix_dgram" | "unix_stream" | "syslog" | "redis" => Ok(s.to_string()),
-                _ => {
-                    Err(format!("unknown filetype {s:?} (expected regular, syslog, unix_dgram, unix_stream or redis)"))
-                }
+                "regular" | "file" | "unix_dgram" | "unix_stream" | "syslog" | "redis" | "kafka" => Ok(s.to_string()),
+                _ => Err(format!(
+                    "unknown filetype {s:?} (expected regular, syslog, unix_dgram, unix_stream, redis or kafka)"
+                )),
             })
             .map_or(d.filetype.clone(), |name| match name.as_str() {
                 "unix_dgram" => EveFiletype::UnixDgram,
                 "unix_stream" => EveFiletype::UnixStream,
                 "syslog" => EveFiletype::Syslog(EveSyslog::read(sec, e)),
                 "redis" => EveFiletype::Redis(EveRedis::read(&sec.child("redis"), e)),
+                "kafka" => EveFiletype::Kafka(EveKafka::read(&sec.child("kafka"), e)),
                 _ => EveFiletype::Regular,
             });
         let log = EveLog {

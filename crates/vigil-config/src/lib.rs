@@ -76,8 +76,8 @@ pub use defrag::{Cidr, Defrag, HostOsPolicy, OsPolicy};
 pub use detect::Detect;
 pub use error::{ConfigError, Position};
 pub use eve::{
-    DropFlows, EveAlert, EveAlertMetadata, EveAnomaly, EveDrop, EveFiletype, EveFlow, EveLog, EveRecordOptions,
-    EveRedis, EveStats, EveSyslog, EveTypes, EveXff, RedisMode,
+    DropFlows, EveAlert, EveAlertMetadata, EveAnomaly, EveDrop, EveFiletype, EveFlow, EveKafka, EveLog,
+    EveRecordOptions, EveRedis, EveStats, EveSyslog, EveTypes, EveXff, RedisMode,
 };
 pub use exception::{Exceptions, Policy as ExceptionPolicy, Target as ExceptionTarget};
 pub use filestore::FileStore;

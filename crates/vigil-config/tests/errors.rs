@@ -85,6 +85,18 @@ fn eve_sinks_and_their_options() {
         errors[0].starts_with("suricata.yaml:5:17: outputs.0.eve-log.facility: unknown facility \"local9\""),
         "{errors:?}"
     );
+    // Kafka (vigil's own filetype): brokers, topic, client id and librdkafka properties as given.
+    let (c, errors) = typed(
+        "outputs:\n  - eve-log:\n      enabled: yes\n      filetype: kafka\n      kafka:\n        brokers: 198.18.0.9:9092,198.18.0.10:9092\n        topic: ids\n        options:\n          compression.type: lz4\n          acks: all\n",
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    let eve = c.outputs.enabled_eve_logs().next().unwrap();
+    let EveFiletype::Kafka(k) = &eve.filetype else { panic!("{:?}", eve.filetype) };
+    assert_eq!(
+        (k.brokers.as_str(), k.topic.as_str(), k.client_id.as_str()),
+        ("198.18.0.9:9092,198.18.0.10:9092", "ids", "vigil")
+    );
+    assert_eq!(k.options, [("compression.type".to_string(), "lz4".to_string()), ("acks".into(), "all".into())]);
 }
 
 #[test]

@@ -26,6 +26,13 @@ pub(crate) fn warnings(config: &Config) -> Vec<String> {
         }
     }
     for eve in config.outputs.enabled_eve_logs() {
+        if matches!(eve.filetype, vigil_config::EveFiletype::Kafka(_)) && !cfg!(feature = "kafka") {
+            out.push(format!(
+                "outputs.eve-log ({}): filetype kafka needs vigil built with the kafka feature; \
+                 the records go to that file instead",
+                eve.filename
+            ));
+        }
         let unwritten: Vec<&str> = eve.types.other.iter().map(String::as_str).filter(|t| !writes_eve_type(t)).collect();
         if !unwritten.is_empty() {
             out.push(format!(
@@ -74,5 +81,14 @@ mod tests {
         let w = warnings(&Config::from_tree(&tree).0);
         assert_eq!(w.len(), 1, "{w:?}");
         assert!(w[0].contains("types.tls.custom: no field named 'ja5'"), "{w:?}");
+        // Kafka needs the feature; without it the records go to the file, said at start-up.
+        let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      filetype: kafka\n      filename: k.json\n";
+        let tree = vigil_config::ConfigTree::parse_str(yaml, "t.yaml").unwrap();
+        let w = warnings(&Config::from_tree(&tree).0);
+        assert_eq!(
+            w.iter().any(|w| w.contains("filetype kafka needs vigil built with the kafka feature")),
+            !cfg!(feature = "kafka"),
+            "{w:?}"
+        );
     }
 }

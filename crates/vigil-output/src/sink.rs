@@ -1,6 +1,7 @@
 //! EVE records sent somewhere other than a file: a unix datagram socket,
 //! a unix stream socket, syslog, or Redis (a list, a channel or a stream),
-//! as Suricata's `eve-log.filetype` names them.
+//! as Suricata's `eve-log.filetype` names them; and, with the `kafka`
+//! feature, a Kafka topic (vigil's own, through librdkafka).
 //!
 //! A sink never makes a worker wait. Writers hand it whole lines; they go
 //! into a queue bounded in bytes, and one thread per sink sends them. When
@@ -43,6 +44,20 @@ pub enum SinkTarget {
         identity: String,
     },
     Redis(RedisTarget),
+    /// `kafka` (vigil's own): each record a message of a topic. Without the
+    /// `kafka` feature it cannot connect.
+    Kafka(KafkaTarget),
+}
+
+/// `eve-log.kafka`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KafkaTarget {
+    /// `bootstrap.servers`.
+    pub brokers: String,
+    pub topic: String,
+    pub client_id: String,
+    /// librdkafka properties as given.
+    pub options: Vec<(String, String)>,
 }
 
 /// `eve-log.redis`.
@@ -263,9 +278,22 @@ fn send_loop(target: &SinkTarget, shared: &Shared) {
         shared.sent.fetch_add(sent, Ordering::Relaxed);
         // Refused by the far end, or in hand when the connection broke.
         shared.dropped.fetch_add(lines(&batch).saturating_sub(sent), Ordering::Relaxed);
+        settle(c.undelivered(), shared);
         if failed.is_some() {
             conn = None;
         }
+    }
+    if let Some(c) = conn.as_mut() {
+        let lost = c.finish(Instant::now() + CLOSE_FLUSH);
+        settle(c.undelivered() + lost, shared);
+    }
+}
+
+/// Records counted as sent that never arrived move to the dropped count.
+fn settle(lost: u64, shared: &Shared) {
+    if lost > 0 {
+        shared.sent.fetch_sub(lost.min(shared.sent.load(Ordering::Relaxed)), Ordering::Relaxed);
+        shared.dropped.fetch_add(lost, Ordering::Relaxed);
     }
 }
 
@@ -280,6 +308,8 @@ enum Conn {
     Dgram(UnixDatagram),
     Stream(UnixStream),
     Redis(BufReader<TcpStream>),
+    #[cfg(feature = "kafka")]
+    Kafka(kafka::Producer),
 }
 
 impl Conn {
@@ -306,6 +336,10 @@ impl Conn {
                 s.set_nodelay(true)?;
                 Conn::Redis(BufReader::new(s))
             }
+            #[cfg(feature = "kafka")]
+            SinkTarget::Kafka(k) => Conn::Kafka(kafka::Producer::open(k)?),
+            #[cfg(not(feature = "kafka"))]
+            SinkTarget::Kafka(_) => return Err(io::Error::other("vigil was built without the kafka feature")),
         })
     }
 
@@ -380,8 +414,36 @@ impl Conn {
                 failed
             }
             (Conn::Redis(_), _) => Some(io::Error::other("not a Redis target")),
+            #[cfg(feature = "kafka")]
+            (Conn::Kafka(p), _) => {
+                sent = p.send(records);
+                None
+            }
         };
         (sent, failed)
+    }
+
+    /// Records an earlier `send` counted as sent that the far end never
+    /// took (Kafka reports deliveries after the fact).
+    fn undelivered(&mut self) -> u64 {
+        match self {
+            #[cfg(feature = "kafka")]
+            Conn::Kafka(p) => p.take_failed(),
+            _ => 0,
+        }
+    }
+
+    /// The end of the run: what is still on its way gets until `deadline`;
+    /// what did not arrive by then.
+    fn finish(&mut self, deadline: Instant) -> u64 {
+        match self {
+            #[cfg(feature = "kafka")]
+            Conn::Kafka(p) => p.finish(deadline),
+            _ => {
+                let _ = deadline;
+                0
+            }
+        }
     }
 }
 
@@ -449,12 +511,115 @@ fn syslog_time() -> String {
 
 /// Time allowed for what is queued to go out at the end of a run.
 pub const CLOSE_GRACE: Duration = Duration::from_secs(5);
+/// Of that grace, how long Kafka's client has to deliver what it holds.
+const CLOSE_FLUSH: Duration = Duration::from_secs(4);
 
 /// Waits until `sink` has nothing queued or `grace` has passed.
 pub fn drain(sink: &Sink, grace: Duration) {
     let end = Instant::now() + grace;
     while Instant::now() < end && sink.shared.lock().bytes > 0 {
         std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The Kafka producer of a sink (the `kafka` feature): librdkafka queues
+/// and sends each record as a message of the topic, reconnecting on its own;
+/// its delivery reports say which never arrived.
+#[cfg(feature = "kafka")]
+mod kafka {
+    use super::KafkaTarget;
+    use rdkafka::config::ClientConfig;
+    use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer as _, ProducerContext};
+    use rdkafka::ClientContext;
+    use std::io;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    /// Counts the messages librdkafka gave up on.
+    struct Reports {
+        failed: Arc<AtomicU64>,
+    }
+
+    impl ClientContext for Reports {}
+
+    impl ProducerContext for Reports {
+        type DeliveryOpaque = ();
+        fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+            if result.is_err() {
+                self.failed.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    pub(super) struct Producer {
+        inner: BaseProducer<Reports>,
+        topic: String,
+        failed: Arc<AtomicU64>,
+    }
+
+    /// How long a record waits for room in librdkafka's queue before it
+    /// is dropped: the sink thread never holds the workers up, and a queue
+    /// that stays full means the brokers are gone.
+    const ROOM_WAIT: Duration = Duration::from_millis(200);
+
+    impl Producer {
+        pub(super) fn open(t: &KafkaTarget) -> io::Result<Producer> {
+            let mut cfg = ClientConfig::new();
+            cfg.set("bootstrap.servers", &t.brokers).set("client.id", &t.client_id);
+            // A record undelivered after a minute is dropped (and counted),
+            // unless the configuration says otherwise.
+            cfg.set("message.timeout.ms", "60000");
+            for (k, v) in &t.options {
+                cfg.set(k, v);
+            }
+            let failed = Arc::new(AtomicU64::new(0));
+            let inner = cfg
+                .create_with_context(Reports { failed: failed.clone() })
+                .map_err(|e| io::Error::other(format!("kafka: {e}")))?;
+            Ok(Producer { inner, topic: t.topic.clone(), failed })
+        }
+
+        /// Queues each record; the number librdkafka took.
+        pub(super) fn send<'a>(&mut self, records: impl Iterator<Item = &'a [u8]>) -> u64 {
+            let mut taken = 0;
+            for rec in records {
+                let mut record = BaseRecord::<(), [u8]>::to(&self.topic).payload(rec);
+                let deadline = Instant::now() + ROOM_WAIT;
+                loop {
+                    match self.inner.send(record) {
+                        Ok(()) => {
+                            taken += 1;
+                            break;
+                        }
+                        Err((e, back)) => {
+                            let full =
+                                matches!(e.rdkafka_error_code(), Some(rdkafka::types::RDKafkaErrorCode::QueueFull));
+                            if !full || Instant::now() >= deadline {
+                                break;
+                            }
+                            record = back;
+                            self.inner.poll(Duration::from_millis(10));
+                        }
+                    }
+                }
+            }
+            self.inner.poll(Duration::ZERO);
+            taken
+        }
+
+        /// Delivery failures reported since the last call.
+        pub(super) fn take_failed(&mut self) -> u64 {
+            self.inner.poll(Duration::ZERO);
+            self.failed.swap(0, Ordering::Relaxed)
+        }
+
+        /// Waits until `deadline` for what is queued; what is still in
+        /// flight then (lost with the producer).
+        pub(super) fn finish(&mut self, deadline: Instant) -> u64 {
+            let _ = self.inner.flush(deadline.saturating_duration_since(Instant::now()));
+            self.inner.in_flight_count().max(0) as u64
+        }
     }
 }
 

@@ -331,6 +331,17 @@ fn sink_target(
                 trim_exact: r.stream_trim_exact,
             }),
         ),
+        // Without the feature the records go to the file, as warned at start-up.
+        F::Kafka(_) if !cfg!(feature = "kafka") => return None,
+        F::Kafka(k) => (
+            format!("kafka://{}/{}", k.brokers, k.topic),
+            SinkTarget::Kafka(vigil_output::sink::KafkaTarget {
+                brokers: k.brokers.clone(),
+                topic: k.topic.clone(),
+                client_id: k.client_id.clone(),
+                options: k.options.clone(),
+            }),
+        ),
     })
 }
 
