@@ -48,13 +48,37 @@ struct Group {
     /// (`dsize`, `tcp-pkt`, `flow:no_stream`, non-TCP protocols): a packet
     /// whose payload is in a stream is scanned with these alone.
     packet: Patterns,
-    /// Signatures without a fast pattern and without an address list to
-    /// index: verified on every packet of the group.
+    /// Signatures without a fast pattern: verified on every packet of the
+    /// group, or found by the packet's source (their source list is not
+    /// `any`) or, failing that, destination.
+    lists: AddrLists,
+    /// The same for IP-only signatures, which see only a flow's first
+    /// packet each way: not looked up on the others (the IP reputation
+    /// lists of ET Open are thousands of them).
+    ip_only: AddrLists,
+}
+
+/// Signatures without a fast pattern: on every packet, or found by the
+/// packet's source or destination address.
+#[derive(Default)]
+struct AddrLists {
     always: Vec<u32>,
-    /// Signatures without a fast pattern, found by the packet's source
-    /// (their source list is not `any`) or, failing that, destination.
     by_src: Option<AddrIndex>,
     by_dst: Option<AddrIndex>,
+}
+
+impl AddrLists {
+    fn candidates(&self, p: &Packet<'_>, out: &mut Vec<(u32, u32)>) {
+        out.extend(self.always.iter().map(|&i| (i, NO_TX)));
+        if let Some(ip) = p.ip {
+            if let Some(idx) = &self.by_src {
+                out.extend(idx.lookup(ip.src).iter().map(|&i| (i, NO_TX)));
+            }
+            if let Some(idx) = &self.by_dst {
+                out.extend(idx.lookup(ip.dst).iter().map(|&i| (i, NO_TX)));
+            }
+        }
+    }
 }
 
 /// One prefilter and, for each of its patterns, the signatures whose fast pattern it is.
@@ -239,13 +263,17 @@ impl DetectEngine {
                     (None, _) => always.push(i as u32),
                 }
             }
+            let (ip_only, always): (Vec<u32>, Vec<u32>) = always.into_iter().partition(|&i| sigs[i as usize].ip_only);
             let (always, by_src, by_dst) = index_by_address(&sigs, always);
+            let ip_only = {
+                let (always, by_src, by_dst) = index_by_address(&sigs, ip_only);
+                AddrLists { always, by_src, by_dst }
+            };
             groups.push(Group {
                 stream: Patterns::build(&sigs, &stream, algo)?,
                 packet: Patterns::build(&sigs, &packet, algo)?,
-                always,
-                by_src,
-                by_dst,
+                lists: AddrLists { always, by_src, by_dst },
+                ip_only,
             });
         }
         let pkthdr = any_packet(&sigs);
@@ -405,6 +433,14 @@ impl DetectEngine {
         let no_payload = flow.is_some_and(|f| f.no_payload);
         let payload = if no_payload { &[][..] } else { p.payload() };
         let stream = if no_payload { StreamInput { chunk: None, ..stream } } else { stream };
+        // As in Suricata, IP-only signatures see a flow's first packet in
+        // each direction, and no other: later packets do not look them up.
+        let ip_only_done = match (state.as_deref_mut(), flow) {
+            (Some(st), Some(f)) if !stream.pseudo => {
+                std::mem::replace(&mut st.ip_only_done[usize::from(!f.to_server)], true)
+            }
+            _ => false,
+        };
         if let Some(gid) = packet_group(p).filter(|_| !tx_only) {
             let g = &self.groups[gid as usize];
             let cands = &mut s.candidates;
@@ -416,14 +452,9 @@ impl DetectEngine {
             if let Some((chunk, _)) = stream.chunk {
                 g.stream.scan(&mut s.prefilter, chunk, cands);
             }
-            cands.extend(g.always.iter().map(|&i| (i, NO_TX)));
-            if let Some(ip) = p.ip {
-                if let Some(idx) = &g.by_src {
-                    cands.extend(idx.lookup(ip.src).iter().map(|&i| (i, NO_TX)));
-                }
-                if let Some(idx) = &g.by_dst {
-                    cands.extend(idx.lookup(ip.dst).iter().map(|&i| (i, NO_TX)));
-                }
+            g.lists.candidates(p, cands);
+            if !ip_only_done && !stream.pseudo {
+                g.ip_only.candidates(p, cands);
             }
         }
         if !tx_only {
@@ -444,14 +475,6 @@ impl DetectEngine {
         }
         s.candidates.sort_unstable();
         s.candidates.dedup();
-        // As in Suricata, IP-only signatures see a flow's first packet in
-        // each direction, and no other.
-        let ip_only_done = match (state.as_deref_mut(), flow) {
-            (Some(st), Some(f)) if !stream.pseudo => {
-                std::mem::replace(&mut st.ip_only_done[usize::from(!f.to_server)], true)
-            }
-            _ => false,
-        };
         let mut alerts = 0;
         let mut dropped = false;
         for &(i, slot) in &s.candidates {
