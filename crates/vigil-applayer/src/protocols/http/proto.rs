@@ -406,7 +406,7 @@ impl ProtoTx for HttpTx {
     /// Alerts carry the extended set whatever an output's records say.
     fn eve_metadata(&self, opts: Option<&crate::proto::RecordOptions>) -> Value {
         match opts {
-            Some(o) => self.eve_with(&crate::proto::RecordOptions { extended: true, ..o.clone() }),
+            Some(o) => ProtoTx::eve_with(self, &crate::proto::RecordOptions { extended: true, ..o.clone() }),
             None => ProtoTx::eve(self),
         }
     }

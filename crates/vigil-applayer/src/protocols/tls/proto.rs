@@ -268,13 +268,25 @@ impl ProtoTx for TlsTx {
         serde_json::to_value(TlsTx::eve(self)).unwrap_or(Value::Null)
     }
 
-    /// A `custom` field list replaces the usual set, as Suricata's; without
-    /// one the record is [`ProtoTx::eve`]'s.
+    /// A `custom` field list replaces the usual set, as Suricata's;
+    /// without one, `extended: yes` gives [`ProtoTx::eve`]'s set and its
+    /// absence Suricata's basic one (subject, issuer, subject alternative
+    /// names, a resumed session).
     fn eve_with(&self, opts: &crate::proto::RecordOptions) -> Value {
-        let Some(custom) = &opts.custom else { return ProtoTx::eve(self) };
-        let names: Vec<&str> = custom.iter().map(String::as_str).collect();
-        let (fields, _) = super::eve::TlsEveOptions::from_config(opts.extended, Some(&names), true);
+        let names: Option<Vec<&str>> = opts.custom.as_ref().map(|c| c.iter().map(String::as_str).collect());
+        if names.is_none() && opts.extended {
+            return ProtoTx::eve(self);
+        }
+        let (fields, _) = super::eve::TlsEveOptions::from_config(opts.extended, names.as_deref(), true);
         serde_json::to_value(TlsTx::eve_with(self, fields)).unwrap_or(Value::Null)
+    }
+
+    /// Alerts carry the extended set whatever an output's records say.
+    fn eve_metadata(&self, opts: Option<&crate::proto::RecordOptions>) -> Value {
+        match opts {
+            Some(o) => ProtoTx::eve_with(self, &crate::proto::RecordOptions { extended: true, ..o.clone() }),
+            None => ProtoTx::eve(self),
+        }
     }
 
     /// A session whose parsing failed before any handshake message has nothing to log.
