@@ -42,16 +42,23 @@ const MAX_REPETITIONS: u32 = 64;
 pub(crate) struct HeaderTable {
     pub(crate) list: Vec<Header>,
     repetitions: u32,
+    /// Places in `list` of the headers given more than once.
+    repeated: Vec<u16>,
 }
 
 /// What adding a header did, for the caller's anomaly bookkeeping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Added {
     New,
-    Joined,
+    /// Joined to the header of that name; `first`: its first repeat, which
+    /// libhtp warns of ("Repetition for header").
+    Joined {
+        first: bool,
+    },
     /// A second Content-Length; `agrees` tells whether both parse to the same length.
     RepeatedLength {
         agrees: bool,
+        first: bool,
     },
     /// Past the repetition cap, or the joined value would exceed `max_value`.
     Dropped,
@@ -71,7 +78,7 @@ impl HeaderTable {
     }
 
     pub(crate) fn add(&mut self, name: &[u8], value: &[u8], max_value: usize) -> Added {
-        let Some(existing) = self.list.iter_mut().find(|h| h.name.eq_ignore_ascii_case(name)) else {
+        let Some(at) = self.list.iter().position(|h| h.name.eq_ignore_ascii_case(name)) else {
             self.list.push(Header { name: name.to_vec(), value: value.to_vec() });
             return Added::New;
         };
@@ -79,16 +86,22 @@ impl HeaderTable {
             return Added::Dropped;
         }
         self.repetitions += 1;
+        let place = at as u16;
+        let first = !self.repeated.contains(&place);
+        if first {
+            self.repeated.push(place);
+        }
+        let existing = &mut self.list[at];
         if name.eq_ignore_ascii_case(b"content-length") {
             let (old, new) = (parse_content_length(&existing.value), parse_content_length(value));
-            return Added::RepeatedLength { agrees: old.is_some() && old == new };
+            return Added::RepeatedLength { agrees: old.is_some() && old == new, first };
         }
         if existing.value.len().saturating_add(2).saturating_add(value.len()) > max_value {
             return Added::Dropped;
         }
         existing.value.extend_from_slice(b", ");
         existing.value.extend_from_slice(value);
-        Added::Joined
+        Added::Joined { first }
     }
 
     /// `Name: value\r\n` per header, the `http.header` layout; `skip` names the
@@ -222,11 +235,12 @@ mod tests {
     fn table_joins_repeats_and_checks_lengths() {
         let mut t = HeaderTable::default();
         assert_eq!(t.add(b"Host", b"a", 100), Added::New);
-        assert_eq!(t.add(b"host", b"b", 100), Added::Joined);
+        // Only a header's first repeat is libhtp's repetition.
+        assert_eq!(t.add(b"host", b"b", 100), Added::Joined { first: true });
         assert_eq!(t.value(b"HOST"), Some(&b"a, b"[..]));
         t.add(b"Content-Length", b"5", 100);
-        assert_eq!(t.add(b"content-length", b" 5", 100), Added::RepeatedLength { agrees: true });
-        assert_eq!(t.add(b"content-length", b"6", 100), Added::RepeatedLength { agrees: false });
+        assert_eq!(t.add(b"content-length", b" 5", 100), Added::RepeatedLength { agrees: true, first: true });
+        assert_eq!(t.add(b"content-length", b"6", 100), Added::RepeatedLength { agrees: false, first: false });
         assert_eq!(t.add(b"Host", &[b'x'; 200], 100), Added::Dropped);
         assert_eq!(t.names(), b"\r\nHost\r\nContent-Length\r\n\r\n");
         assert_eq!(t.normalized(Some(b"cookie")), b"Host: a, b\r\nContent-Length: 5\r\n");

@@ -234,14 +234,19 @@ pub(super) fn flush_pending(side: &mut Side, tx: &mut HttpTx, cfg: &HttpConfig) 
         side.header_bytes += cost;
     }
     let table = if side.request { &mut tx.req.headers } else { &mut tx.res.headers };
-    let ev = match table.add(f.name, f.value, cfg.max_header_bytes) {
-        Added::RepeatedLength { agrees: false } => {
-            Some(side.ev(Ev::DuplicateContentLengthFieldInRequest, Ev::DuplicateContentLengthFieldInResponse))
-        }
-        Added::Dropped => Some(side.ev(Ev::RequestHeaderRepetition, Ev::ResponseHeaderRepetition)),
-        _ => None,
-    };
-    if let Some(ev) = ev {
+    let added = table.add(f.name, f.value, cfg.max_header_bytes);
+    // A header's first repeat is libhtp's "Repetition for header", as a
+    // repeat past the cap is.
+    let repetition = matches!(
+        added,
+        Added::Joined { first: true } | Added::RepeatedLength { first: true, .. } | Added::Dropped
+    );
+    if repetition {
+        let ev = side.ev(Ev::RequestHeaderRepetition, Ev::ResponseHeaderRepetition);
+        raise(side, tx, ev);
+    }
+    if let Added::RepeatedLength { agrees: false, .. } = added {
+        let ev = side.ev(Ev::DuplicateContentLengthFieldInRequest, Ev::DuplicateContentLengthFieldInResponse);
         raise(side, tx, ev);
     }
 }
