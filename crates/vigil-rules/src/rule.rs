@@ -146,16 +146,13 @@ pub(crate) fn parse_raw(raw: &RawRule<'_>, file: &Arc<str>) -> Result<Rule, Rule
     };
     let header = parse_header(&text[..open], &|a, b| map.span(a, b))
         .map_err(|(off, e)| mk(off + e.at, e.kind, None, e.reason))?;
-    let trimmed = text.trim_end();
-    if !trimmed.ends_with(')') || trimmed.len() <= open + 1 {
-        return fail(
-            trimmed.len(),
-            ErrorKind::Syntax,
-            None,
-            "unbalanced parentheses: the option list does not end with ')'".into(),
-        );
+    // Suricata takes the options up to the last character that is neither
+    // white space nor ')': a missing closing parenthesis (often a `\`
+    // continuation before a blank line) is no error.
+    let close = text.trim_end_matches(|c: char| c.is_whitespace() || c == ')').len().max(open + 1);
+    if close <= open + 1 {
+        return fail(text.len(), ErrorKind::Syntax, None, "no rule options".into());
     }
-    let close = trimmed.len() - 1;
     let body = &text[open + 1..close];
     let raws = scan_options(body, open + 1).map_err(|(off, e)| mk(off + e.at, e.kind, None, e.reason))?;
     // A value error in a rule written in Snort 3 is a Snort construct, not
@@ -210,7 +207,7 @@ pub(crate) fn parse_raw(raw: &RawRule<'_>, file: &Arc<str>) -> Result<Rule, Rule
             value_span: r.value.map(|(vat, v)| map.span(vat, vat + v.len())),
         });
     }
-    let whole = map.span(0, trimmed.len());
+    let whole = map.span(0, text.trim_end().len());
     let mut rule = Rule {
         header,
         options,

@@ -10,6 +10,7 @@ use crate::content::{ContentModifier, FastPattern, NumVar};
 use crate::error::ErrorKind;
 use crate::header::ProtoClass;
 use crate::intcmp::IntCmp;
+use crate::keywords::flow::BitCmd;
 use crate::keywords::Kind;
 use crate::options::Value;
 use crate::rule::{Dialect, Rule};
@@ -235,6 +236,7 @@ pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
         return err(None, ErrorKind::Semantic, "", "rule has no sid");
     }
     check_protocols(rule)?;
+    check_tx_bits(rule)?;
     check_dsize(rule, &w.contents)?;
     check_bsize(rule, &w.contents)?;
     check_transformed_contents(rule, &w.contents)?;
@@ -249,6 +251,24 @@ pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
     }
     check_host_nocase(rule, &w.contents)?;
     rule.contents = w.contents;
+    Ok(())
+}
+
+/// `xbits` kept per transaction (`track tx`) belong to the state a rule's
+/// hook names, and only set or test, as Suricata 8 has them.
+fn check_tx_bits(rule: &Rule) -> Result<(), SemError> {
+    for (i, opt) in rule.options.iter().enumerate() {
+        let Value::Bits(b) = &opt.value else { continue };
+        if opt.keyword.name != "xbits" || !crate::keywords::flow::tracks_tx(b) {
+            continue;
+        }
+        if !matches!(b.cmd, BitCmd::Set | BitCmd::IsSet) {
+            return err(Some(i), ErrorKind::Semantic, "xbits", "tx xbits only support set and isset");
+        }
+        if rule.header.protocol.hook.is_none() {
+            return err(Some(i), ErrorKind::Semantic, "xbits", "tx xbits require an explicit rule hook");
+        }
+    }
     Ok(())
 }
 
@@ -839,6 +859,21 @@ mod tests {
             "fast_pattern cannot be used with base64_data"
         );
         assert!(http(&format!(r#"{head} content:"something";"#)).is_none());
+    }
+
+    #[test]
+    fn transaction_xbits_set_or_test_in_a_hooked_rule() {
+        let reason = |r: &str| Rule::parse(r).err().map(|e| e.reason);
+        assert_eq!(
+            reason("alert http any any -> any any (xbits:isset,a,track tx; sid:1;)").unwrap(),
+            "tx xbits require an explicit rule hook"
+        );
+        assert_eq!(
+            reason("accept:hook http1:request_headers any any -> any any (xbits:unset,a,track tx; sid:1;)").unwrap(),
+            "tx xbits only support set and isset"
+        );
+        assert!(reason("accept:hook smtp:request_data any any -> any any (xbits:isset,a,track tx; sid:1;)").is_none());
+        assert!(reason("alert tcp any any -> any any (xbits:unset,a,track ip_src; sid:1;)").is_none());
     }
 
     #[test]

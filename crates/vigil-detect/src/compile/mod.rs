@@ -101,6 +101,10 @@ pub struct Signature {
     pub flowints: Vec<crate::flowint::FlowintSpec>,
     /// `xbits` and `hostbits` keywords, names as written.
     pub hostbits: Vec<crate::hostbits::HostBitOp<String>>,
+    /// `xbits:set|isset,NAME,track tx`: bits a transaction carries, by the
+    /// id of their name ([`crate::hostbits::bit_id`]), `true` for a test.
+    /// Only firewall rules, hooked at a state, run them.
+    pub tx_bits: Vec<(u64, bool)>,
     /// `threshold` / `detection_filter`: how often a match may alert.
     pub rate: Option<crate::threshold::RateRule>,
     /// `reference`: (system, id) as written.
@@ -166,6 +170,7 @@ fn header_only(s: &Signature) -> bool {
         && s.flowbits.actions.is_empty()
         && s.flowints.is_empty()
         && s.hostbits.is_empty()
+        && s.tx_bits.is_empty()
         && s.proto != Proto::PktHdr
 }
 
@@ -297,6 +302,7 @@ fn compile_side(
     let mut flowbits = crate::flowbits::FlowbitsSpec::default();
     let mut flowints = Vec::new();
     let mut hostbits = Vec::new();
+    let mut tx_bits = Vec::new();
     let mut rate = None;
     let mut tags = Vec::new();
     let mut filestore = None;
@@ -334,6 +340,12 @@ fn compile_side(
                 Ok(op) => flowints.push(op),
                 Err(e) => missing.push(e),
             },
+            // The loader made sure it sets or tests, in a hooked rule.
+            ("xbits", Value::Bits(b)) if vigil_rules::keywords::flow::tracks_tx(b) => {
+                for n in &b.names {
+                    tx_bits.push((crate::hostbits::bit_id(n), b.cmd == vigil_rules::keywords::flow::BitCmd::IsSet));
+                }
+            }
             (name @ ("xbits" | "hostbits"), Value::Bits(b)) => {
                 match crate::hostbits::HostBitOp::from_keyword(name, b) {
                     Ok(Some(op)) => hostbits.push(op),
@@ -475,6 +487,7 @@ fn compile_side(
         flowbits,
         flowints,
         hostbits,
+        tx_bits,
         rate,
         tags,
         filestore,

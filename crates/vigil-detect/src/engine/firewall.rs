@@ -171,6 +171,8 @@ struct FwTx {
     /// Rules with buffers that matched already: evaluated again, they
     /// accept without a second alert.
     stored: Vec<u32>,
+    /// `xbits` set on it (`track tx`), by name id.
+    bits: Vec<u64>,
 }
 
 /// The transactions of a packet's flow, for the application filter.
@@ -665,7 +667,9 @@ impl Firewall {
     ) -> Option<FwVerdict> {
         for &i in list {
             let r = &self.rules[i as usize];
-            if matches!(r.hook, FwHook::Packet(PacketHook::FlowStart)) && !first_in_dir {
+            // A packet table has no transaction whose bits a rule could test.
+            let tests_tx = r.sig.tx_bits.iter().any(|&(_, test)| test);
+            if tests_tx || matches!(r.hook, FwHook::Packet(PacketHook::FlowStart)) && !first_in_dir {
                 continue;
             }
             if !bits_ok(&r.sig, &st.bits) || !matches(&r.sig, p, flow, payload, stream, &mut s.inspect) {
@@ -756,6 +760,7 @@ impl Firewall {
                         seen: [None; 2],
                         seen_updates: [None; 2],
                         stored: Vec::new(),
+                        bits: Vec::new(),
                     };
                     st.fw.txs.push(fresh);
                     st.fw.txs.len() - 1
@@ -779,6 +784,10 @@ impl Firewall {
             st.fw.txs[k].seen[d] = Some(at);
             'states: for state in from..=at {
                 let mut decided = false;
+                // A rule with buffers that matched this transaction already
+                // is not run again (the rules after it may match what the
+                // update brought); if none does, it accepts again, silently.
+                let mut again: Option<u32> = None;
                 for &i in list.iter() {
                     let r = &self.rules[i as usize];
                     let FwHook::App { state: rs, prior, .. } = r.hook else { continue };
@@ -800,7 +809,13 @@ impl Firewall {
                         decided = true;
                         break;
                     }
+                    if st.fw.txs[k].stored.contains(&i) {
+                        again = again.or(Some(i));
+                        continue;
+                    }
+                    let tx_bits = &st.fw.txs[k].bits;
                     let ok = bits_ok(&r.sig, &st.bits)
+                        && r.sig.tx_bits.iter().all(|&(id, test)| !test || tx_bits.contains(&id))
                         && app_proto_ok(&r.sig, Some(info))
                         && r.sig.checks.iter().all(|c| c.matches(p, Some(info)))
                         && r.sig.iprep.iter().all(|c| c.matches(p))
@@ -814,15 +829,17 @@ impl Firewall {
                         continue;
                     }
                     apply_bits(&r.sig, &mut st.bits);
+                    for &(id, test) in &r.sig.tx_bits {
+                        if !test && !st.fw.txs[k].bits.contains(&id) {
+                            st.fw.txs[k].bits.push(id);
+                        }
+                    }
                     self.note_pass(r.pass, st);
                     let inspects = r.sig.tx.as_ref().is_some_and(|t| !t.buffers.is_empty() || !t.checks.is_empty());
-                    let again = inspects && st.fw.txs[k].stored.contains(&i);
-                    if inspects && !again {
+                    if inspects {
                         st.fw.txs[k].stored.push(i);
                     }
-                    if !again {
-                        on_match(FwMatch::of(r, Some(tx.id())));
-                    }
+                    on_match(FwMatch::of(r, Some(tx.id())));
                     match self.app_decide((r.accept, r.reject), r.scope, FwDrop::Rules, st, k, d, state) {
                         AppStep::Verdict(v) => return v,
                         AppStep::TxDone => break 'states,
@@ -830,6 +847,14 @@ impl Firewall {
                             decided = true;
                             break;
                         }
+                    }
+                }
+                if let (false, Some(i)) = (decided, again) {
+                    let r = &self.rules[i as usize];
+                    match self.app_decide((r.accept, r.reject), r.scope, FwDrop::Rules, st, k, d, state) {
+                        AppStep::Verdict(v) => return v,
+                        AppStep::TxDone => break 'states,
+                        AppStep::Next => decided = true,
                     }
                 }
                 if !decided {
@@ -944,6 +969,18 @@ mod tests {
         let r = fw("drop:flow,alert dns:response_complete any any -> any any (sid:5;)").unwrap();
         assert!(!r.accept && r.alert && r.scope == FwScope::Flow);
         assert!(matches!(r.hook, FwHook::App { side: Direction::ToClient, state: 1, .. }));
+    }
+
+    #[test]
+    fn smtp_states_and_transaction_bits() {
+        let r = fw("accept:hook smtp:request_data any any -> any any (xbits:isset,ok,track tx; sid:1;)").unwrap();
+        assert!(matches!(r.hook, FwHook::App { side: Direction::ToServer, state: 1, .. }));
+        assert_eq!(r.table, "smtp:request_data");
+        assert_eq!(r.sig.tx_bits, [(crate::hostbits::bit_id("ok"), true)]);
+        let r = fw("accept:hook smtp:response_data any any -> any any (xbits:set,ok,track tx; sid:2;)").unwrap();
+        assert!(matches!(r.hook, FwHook::App { side: Direction::ToClient, state: 1, .. }));
+        assert_eq!(r.sig.tx_bits, [(crate::hostbits::bit_id("ok"), false)]);
+        assert!(r.sig.hostbits.is_empty(), "a transaction's bit is no host's");
     }
 
     #[test]

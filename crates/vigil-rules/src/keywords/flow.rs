@@ -169,6 +169,14 @@ pub struct Bits {
     pub args: Vec<String>,
 }
 
+/// Whether an `xbits` keyword keeps its bit per transaction (`track tx`).
+pub fn tracks_tx(b: &Bits) -> bool {
+    b.args.iter().any(|a| {
+        let mut w = a.split_whitespace();
+        w.next() == Some("track") && w.next() == Some("tx")
+    })
+}
+
 fn parse_bits(s: &str, extra_ok: bool) -> VResult<Bits> {
     let parts = split_commas(s);
     let (o, c) = trim(parts[0].1);

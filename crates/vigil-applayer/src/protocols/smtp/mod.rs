@@ -179,7 +179,10 @@ pub static PROTO: ProtoDef = ProtoDef {
     includes: &[],
     borrows: &[],
     base_need: PerDir { to_server: Progress::Headers, to_client: Progress::Complete },
-    hooks: crate::proto::Hooks::GENERIC,
+    hooks: crate::proto::Hooks {
+        to_server: &["request_started", "request_data", "request_complete"],
+        to_client: &["response_started", "response_data", "response_complete"],
+    },
     off_by_default: false,
     stream_depth: None,
     frames: &["command_line", "data", "response_line"],

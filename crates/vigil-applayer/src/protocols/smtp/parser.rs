@@ -251,6 +251,9 @@ impl SmtpParser {
             }
             Command::Mail => {
                 let tx = self.current();
+                // The envelope starts: Suricata 8.0.7's firewall looks at
+                // the mail's request side again here, not at each recipient.
+                tx.envelopes += 1;
                 if tx.mail_from.is_some() {
                     // A second MAIL FROM in one mail: the first one stays.
                     self.event("smtp.duplicate_fields");
@@ -282,6 +285,8 @@ impl SmtpParser {
                 if self.current().mime.is_none() {
                     self.start_message();
                 }
+                // No 354 comes: the server's side is in its data at once.
+                self.current().go_ahead = true;
                 if left == 0 {
                     if last {
                         self.end_message();
@@ -348,6 +353,16 @@ impl SmtpParser {
             return;
         };
         let ok = |c: &[u8]| code.is_some_and(|have| &have[..] == c);
+        // The reply reaches the oldest mail not done (the answer to a
+        // message, the mail that message ended).
+        let answered = if matches!(cmd, Command::DataEnd | Command::BdatLast) {
+            self.txs.iter_mut().find(|t| t.ended && !t.done)
+        } else {
+            self.txs.iter_mut().find(|t| !t.done)
+        };
+        if let Some(t) = answered.filter(|_| cmd == Command::Data && ok(b"354")) {
+            t.go_ahead = true;
+        }
         match cmd {
             Command::Data if !ok(b"354") => {
                 self.event("smtp.data_command_rejected");

@@ -31,6 +31,12 @@ pub struct SmtpTx {
     pub(super) reset: bool,
     /// Nothing more will be added.
     pub done: bool,
+    /// The server answered DATA with 354 (or the client sent BDAT): the
+    /// answer's side is in its `response_data` state.
+    pub(super) go_ahead: bool,
+    /// MAIL FROM commands it had (a firewall evaluates its request side
+    /// again at each).
+    pub(super) envelopes: u64,
     pub(super) events: u64,
 }
 
@@ -147,6 +153,25 @@ impl ProtoTx for SmtpTx {
             }
             _ => Progress::None,
         }
+    }
+
+    /// Suricata 8.0.7's states: a side is at `request_started` or
+    /// `response_started` until DATA (or BDAT) and the 354; in
+    /// `request_data`/`response_data` until the message ends and is
+    /// answered. A mail given up before its message (RSET, QUIT, a new
+    /// HELO) never reaches the data states, nor the complete ones.
+    fn hook_state(&self, dir: Direction) -> Option<u8> {
+        Some(match dir {
+            Direction::ToServer if self.data && self.ended => 2,
+            Direction::ToServer if self.data => 1,
+            Direction::ToClient if self.data && self.done => 2,
+            Direction::ToClient if self.go_ahead => 1,
+            _ => 0,
+        })
+    }
+
+    fn updates(&self, dir: Direction) -> Option<u64> {
+        (dir == Direction::ToServer).then_some(self.envelopes)
     }
 
     fn buffer(&self, dir: Direction, id: u8, index: usize) -> Option<&[u8]> {
