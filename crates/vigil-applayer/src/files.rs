@@ -511,6 +511,17 @@ impl File {
         self.finish(FileState::Truncated);
     }
 
+    /// The flow ended with the transfer still open: truncated, its digests
+    /// never taken, as Suricata marks a file its flow's end finds open;
+    /// only one being stored keeps its SHA-256 (the store names it by it).
+    pub fn abandon(&mut self) {
+        if !self.is_open() {
+            return;
+        }
+        self.finish(FileState::Truncated);
+        self.hashes = Hashes { sha256: self.hashes.sha256.filter(|_| self.store), ..Hashes::default() };
+    }
+
     /// The protocol says the transfer failed.
     pub fn error(&mut self) {
         self.finish(FileState::Error);
@@ -722,6 +733,16 @@ mod tests {
         let (state, h) = f.settled(false);
         assert_eq!((state, h.md5), (FileState::Truncated, None));
         assert!(h.sha256.is_some());
+        // Abandoned by the flow's end: no digests, but the SHA-256 of one
+        // being stored.
+        f.mark_store(1);
+        f.abandon();
+        assert_eq!((f.state, f.hashes.md5.is_some(), f.hashes.sha256.is_some()), (FileState::Truncated, false, true));
+        let c = FileConfig { store_all: false, ..cfg() };
+        let mut g = File::open(b"y".to_vec(), 0, &c);
+        g.append(b"abc", &c);
+        g.abandon();
+        assert_eq!((g.state, g.hashes.sha256), (FileState::Truncated, None));
     }
 
     #[test]

@@ -52,14 +52,24 @@ impl OffsetFiles {
     /// The file's transfer ended (`cut`: short of its end, the flow ended
     /// first): what still waits goes in after the holes before it.
     pub fn end(&mut self, file: &mut File, waiting: &mut Waiting, cfg: &FileConfig, cut: bool) {
-        for (at, bytes) in std::mem::take(waiting) {
-            self.waiting -= bytes.len();
-            file.write_at(at, &bytes, cfg);
-        }
+        self.flush(file, waiting, cfg);
         if cut {
             file.truncate();
         } else {
             file.close();
+        }
+    }
+
+    /// The flow ended with the file's transfer open ([`File::abandon`]).
+    pub fn abandon(&mut self, file: &mut File, waiting: &mut Waiting, cfg: &FileConfig) {
+        self.flush(file, waiting, cfg);
+        file.abandon();
+    }
+
+    fn flush(&mut self, file: &mut File, waiting: &mut Waiting, cfg: &FileConfig) {
+        for (at, bytes) in std::mem::take(waiting) {
+            self.waiting -= bytes.len();
+            file.write_at(at, &bytes, cfg);
         }
     }
 

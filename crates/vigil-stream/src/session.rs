@@ -845,6 +845,12 @@ impl TcpSession {
             return None;
         }
         let s = self.dirs.get(dir);
+        // Past the reassembly depth the application layer gets nothing
+        // more, not even what came within the depth but was not yet
+        // acknowledged, as Suricata stops its application reassembly there.
+        if s.depth_reached && !ctx.cfg.inline {
+            return None;
+        }
         let limit = if flush || ctx.cfg.inline || !s.acks_seen { u64::MAX } else { s.acked };
         let mut start = s.app_progress.max(s.reassembly.base());
         let mut end = s.reassembly.contiguous_end(start).min(limit);

@@ -467,3 +467,37 @@ fn urgent_data_follows_the_urgent_policy() {
     let (_, oob, limit, dropped, _) = urgent_stream(Oob, 9);
     assert_eq!((oob, limit, dropped), (0, 1, true));
 }
+
+#[test]
+fn past_the_depth_the_application_gets_no_more() {
+    // A depth of 8: "AAAA" acknowledged and read, "BBBB" within the depth
+    // but not yet acknowledged when "CCCC" passes the depth.
+    let mut ctx = StreamCtx::new(StreamConfig { depth: 8, ..StreamConfig::default() });
+    let mut segs = handshake();
+    segs.push(seg(ToServer, ACK, CISN + 1, SISN + 1, b"AAAA"));
+    segs.push(seg(ToClient, ACK, SISN + 1, CISN + 5, b""));
+    let (mut ssn, _) = run(&mut ctx, &segs);
+    ssn.app_enabled = true;
+    let (_, start, end) = ssn.app_ready(&ctx, ToServer, false).expect("acknowledged data");
+    assert_eq!((start, end), (0, 4));
+    ssn.app_done(&mut ctx, ToServer, end);
+    let mut events = Vec::new();
+    for s in [
+        seg(ToServer, ACK, CISN + 5, SISN + 1, b"BBBB"),
+        seg(ToServer, ACK, CISN + 9, SISN + 1, b"CCCC"),
+        seg(ToClient, ACK, SISN + 1, CISN + 13, b""),
+    ] {
+        ssn.handle(&mut ctx, &s, &mut |e| events.push(e));
+    }
+    assert!(events.contains(&StreamEvent::DepthReached));
+    // Suricata stops the application's reassembly at the depth: "BBBB"
+    // never reaches it, even at the end.
+    assert_eq!(ssn.app_ready(&ctx, ToServer, true), None);
+    // Inline, data goes to the application as it comes, so none waits.
+    let mut ctx = StreamCtx::new(StreamConfig { depth: 8, inline: true, ..StreamConfig::default() });
+    let mut segs = handshake();
+    segs.push(seg(ToServer, ACK, CISN + 1, SISN + 1, b"AAAABBBB"));
+    let (mut ssn, _) = run(&mut ctx, &segs);
+    ssn.app_enabled = true;
+    assert_eq!(ssn.app_ready(&ctx, ToServer, false).map(|r| (r.1, r.2)), Some((0, 8)));
+}

@@ -60,6 +60,15 @@ impl Lines {
         }
     }
 
+    /// The start of a line still held, whose end never came (the stream
+    /// ended), taken out.
+    pub fn take_partial(&mut self) -> Option<Vec<u8>> {
+        if self.handed || self.buf.is_empty() {
+            return None;
+        }
+        Some(std::mem::take(&mut self.buf))
+    }
+
     /// Drops what is held (a capture gap lost the line's rest).
     pub fn clear(&mut self) {
         self.buf.clear();

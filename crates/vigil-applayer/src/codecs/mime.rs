@@ -348,6 +348,18 @@ impl Mime {
                 out(Event::Anomaly("MIME_BOUNDARY_TOO_LONG"));
             }
         }
+        if !e.multipart && ct.starts_with(b"message/rfc822") {
+            // An encapsulated message (RFC 2046 5.2.1): its own header block
+            // comes next and says how its body is encoded and named; the
+            // outer part's encoding and name do not apply to it.
+            self.entity = Entity::default();
+            self.state = State::Headers;
+            if !self.top_done {
+                self.top_done = true;
+                out(Event::HeadersDone);
+            }
+            return;
+        }
         e.text = !e.multipart && (ct.is_empty() || ct.starts_with(b"text/"));
         e.file = !e.multipart && name.is_some();
         self.state = State::Body;
@@ -545,6 +557,19 @@ a=3Db soft=\r\nbreak\r\nline two\r\n--BB--\r\nepilogue";
         );
         assert_eq!(seen.urls, vec![b"example.com/a".to_vec(), b"w3.org/x".to_vec()]);
         assert!(seen.anomalies.is_empty(), "{:?}", seen.anomalies);
+    }
+
+    #[test]
+    fn an_encapsulated_message_is_read_by_its_own_headers() {
+        // The outer part claims base64 and a name; the message inside says
+        // how its own parts are, and only they are files.
+        let msg = "Subject: outer\r\nContent-Type: multipart/mixed; boundary=B\r\n\r\n--B\r\n\
+Content-Type: message/rfc822\r\nContent-Transfer-Encoding: base64\r\n\
+Content-Disposition: attachment; filename=\"cover.txt\"\r\n\r\nSubject: inner\r\n\
+Content-Disposition: attachment; filename=\"real.bin\"\r\n\r\nplain bytes\r\n--B--\r\n";
+        let (m, seen) = read(msg, MimeConfig::default());
+        assert_eq!(m.header(b"subject"), Some(&b"outer"[..]));
+        assert_eq!(seen.files, vec![(b"real.bin".to_vec(), b"plain bytes".to_vec(), true)]);
     }
 
     #[test]

@@ -468,7 +468,7 @@ impl ProtoParser for SmbParser {
         for t in self.txs.iter_mut() {
             if let Kind::File(f) = &mut t.kind {
                 if f.dir == Some(dir) {
-                    self.offsets.end(&mut f.file, &mut f.ahead, &self.files, true);
+                    self.offsets.abandon(&mut f.file, &mut f.ahead, &self.files);
                 }
             }
         }

@@ -646,6 +646,20 @@ impl ProtoParser for SmtpParser {
     fn close(&mut self, dir: Direction, _held: &[u8]) {
         self.closed[usize::from(dir == Direction::ToClient)] = true;
         if dir == Direction::ToServer {
+            // A message the client's end cut short: its last line is read
+            // as far as it came, and its attachments stay unfinished (no
+            // digests), as Suricata leaves them.
+            if self.mode == Mode::Data && !self.skipping[0] {
+                if let Some(rest) = self.commands.take_partial() {
+                    let rest = if rest.first() == Some(&b'.') { &rest[1..] } else { &rest[..] };
+                    self.message_line(rest, true);
+                }
+            }
+            if let Some(t) = self.txs.back_mut().filter(|t| !t.done && !t.ended) {
+                for f in t.files.iter_mut() {
+                    f.abandon();
+                }
+            }
             self.end_message();
         }
         // Both sides ended: every mail is as done as it will be.

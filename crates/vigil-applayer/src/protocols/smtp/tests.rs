@@ -129,3 +129,27 @@ fn detection_as_suricata() {
     assert_eq!(p(ToClient, b"220 mx\r\n", 25), Probe::Match);
     assert_eq!(p(ToClient, b"220 mx\r\n", 2525), Probe::NoMatch);
 }
+
+#[test]
+fn a_message_cut_by_the_end_of_the_stream_leaves_its_attachment_unfinished() {
+    let files = crate::files::FileConfig { sha256: true, md5: true, ..crate::files::FileConfig::default() };
+    let mut p = SmtpParser::new(0, 256, Some(MimeConfig::default()), files);
+    for (dir, text) in [
+        (ToClient, "220 mx ESMTP\r\n"),
+        (ToServer, "EHLO c\r\nMAIL FROM:<a@x.org>\r\nRCPT TO:<b@y.org>\r\nDATA\r\n"),
+        (ToClient, "250 mx\r\n250 ok\r\n250 ok\r\n354 go\r\n"),
+        // The stream ends inside a line of the attachment.
+        (ToServer, "Content-Disposition: attachment; filename=\"f.bin\"\r\nContent-Transfer-Encoding: base64\r\n\r\naGVsbG8g\r\nd29y"),
+    ] {
+        ProtoParser::parse(&mut p, dir, text.as_bytes());
+    }
+    ProtoParser::close(&mut p, ToServer, b"");
+    ProtoParser::close(&mut p, ToClient, b"");
+    let tx = p.txs().next().unwrap();
+    let f = &tx.files(ToServer)[0];
+    // The unfinished line is read as far as it came ("wor"), and the file
+    // is truncated without digests, as Suricata leaves a file its flow's
+    // end finds open.
+    assert_eq!((f.size, f.state), (9, crate::files::FileState::Truncated));
+    assert_eq!((f.hashes.md5, f.hashes.sha256), (None, None));
+}
