@@ -169,10 +169,13 @@ mod tests {
 pub struct SmtpMime {
     pub decode_mime: bool,
     pub reader: crate::codecs::mime::MimeConfig,
+    /// `app-layer.protocols.smtp.raw-extraction`: each message as sent is a
+    /// file, `rawmsg` (only without `decode-mime`, as in Suricata).
+    pub raw_extraction: bool,
 }
 
 impl Default for SmtpMime {
     fn default() -> Self {
-        SmtpMime { decode_mime: true, reader: crate::codecs::mime::MimeConfig::default() }
+        SmtpMime { decode_mime: true, reader: crate::codecs::mime::MimeConfig::default(), raw_extraction: false }
     }
 }

@@ -255,6 +255,8 @@ pub struct EveTypes {
     /// `- smtp: custom:`: the message header fields the `email` object adds
     /// (`subject`, `date`, ...); `None` when not given.
     pub smtp_custom: Option<Vec<String>>,
+    /// `- smtp: md5: [body, subject]`: the digests the `email` object adds.
+    pub smtp_md5: Vec<String>,
     /// `- frame: payload-buffer-size:`: bytes of a frame written as its
     /// payload; `None` when not given (4 KiB).
     pub frame_payload: Option<u64>,
@@ -581,6 +583,7 @@ impl EveLog {
                 dns_version: None,
                 http_dump_headers: (false, false),
                 smtp_custom: None,
+                smtp_md5: Vec::new(),
                 frame_payload: None,
                 record_options: [("http", true), ("tls", true), ("dhcp", false)]
                     .into_iter()
@@ -712,6 +715,7 @@ impl EveTypes {
                 }
                 "smtp" if enabled => {
                     t.smtp_custom = opts.string_list("custom", &mut local);
+                    t.smtp_md5 = opts.string_list("md5", &mut local).unwrap_or_default();
                     if !t.other.iter().any(|o| o == "smtp") {
                         t.other.push("smtp".into());
                     }

@@ -471,8 +471,28 @@ fn table_settings(config: &Config, warnings: &mut Vec<String>) -> Vec<Vec<u64>> 
 /// `app-layer.protocols.smtp.mime`: whether and how SMTP reads messages as
 /// MIME. A value of the wrong kind is a warning, and the default stays.
 fn smtp_mime(config: &Config, warnings: &mut Vec<String>) -> vigil_applayer::SmtpMime {
+    let mut out = smtp_mime_keys(config, warnings);
+    if out.raw_extraction && out.decode_mime {
+        warnings.push(
+            "app-layer.protocols.smtp: \"decode-mime\" and \"raw-extraction\" options can't be enabled at the same time, disabling raw extraction".into(),
+        );
+        out.raw_extraction = false;
+    }
+    out
+}
+
+fn smtp_mime_keys(config: &Config, warnings: &mut Vec<String>) -> vigil_applayer::SmtpMime {
     let mut out = vigil_applayer::SmtpMime::default();
-    let Some(mime) = config.raw.app_layer.as_ref().and_then(|a| a.get("protocols.smtp.mime")) else { return out };
+    let smtp = config.raw.app_layer.as_ref().and_then(|a| a.get("protocols.smtp"));
+    if let Some(v) = smtp.and_then(|s| s.child_value("raw-extraction")) {
+        match vigil_config::value::parse_bool(v) {
+            Some(b) => out.raw_extraction = b,
+            None => warnings.push(format!(
+                "app-layer.protocols.smtp.raw-extraction: invalid value '{v}' (expected yes or no); using the default"
+            )),
+        }
+    }
+    let Some(mime) = smtp.and_then(|s| s.get("mime")) else { return out };
     let mut warn = |key: &str, v: &str, want: &str| {
         warnings.push(format!(
             "app-layer.protocols.smtp.mime.{key}: invalid value '{v}' (expected {want}); using the default"
@@ -485,6 +505,7 @@ fn smtp_mime(config: &Config, warnings: &mut Vec<String>) -> vigil_applayer::Smt
         ("decode-quoted-printable", &mut r.decode_quoted_printable),
         ("extract-urls", &mut r.extract_urls),
         ("log-url-scheme", &mut r.log_url_scheme),
+        ("body-md5", &mut r.body_md5),
     ] {
         if let Some(v) = mime.child_value(key) {
             match vigil_config::value::parse_bool(v) {
@@ -553,6 +574,23 @@ mod tests {
         assert_eq!(m.reader.header_value_depth, 2000);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains("header-value-depth"), "{warnings:?}");
+    }
+
+    #[test]
+    fn raw_extraction_only_without_mime_reading() {
+        let read = |yaml: &str| {
+            let tree = vigil_config::ConfigTree::parse_str(yaml, "t.yaml").unwrap();
+            let (config, _, _) = Config::from_tree(&tree);
+            let mut warnings = Vec::new();
+            let m = smtp_mime(&config, &mut warnings);
+            (m.raw_extraction, m.reader.body_md5, warnings)
+        };
+        let on = "app-layer:\n  protocols:\n    smtp:\n      raw-extraction: yes\n      mime:\n        decode-mime: no\n        body-md5: yes\n";
+        assert_eq!(read(on), (true, true, vec![]));
+        // Both asked: Suricata's error, and no raw extraction.
+        let (raw, _, warnings) = read("app-layer:\n  protocols:\n    smtp:\n      raw-extraction: yes\n");
+        assert!(!raw);
+        assert!(warnings[0].contains("can't be enabled at the same time"), "{warnings:?}");
     }
 
     #[test]

@@ -29,6 +29,12 @@ impl Lines {
     /// for its CR): callers that bound strictly check. `None`: `data` ran
     /// out inside a line, which is kept.
     pub fn next<'a>(&'a mut self, data: &mut &[u8], max: usize) -> Option<(&'a [u8], bool)> {
+        self.next_ended(data, max).map(|(line, whole, _)| (line, whole))
+    }
+
+    /// As [`Lines::next`], with the line's end as it came (CR LF or LF;
+    /// empty for a piece of a longer line).
+    pub fn next_ended<'a>(&'a mut self, data: &mut &[u8], max: usize) -> Option<(&'a [u8], bool, &'static [u8])> {
         let max = max.max(1);
         if self.handed {
             self.buf.clear();
@@ -39,11 +45,12 @@ impl Lines {
             Some(i) if i <= room + 1 => {
                 self.buf.extend_from_slice(&data[..i]);
                 *data = &data[i + 1..];
-                if self.buf.last() == Some(&b'\r') {
+                let crlf = self.buf.last() == Some(&b'\r');
+                if crlf {
                     self.buf.pop();
                 }
                 self.handed = true;
-                Some((&self.buf[..], true))
+                Some((&self.buf[..], true, if crlf { b"\r\n" } else { b"\n" }))
             }
             found => {
                 let before_end = found.unwrap_or(data.len());
@@ -55,7 +62,7 @@ impl Lines {
                 self.buf.extend_from_slice(&data[..room]);
                 *data = &data[room..];
                 self.handed = true;
-                Some((&self.buf[..], false))
+                Some((&self.buf[..], false, b""))
             }
         }
     }

@@ -52,6 +52,9 @@ pub struct MimeConfig {
     pub url_schemes: Vec<String>,
     /// URLs keep their scheme.
     pub log_url_scheme: bool,
+    /// `body-md5`: the MD5 of the message's body is taken (by the mail
+    /// protocol, over the body as it was sent).
+    pub body_md5: bool,
 }
 
 impl Default for MimeConfig {
@@ -63,6 +66,7 @@ impl Default for MimeConfig {
             extract_urls: true,
             url_schemes: vec!["http".into()],
             log_url_scheme: false,
+            body_md5: false,
         }
     }
 }

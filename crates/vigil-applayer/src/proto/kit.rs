@@ -236,7 +236,7 @@ fn describe(def: &'static ProtoDef, tx: &dyn ProtoTx) -> Value {
     }
     let progress = [Direction::ToServer, Direction::ToClient].map(|d| format!("{:?}", tx.progress(d)));
     let siblings: serde_json::Map<String, Value> =
-        tx.eve_siblings(None).into_iter().map(|(name, v)| (name.to_string(), v)).collect();
+        tx.eve_siblings(Default::default()).into_iter().map(|(name, v)| (name.to_string(), v)).collect();
     json!({"id": tx.id(), "progress": progress, "finished": tx.finished(), "buffers": buffers,
            "events": tx.events(), "type": tx.record_type().unwrap_or(def.eve_type()), "eve": tx.eve(),
            "siblings": siblings})

@@ -544,10 +544,9 @@ pub trait ProtoTx: Any {
     fn logs_with(&self, _opts: &RecordOptions) -> bool {
         true
     }
-    /// Objects its records carry beside that one (SMTP's `email`), in order;
-    /// `custom`: the fields an output asks for beyond the usual ones
-    /// (`- smtp: custom: [subject, date]`).
-    fn eve_siblings(&self, _custom: Option<&[String]>) -> Vec<(&'static str, serde_json::Value)> {
+    /// Objects its records carry beside that one (SMTP's `email`), in order,
+    /// with what the output asks of them beyond the usual fields.
+    fn eve_siblings(&self, _opts: SiblingOptions<'_>) -> Vec<(&'static str, serde_json::Value)> {
         Vec::new()
     }
     /// The events raised on it: bit `i` for the protocol's
@@ -650,6 +649,17 @@ pub struct RecordOptions {
     /// `custom`: the fields written, in place of the usual set (TLS's
     /// `[client_handshake, sni]`); `None`: the usual set.
     pub custom: Option<Vec<String>>,
+}
+
+/// What an output asks of the objects beside a record beyond their usual
+/// fields.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SiblingOptions<'a> {
+    /// `- smtp: custom: [subject, date]`: header fields `email` adds, in
+    /// place of the usual extras (its URLs).
+    pub custom: Option<&'a [String]>,
+    /// `- smtp: md5: [body, subject]`: the digests `email` adds.
+    pub md5: &'a [String],
 }
 
 impl RecordOptions {

@@ -75,6 +75,8 @@ struct EveSink {
     http_headers: (bool, bool),
     /// `smtp: custom`: the message header fields `email` objects add.
     smtp_custom: Option<Vec<String>>,
+    /// `smtp: md5`: the digests `email` objects add.
+    smtp_md5: Vec<String>,
     /// What the output asks of each protocol's records (`passwords`,
     /// `string-log-limit`, `extended`), by place in the table; empty: the defaults.
     record_opts: Vec<RecordOptions>,
@@ -410,6 +412,7 @@ impl Outputs {
                     .collect(),
                 http_headers: eve.types.http_dump_headers,
                 smtp_custom: eve.types.smtp_custom.clone(),
+                smtp_md5: eve.types.smtp_md5.clone(),
                 record_opts: if eve.types.record_options.is_empty() {
                     Vec::new()
                 } else {
@@ -500,6 +503,7 @@ impl Outputs {
                 xff: s.xff.clone(),
                 versions: s.versions.clone(),
                 smtp_custom: s.smtp_custom.clone(),
+                smtp_md5: s.smtp_md5.clone(),
                 record_opts: s.record_opts.clone(),
                 ..*s
             })
@@ -808,7 +812,7 @@ impl Outputs {
                     let place = vigil_applayer::proto::index(tx.def.name);
                     let (key, body) = tx_body(tx, record_opts(sink, place), true);
                     m.insert(key.into(), body);
-                    with_siblings(m, key, tx, sink.smtp_custom.as_deref());
+                    with_siblings(m, key, tx, sibling_opts(sink));
                     // The files of the packet's side, as they stand when the alert is written.
                     let side = if direction == Some("to_client") { Direction::ToClient } else { Direction::ToServer };
                     // A `filestore` of this signature marks them once inspection is over.
@@ -931,7 +935,7 @@ impl Outputs {
             }
             let mut rec = vigil_output::app_record(p, key, swap, flow_id, tx_id(tx), b, sink.envelope);
             if let Value::Object(m) = &mut rec {
-                with_siblings(m, key, tx, sink.smtp_custom.as_deref());
+                with_siblings(m, key, tx, sibling_opts(sink));
             }
             with_flow_notes(&self.notes, &mut rec, flow_id);
             write(&mut sink.writer, &rec)?;
@@ -962,7 +966,7 @@ impl Outputs {
                 envelope,
             );
             if let Value::Object(m) = &mut rec {
-                with_siblings(m, record_type(tx), tx, None);
+                with_siblings(m, record_type(tx), tx, Default::default());
             }
             with_flow_notes(notes, &mut rec, flow_id);
             rec
@@ -1250,10 +1254,20 @@ fn output_error(path: &Path, error: std::io::Error) -> EngineError {
     EngineError::Output { path: path.display().to_string(), error }
 }
 
+/// What `sink` asks of the objects beside a transaction's records.
+fn sibling_opts(sink: &EveSink) -> vigil_applayer::proto::SiblingOptions<'_> {
+    vigil_applayer::proto::SiblingOptions { custom: sink.smtp_custom.as_deref(), md5: &sink.smtp_md5 }
+}
+
 /// Puts the objects a transaction's records carry beside its own (SMTP's
 /// `email`) right after it.
-fn with_siblings(m: &mut serde_json::Map<String, Value>, key: &str, tx: TxRef<'_>, custom: Option<&[String]>) {
-    let siblings = tx.tx.eve_siblings(custom);
+fn with_siblings(
+    m: &mut serde_json::Map<String, Value>,
+    key: &str,
+    tx: TxRef<'_>,
+    opts: vigil_applayer::proto::SiblingOptions<'_>,
+) {
+    let siblings = tx.tx.eve_siblings(opts);
     if siblings.is_empty() {
         return;
     }

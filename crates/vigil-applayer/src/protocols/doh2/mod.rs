@@ -106,7 +106,7 @@ mod tests {
         assert_eq!(t.record_type(), Some("dns"));
         let rec = t.eve();
         assert_eq!((rec["type"].as_str(), rec["answers"][0]["rdata"].as_str()), (Some("response"), Some("198.18.0.1")));
-        let http = t.eve_siblings(None);
+        let http = t.eve_siblings(Default::default());
         assert_eq!(http[0].0, "http");
         assert_eq!(http[0].1["http2"]["stream_id"], 1);
         // DNS rules read each side's message.

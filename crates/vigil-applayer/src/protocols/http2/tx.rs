@@ -516,7 +516,7 @@ impl ProtoTx for Http2Tx {
         false
     }
 
-    fn eve_siblings(&self, _custom: Option<&[String]>) -> Vec<(&'static str, Value)> {
+    fn eve_siblings(&self, _opts: crate::proto::SiblingOptions<'_>) -> Vec<(&'static str, Value)> {
         match self.dns() {
             Some(_) => vec![("http", self.s.record())],
             None => Vec::new(),

@@ -42,7 +42,7 @@ fn a_session_is_logged_as_suricata_logs_it() {
     let f = &read.files(ToClient)[0];
     assert_eq!((f.size, f.state, f.name.as_slice()), (11, FileState::Closed, &b"notes.txt"[..]));
     assert_eq!(p.tx(2).unwrap().files(ToServer)[0].window, b"abcde");
-    assert_eq!(p.tx(0).unwrap().eve_siblings(None)[0].1, json!({"xid": 1, "status": "ACCEPTED", "auth_type": "UNIX",
+    assert_eq!(p.tx(0).unwrap().eve_siblings(Default::default())[0].1, json!({"xid": 1, "status": "ACCEPTED", "auth_type": "UNIX",
         "creds": {"machine_name": "client", "uid": 1000, "gid": 1000}}));
     assert!((0..4).all(|i| p.tx(i).unwrap().finished() && p.tx(i).unwrap().writes_record()));
 }
@@ -79,7 +79,7 @@ fn a_v2_read_over_udp_ends_at_the_files_size() {
     let t = p.tx(0).unwrap();
     let e = t.eve();
     assert_eq!((e["procedure"].clone(), e["read"].clone()), (json!("READ"), json!({"first": true, "last": true, "last_xid": 5, "chunks": 0})));
-    assert_eq!(t.eve_siblings(None)[0].1["auth_type"], "NULL", "the file transaction has no caller of its own");
+    assert_eq!(t.eve_siblings(Default::default())[0].1["auth_type"], "NULL", "the file transaction has no caller of its own");
     assert_eq!(t.files(ToClient)[0].state, FileState::Closed);
     assert_eq!(t.record_dir(), ToClient);
 }

@@ -189,7 +189,7 @@ impl ProtoTx for NfsTx {
         Value::Object(o)
     }
 
-    fn eve_siblings(&self, _custom: Option<&[String]>) -> Vec<(&'static str, Value)> {
+    fn eve_siblings(&self, _opts: crate::proto::SiblingOptions<'_>) -> Vec<(&'static str, Value)> {
         vec![("rpc", self.rpc())]
     }
 

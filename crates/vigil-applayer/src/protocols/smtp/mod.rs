@@ -122,6 +122,7 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     let mime = &init.app.smtp_mime;
     let reader = mime.decode_mime.then(|| mime.reader.clone());
     let mut p = SmtpParser::new(init.first_tx_id, max_tx, reader, init.app.http.files);
+    p.raw_extraction = mime.raw_extraction && !mime.decode_mime;
     p.frames = crate::frames::FrameLog::new(init.app.frames);
     Box::new(p)
 }

@@ -101,6 +101,9 @@ pub struct SmtpParser {
     data_frame: Option<(u64, u32)>,
     /// Bytes each side was offered.
     offered: [u64; 2],
+    /// Each message as sent is a file of its mail, `rawmsg`
+    /// (`raw-extraction`, with MIME reading off).
+    pub raw_extraction: bool,
 }
 
 /// SMTP's frame types, by their place in [`super::PROTO`]'s.
@@ -158,6 +161,7 @@ impl SmtpParser {
             line: [None; 2],
             data_frame: None,
             offered: [0; 2],
+            raw_extraction: false,
         }
     }
 
@@ -324,7 +328,35 @@ impl SmtpParser {
         let cfg = self.mime.clone();
         let tx = self.current();
         tx.data = true;
+        tx.body_md5 = cfg.as_ref().filter(|c| c.body_md5).map(|_| md5::Md5::default());
         tx.mime = cfg.map(|c| Box::new(Mime::new(c)));
+        if self.raw_extraction {
+            let files = self.files;
+            let tx = self.current();
+            tx.files.push(File::open(b"rawmsg".to_vec(), 0, &files));
+        }
+    }
+
+    /// A line of the message as sent (dot-stuffing and all), with `end`,
+    /// its line end, when `whole`: into the body's MD5 once the message's
+    /// header block was read, as Suricata takes it.
+    fn hash_body(&mut self, line: &[u8], whole: bool, end: &[u8]) {
+        use md5::Digest;
+        let cfg = self.files;
+        let raw = self.raw_extraction;
+        let Some(t) = self.txs.back_mut().filter(|t| !t.done && !t.ended) else { return };
+        if raw {
+            file_event(&mut t.files, &cfg, Event::FileData(line));
+            if whole {
+                file_event(&mut t.files, &cfg, Event::FileData(end));
+            }
+        }
+        if let (Some(h), true) = (t.body_md5.as_mut(), t.mime.as_deref().is_some_and(Mime::headers_done)) {
+            h.update(line);
+            if whole {
+                h.update(end);
+            }
+        }
     }
 
     /// A line (or a piece of a longer one, `whole` false) of the message.
@@ -482,7 +514,7 @@ impl SmtpParser {
             self.line_starts(0, base, total, data);
             let data_mode = self.mode == Mode::Data;
             let max = if data_mode { MAX_DATA_PIECE } else { MAX_COMMAND_LINE };
-            let Some((line, whole)) = lines.next(&mut data, max) else { break };
+            let Some((line, whole, ending)) = lines.next_ended(&mut data, max) else { break };
             let end = base + (total - data.len()) as u64;
             let dot = data_mode && !self.skipping[0] && whole && line == b".";
             if data_mode {
@@ -503,6 +535,7 @@ impl SmtpParser {
                     self.expect_reply(Command::DataEnd);
                     continue;
                 }
+                self.hash_body(line, whole, ending);
                 // Dot-stuffing undone.
                 let line = if first_piece && line.first() == Some(&b'.') { &line[1..] } else { line };
                 self.message_line(line, whole);
@@ -526,7 +559,8 @@ impl SmtpParser {
     /// BDAT chunk bytes, read as message lines (a chunk may end inside a line).
     fn bdat_bytes(&mut self, mut chunk: &[u8]) {
         let mut lines = std::mem::take(&mut self.message);
-        while let Some((line, whole)) = lines.next(&mut chunk, MAX_DATA_PIECE) {
+        while let Some((line, whole, ending)) = lines.next_ended(&mut chunk, MAX_DATA_PIECE) {
+            self.hash_body(line, whole, ending);
             self.message_line(line, whole);
         }
         self.message = lines;
@@ -538,6 +572,8 @@ impl SmtpParser {
         let mut lines = std::mem::take(&mut self.message);
         if let Some((line, _)) = lines.next(&mut end, MAX_DATA_PIECE) {
             if !line.is_empty() {
+                // It had no line end.
+                self.hash_body(line, false, b"");
                 self.message_line(line, true);
             }
         }
@@ -651,6 +687,7 @@ impl ProtoParser for SmtpParser {
             // digests), as Suricata leaves them.
             if self.mode == Mode::Data && !self.skipping[0] {
                 if let Some(rest) = self.commands.take_partial() {
+                    self.hash_body(&rest, false, b"");
                     let rest = if rest.first() == Some(&b'.') { &rest[1..] } else { &rest[..] };
                     self.message_line(rest, true);
                 }

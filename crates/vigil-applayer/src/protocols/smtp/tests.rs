@@ -1,6 +1,7 @@
 //! The SMTP parser against sessions whose records the reference Suricata
 //! 8.0.6 wrote.
 
+use md5::Digest;
 use serde_json::json;
 use vigil_types::Direction::{self, ToClient, ToServer};
 
@@ -42,7 +43,7 @@ fn mails_rset_and_quit_make_transactions_as_suricata_logs_them() {
     assert_eq!(txs.len(), 3);
     assert_eq!(txs[0].eve(), json!({"helo": "client.example", "mail_from": "<a@x.org>", "rcpt_to": ["<b@y.org>", "<c@y.org>"]}));
     assert_eq!(
-        txs[0].eve_siblings(None),
+        txs[0].eve_siblings(Default::default()),
         vec![(
             "email",
             json!({"from": "A <a@x.org>", "to": ["b@y.org", "\"C, D\" <c@y.org>"], "cc": ["e@z.org"], "status": "PARSE_DONE",
@@ -73,7 +74,7 @@ fn a_refused_data_goes_back_to_commands() {
     assert_eq!(events.iter().map(|e| e.name).collect::<Vec<_>>(), ["smtp.data_command_rejected"]);
     let txs: Vec<&SmtpTx> = p.txs().collect();
     assert_eq!(txs.len(), 1);
-    assert_eq!(txs[0].eve_siblings(None)[0].1, json!({"status": "PARSE_DONE"}));
+    assert_eq!(txs[0].eve_siblings(Default::default())[0].1, json!({"status": "PARSE_DONE"}));
     assert!(txs[0].done, "QUIT was read as a command");
 }
 
@@ -152,4 +153,46 @@ fn a_message_cut_by_the_end_of_the_stream_leaves_its_attachment_unfinished() {
     // end finds open.
     assert_eq!((f.size, f.state), (9, crate::files::FileState::Truncated));
     assert_eq!((f.hashes.md5, f.hashes.sha256), (None, None));
+}
+
+/// A mail whose body has a dot-stuffed line and bare LF line ends.
+const STUFFED: [(Direction, &str); 4] = [
+    (ToServer, "EHLO c\r\nMAIL FROM:<a@x.org>\r\nRCPT TO:<b@y.org>\r\nDATA\r\n"),
+    (ToClient, "220 mx\r\n250 mx\r\n250 ok\r\n250 ok\r\n354 go\r\n"),
+    (ToServer, "Subject: sums\r\n\r\nline one\r\n..dotted\nbare lf\r\n.\r\n"),
+    (ToClient, "250 queued\r\n"),
+];
+
+#[test]
+fn the_body_md5_is_over_the_body_as_sent() {
+    let mime = MimeConfig { body_md5: true, ..MimeConfig::default() };
+    let mut p = SmtpParser::new(0, 256, Some(mime), crate::files::FileConfig::default());
+    for (dir, text) in STUFFED {
+        ProtoParser::parse(&mut p, dir, text.as_bytes());
+    }
+    let tx = p.txs().next().unwrap();
+    let md5 = ["body".to_string(), "subject".to_string()];
+    let email = &tx.eve_siblings(crate::proto::SiblingOptions { custom: None, md5: &md5 })[0].1;
+    // The lines after the header block, the stuffing dot and each line's
+    // own end kept, as Suricata's digest is taken.
+    let body = crate::files::hex(&md5::Md5::digest(b"line one\r\n..dotted\nbare lf\r\n"));
+    assert_eq!(email["body_md5"], json!(body));
+    assert_eq!(email["subject_md5"], json!(crate::files::hex(&md5::Md5::digest(b"sums"))));
+    // Not asked for, not written.
+    assert!(tx.eve_siblings(Default::default())[0].1.get("body_md5").is_none());
+}
+
+#[test]
+fn raw_extraction_makes_the_message_a_file() {
+    let mut p = SmtpParser::new(0, 256, None, crate::files::FileConfig::default());
+    p.raw_extraction = true;
+    for (dir, text) in STUFFED {
+        ProtoParser::parse(&mut p, dir, text.as_bytes());
+    }
+    let tx = p.txs().next().unwrap();
+    let f = &tx.files(ToServer)[0];
+    assert_eq!((&f.name[..], f.state), (&b"rawmsg"[..], crate::files::FileState::Closed));
+    assert_eq!(f.size, "Subject: sums\r\n\r\nline one\r\n..dotted\nbare lf\r\n".len() as u64);
+    // Without MIME reading, no `email` object, as Suricata.
+    assert!(tx.eve_siblings(Default::default()).is_empty());
 }

@@ -4,6 +4,7 @@
 
 use std::any::Any;
 
+use md5::{Digest, Md5};
 use serde_json::{Map, Value};
 use vigil_types::Direction;
 
@@ -37,6 +38,8 @@ pub struct SmtpTx {
     /// MAIL FROM commands it had (a firewall evaluates its request side
     /// again at each).
     pub(super) envelopes: u64,
+    /// The body's MD5 so far (`body-md5`), over its lines as sent.
+    pub(super) body_md5: Option<Md5>,
     pub(super) events: u64,
 }
 
@@ -46,9 +49,12 @@ impl SmtpTx {
     }
 
     /// The `email` object Suricata logs beside `smtp` once a message was
-    /// sent, with the `custom` header fields an output asks for.
-    fn email(&self, custom: Option<&[String]>) -> Option<Value> {
-        if !self.data {
+    /// sent, with the `custom` header fields and the digests an output
+    /// asks for.
+    fn email(&self, opts: crate::proto::SiblingOptions<'_>) -> Option<Value> {
+        let custom = opts.custom;
+        // Without MIME reading (`decode-mime: no`) there is nothing to say.
+        if !self.data || self.mime.is_none() {
             return None;
         }
         let mut m = Map::new();
@@ -85,6 +91,14 @@ impl SmtpTx {
                     m.insert(key, text(v));
                 }
             }
+        }
+        let md5 = |what: &str| opts.md5.iter().any(|x| x == what);
+        if let Some(subject) = self.mime().and_then(|m| m.header(b"subject")).filter(|_| md5("subject")) {
+            m.insert("subject_md5".into(), crate::files::hex(&Md5::digest(subject)).into());
+        }
+        // Only a body read to its end has one.
+        if let Some(h) = self.body_md5.as_ref().filter(|_| md5("body") && self.ended) {
+            m.insert("body_md5".into(), crate::files::hex(&h.clone().finalize()).into());
         }
         Some(Value::Object(m))
     }
@@ -212,8 +226,8 @@ impl ProtoTx for SmtpTx {
         Value::Object(m)
     }
 
-    fn eve_siblings(&self, custom: Option<&[String]>) -> Vec<(&'static str, Value)> {
-        self.email(custom).map(|e| vec![("email", e)]).unwrap_or_default()
+    fn eve_siblings(&self, opts: crate::proto::SiblingOptions<'_>) -> Vec<(&'static str, Value)> {
+        self.email(opts).map(|e| vec![("email", e)]).unwrap_or_default()
     }
 
     fn files(&self, dir: Direction) -> &[File] {
