@@ -5,9 +5,9 @@
 //! its SMTP and MIME events; STARTTLS hands the flow to TLS.
 //!
 //! Detection follows Suricata's: a client opening with `EHLO`, `HELO` or
-//! `QUIT` (any case) on any port; vigil also takes a server's `220`
-//! greeting on ports 25 and 587, where Suricata waits for the client, so
-//! that the greeting is not a direction that failed detection.
+//! `QUIT` (any case) on any port, a server's `220` greeting on ports 25
+//! and 465 (SMTP over TLS: a client that opens with a TLS hello there
+//! makes a flow of TLS to the server and SMTP back, as Suricata names it).
 //!
 //! ```
 //! use vigil_applayer::protocols::smtp::PROTO;
@@ -111,7 +111,7 @@ pub const SETTINGS: &[SettingDef] = &[SettingDef { key: "max-tx", default: 256, 
 fn probe(dir: Direction, data: &[u8], cx: ProbeCx) -> Probe {
     let openings: &[&[u8]] = match dir {
         Direction::ToServer => &[b"EHLO", b"HELO", b"QUIT"],
-        Direction::ToClient if cx.has(25) || cx.has(587) => &[b"220 ", b"220-"],
+        Direction::ToClient if cx.has(25) || cx.has(465) => &[b"220 ", b"220-"],
         Direction::ToClient => return Probe::NoMatch,
     };
     crate::proto::probe_openings(data, openings, true)
@@ -151,7 +151,7 @@ cmVwb3J0\r\n--b1--\r\n.\r\n"),
 pub static PROTO: ProtoDef = ProtoDef {
     name: "smtp",
     eve_name: None,
-    detection: Detection { tcp: true, udp: false, ports: &[25, 587], ports_only: false, probe, counters_by_transport: false, answers_first: None },
+    detection: Detection { tcp: true, udp: false, ports: &[25, 465], ports_only: false, probe, counters_by_transport: false, answers_first: None },
     new_parser,
     buffers: &[
         buffer("smtp.helo", Buffer::Helo, Progress::Complete, false),

@@ -121,8 +121,15 @@ fn command_of(line: &[u8]) -> (Command, &[u8]) {
         let path = if upper.starts_with(prefix) { rest[prefix.len()..].trim_ascii() } else { rest };
         &path[..path.iter().position(u8::is_ascii_whitespace).unwrap_or(path.len())]
     };
+    // The HELO name runs from the first character that is no space to the
+    // next space, whatever else it holds (a CR a cut line kept), as Suricata reads it.
+    let name = {
+        let from = &line[word_end..];
+        let from = &from[from.iter().position(|&c| c != b' ').unwrap_or(from.len())..];
+        &from[..from.iter().position(|&c| c == b' ').unwrap_or(from.len())]
+    };
     match &word[..] {
-        b"HELO" | b"EHLO" => (Command::Helo, rest),
+        b"HELO" | b"EHLO" => (Command::Helo, name),
         b"MAIL" => (Command::Mail, after(b"FROM:")),
         b"RCPT" => (Command::Rcpt, after(b"TO:")),
         b"DATA" => (Command::Data, rest),
@@ -549,7 +556,19 @@ impl SmtpParser {
                 self.skipping[0] = true;
                 self.event("smtp.truncated_line");
             }
-            self.command(line);
+            // Suricata's limit counts the line's end: a line whose CR LF
+            // does not fit is cut, its CR kept if that fits.
+            if whole && line.len() + ending.len() > MAX_COMMAND_LINE {
+                self.event("smtp.truncated_line");
+                let mut cut = line.to_vec();
+                if ending.len() == 2 {
+                    cut.push(b'\r');
+                }
+                cut.truncate(MAX_COMMAND_LINE);
+                self.command(&cut);
+            } else {
+                self.command(line);
+            }
             self.line_ends(0, end, whole, false);
         }
         self.commands = lines;

@@ -196,3 +196,31 @@ fn raw_extraction_makes_the_message_a_file() {
     // Without MIME reading, no `email` object, as Suricata.
     assert!(tx.eve_siblings(Default::default()).is_empty());
 }
+
+#[test]
+fn a_command_whose_line_end_does_not_fit_is_cut() {
+    // "HELO " and a name that leaves room for the CR but not the LF: the
+    // line is cut at 4,096 bytes, its CR kept, as Suricata cuts it.
+    let name = "x".repeat(parser::MAX_COMMAND_LINE - 6);
+    let helo = format!("HELO {name}\r\nMAIL FROM:<a@x.org>\r\n");
+    let mut p = run(&[(ToClient, "220 mx\r\n"), (ToServer, &helo), (ToClient, "250 mx\r\n250 ok\r\n")]);
+    let tx = p.txs().next().unwrap();
+    assert_eq!(tx.helo.as_deref(), Some(format!("{name}\r").as_bytes()));
+    assert_eq!(tx.mail_from.as_deref(), Some(&b"<a@x.org>"[..]));
+    let mut events = Vec::new();
+    p.drain_events(&mut events);
+    let names: Vec<&str> = events.iter().map(|e| e.name).collect();
+    assert_eq!(names, ["smtp.truncated_line"]);
+    // One byte shorter, it fits.
+    let name = "x".repeat(parser::MAX_COMMAND_LINE - 7);
+    let p = run(&[(ToServer, &format!("HELO {name}\r\n"))]);
+    assert_eq!(p.txs().next().unwrap().helo.as_deref(), Some(name.as_bytes()));
+}
+
+#[test]
+fn a_greeting_is_smtp_on_ports_25_and_465() {
+    use crate::proto::{Probe, ProbeCx};
+    let greet = |port| (PROTO.detection.probe)(ToClient, b"220 mx ESMTP\r\n", ProbeCx::tcp(40000, port));
+    assert_eq!((greet(25), greet(465)), (Probe::Match, Probe::Match));
+    assert_eq!((greet(587), greet(2525)), (Probe::NoMatch, Probe::NoMatch));
+}
