@@ -343,6 +343,15 @@ impl ProtoParser for DcerpcParser {
                 return ParseResult::Incomplete { consumed: at, needed: len - rest.len() };
             }
             self.pdu(dir, h, &rest[..len]);
+            // Suricata 8.0.6 reads a request's or response's stub on into
+            // what follows it in the same delivery, and takes more bytes
+            // there than the PDU's own after its header for a parse error:
+            // the flow's DCE/RPC is read no further (seen with each such
+            // delivery on its oracle, and in the fragments of realistic-a).
+            let after = rest.len() - len;
+            if matches!(h.ptype, pdu::REQUEST | pdu::RESPONSE) && after > len - HEADER_LEN {
+                return ParseResult::Error;
+            }
             *self.ended.get_mut(dir) = true;
             at += len;
         }
@@ -424,7 +433,10 @@ mod tests {
             b.extend_from_slice(stub);
             b
         };
-        p.parse(ToServer, &[frag(1, 0, 5, b"one-"), frag(0, 0, 5, b"two-"), frag(2, 0, 5, b"three")].concat());
+        // Each fragment delivered on its own.
+        for f in [frag(1, 0, 5, b"one-"), frag(0, 0, 5, b"two-"), frag(2, 0, 5, b"three")] {
+            assert_eq!(p.parse(ToServer, &f), ParseResult::Done);
+        }
         p.parse(ToClient, &frag(3, 2, 9, b"lost"));
         let e = p.tx(0).unwrap().eve();
         assert_eq!(e["req"], serde_json::json!({"opnum": 7, "frag_cnt": 3, "stub_data_size": 13}));
@@ -434,6 +446,31 @@ mod tests {
         p.close(ToClient, &[]);
         assert_eq!(p.tx(0).unwrap().eve()["response"], "UNREPLIED");
         assert_eq!(p.parse(ToServer, &[4, 0, 0, 3, 0x10, 0, 0, 0, 16, 0, 0, 0, 1, 0, 0, 0]), ParseResult::Error);
+    }
+
+    #[test]
+    fn a_call_pdu_followed_by_more_than_itself_is_suricatas_parse_error() {
+        let frag = |flags: u8, call: u8, stub: &[u8]| {
+            let mut b = vec![5, 0, 0, flags, 0x10, 0, 0, 0];
+            b.extend_from_slice(&((16 + 8 + stub.len()) as u16).to_le_bytes());
+            b.extend_from_slice(&[0, 0, call, 0, 0, 0]);
+            b.extend_from_slice(&[0, 0, 0, 0, 0, 0, 7, 0]);
+            b.extend_from_slice(stub);
+            b
+        };
+        let (one, two) = (frag(3, 1, &[b'a'; 40]), frag(3, 2, &[b'b'; 40]));
+        // The first request is read, then the second, whole behind it, is
+        // the error: the flow is read no further.
+        let mut p = parser();
+        assert_eq!(p.parse(ToServer, &[one.clone(), two.clone()].concat()), ParseResult::Error);
+        assert_eq!(p.tx_count(), 1);
+        // A part of the next one behind it is kept for the next delivery.
+        let mut p = parser();
+        let both = [one.clone(), two.clone()].concat();
+        let cut = one.len() + 20;
+        assert_eq!(p.parse(ToServer, &both[..cut]), ParseResult::Incomplete { consumed: one.len(), needed: 44 });
+        assert_eq!(p.parse(ToServer, &both[one.len()..]), ParseResult::Done);
+        assert_eq!(p.tx_count(), 2);
     }
 
     #[test]

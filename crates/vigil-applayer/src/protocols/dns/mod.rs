@@ -97,6 +97,9 @@ pub struct DnsParser {
     events: Vec<AppEvent>,
     /// A capture gap was reported; data is ignored until something looks like a message again.
     gap: PerDir<bool>,
+    /// A message of that side was read over TCP since raw stream inspection
+    /// last asked (Suricata's DNS parser has the stream inspected then).
+    pub(crate) raw_trigger: PerDir<bool>,
     pub(crate) frames: crate::frames::FrameLog,
 }
 
@@ -132,6 +135,7 @@ impl DnsParser {
             dropped_txs: 0,
             events: Vec::new(),
             gap: PerDir::default(),
+            raw_trigger: PerDir::default(),
             frames: crate::frames::FrameLog::default(),
         }
     }

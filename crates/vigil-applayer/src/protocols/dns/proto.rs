@@ -137,7 +137,16 @@ pub static PROTO: ProtoDef = ProtoDef {
 
 impl ProtoParser for DnsParser {
     fn parse(&mut self, dir: Direction, data: &[u8]) -> ParseResult {
-        DnsParser::parse(self, dir, data)
+        let before = self.next_tx_id();
+        let r = DnsParser::parse(self, dir, data);
+        if self.next_tx_id() != before {
+            *self.raw_trigger.get_mut(dir) = true;
+        }
+        r
+    }
+
+    fn take_raw_trigger(&mut self, dir: Direction) -> bool {
+        std::mem::take(self.raw_trigger.get_mut(dir))
     }
 
     /// Over TCP the framing is found again where a message starts.

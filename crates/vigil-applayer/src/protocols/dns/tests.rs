@@ -597,3 +597,16 @@ fn version2_records() {
     let empty = Msg::new(6, 0x0100, [0, 0, 0, 0]);
     assert!(udp(&[(ToServer, empty.bytes())]).txs()[0].eve_v2().is_empty());
 }
+
+#[test]
+fn a_message_over_tcp_has_its_side_inspected_at_once() {
+    use crate::proto::ProtoParser;
+    let mut p = DnsParser::tcp();
+    let framed = query().framed();
+    // Half a message asks nothing; the whole one asks once, for its side.
+    assert!(matches!(ProtoParser::parse(&mut p, ToServer, &framed[..5]), ParseResult::Incomplete { .. }));
+    assert!(!p.take_raw_trigger(ToServer));
+    assert_eq!(ProtoParser::parse(&mut p, ToServer, &framed), ParseResult::Done);
+    assert!(p.take_raw_trigger(ToServer));
+    assert!(!p.take_raw_trigger(ToServer) && !p.take_raw_trigger(ToClient));
+}
