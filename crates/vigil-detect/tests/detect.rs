@@ -88,13 +88,18 @@ pass tcp any any -> any any (msg:"p"; content:"secret"; sid:11;)
 fn unsupported_keywords_are_named() {
     let set = Loader::new()
         .load_str(
-            r#"alert tcp any any -> any any (msg:"x"; asn1:bitstring_overflow; xbits:isset,x,track tx; sid:1;)"#,
+            r#"alert http any any -> any any (msg:"x"; asn1:bitstring_overflow; app-layer-event:http.request_auth_unrecognized; sid:1;)"#,
             "t.rules",
         )
         .unwrap();
     let err = compile(&set.rules[0], &Classifications::default()).unwrap_err();
     assert!(err.keywords.iter().any(|k| k.contains("asn1")), "{err:?}");
-    assert!(err.keywords.iter().any(|k| k.contains("xbits")), "{err:?}");
+    assert!(err.keywords.iter().any(|k| k.contains("request_auth_unrecognized")), "{err:?}");
+    // Transaction xbits outside a hooked rule are refused when loading, as Suricata refuses them.
+    let set = Loader::new()
+        .load_str(r#"alert tcp any any -> any any (msg:"x"; xbits:isset,x,track tx; sid:2;)"#, "t.rules")
+        .unwrap();
+    assert!(set.rules.is_empty() && set.errors[0].to_string().contains("tx xbits require an explicit rule hook"));
 }
 
 #[test]
