@@ -168,8 +168,8 @@ struct FwTx {
     /// not evaluated again), and the side's update count then.
     seen: [Option<u8>; 2],
     seen_updates: [Option<u64>; 2],
-    /// Rules with buffers that matched already: evaluated again, they
-    /// accept without a second alert.
+    /// Rules with buffers that matched already: not run on it again; they
+    /// accept its state silently when no other rule does.
     stored: Vec<u32>,
     /// `xbits` set on it (`track tx`), by name id.
     bits: Vec<u64>,

@@ -122,7 +122,8 @@ fn command_of(line: &[u8]) -> (Command, &[u8]) {
         &path[..path.iter().position(u8::is_ascii_whitespace).unwrap_or(path.len())]
     };
     // The HELO name runs from the first character that is no space to the
-    // next space, whatever else it holds (a CR a cut line kept), as Suricata reads it.
+    // next space, whatever else it holds (the CR a cut line kept
+    // included), as Suricata reads it.
     let name = {
         let from = &line[word_end..];
         let from = &from[from.iter().position(|&c| c != b' ').unwrap_or(from.len())..];
