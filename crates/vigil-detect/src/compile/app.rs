@@ -25,8 +25,10 @@ pub enum AppCheck {
     Table { proto: AppProto, def: &'static CheckDef, check: Arc<dyn TxCheck> },
     /// `app-layer-event:<proto>.<event>`: the event's bit in the
     /// transaction's [`ProtoTx::events`](vigil_applayer::proto::ProtoTx::events),
-    /// raised on `side` (`None`: the rule's), final once it reached `need`.
-    Event { proto: AppProto, bit: u64, side: Option<Direction>, need: Progress },
+    /// raised on `side` (`None`: the rule's), final once it reached `need`;
+    /// `either`: the protocol's transactions are single messages of either
+    /// side (DNS), so a rule naming no direction looks at both.
+    Event { proto: AppProto, bit: u64, side: Option<Direction>, need: Progress, either: bool },
 }
 
 /// `app-layer-event` for a protocol of the table: `<name>.<event>` with
@@ -42,7 +44,8 @@ pub(super) fn table_event(value: &str) -> Option<AppCheck> {
             (e.bit, e.side, e.need)
         }
     };
-    Some(AppCheck::Event { proto: def.app_proto(), bit, side, need })
+    let either = side.is_none() && def.name == "dns";
+    Some(AppCheck::Event { proto: def.app_proto(), bit, side, need, either })
 }
 
 /// The protocol the file keywords inspect; `None` when no protocol of the
@@ -109,7 +112,7 @@ impl AppCheck {
             AppCheck::FileHash { .. } | AppCheck::HasFile { .. } => true,
             AppCheck::FileSize { size, .. } => size.side.is_none(),
             AppCheck::Table { def, .. } => def.both_ways && def.side.is_none(),
-            AppCheck::Event { .. } => false,
+            AppCheck::Event { either, .. } => *either,
         }
     }
 
@@ -168,6 +171,12 @@ mod tests {
         assert!(table_event("ssh.nosuch").is_none());
         assert!(table_event("nosuch.long_banner").is_none());
         assert!(table_event("long_banner").is_none());
+        // DNS raises its events on the message's own side, request or response.
+        let dns = table_event("dns.z_flag_set").unwrap();
+        assert!(matches!(dns, AppCheck::Event { bit: 8, side: None, .. }) && dns.either_side());
+        assert!(!table_event("ssh.long_banner").unwrap().either_side());
+        // Suricata's name is `not_request`; `not_a_request` is no event of it.
+        assert!(table_event("dns.not_request").is_some() && table_event("dns.not_a_request").is_none());
     }
 
     #[test]

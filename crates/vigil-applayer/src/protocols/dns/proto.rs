@@ -99,6 +99,21 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     Box::new(p)
 }
 
+/// The events `app-layer-event:dns.<name>` rules match, under Suricata's
+/// names: those a message raised are its transaction's.
+pub const EVENTS: &[&str] = &[
+    "malformed_data",
+    "not_request",
+    "not_response",
+    "z_flag_set",
+    "invalid_opcode",
+    "name_too_long",
+    "infinite_loop",
+    "too_many_labels",
+    "invalid_additionals",
+    "invalid_authorities",
+];
+
 pub static PROTO: ProtoDef = ProtoDef {
     name: "dns",
     eve_name: None,
@@ -115,8 +130,7 @@ pub static PROTO: ProtoDef = ProtoDef {
     new_parser,
     buffers: BUFFERS,
     checks: checks::CHECKS,
-    // Its anomalies are logged; `app-layer-event` rules on them are not run yet.
-    events: &[],
+    events: EVENTS,
     event: crate::proto::no_other_events,
     options: &[],
     settings: &[],
@@ -191,6 +205,13 @@ impl ProtoParser for DnsParser {
 impl ProtoTx for DnsTx {
     fn id(&self) -> u64 {
         self.id
+    }
+
+    fn events(&self) -> u64 {
+        self.events
+            .iter()
+            .filter_map(|e| e.strip_prefix("dns.").and_then(|n| EVENTS.iter().position(|x| *x == n)))
+            .fold(0, |m, i| m | 1 << i)
     }
 
     /// `Complete` on the side the message travelled; the other never carries anything.
