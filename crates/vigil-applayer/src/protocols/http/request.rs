@@ -182,6 +182,16 @@ pub(crate) fn after_headers(req: &mut Request, raise: &mut dyn FnMut(Ev)) -> Req
         None if req.version >= Version::V11 => raise(Ev::MissingHostHeader),
         None => {}
     }
+    // libhtp reads the Basic, Digest and Bearer schemes; any other is its
+    // unrecognized authorization method.
+    if let Some(auth) = req.headers.value(b"authorization") {
+        let known = [&b"basic"[..], b"digest", b"bearer"]
+            .iter()
+            .any(|s| auth.get(..s.len()).is_some_and(|w| w.eq_ignore_ascii_case(s)));
+        if !known {
+            raise(Ev::RequestAuthUnrecognized);
+        }
+    }
     if req.method.as_deref() == Some(b"CONNECT") {
         return ReqBody::None;
     }
