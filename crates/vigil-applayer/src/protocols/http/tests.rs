@@ -1129,7 +1129,7 @@ fn files_follow_the_body_limit_and_need_a_byte() {
 #[test]
 fn an_authorization_scheme_libhtp_does_not_know_is_an_event() {
     for (scheme, raised) in [("Basic Zm9vOmJhcg==", false), ("digest a=b", false), ("Bearer x", false), ("Turbo x", true)] {
-        let o = check(&[c2s(&format!("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: {scheme}\r\n\r\n"))]);
+        let o = check(&[c2s(format!("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: {scheme}\r\n\r\n"))]);
         assert_eq!(has_event(&o, "http.request_auth_unrecognized"), raised, "{scheme}");
     }
     assert!(!has_event(&check(&[c2s("GET / HTTP/1.1\r\nHost: h\r\n\r\n")]), "http.request_auth_unrecognized"));
