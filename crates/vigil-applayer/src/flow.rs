@@ -179,6 +179,9 @@ pub struct AppFlow {
     counters: AppCounters,
     /// Detection of the direction that did not decide the protocol.
     other: OtherSide,
+    /// UDP: the first datagram of that side was no protocol (Suricata
+    /// probes each side's first datagram once).
+    udp_failed: PerDir<bool>,
     /// The client's address, for the parsers that check one against it.
     client: Option<std::net::IpAddr>,
     /// The parser's frames, when rules or outputs ask for them.
@@ -215,6 +218,7 @@ impl AppFlow {
             parsed: PerDir::default(),
             counters: AppCounters::default(),
             other: OtherSide::default(),
+            udp_failed: PerDir::default(),
             client: None,
             frames: if cfg.stream_frames && transport == Transport::Tcp {
                 FrameTrack::with_streams()
@@ -310,10 +314,31 @@ impl AppFlow {
                 self.parse(dir, data);
                 return self.follow_rename();
             }
-            Stage::Detect(_) if self.transport == Transport::Udp => match self.probes.udp(dir, data) {
-                Detect::Match(proto) => Verdict::Found(proto),
-                Detect::NeedMore | Detect::NoMatch => Verdict::Failed,
-            },
+            // Each side's first datagram is probed once, as Suricata does: a
+            // side that was no protocol is not read, and the other side's
+            // first datagram may still decide (`app_proto_ts: failed`).
+            Stage::Detect(_) if self.transport == Transport::Udp => {
+                if *self.udp_failed.get(dir) {
+                    return;
+                }
+                match self.probes.udp(dir, data) {
+                    Detect::Match(proto) => {
+                        let other = dir.flip();
+                        if *self.udp_failed.get(other) {
+                            self.other = OtherSide::Decided { dir: other, proto: AppProto::Failed };
+                        }
+                        Verdict::Found(proto)
+                    }
+                    Detect::NeedMore | Detect::NoMatch => {
+                        *self.udp_failed.get_mut(dir) = true;
+                        if *self.udp_failed.get(dir.flip()) {
+                            Verdict::Failed
+                        } else {
+                            Verdict::Undecided
+                        }
+                    }
+                }
+            }
             Stage::Detect(det) => det.feed(dir, data),
         };
         self.decide(verdict, Some((dir, data)));
@@ -337,6 +362,14 @@ impl AppFlow {
             self.other = OtherSide::Off;
         }
         self.lose(dir, len);
+    }
+
+    /// The flow ended: a UDP flow still waiting for its other side's first
+    /// datagram failed detection.
+    pub fn ended(&mut self) {
+        if self.transport == Transport::Udp && matches!(self.stage, Stage::Detect(_)) {
+            self.give_up();
+        }
     }
 
     /// `dir` ended (FIN/RST or flow end): lets HTTP finish a body delimited by connection

@@ -257,8 +257,10 @@ fn dns_over_udp_needs_port_53() {
     // on 5353 it would be mDNS, a protocol of its own).
     let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 40000, 5354);
     flow.feed(ToServer, q.bytes());
-    assert_eq!(flow.proto(), AppProto::Failed);
+    // The other side's first datagram may still decide.
+    assert_eq!(flow.proto(), AppProto::Unknown);
     flow.feed(ToClient, a.bytes());
+    assert_eq!(flow.proto(), AppProto::Failed);
     assert_eq!(flow.txs().count(), 0);
     assert_eq!(flow.counters().detect_failed, 1);
 
@@ -266,6 +268,32 @@ fn dns_over_udp_needs_port_53() {
     let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 53, 40000);
     flow.feed(ToServer, a.bytes());
     assert_eq!(flow.proto(), DNS);
+}
+
+#[test]
+fn each_udp_side_is_probed_on_its_first_datagram() {
+    let (q, a) = (query(), answer());
+    let junk = [0xde, 0xad, 0xbe, 0xef].repeat(10);
+    // A junk first request: the server's answer decides, and the client's
+    // later datagrams are read, as Suricata reads them.
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 40000, 53);
+    flow.feed(ToServer, &junk);
+    assert_eq!(flow.proto(), AppProto::Unknown);
+    flow.feed(ToServer, q.bytes());
+    assert_eq!(flow.txs().count(), 0, "a side that failed is not probed again");
+    flow.feed(ToClient, a.bytes());
+    assert_eq!((flow.proto(), flow.dir_proto(ToServer), flow.dir_proto(ToClient)), (DNS, Some(AppProto::Failed), None));
+    flow.feed(ToServer, q.bytes());
+    assert_eq!(flow.txs().count(), 2);
+    // Junk both ways fails at once; junk one way fails when the flow ends.
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 40000, 53);
+    flow.feed(ToServer, &junk);
+    flow.feed(ToClient, &junk);
+    assert_eq!(flow.proto(), AppProto::Failed);
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 40000, 53);
+    flow.feed(ToServer, &junk);
+    flow.ended();
+    assert_eq!((flow.proto(), flow.counters().detect_failed), (AppProto::Failed, 1));
 }
 
 #[test]

@@ -877,6 +877,9 @@ impl Worker {
         let frame = pseudo_packet(f, Direction::ToServer);
         let mut p = self.pseudo_decoder.decode(&frame, self.now, LinkType::Raw, 0);
         p.src = PacketSource::FlowTimeout;
+        if let Some(a) = f.ext.app.as_deref_mut() {
+            a.layer.ended();
+        }
         let info = flow_info(f, Direction::ToServer, None);
         // Events the last bytes raised (flushed at the end, after the last packet's drain).
         if let Some(a) = f.ext.app.as_deref_mut() {

@@ -122,8 +122,10 @@ fn new_parser(init: &ParserInit) -> Box<dyn ProtoParser> {
     Box::new(NtpParser { txs: TxQueue::new(init.first_tx_id, max_tx) })
 }
 
+/// A header of NTP version 3 or 4, the versions Suricata's probe takes (its
+/// parser reads the older ones too, once the flow is NTP).
 fn probe(_dir: Direction, data: &[u8], _cx: ProbeCx) -> Probe {
-    if header(data).is_some() {
+    if header(data).is_some_and(|(version, ..)| (3..=4).contains(&version)) {
         Probe::Match
     } else {
         Probe::NoMatch
@@ -228,6 +230,15 @@ pub static PROTO: ProtoDef = ProtoDef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn detection_takes_versions_3_and_4_only() {
+        for (version, want) in [(1u8, Probe::NoMatch), (2, Probe::NoMatch), (3, Probe::Match), (4, Probe::Match)] {
+            let mut p = vec![version << 3 | 3];
+            p.resize(HEADER, 0);
+            assert_eq!(probe(Direction::ToServer, &p, ProbeCx::udp(40000, 123)), want, "version {version}");
+        }
+    }
 
     #[test]
     fn a_packet_needs_the_whole_header_and_a_known_version() {
