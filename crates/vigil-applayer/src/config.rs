@@ -78,6 +78,10 @@ pub struct AppConfig {
     /// TCP flows have a whole-stream frame (id 1 each way): an output logs
     /// frames, or a rule inspects `<proto>.stream`.
     pub stream_frames: bool,
+    /// UDP detection also takes a protocol's port at the flow's source (a
+    /// flow first seen from its server), as Suricata does only with
+    /// `stream.midstream` on; off, only the destination port counts.
+    pub udp_source_port: bool,
 }
 
 impl Default for AppConfig {
@@ -97,6 +101,7 @@ impl Default for AppConfig {
             simulate_error_at: PerDir::default(),
             frames: false,
             stream_frames: false,
+            udp_source_port: false,
         }
     }
 }

@@ -202,6 +202,9 @@ impl AppFlow {
     /// `client_port`/`server_port` are the flow's ports as seen to-server (source,
     /// destination): ports are only a hint.
     pub fn new(cfg: &AppConfig, transport: Transport, client_port: u16, server_port: u16) -> AppFlow {
+        // Suricata's UDP probes look at the destination port only, unless
+        // midstream pick-up is on.
+        let client_port = if transport == Transport::Udp && !cfg.udp_source_port { 0 } else { client_port };
         let probes = Probes::new(cfg, transport, client_port, server_port);
         AppFlow {
             cfg: cfg.clone(),

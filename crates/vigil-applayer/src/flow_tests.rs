@@ -264,10 +264,17 @@ fn dns_over_udp_needs_port_53() {
     assert_eq!(flow.txs().count(), 0);
     assert_eq!(flow.counters().detect_failed, 1);
 
-    // The source port counts too (the flow may have been seen from the server first).
-    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 53, 40000);
+    // The source port counts too (the flow may have been seen from the
+    // server first) with midstream pick-up on, as in Suricata; off, only
+    // the destination port.
+    let midstream = AppConfig { udp_source_port: true, ..AppConfig::default() };
+    let mut flow = AppFlow::new(&midstream, Transport::Udp, 53, 40000);
     flow.feed(ToServer, a.bytes());
     assert_eq!(flow.proto(), DNS);
+    let mut flow = AppFlow::new(&AppConfig::default(), Transport::Udp, 53, 40000);
+    flow.feed(ToServer, a.bytes());
+    flow.feed(ToClient, q.bytes());
+    assert_eq!(flow.proto(), AppProto::Failed);
 }
 
 #[test]

@@ -149,6 +149,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         .map(|a| vigil_applayer::AppConfig { table_settings: table_settings(&config, &mut warnings), ..a })
         .map(|a| vigil_applayer::AppConfig { smtp_mime: smtp_mime(&config, &mut warnings), ..a })
         .map(|a| vigil_applayer::AppConfig { simulate_error_at: opts.simulate_applayer_error, ..a })
+        .map(|a| vigil_applayer::AppConfig { udp_source_port: config.stream.midstream, ..a })
         .map(|a| frames_wanted(&config, &rules, a));
     let files = crate::files::file_config(&config, &rules, &mut warnings)?;
     if let Some(a) = app.as_mut() {
