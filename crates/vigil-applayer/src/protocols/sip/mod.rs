@@ -389,6 +389,12 @@ fn fits(dir: Direction, msg: &[u8]) -> bool {
 
 /// A request line of a SIP method, or a status line.
 fn probe(_dir: Direction, data: &[u8], _cx: ProbeCx) -> Probe {
+    // Suricata takes bytes opening with a SIP method's name (upper case)
+    // for SIP, whatever follows (UPnP's `NOTIFY * HTTP/1.1` included); the
+    // two HTTP shares, OPTIONS and UPDATE, only with a SIP start line.
+    if METHODS.iter().any(|m| !matches!(*m, b"OPTIONS" | b"UPDATE") && data.starts_with(m)) {
+        return Probe::Match;
+    }
     let line_end = data.iter().position(|&c| c == b'\n');
     let line = &data[..line_end.unwrap_or(data.len())];
     let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -507,6 +513,19 @@ pub static PROTO: ProtoDef = ProtoDef {
 mod tests {
     use super::*;
     use vigil_types::Direction::{ToClient, ToServer};
+
+    #[test]
+    fn a_sip_method_opening_the_bytes_is_sip_except_those_http_shares() {
+        let cx = ProbeCx::tcp(40000, 2869);
+        let p = |d: &[u8]| probe(ToServer, d, cx);
+        // UPnP's eventing is SIP to Suricata, whatever version follows.
+        assert_eq!(p(b"NOTIFY /upnp/x HTTP/1.1\r\n"), Probe::Match);
+        assert_eq!(p(b"BYE\r\n"), Probe::Match);
+        assert_eq!(p(b"notify /x HTTP/1.1\r\n"), Probe::NoMatch);
+        assert_eq!(p(b"OPTIONS /x HTTP/1.1\r\n"), Probe::NoMatch);
+        assert_eq!(p(b"UPDATE /x HTTP/1.1\r\n"), Probe::NoMatch);
+        assert_eq!(p(b"OPTIONS sip:a SIP/2.0\r\n"), Probe::Match);
+    }
 
     #[test]
     fn requests_and_responses_are_transactions_of_their_side() {
