@@ -188,11 +188,20 @@ pub(crate) struct Detector {
     runs: Vec<Run>,
     /// Bytes past the limit, which reach the parser as gaps.
     skipped: u64,
+    /// Inside a tunnel (after an HTTP CONNECT or upgrade): one side that
+    /// failed while the other ended silent fails the detection, as
+    /// Suricata's tunnels do; a flow's first detection needs both sides.
+    tunnel: bool,
 }
 
 impl Detector {
     pub(crate) fn new(probes: Probes, limit: usize) -> Self {
-        Detector { probes, limit, sides: PerDir::default(), runs: Vec::new(), skipped: 0 }
+        Detector { probes, limit, sides: PerDir::default(), runs: Vec::new(), skipped: 0, tunnel: false }
+    }
+
+    /// Detection of what runs inside a tunnel.
+    pub(crate) fn tunnel(probes: Probes, limit: usize) -> Self {
+        Detector { tunnel: true, ..Detector::new(probes, limit) }
     }
 
     /// The next bytes of `dir`.
@@ -268,11 +277,17 @@ impl Detector {
         }
     }
 
-    /// Failed once neither direction can still match, provided the flow carried anything: a
-    /// flow that ends without payload stays unknown, as in Suricata.
+    /// Failed once neither direction can still match, provided both carried something: a
+    /// flow that ends without payload, or with payload one way only, stays unknown, as in
+    /// Suricata.
     fn verdict(&self) -> Verdict {
         let s = &self.sides;
-        if s.to_server.done() && s.to_client.done() && (s.to_server.active || s.to_client.active) {
+        let carried = if self.tunnel {
+            s.to_server.active || s.to_client.active
+        } else {
+            s.to_server.active && s.to_client.active
+        };
+        if s.to_server.done() && s.to_client.done() && carried {
             Verdict::Failed
         } else {
             Verdict::Undecided
@@ -384,6 +399,11 @@ mod tests {
     #[test]
     fn a_flow_without_payload_stays_unknown() {
         let mut d = detector(4096);
+        assert_eq!(d.close(ToServer), Verdict::Undecided);
+        assert_eq!(d.close(ToClient), Verdict::Undecided);
+        // Payload one way only that no protocol takes: unknown too, as in Suricata.
+        let mut d = detector(4096);
+        assert_eq!(d.feed(ToServer, b"ZZP 003.003 hello\n"), Verdict::Undecided);
         assert_eq!(d.close(ToServer), Verdict::Undecided);
         assert_eq!(d.close(ToClient), Verdict::Undecided);
     }

@@ -827,7 +827,7 @@ impl AppFlow {
                 self.stage = Stage::Parse(Box::new(parser));
             }
             (Some(def), None) => self.start(def.app_proto()),
-            (None, _) => self.stage = Stage::Detect(Detector::new(self.probes, self.cfg.detect_limit)),
+            (None, _) => self.stage = Stage::Detect(Detector::tunnel(self.probes, self.cfg.detect_limit)),
         }
         for (d, bytes) in [(other, early), (dir, rest)] {
             let side = self.sides.get_mut(d);

@@ -879,6 +879,8 @@ impl Worker {
         p.src = PacketSource::FlowTimeout;
         if let Some(a) = f.ext.app.as_deref_mut() {
             a.layer.ended();
+            // A UDP flow whose detection only now failed is counted now.
+            self.app_stats.flow(a);
         }
         let info = flow_info(f, Direction::ToServer, None);
         // Events the last bytes raised (flushed at the end, after the last packet's drain).
