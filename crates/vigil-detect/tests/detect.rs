@@ -88,13 +88,13 @@ pass tcp any any -> any any (msg:"p"; content:"secret"; sid:11;)
 fn unsupported_keywords_are_named() {
     let set = Loader::new()
         .load_str(
-            r#"alert http any any -> any any (msg:"x"; asn1:bitstring_overflow; app-layer-event:http.request_auth_unrecognized; sid:1;)"#,
+            r#"alert http any any -> any any (msg:"x"; asn1:bitstring_overflow; app-layer-event:http.lzma_memlimit_reached; sid:1;)"#,
             "t.rules",
         )
         .unwrap();
     let err = compile(&set.rules[0], &Classifications::default()).unwrap_err();
     assert!(err.keywords.iter().any(|k| k.contains("asn1")), "{err:?}");
-    assert!(err.keywords.iter().any(|k| k.contains("request_auth_unrecognized")), "{err:?}");
+    assert!(err.keywords.iter().any(|k| k.contains("lzma_memlimit_reached")), "{err:?}");
     // Transaction xbits outside a hooked rule are refused when loading, as Suricata refuses them.
     let set = Loader::new()
         .load_str(r#"alert tcp any any -> any any (msg:"x"; xbits:isset,x,track tx; sid:2;)"#, "t.rules")
@@ -658,13 +658,10 @@ alert http any any -> any any (msg:"no host"; flow:established,to_server; app-la
 
     // An event vigil's parsers never raise makes the rule unsupported, not silent.
     let set = Loader::new()
-        .load_str(
-            "alert http any any -> any any (app-layer-event:http.request_auth_unrecognized; sid:92;)\n",
-            "t.rules",
-        )
+        .load_str("alert http any any -> any any (app-layer-event:http.lzma_memlimit_reached; sid:92;)\n", "t.rules")
         .unwrap();
     let unsupported = compile(&set.rules[0], &Classifications::default()).expect_err("unsupported");
-    assert!(format!("{unsupported:?}").contains("app-layer-event:http.request_auth_unrecognized"), "{unsupported:?}");
+    assert!(format!("{unsupported:?}").contains("app-layer-event:http.lzma_memlimit_reached"), "{unsupported:?}");
 }
 
 #[test]
