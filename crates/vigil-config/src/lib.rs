@@ -60,6 +60,7 @@ mod pcap_log;
 mod read;
 mod rules;
 mod runtime;
+mod security;
 mod set;
 mod stats;
 mod stream;
@@ -92,6 +93,7 @@ pub use pcap_file::{ChecksumChecks, PcapFile};
 pub use pcap_log::{PcapCondition, PcapLog, MIN_PCAP_LIMIT};
 pub use rules::RuleFiles;
 pub use runtime::{CpuSet, Runtime, Threading, UnixCommand};
+pub use security::LuaSecurity;
 pub use stats::{Prometheus, Stats};
 pub use stream::{Stream, Urgent};
 pub use tree::{ConfigNode, ConfigTree};
@@ -145,6 +147,7 @@ pub const UNDERSTOOD_KEYS: &[&str] = &[
     "reputation-categories-file",
     "reputation-files",
     "default-reputation-path",
+    "security",
 ];
 
 /// The validated configuration.
@@ -198,6 +201,8 @@ pub struct Config {
     pub app_layer: AppLayer,
     /// `datasets`.
     pub datasets: Datasets,
+    /// `security.lua`.
+    pub lua: LuaSecurity,
     /// Sections accepted as they are until they get typed.
     pub raw: RawSections,
 }
@@ -246,6 +251,7 @@ impl Default for Config {
             heartbeat: Heartbeat::default(),
             app_layer: AppLayer::default(),
             datasets: Datasets::default(),
+            lua: LuaSecurity::default(),
             raw: RawSections::default(),
         }
     }
@@ -284,6 +290,7 @@ impl Config {
             heartbeat: Heartbeat::read(&root.child("heartbeat"), &mut errs),
             app_layer: AppLayer::read(&root.child("app-layer"), &mut errs),
             datasets: Datasets::read(&root.child("datasets"), &mut errs),
+            lua: LuaSecurity::read(&root.child("security"), &mut errs),
             stats,
             raw: RawSections {
                 stream: raw("stream"),

@@ -23,6 +23,7 @@ pub mod host_state;
 pub mod hostbits;
 pub mod inspect;
 pub mod iprep;
+pub mod lua;
 pub mod prefilter;
 pub mod threshold;
 pub mod transform;

@@ -52,6 +52,9 @@ pub(crate) struct Detector {
     /// The firewall dropped the packet in hand: threat detection never saw
     /// it, so `ips.*` does not count it.
     pub fw_blocked: bool,
+    /// Where messages raised while inspecting go (Lua scripts that failed,
+    /// their `suricata.log` lines): the `logging` outputs and their directory.
+    pub(crate) runtime_log: Option<Arc<(vigil_config::Logging, std::path::PathBuf)>>,
 }
 
 /// Firewall mode's counters: packets the firewall accepted and blocked,
@@ -67,6 +70,53 @@ pub struct FwCounts {
     pub pre_flow_hook: u64,
     pub pre_stream_hook: u64,
     pub flow_drop: u64,
+}
+
+/// The flow as Lua's `suricata.flow` shows it.
+fn lua_flow(a: &FlowAtAlert, p: &Packet<'_>, info: Option<FlowInfo>) -> vigil_detect::lua::LuaFlow {
+    let name = |proto: Option<AppProto>| proto.map_or("unknown", |p| p.name());
+    let (app, ts, tc) = match info {
+        Some(i) => (Some(i.app_proto), i.dir_proto.to_server.get(i.app_proto), i.dir_proto.to_client.get(i.app_proto)),
+        None => (None, AppProto::Unknown, AppProto::Unknown),
+    };
+    let (sport, dport) = a.eve.ports.unwrap_or((0, 0));
+    vigil_detect::lua::LuaFlow {
+        id: a.id,
+        start: a.eve.start,
+        last: p.ts,
+        src: a.eve.src_ip,
+        dst: a.eve.dest_ip,
+        sport,
+        dport,
+        ip_proto: p.proto,
+        app: [name(app), name(Some(ts)), name(Some(tc)), name(a.orig), "unknown"],
+        stats: [a.eve.pkts_toserver, a.eve.bytes_toserver, a.eve.pkts_toclient, a.eve.bytes_toclient],
+        has_alerts: a.alerted,
+    }
+}
+
+/// Writes what Lua scripts raised to the log outputs and the console, as
+/// Suricata logs it under `detect-lua` (`lua-log` for a script's own lines).
+fn log_lua_messages(scratch: &mut DetectScratch, log: Option<&(vigil_config::Logging, std::path::PathBuf)>) {
+    use vigil_config::LogLevel;
+    let records: Vec<crate::log::LogRecord> = std::mem::take(&mut scratch.lua.messages)
+        .into_iter()
+        .map(|(level, m)| {
+            let (level, module) = match level {
+                "Warning" => (LogLevel::Warning, "detect-lua"),
+                other => (LogLevel::parse(other).unwrap_or(LogLevel::Info), "lua-log"),
+            };
+            crate::log::LogRecord::new(level, module, m)
+        })
+        .collect();
+    for r in records.iter().filter(|r| r.level <= LogLevel::Warning) {
+        let level = if r.level == LogLevel::Error { "error" } else { "warning" };
+        eprintln!("vigil: {level}: {}: {}", r.module, r.message);
+    }
+    if let Some(log) = log {
+        // A log file that cannot be written was warned about at start-up.
+        let _ = crate::log::write(&log.0, &log.1, &records);
+    }
 }
 
 impl Detector {
@@ -170,7 +220,13 @@ impl Detector {
         // Filled only when something matches: no allocation on quiet packets.
         let mut matched: Vec<(&Signature, Option<u64>, Option<usize>, bool)> = Vec::new();
         let sink = &mut |sig, tx, frame, in_stream| matched.push((sig, tx, frame, in_stream));
+        if engine.runs_lua() {
+            self.scratch.lua_flow = at_alert.map(|a| lua_flow(a, p, info));
+        }
         engine.inspect_phase(p, info, state.as_deref_mut(), stream, app, tx_only, &mut self.scratch, sink);
+        if !self.scratch.lua.messages.is_empty() {
+            log_lua_messages(&mut self.scratch, self.runtime_log.as_deref());
+        }
         // Bits and counters set now are in this packet's records already, as in Suricata.
         if let (Some(st), Some(id)) = (state.as_deref_mut().filter(|st| st.vars_changed), flow_id) {
             st.vars_changed = false;

@@ -77,6 +77,7 @@ impl Lane {
             stream_events: &w.stream_events,
             app: &w.app_stats,
             detect: [w.detector.alerts, w.alert_queue_overflow(), w.detector.suppressed],
+            lua: w.detector.scratch.lua.stats,
             exceptions: &w.detector.exceptions,
             drop_reasons: setup.ips.then_some(&w.detector.drop_reasons),
             ips_verdicts: setup.simulated_ips.then_some(w.ips_verdicts),

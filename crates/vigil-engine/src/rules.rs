@@ -176,7 +176,14 @@ pub fn load_keeping(
     let mut sigs = Vec::with_capacity(set.rules.len());
     // Rules that fail only once built (a dataset file that does not read).
     let mut late_errors = Vec::new();
-    let shared = vigil_detect::Shared { datasets: Arc::clone(&out.datasets), reputation };
+    let lua = vigil_detect::lua::LuaSettings {
+        allow_rules: config.lua.allow_rules,
+        max_bytes: config.lua.max_bytes,
+        max_instructions: config.lua.max_instructions,
+        allow_restricted_functions: config.lua.allow_restricted_functions,
+        rule_path: config.rules.default_rule_path.as_deref().map(PathBuf::from),
+    };
+    let shared = vigil_detect::Shared { datasets: Arc::clone(&out.datasets), reputation, lua };
     let mut kinds = SigKinds::default();
     for rule in &set.rules {
         match compile_all_in(rule, &classes, &shared) {
@@ -198,11 +205,13 @@ pub fn load_keeping(
             Err(u) if !u.errors.is_empty() => {
                 out.failed += 1;
                 for e in u.errors {
+                    // Logged under the keyword's module (`detect-lua`, `detect-dataset`).
+                    let keyword = if e.contains("lua") || e.contains("Lua") { "lua" } else { "dataset" };
                     late_errors.push(vigil_rules::RuleError::at(
                         &rule.file,
                         rule.span,
                         vigil_rules::ErrorKind::Semantic,
-                        Some("dataset"),
+                        Some(keyword),
                         e,
                     ));
                 }

@@ -20,6 +20,8 @@ pub(crate) struct Counters<'a> {
     pub stream_events: &'a [u64],
     /// `detect.alert`, `detect.alert_queue_overflow`, `detect.alerts_suppressed`.
     pub detect: [u64; 3],
+    /// `detect.lua.*`: Lua scripts that failed.
+    pub lua: vigil_detect::lua::LuaStats,
     pub app: &'a crate::app::AppStats,
     pub exceptions: &'a crate::exception::ExceptionState,
     /// `ips.accepted` and `ips.blocked`, where vigil decides them (`--simulate-ips`).
@@ -143,6 +145,9 @@ pub(crate) fn counters(all: &Counters<'_>, cfg: &Stats, null_values: bool) -> Ve
     }
     for (name, v) in ["alert", "alert_queue_overflow", "alerts_suppressed"].iter().zip(all.detect) {
         push(format!("detect.{name}"), v);
+    }
+    for (name, v) in all.lua.named() {
+        push(name.into(), v);
     }
     for (name, v) in all.app.named() {
         push(name, v);

@@ -254,6 +254,7 @@ impl Worker {
                 drop_reasons: [0; DropReason::ALL.len()],
                 urgent_drop: false,
                 new_tags: Vec::new(),
+                runtime_log: Some(Arc::new((setup.config.logging.clone(), setup.log_dir.clone()))),
             },
             tags: crate::tag::Tags::default(),
             stream_bypass: setup.config.stream.bypass,

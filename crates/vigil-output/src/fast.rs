@@ -8,7 +8,6 @@
 //! share the file), so a line is never split between two workers' output.
 
 use crate::protocol::proto_name;
-use crate::time::civil_from_days;
 use crate::writer::EveWriter;
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -97,10 +96,7 @@ pub fn fast_line(p: &Packet<'_>, a: &FastAlert<'_>) -> String {
 
 /// `MM/DD/YYYY-HH:MM:SS.uuuuuu`, in UTC like the EVE timestamps.
 pub(crate) fn fast_time(ts: Timestamp) -> String {
-    let secs = ts.secs();
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
-    format!("{m:02}/{d:02}/{y:04}-{:02}:{:02}:{:02}.{:06}", rem / 3600, (rem / 60) % 60, rem % 60, ts.subsec_micros())
+    ts.legacy()
 }
 
 /// Appends fast.log lines to a file that several workers may share.

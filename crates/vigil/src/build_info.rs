@@ -16,13 +16,24 @@ pub fn version_line() -> String {
 }
 
 /// What this build can do, under Suricata's feature names where vigil has
-/// the same feature (and none of those it lacks: Lua). libmagic is
+/// the same feature (`HAVE_LUA`: Lua rules; Lua output scripts are not
+/// run yet, and are warned about). libmagic is
 /// loaded at run time: `MAGIC` is claimed only where it loads here.
 /// `LIBNET1.1` is how Suricata says it can send `reject` refusals; vigil
 /// sends them itself (raw sockets, or layer 2 on a bridge).
 fn features() -> Vec<&'static str> {
-    let mut f =
-        vec!["NFQ", "AF_PACKET", "HAVE_PACKET_FANOUT", "PCRE_JIT", "HAVE_JA3", "HAVE_JA4", "TLS", "RUST", "LIBNET1.1"];
+    let mut f = vec![
+        "NFQ",
+        "AF_PACKET",
+        "HAVE_PACKET_FANOUT",
+        "PCRE_JIT",
+        "HAVE_LUA",
+        "HAVE_JA3",
+        "HAVE_JA4",
+        "TLS",
+        "RUST",
+        "LIBNET1.1",
+    ];
     if cfg!(target_pointer_width = "64") {
         f.push("POPCNT64");
     }
@@ -86,7 +97,7 @@ mod tests {
         assert!(info.starts_with("This is Suricata version 8.0.6 compatible (vigil "));
         let features = info.lines().find(|l| l.starts_with("Features:")).unwrap();
         assert!(features.split_whitespace().any(|w| w == "AF_PACKET"));
-        assert!(!features.split_whitespace().any(|w| w == "HAVE_LUA"));
+        assert!(features.split_whitespace().any(|w| w == "HAVE_LUA"));
         let magic = vigil_capture::magic_available().is_ok();
         assert_eq!(features.split_whitespace().any(|w| w == "MAGIC"), magic);
         for flag in ["--prefix", "--sysconfdir", "--localstatedir", "--datarootdir"] {

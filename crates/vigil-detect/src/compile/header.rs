@@ -124,7 +124,13 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> (RuleAction, Pr
         && matches!(h.actions[0].scope.as_deref(), Some("packet" | "flow"))
         && action != RuleAction::Alert
         && action != RuleAction::Config;
-    if h.actions.len() > 1 || (h.is_firewall() && !scoped) {
+    // A hook alone (`alert dns:request_complete`) is threat detection's too:
+    // the rule inspects the transaction once it reaches that state.
+    let hooked = h.actions.len() == 1
+        && h.actions[0].scope.is_none()
+        && h.protocol.hook.is_some()
+        && matches!(action, RuleAction::Alert | RuleAction::Drop | RuleAction::Pass | RuleAction::Reject);
+    if h.actions.len() > 1 || (h.is_firewall() && !scoped && !hooked) {
         missing.push("firewall rule".into());
     }
     if let Some(def) = vigil_applayer::proto::by_rule_name(h.protocol.name) {

@@ -131,6 +131,8 @@ pub struct Signature {
     pub(crate) host_tests: Vec<crate::hostbits::HostBitOp<u64>>,
     /// `set` / `unset` / `toggle` host bits, applied on a match.
     pub(crate) host_actions: Vec<crate::hostbits::HostBitOp<u64>>,
+    /// `lua` scripts, run once everything else matched.
+    pub lua: Vec<Arc<crate::lua::LuaScript>>,
 }
 
 /// What a signature's drop (or pass) applies to, by the kind of signature
@@ -171,6 +173,7 @@ fn header_only(s: &Signature) -> bool {
         && s.flowints.is_empty()
         && s.hostbits.is_empty()
         && s.tx_bits.is_empty()
+        && s.lua.is_empty()
         && s.proto != Proto::PktHdr
 }
 
@@ -225,6 +228,8 @@ pub fn compile_all(rule: &Rule, classes: &Classifications) -> Result<Vec<Signatu
 pub struct Shared {
     pub datasets: Arc<Datasets>,
     pub reputation: Option<Arc<Reputation>>,
+    /// `security.lua` and the rule path, for `lua` scripts.
+    pub lua: crate::lua::LuaSettings,
 }
 
 /// The signatures a rule runs as: one, or two for an HTTP or DNS rule that
@@ -278,6 +283,14 @@ fn compile_side(
                 Ok(c) => iprep.push(c),
                 Err(e) => errors.push(e),
             }
+        }
+    }
+    let mut lua = Vec::new();
+    for o in rule.options.iter().filter(|o| matches!(o.name(), "lua" | "luajit")) {
+        let Value::Text(t) = &o.value else { continue };
+        match crate::lua::LuaScript::load(t, &rule.file, &shared.lua) {
+            Ok(script) => lua.push(Arc::new(script)),
+            Err(e) => errors.push(e),
         }
     }
     if !errors.is_empty() {
@@ -419,6 +432,16 @@ fn compile_side(
             _ => None,
         })
         .or(side);
+    // A hooked threat detection rule (firewall rules are compiled apart).
+    let hook = match (rule.header.protocol.hook.as_deref(), header_app) {
+        (Some(h), Some(proto)) if !rule.header.is_firewall() || missing.iter().all(|m| m != "firewall rule") => {
+            match tx::hook_need(proto, h) {
+                Ok(need) => Some(need),
+                Err(e) => return Err(Unsupported { keywords: Vec::new(), errors: vec![e] }),
+            }
+        }
+        _ => None,
+    };
     let (payload, fast_pattern, app_proto, tx) = tx::split(
         compiled,
         app_checks,
@@ -426,6 +449,7 @@ fn compile_side(
         layer_proto.map(|(p, n, _)| (p, n)),
         to_server,
         action == RuleAction::Config,
+        hook,
         &mut missing,
     );
     let tx = tx.map(|t| TxSig { exact: rule.header.protocol.name == "http1", ..t });
@@ -502,6 +526,7 @@ fn compile_side(
         int_steps: Vec::new(),
         host_tests: Vec::new(),
         host_actions: Vec::new(),
+        lua,
     };
     sig.scope = match rule.header.actions[0].scope.as_deref() {
         // An explicit scope (`drop:packet`, `pass:flow`) overrides the rule's kind.

@@ -191,7 +191,15 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>, sets: &Datasets, e
             Kind::Post
                 if !matches!(
                     name,
-                    "noalert" | "alert" | "threshold" | "detection_filter" | "config" | "tag" | "filestore"
+                    "noalert"
+                        | "alert"
+                        | "threshold"
+                        | "detection_filter"
+                        | "config"
+                        | "tag"
+                        | "filestore"
+                        | "lua"
+                        | "luajit"
                 ) =>
             {
                 missing.push(name.to_string());

@@ -118,6 +118,24 @@ fn base_need(proto: AppProto, dir: Direction) -> Progress {
     vigil_applayer::proto::of(proto).map_or(Progress::Headers, |d| *d.base_need.get(dir))
 }
 
+/// The side and progress a threat detection rule's hook waits for: the
+/// side's first state is its start, its last state its completion, and a
+/// state between them the side's headers (a banner, a request line, a hello).
+pub(super) fn hook_need(proto: AppProto, hook: &str) -> Result<(Direction, Progress), String> {
+    let def = vigil_applayer::proto::of(proto).ok_or_else(|| format!("protocol {} has no hooks", proto.name()))?;
+    let (dir, i) =
+        def.hooks.state(hook).ok_or_else(|| format!("protocol \"{}\" does not support hook \"{hook}\"", def.name))?;
+    let last = (def.hooks.states(dir).len() - 1) as u8;
+    let p = if i == 0 {
+        base_need(proto, dir)
+    } else if i == last {
+        Progress::Complete
+    } else {
+        Progress::Headers
+    };
+    Ok((dir, p))
+}
+
 /// The required application protocol: `(protocol, negated)`.
 pub(super) type AppReq = Option<(AppProto, bool)>;
 
@@ -125,6 +143,9 @@ pub(super) type AppReq = Option<(AppProto, bool)>;
 /// on transactions. Returns the packet steps, the fast pattern, the flow's
 /// required application protocol and the transaction part, if any.
 /// `per_tx`: the rule acts on transactions even without buffers (`config`).
+/// `hook`: the side and progress a hooked rule (`alert dns:request_complete`)
+/// waits for.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn split(
     payload: Payload,
     checks: Vec<AppCheck>,
@@ -132,8 +153,11 @@ pub(super) fn split(
     layer: AppReq,
     to_server: Option<bool>,
     per_tx: bool,
+    hook: Option<(Direction, Progress)>,
     missing: &mut Vec<String>,
 ) -> (Vec<Step>, Option<Pattern>, AppReq, Option<TxSig>) {
+    let per_tx = per_tx || hook.is_some();
+    let to_server = hook.map(|(d, _)| d == Direction::ToServer).or(to_server);
     let Payload { steps, buffers: raw, fast, .. } = payload;
     // The file keywords belong to the protocol that carries the files: the
     // header's, when it carries any (`alert ftp-data ... file.data`).
@@ -201,6 +225,7 @@ pub(super) fn split(
     // (files travel either way): TLS versions and states look at both
     // sides already, and would alert twice.
     let either_side = to_server.is_none()
+        && hook.is_none()
         && !(defs.is_empty() && checks.is_empty())
         && defs.iter().all(|d| d.both_ways)
         && checks.iter().all(AppCheck::either_side);
@@ -210,6 +235,9 @@ pub(super) fn split(
         *n = (*n).max(p);
     };
     raise(&mut need, side, base_need(proto, side));
+    if let Some((dir, p)) = hook {
+        raise(&mut need, dir, p);
+    }
     let mut out = Vec::with_capacity(raw.len());
     for (b, d) in raw.into_iter().zip(defs) {
         let (id, dir) = d.resolve(side);

@@ -155,6 +155,7 @@ pub struct DetectEngine {
     /// The flowbits that tag traffic (`traffic/id/<name>`, `traffic/label/<name>`):
     /// (id, a label rather than an id, name).
     traffic_bits: Vec<(u16, bool, String)>,
+    runs_lua: bool,
 }
 
 /// A flow's traffic tags, as EVE records' `traffic` object lists them.
@@ -193,6 +194,12 @@ pub struct DetectScratch {
     /// The packet and alert variables each signature that matched this
     /// packet captured, by the signature's address.
     sig_vars: Vec<(usize, crate::inspect::Captured)>,
+    /// The worker's Lua states, their counters and messages.
+    pub lua: crate::lua::LuaStates,
+    /// The flow of the packet in hand as Lua scripts see it; set by the
+    /// caller before inspecting, only where the engine runs scripts
+    /// ([`DetectEngine::runs_lua`]).
+    pub lua_flow: Option<crate::lua::LuaFlow>,
 }
 
 impl DetectScratch {
@@ -218,6 +225,7 @@ impl DetectScratch {
             alerts_over_limit: self.alerts_over_limit,
             hosts: self.hosts.clone(),
             inline: self.inline,
+            lua: self.lua.carried_over(),
             ..DetectScratch::default()
         }
     }
@@ -281,6 +289,7 @@ impl DetectEngine {
         let frame_sigs = sigs.iter().enumerate().filter(|(_, s)| s.frame.is_some()).map(|(i, _)| i as u32).collect();
         Ok(DetectEngine {
             frame_sigs,
+            runs_lua: sigs.iter().any(|s| !s.lua.is_empty()),
             sigs,
             traffic_bits: traffic_bits(&flowbit_names),
             flowbit_names,
@@ -307,6 +316,12 @@ impl DetectEngine {
     pub fn with_recursion_limit(mut self, limit: u32) -> Self {
         self.recursion_limit = limit;
         self
+    }
+
+    /// Whether any signature runs a Lua script (the caller then describes
+    /// the flow in [`DetectScratch::lua_flow`]).
+    pub fn runs_lua(&self) -> bool {
+        self.runs_lua
     }
 
     pub fn signatures(&self) -> &[Signature] {
@@ -527,6 +542,29 @@ impl DetectEngine {
                 (None, None, _) => matches(sig, p, flow, payload, stream, &mut s.inspect),
                 _ => false,
             };
+            let ok = ok
+                && (sig.lua.is_empty() || {
+                    let tx_in =
+                        tx.map(|t| (t.tx, sig.tx.as_ref().map_or(vigil_types::Direction::ToServer, |ts| ts.side)));
+                    // A packet signature's script sees the flow's latest transaction of its protocol.
+                    let tx_in = tx_in.or_else(|| {
+                        let want = sig.app_proto?;
+                        let t = app?.txs.iter().rev().find_map(|t| t.tx.as_proto(want))?;
+                        let dir = if flow.is_none_or(|f| f.to_server) {
+                            vigil_types::Direction::ToServer
+                        } else {
+                            vigil_types::Direction::ToClient
+                        };
+                        Some((t, dir))
+                    });
+                    let input = crate::lua::LuaInput {
+                        p,
+                        flow: s.lua_flow.as_ref(),
+                        tx: tx_in,
+                        stream: stream.chunk.map(|(c, _)| c),
+                    };
+                    sig.lua.iter().all(|script| s.lua.run(script, &input))
+                });
             // Host bits last: all workers share them, and offline a worker
             // may wait its turn to read them.
             if !ok || (!sig.host_tests.is_empty() && !host_tests_match(&s.hosts, &sig.host_tests, p)) {

@@ -103,6 +103,8 @@ pub(crate) struct FlowAtAlert {
     /// What the flow spoke before its change of protocol, for the alert's
     /// `app_proto_orig`.
     pub orig: Option<AppProto>,
+    /// An alert was raised on the flow before this packet.
+    pub alerted: bool,
 }
 
 impl FlowAtAlert {
@@ -118,7 +120,7 @@ impl FlowAtAlert {
             dest_ip: f.key.dst_ip(),
             ports: has_ports.then_some((f.key.sport, f.key.dport)),
         };
-        FlowAtAlert { id: f.id, eve, orig: None }
+        FlowAtAlert { id: f.id, eve, orig: None, alerted: f.alerted }
     }
 }
 

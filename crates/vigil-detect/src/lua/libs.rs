@@ -1,0 +1,581 @@
+//! The `suricata.*` libraries a script can `require`, with Suricata 8's
+//! names: `packet`, `flow`, `http`, `dns`, `ssh`, `base64`, `hashing` and
+//! `log`. The libraries of data (`packet`, `flow` and the protocols) are
+//! tables whose `get`/`get_tx` functions are bound for each call of
+//! `match` ([`bind`]): outside one they fail.
+//!
+//! The protocol libraries read transactions through the protocol API only:
+//! their buffers by keyword name, and for DNS its EVE object.
+
+use super::LuaInput;
+use mlua::{Lua, Scope, Table, Value};
+use std::cell::RefCell;
+use vigil_types::Direction;
+
+/// The libraries, by `require` name.
+const LIBS: &[&str] = &[
+    "suricata.packet",
+    "suricata.flow",
+    "suricata.http",
+    "suricata.dns",
+    "suricata.ssh",
+    "suricata.base64",
+    "suricata.hashing",
+    "suricata.log",
+];
+
+/// Log lines scripts wrote with `suricata.log`, kept until the run logs them.
+#[derive(Default)]
+pub(super) struct Logged(pub RefCell<Vec<(&'static str, String)>>);
+
+/// Puts `require` and the libraries in a fresh state.
+pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
+    let loaded = lua.create_table()?;
+    for name in LIBS {
+        loaded.set(*name, lua.create_table()?)?;
+    }
+    fill_base64(lua, &loaded.get::<Table>("suricata.base64")?)?;
+    fill_hashing(lua, &loaded.get::<Table>("suricata.hashing")?)?;
+    fill_log(lua, &loaded.get::<Table>("suricata.log")?)?;
+    for (lib, getter) in [
+        ("suricata.packet", "get"),
+        ("suricata.flow", "get"),
+        ("suricata.http", "get_tx"),
+        ("suricata.dns", "get_tx"),
+        ("suricata.ssh", "get_tx"),
+    ] {
+        let msg = format!("{lib}.{getter} is only available while the script's match function runs");
+        loaded.get::<Table>(lib)?.set(
+            getter,
+            lua.create_function(move |_, ()| -> mlua::Result<()> { Err(mlua::Error::RuntimeError(msg.clone())) })?,
+        )?;
+    }
+    lua.set_named_registry_value("vigil.loaded", &loaded)?;
+    lua.set_app_data(Logged::default());
+    let require = lua.create_function(|lua, name: String| {
+        let loaded: Table = lua.named_registry_value("vigil.loaded")?;
+        match loaded.get::<Value>(name.as_str())? {
+            Value::Nil => Err(mlua::Error::RuntimeError(format!("module '{name}' not found"))),
+            v => Ok(v),
+        }
+    })?;
+    lua.globals().set("require", require)
+}
+
+/// Binds the data libraries to `input` for one call of `match`.
+pub(super) fn bind<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, input: &'s LuaInput<'s>) -> mlua::Result<()> {
+    let loaded: Table = lua.named_registry_value("vigil.loaded")?;
+    let packet = packet_object(lua, scope, input)?;
+    loaded.get::<Table>("suricata.packet")?.set("get", scope.create_function(move |_, ()| Ok(packet.clone()))?)?;
+    let flow = match input.flow {
+        Some(_) => Value::Table(flow_object(lua, scope, input)?),
+        None => Value::Nil,
+    };
+    loaded.get::<Table>("suricata.flow")?.set("get", scope.create_function(move |_, ()| Ok(flow.clone()))?)?;
+    for (lib, proto) in [("suricata.http", "http"), ("suricata.dns", "dns"), ("suricata.ssh", "ssh")] {
+        let tx = match input.tx.as_ref().and_then(|(t, d)| t.as_proto(proto_of(proto)).map(|t| (t, *d))) {
+            Some((t, dir)) => Value::Table(tx_object(lua, scope, proto, t, dir)?),
+            None => Value::Nil,
+        };
+        let err = format!("no {proto} transaction");
+        loaded.get::<Table>(lib)?.set(
+            "get_tx",
+            scope.create_function(move |_, ()| Ok((tx.clone(), if tx.is_nil() { Some(err.clone()) } else { None })))?,
+        )?;
+    }
+    Ok(())
+}
+
+fn proto_of(name: &str) -> vigil_types::AppProto {
+    vigil_applayer::proto::find(name).map_or(vigil_types::AppProto::Unknown, |d| d.app_proto())
+}
+
+/// `packet.get()`: the packet in hand.
+fn packet_object<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, input: &'s LuaInput<'s>) -> mlua::Result<Table> {
+    let p = input.p;
+    let o = lua.create_table()?;
+    o.set(
+        "timestamp",
+        scope
+            .create_function(move |_, _: mlua::MultiValue| Ok((p.ts.secs() as f64, f64::from(p.ts.subsec_micros()))))?,
+    )?;
+    o.set("timestring_legacy", scope.create_function(move |_, _: mlua::MultiValue| Ok(p.ts.legacy()))?)?;
+    o.set("timestring_iso8601", scope.create_function(move |_, _: mlua::MultiValue| Ok(p.ts.iso8601()))?)?;
+    o.set(
+        "tuple",
+        scope.create_function(move |lua, _: mlua::MultiValue| {
+            let Some(ip) = p.ip else { return Ok(mlua::MultiValue::new()) };
+            let (a, b) = match p.transport {
+                vigil_decode::Transport::Icmp { kind, code } => (i64::from(kind), i64::from(code)),
+                _ => (i64::from(p.sport().unwrap_or(0)), i64::from(p.dport().unwrap_or(0))),
+            };
+            let v = if ip.src.is_ipv4() { 4 } else { 6 };
+            (v, ip.src.to_string(), ip.dst.to_string(), i64::from(p.proto), a, b).into_lua_multi(lua)
+        })?,
+    )?;
+    o.set("payload", scope.create_function(move |lua, _: mlua::MultiValue| lua.create_string(p.payload()))?)?;
+    o.set("packet", scope.create_function(move |lua, _: mlua::MultiValue| lua.create_string(p.data))?)?;
+    o.set("pcap_cnt", scope.create_function(move |_, _: mlua::MultiValue| Ok(p.pcap_cnt as i64))?)?;
+    Ok(o)
+}
+
+use mlua::IntoLuaMulti;
+
+/// `flow.get()`: the packet's flow.
+fn flow_object<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, input: &'s LuaInput<'s>) -> mlua::Result<Table> {
+    let Some(f) = input.flow else { return lua.create_table() };
+    let o = lua.create_table()?;
+    o.set(
+        "timestamps",
+        scope.create_function(move |_, _: mlua::MultiValue| {
+            Ok((
+                f.start.secs() as f64,
+                f.last.secs() as f64,
+                f64::from(f.start.subsec_micros()),
+                f64::from(f.last.subsec_micros()),
+            ))
+        })?,
+    )?;
+    o.set("timestring_legacy", scope.create_function(move |_, _: mlua::MultiValue| Ok(f.start.legacy()))?)?;
+    o.set("timestring_iso8601", scope.create_function(move |_, _: mlua::MultiValue| Ok(f.start.iso8601()))?)?;
+    o.set(
+        "tuple",
+        scope.create_function(move |_, _: mlua::MultiValue| {
+            let v = if f.src.is_ipv4() { 4 } else { 6 };
+            Ok((v, f.src.to_string(), f.dst.to_string(), i64::from(f.ip_proto), i64::from(f.sport), i64::from(f.dport)))
+        })?,
+    )?;
+    o.set(
+        "app_layer_proto",
+        scope.create_function(move |_, _: mlua::MultiValue| Ok((f.app[0], f.app[1], f.app[2], f.app[3], f.app[4])))?,
+    )?;
+    o.set("has_alerts", scope.create_function(move |_, _: mlua::MultiValue| Ok(f.has_alerts))?)?;
+    o.set(
+        "stats",
+        scope.create_function(move |_, _: mlua::MultiValue| {
+            Ok((f.stats[0] as i64, f.stats[1] as i64, f.stats[2] as i64, f.stats[3] as i64))
+        })?,
+    )?;
+    o.set("id", scope.create_function(move |_, _: mlua::MultiValue| Ok(f.id as i64))?)?;
+    Ok(o)
+}
+
+/// `http.get_tx()`, `dns.get_tx()`, `ssh.get_tx()`: the transaction in hand.
+fn tx_object<'s>(
+    lua: &Lua,
+    scope: &'s Scope<'s, '_>,
+    proto: &'static str,
+    tx: vigil_applayer::TxRef<'s>,
+    dir: Direction,
+) -> mlua::Result<Table> {
+    let o = lua.create_table()?;
+    let t = tx.tx;
+    // The first value of buffer `name` of side `side` (the buffer's own side when it has one).
+    let get = move |name: &str, side: Direction| -> Option<&'s [u8]> {
+        let (_, b) = vigil_applayer::proto::buffer(name)?;
+        let side = match b.sides {
+            vigil_applayer::proto::Sides::ToServer => Direction::ToServer,
+            vigil_applayer::proto::Sides::ToClient => Direction::ToClient,
+            vigil_applayer::proto::Sides::Both => side,
+        };
+        t.buffer(side, b.id, 0)
+    };
+    let string_method = |o: &Table, method: &str, name: &'static str, side: Direction, suffix: &'static [u8]| {
+        o.set(
+            method,
+            scope.create_function(move |lua, _: mlua::MultiValue| match get(name, side) {
+                Some(v) => Ok(Value::String(lua.create_string([v, suffix].concat())?)),
+                None => Ok(Value::Nil),
+            })?,
+        )
+    };
+    match proto {
+        "http" => {
+            use Direction::{ToClient as Tc, ToServer as Ts};
+            string_method(&o, "request_line", "http.request_line", Ts, b"")?;
+            // Suricata 8.0.6 hands the status line over with its line end.
+            string_method(&o, "response_line", "http.response_line", Tc, b"\r\n")?;
+            string_method(&o, "request_uri_raw", "http.uri.raw", Ts, b"")?;
+            string_method(&o, "request_uri_normalized", "http.uri", Ts, b"")?;
+            string_method(&o, "request_host", "http.host", Ts, b"")?;
+            string_method(&o, "request_headers_raw", "http.header.raw", Ts, b"")?;
+            string_method(&o, "response_headers_raw", "http.header.raw", Tc, b"")?;
+            for (side, one, all) in
+                [(Ts, "request_header", "request_headers"), (Tc, "response_header", "response_headers")]
+            {
+                o.set(
+                    one,
+                    scope.create_function(move |lua, args: mlua::MultiValue| {
+                        let Some(name) = last_string(&args) else { return Ok(Value::Nil) };
+                        let raw = get("http.header.raw", side).unwrap_or_default();
+                        match header_fields(raw).into_iter().find(|(k, _)| k.eq_ignore_ascii_case(name.as_bytes())) {
+                            Some((_, v)) => Ok(Value::String(lua.create_string(v)?)),
+                            None => Ok(Value::Nil),
+                        }
+                    })?,
+                )?;
+                o.set(
+                    all,
+                    scope.create_function(move |lua, _: mlua::MultiValue| {
+                        let out = lua.create_table()?;
+                        for (k, v) in header_fields(get("http.header.raw", side).unwrap_or_default()) {
+                            out.set(lua.create_string(k)?, lua.create_string(v)?)?;
+                        }
+                        Ok(out)
+                    })?,
+                )?;
+            }
+            for (method, name) in [("request_body", "http.request_body"), ("response_body", "http.response_body")] {
+                o.set(
+                    method,
+                    scope.create_function(move |lua, _: mlua::MultiValue| {
+                        match get(name, Ts).filter(|b| !b.is_empty()) {
+                            Some(b) => {
+                                let chunks = lua.create_table()?;
+                                chunks.push(lua.create_string(b)?)?;
+                                Ok(Value::Table(chunks))
+                            }
+                            None => Ok(Value::Nil),
+                        }
+                    })?,
+                )?;
+            }
+        }
+        "ssh" => {
+            use Direction::{ToClient as Tc, ToServer as Ts};
+            string_method(&o, "client_proto", "ssh.proto", Ts, b"")?;
+            string_method(&o, "server_proto", "ssh.proto", Tc, b"")?;
+            string_method(&o, "client_software", "ssh.software", Ts, b"")?;
+            string_method(&o, "server_software", "ssh.software", Tc, b"")?;
+            string_method(&o, "client_hassh", "ssh.hassh", Ts, b"")?;
+            string_method(&o, "client_hassh_string", "ssh.hassh.string", Ts, b"")?;
+            string_method(&o, "server_hassh", "ssh.hassh.server", Tc, b"")?;
+            string_method(&o, "server_hassh_string", "ssh.hassh.server.string", Tc, b"")?;
+        }
+        "dns" => fill_dns(lua, scope, &o, t, dir)?,
+        _ => {}
+    }
+    Ok(o)
+}
+
+/// The last string argument (methods are called with `:` or `.`).
+fn last_string(args: &mlua::MultiValue) -> Option<String> {
+    args.iter().rev().find_map(|v| match v {
+        Value::String(s) => Some(s.to_string_lossy()),
+        _ => None,
+    })
+}
+
+/// A raw header block's fields, in order: repeated names joined with `, `
+/// as libhtp joins them.
+fn header_fields(raw: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut out: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    for line in raw.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Some(colon) = line.iter().position(|&b| b == b':') else { continue };
+        let name = line[..colon].trim_ascii().to_vec();
+        let value = line[colon + 1..].trim_ascii().to_vec();
+        match out.iter_mut().find(|(k, _)| k.eq_ignore_ascii_case(&name)) {
+            Some((_, v)) => {
+                v.extend_from_slice(b", ");
+                v.extend_from_slice(&value);
+            }
+            None => out.push((name, value)),
+        }
+    }
+    out
+}
+
+/// DNS's methods, read from the transaction's EVE object (its query or
+/// its answer, whichever this transaction is).
+fn fill_dns<'s>(
+    lua: &Lua,
+    scope: &'s Scope<'s, '_>,
+    o: &Table,
+    t: &'s dyn vigil_applayer::proto::ProtoTx,
+    _dir: Direction,
+) -> mlua::Result<()> {
+    let eve = std::rc::Rc::new(t.eve());
+    let e = eve.clone();
+    o.set("txid", scope.create_function(move |_, _: mlua::MultiValue| Ok(e.get("id").and_then(|v| v.as_i64())))?)?;
+    let e = eve.clone();
+    o.set(
+        "rcode_string",
+        scope.create_function(move |_, _: mlua::MultiValue| {
+            Ok(e.get("rcode").and_then(|v| v.as_str()).map(str::to_string))
+        })?,
+    )?;
+    let e = eve.clone();
+    o.set(
+        "rcode",
+        scope.create_function(move |_, _: mlua::MultiValue| {
+            Ok(e.get("rcode")
+                .and_then(|v| v.as_str())
+                .and_then(|r| RCODES.iter().position(|c| *c == r))
+                .map(|n| n as i64))
+        })?,
+    )?;
+    let e = eve.clone();
+    // Suricata 8.0.6 answers from the request's flags, bit 0x0080 (false
+    // on an answer, and on a request with RD set): kept for scripts that
+    // were written against it.
+    o.set(
+        "recursion_desired",
+        scope.create_function(move |_, _: mlua::MultiValue| {
+            let request = e.get("type").and_then(|v| v.as_str()) == Some("request");
+            let flags = e.get("flags").and_then(|v| v.as_str()).and_then(|f| u16::from_str_radix(f, 16).ok());
+            Ok(request && flags.is_some_and(|f| f & 0x0080 != 0))
+        })?,
+    )?;
+    let e = eve.clone();
+    o.set(
+        "rrname",
+        scope.create_function(move |_, _: mlua::MultiValue| {
+            Ok(e.get("queries")
+                .and_then(|q| q.get(0))
+                .or_else(|| e.get("query").and_then(|q| q.get(0)))
+                .and_then(|q| q.get("rrname"))
+                .and_then(|v| v.as_str())
+                .map(str::to_string))
+        })?,
+    )?;
+    for (method, key) in [("queries", "queries"), ("answers", "answers"), ("authorities", "authorities")] {
+        let e = eve.clone();
+        o.set(
+            method,
+            scope.create_function(move |lua, _: mlua::MultiValue| {
+                let out = lua.create_table()?;
+                let list = e.get(key).or_else(|| (key == "queries").then(|| e.get("query")).flatten());
+                // Numbered from 0, as Suricata 8.0.6 numbers them (`ipairs`
+                // skips the first; `pairs` sees all).
+                for (i, r) in list.and_then(|l| l.as_array()).into_iter().flatten().enumerate() {
+                    let row = lua.create_table()?;
+                    if let Some(n) = r.get("rrname").and_then(|v| v.as_str()) {
+                        row.set("rrname", n)?;
+                    }
+                    if let Some(t) = r.get("rrtype").and_then(|v| v.as_str()) {
+                        row.set("type", t)?;
+                    }
+                    if let Some(ttl) = r.get("ttl").and_then(|v| v.as_i64()) {
+                        row.set("ttl", ttl)?;
+                    }
+                    if let Some(d) = r.get("rdata").and_then(|v| v.as_str()) {
+                        let ty = r.get("rrtype").and_then(|v| v.as_str()).unwrap_or("");
+                        row.set(if matches!(ty, "A" | "AAAA") { "addr" } else { "rdata" }, d)?;
+                    }
+                    out.set(i as i64, row)?;
+                }
+                Ok(out)
+            })?,
+        )?;
+    }
+    let _ = lua;
+    Ok(())
+}
+
+const RCODES: &[&str] = &[
+    "NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED", "YXDOMAIN", "YXRRSET", "NXRRSET", "NOTAUTH",
+    "NOTZONE",
+];
+
+/// `suricata.base64`: standard alphabet, with and without padding.
+fn fill_base64(lua: &Lua, m: &Table) -> mlua::Result<()> {
+    m.set(
+        "encode",
+        lua.create_function(|lua, s: mlua::LuaString| lua.create_string(b64_encode(&s.as_bytes(), true)))?,
+    )?;
+    m.set(
+        "encode_nopad",
+        lua.create_function(|lua, s: mlua::LuaString| lua.create_string(b64_encode(&s.as_bytes(), false)))?,
+    )?;
+    for (name, pad) in [
+        ("decode", Pad::Required),
+        ("decode_nopad", Pad::None),
+        ("decode_padopt", Pad::Optional),
+        ("decode_rfc4648", Pad::Required),
+        ("decode_rfc2045", Pad::Optional),
+    ] {
+        let rfc2045 = name == "decode_rfc2045";
+        m.set(
+            name,
+            lua.create_function(move |lua, s: mlua::LuaString| {
+                let bytes = s.as_bytes();
+                // RFC 2045 bodies carry line breaks and other non-alphabet bytes, skipped.
+                let cleaned: Vec<u8> = if rfc2045 {
+                    bytes.iter().copied().filter(|&c| b64_value(c).is_some() || c == b'=').collect()
+                } else {
+                    bytes.to_vec()
+                };
+                match b64_decode(&cleaned, pad) {
+                    Some(v) => Ok(Value::String(lua.create_string(v)?)),
+                    None => Ok(Value::Nil),
+                }
+            })?,
+        )?;
+    }
+    Ok(())
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+fn b64_encode(data: &[u8], pad: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(B64[(n >> (18 - 6 * i) & 63) as usize]);
+        }
+        if pad {
+            out.resize(out.len() + 3 - chunk.len(), b'=');
+        }
+    }
+    out
+}
+
+fn b64_value(c: u8) -> Option<u8> {
+    B64.iter().position(|&x| x == c).map(|p| p as u8)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pad {
+    Required,
+    None,
+    Optional,
+}
+
+/// Strict decoding: every byte of the alphabet, padding as `pad` says.
+fn b64_decode(data: &[u8], pad: Pad) -> Option<Vec<u8>> {
+    let body_len = data.iter().rposition(|&c| c != b'=').map_or(0, |p| p + 1);
+    let (body, padding) = data.split_at(body_len);
+    if padding.len() > 2 || body.len() % 4 == 1 {
+        return None;
+    }
+    let padded = (body.len() + padding.len()) % 4 == 0 && !padding.is_empty();
+    match pad {
+        Pad::Required if body.len() % 4 != 0 && !padded => return None,
+        Pad::None if !padding.is_empty() => return None,
+        _ if !padding.is_empty() && !padded => return None,
+        _ => {}
+    }
+    let mut out = Vec::with_capacity(body.len() * 3 / 4);
+    for chunk in body.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= u32::from(b64_value(c)?) << (18 - 6 * i);
+        }
+        out.extend((0..chunk.len() - 1).map(|i| (n >> (16 - 8 * i)) as u8));
+    }
+    Some(out)
+}
+
+/// `suricata.hashing`: SHA-256, SHA-1 and MD5, whole or by parts.
+fn fill_hashing(lua: &Lua, m: &Table) -> mlua::Result<()> {
+    use md5::Digest;
+    fn digest<D: Digest>(data: &[u8]) -> Vec<u8> {
+        D::digest(data).to_vec()
+    }
+    for (algo, f) in [
+        ("sha256", digest::<sha2::Sha256> as fn(&[u8]) -> Vec<u8>),
+        ("sha1", digest::<sha1::Sha1>),
+        ("md5", digest::<md5::Md5>),
+    ] {
+        m.set(
+            format!("{algo}_digest"),
+            lua.create_function(move |lua, s: mlua::LuaString| lua.create_string(f(&s.as_bytes())))?,
+        )?;
+        m.set(
+            format!("{algo}_hex_digest"),
+            lua.create_function(move |_, s: mlua::LuaString| Ok(vigil_applayer::files::hex(&f(&s.as_bytes()))))?,
+        )?;
+        // A hasher buffers what it is given and hashes it at the end: the
+        // data is bounded by the state's memory limit.
+        m.set(
+            algo,
+            lua.create_function(move |lua, _: mlua::MultiValue| {
+                let data = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+                let h = lua.create_table()?;
+                let d = data.clone();
+                h.set(
+                    "update",
+                    lua.create_function(move |lua, args: mlua::MultiValue| {
+                        let s = args.iter().rev().find_map(|v| v.as_string().cloned());
+                        if let Some(s) = s {
+                            d.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(&s.as_bytes());
+                        }
+                        let _ = lua;
+                        Ok(())
+                    })?,
+                )?;
+                let d = data.clone();
+                h.set(
+                    "finalize",
+                    lua.create_function(move |lua, _: mlua::MultiValue| {
+                        lua.create_string(f(&d.lock().unwrap_or_else(|e| e.into_inner())))
+                    })?,
+                )?;
+                let d = data.clone();
+                h.set(
+                    "finalize_to_hex",
+                    lua.create_function(move |_, _: mlua::MultiValue| {
+                        Ok(vigil_applayer::files::hex(&f(&d.lock().unwrap_or_else(|e| e.into_inner()))))
+                    })?,
+                )?;
+                Ok(h)
+            })?,
+        )?;
+    }
+    Ok(())
+}
+
+/// `suricata.log`: a script's messages go to vigil's log.
+fn fill_log(lua: &Lua, m: &Table) -> mlua::Result<()> {
+    for (name, level) in [
+        ("info", "Info"),
+        ("notice", "Notice"),
+        ("warning", "Warning"),
+        ("error", "Error"),
+        ("debug", "Debug"),
+        ("config", "Config"),
+        ("perf", "Perf"),
+    ] {
+        m.set(
+            name,
+            lua.create_function(move |lua, args: mlua::MultiValue| {
+                let text = args.iter().map(|v| v.to_string().unwrap_or_default()).collect::<Vec<_>>().join("");
+                if let Some(log) = lua.app_data_ref::<Logged>() {
+                    log.0.borrow_mut().push((level, text));
+                }
+                Ok(())
+            })?,
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips_with_and_without_padding() {
+        for data in [&b""[..], b"f", b"fo", b"foo", b"foob", b"fooba", b"foobar"] {
+            let padded = b64_encode(data, true);
+            let bare = b64_encode(data, false);
+            assert_eq!(b64_decode(&padded, Pad::Required).as_deref(), Some(data));
+            assert_eq!(b64_decode(&bare, Pad::None).as_deref(), Some(data));
+            assert_eq!(b64_decode(&bare, Pad::Optional).as_deref(), Some(data));
+            assert_eq!(b64_decode(&padded, Pad::Optional).as_deref(), Some(data));
+        }
+        assert_eq!(b64_encode(b"foobar", true), b"Zm9vYmFy");
+        assert_eq!(b64_encode(b"fo", true), b"Zm8=");
+        assert_eq!(b64_decode(b"Zm8", Pad::Required), None);
+        assert_eq!(b64_decode(b"Zm8=", Pad::None), None);
+        assert_eq!(b64_decode(b"Z!8=", Pad::Required), None);
+    }
+
+    #[test]
+    fn header_fields_join_repeats() {
+        let f = header_fields(b"Host: a\r\nX: 1\r\nx:2\r\n\r\n");
+        assert_eq!(f, vec![(b"Host".to_vec(), b"a".to_vec()), (b"X".to_vec(), b"1, 2".to_vec())]);
+    }
+}

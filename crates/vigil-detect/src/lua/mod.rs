@@ -1,0 +1,336 @@
+//! Lua rule scripts: the `lua:[!]<file>` keyword, as Suricata 8 runs it.
+//!
+//! A script is read and checked when its rule loads: it must define
+//! `init` and `match`, and `init` must return a table (its needs: with
+//! `payload`, the script runs on packets that carry one; `match` gets an
+//! empty table, as in Suricata 8.0.6, and reads what it wants through the
+//! libraries). Each worker then keeps its own Lua state
+//! per script, made the first time the script runs (Lua states are not
+//! shared between threads), in [`LuaStates`].
+//!
+//! A script runs in Suricata's sandbox: only the base, `string`, `table`,
+//! `math` and `utf8` libraries, with `load`, `loadfile`, `dofile`, `pcall`,
+//! `xpcall`, `collectgarbage`, `getmetatable` and `setmetatable` replaced by
+//! functions that fail (`Blocked Lua function called: pcall`), a memory
+//! limit on its state (`security.lua.max-bytes`) and an instruction budget
+//! per call (`security.lua.max-instructions`). `require` gives the
+//! `suricata.*` libraries ([`libs`]). A script that fails is a non-match,
+//! logged as Suricata logs it and counted in `detect.lua.*`.
+//!
+//! Scripts see the packet, its flow and the transaction the signature is
+//! inspecting through [`LuaInput`]; the libraries read them only while
+//! `match` runs (scoped functions), so nothing is copied for a script that
+//! does not ask.
+
+mod libs;
+
+use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Value, VmState};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use vigil_decode::Packet;
+use vigil_types::{Direction, Timestamp};
+
+/// `security.lua` and where scripts are found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LuaSettings {
+    /// `allow-rules`: a rule with `lua` loads at all.
+    pub allow_rules: bool,
+    pub max_bytes: u64,
+    pub max_instructions: u64,
+    /// `allow-restricted-functions`: the standard library unrestricted.
+    pub allow_restricted_functions: bool,
+    /// `default-rule-path`: a script's name is taken relative to it.
+    pub rule_path: Option<PathBuf>,
+}
+
+impl Default for LuaSettings {
+    /// Suricata 8.0.6's defaults.
+    fn default() -> Self {
+        LuaSettings {
+            allow_rules: true,
+            max_bytes: 500_000,
+            max_instructions: 500_000,
+            allow_restricted_functions: false,
+            rule_path: None,
+        }
+    }
+}
+
+/// What a script's `init` asked `match` to be given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Needs {
+    pub packet: bool,
+    pub payload: bool,
+    pub stream: bool,
+}
+
+/// A loaded script, shared by the signatures of its rule.
+#[derive(Debug)]
+pub struct LuaScript {
+    /// Unique in the process: a reload's scripts get new states.
+    id: usize,
+    /// The file, as found.
+    pub path: PathBuf,
+    source: Vec<u8>,
+    pub needs: Needs,
+    /// `lua:!file`: the rule matches where the script does not.
+    pub negated: bool,
+    settings: LuaSettings,
+}
+
+static NEXT_SCRIPT: AtomicUsize = AtomicUsize::new(0);
+
+impl LuaScript {
+    /// Reads and checks `name` (`!` first negates) for a rule of file `rule_file`.
+    pub fn load(name: &str, rule_file: &str, settings: &LuaSettings) -> Result<LuaScript, String> {
+        if !settings.allow_rules {
+            return Err("Lua rules are disabled by security configuration: security.lua.allow-rules".into());
+        }
+        let name = name.trim();
+        let (negated, name) = match name.strip_prefix('!') {
+            Some(n) => (true, n.trim()),
+            None => (false, name),
+        };
+        let path = find(name, rule_file, settings.rule_path.as_deref())
+            .ok_or_else(|| format!("couldn't load file {name}: No such file or directory"))?;
+        let source = std::fs::read(&path).map_err(|e| format!("couldn't load file {}: {e}", path.display()))?;
+        let mut script = LuaScript {
+            id: NEXT_SCRIPT.fetch_add(1, Ordering::Relaxed),
+            path,
+            source,
+            needs: Needs::default(),
+            negated,
+            settings: settings.clone(),
+        };
+        let state = script.state().map_err(|e| format!("lua script {name}: {}", message(&e)))?;
+        let needs: Value = state
+            .init
+            .call(state.lua.create_table().map_err(|e| e.to_string())?)
+            .map_err(|e| format!("lua script {name}: init failed: {}", message(&e)))?;
+        let Value::Table(needs) = needs else {
+            return Err(format!("lua script {name}: init function did not return a table"));
+        };
+        for pair in needs.pairs::<Value, Value>() {
+            let (k, v) = pair.map_err(|e| e.to_string())?;
+            let Value::String(k) = k else { continue };
+            // Suricata 7 scripts write `needs["packet"] = tostring(true)`.
+            let on = match &v {
+                Value::Boolean(b) => *b,
+                Value::String(s) => s.to_str().is_ok_and(|s| s == "true"),
+                Value::Nil => false,
+                _ => true,
+            };
+            match &*k.to_string_lossy() {
+                "packet" => script.needs.packet = on,
+                "payload" => script.needs.payload = on,
+                "stream" => script.needs.stream = on,
+                _ => {}
+            }
+        }
+        Ok(script)
+    }
+
+    /// A fresh sandboxed state with the script run once (its top level)
+    /// and its `init` and `match` found.
+    fn state(&self) -> mlua::Result<State> {
+        let restricted = self.settings.allow_restricted_functions;
+        let libs =
+            if restricted { StdLib::ALL_SAFE } else { StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8 };
+        let lua = Lua::new_with(libs, LuaOptions::default())?;
+        if !restricted {
+            lua.load(BLOCKED).set_name("=sandbox").exec()?;
+        }
+        libs::install(&lua)?;
+        let budget = Arc::new(AtomicU64::new(0));
+        let limit = self.settings.max_instructions;
+        let b = Arc::clone(&budget);
+        // Counted in steps of 1,000 instructions, as a budget per call.
+        lua.set_hook(HookTriggers::new().every_nth_instruction(1000), move |_, _| {
+            if b.fetch_add(1000, Ordering::Relaxed) + 1000 > limit {
+                return Err(mlua::Error::RuntimeError(INSTRUCTION_LIMIT.into()));
+            }
+            Ok(VmState::Continue)
+        })?;
+        // The script's top level (and `require`s) counts against the budget too.
+        lua.load(&self.source[..]).set_name(format!("@{}", self.path.display())).exec()?;
+        lua.set_memory_limit(usize::try_from(self.settings.max_bytes).unwrap_or(usize::MAX))?;
+        let globals = lua.globals();
+        let init: Function = globals
+            .get::<Option<Function>>("init")?
+            .ok_or_else(|| mlua::Error::RuntimeError("no init function in script".into()))?;
+        let matcher: Function = globals
+            .get::<Option<Function>>("match")?
+            .ok_or_else(|| mlua::Error::RuntimeError("no match function in script".into()))?;
+        Ok(State { lua, init, matcher, budget })
+    }
+}
+
+/// Where a script named `name` is: as given when absolute, else in
+/// `default-rule-path`, else beside the rule file.
+fn find(name: &str, rule_file: &str, rule_path: Option<&Path>) -> Option<PathBuf> {
+    let p = Path::new(name);
+    if p.is_absolute() {
+        return Some(p.to_path_buf());
+    }
+    let beside = Path::new(rule_file).parent().map(|d| d.join(name));
+    rule_path.map(|d| d.join(name)).into_iter().chain(beside).find(|c| c.is_file())
+}
+
+/// The sandbox's stand-ins: each fails where it is called, naming itself,
+/// as Suricata's do.
+const BLOCKED: &str = r#"
+for _, name in ipairs({"collectgarbage", "dofile", "getmetatable", "loadfile", "load", "pcall", "setmetatable", "xpcall"}) do
+    local blocked = "Blocked Lua function called: " .. name
+    _G[name] = function() error(blocked, 2) end
+end
+"#;
+
+const INSTRUCTION_LIMIT: &str = "instruction limit exceeded";
+const MEMORY_LIMIT: &str = "memory limit exceeded";
+
+/// A runtime error's own message, without mlua's wrapping and traceback.
+fn message(e: &mlua::Error) -> String {
+    match e {
+        mlua::Error::RuntimeError(m) | mlua::Error::SyntaxError { message: m, .. } => {
+            m.split("\nstack traceback:").next().unwrap_or_default().to_string()
+        }
+        mlua::Error::MemoryError(_) => MEMORY_LIMIT.into(),
+        mlua::Error::CallbackError { cause, .. } => message(cause),
+        mlua::Error::WithContext { cause, .. } => message(cause),
+        other => other.to_string(),
+    }
+}
+
+struct State {
+    lua: Lua,
+    init: Function,
+    matcher: Function,
+    budget: Arc<AtomicU64>,
+}
+
+/// `detect.lua.*`: scripts that failed, by cause.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct LuaStats {
+    pub errors: u64,
+    pub blocked_function_errors: u64,
+    pub instruction_limit_errors: u64,
+    pub memory_limit_errors: u64,
+}
+
+impl LuaStats {
+    /// The counters under Suricata's names.
+    pub fn named(&self) -> [(&'static str, u64); 4] {
+        [
+            ("detect.lua.errors", self.errors),
+            ("detect.lua.blocked_function_errors", self.blocked_function_errors),
+            ("detect.lua.instruction_limit_errors", self.instruction_limit_errors),
+            ("detect.lua.memory_limit_errors", self.memory_limit_errors),
+        ]
+    }
+}
+
+/// A worker's Lua states, one per script it ran, with what they raised.
+#[derive(Default)]
+pub struct LuaStates {
+    states: HashMap<usize, Option<State>>,
+    /// Scripts whose failure was logged: each is logged once per worker,
+    /// as Suricata logs it once per thread (the counters count them all).
+    logged: std::collections::HashSet<usize>,
+    pub stats: LuaStats,
+    /// Messages for the log, with their level (`Warning`: `Lua script
+    /// failed to run successfully: ...`; scripts' own `suricata.log` lines),
+    /// drained by the engine.
+    pub messages: Vec<(&'static str, String)>,
+}
+
+/// The flow of the packet in hand, as `suricata.flow` shows it.
+#[derive(Debug, Clone)]
+pub struct LuaFlow {
+    pub id: u64,
+    pub start: Timestamp,
+    pub last: Timestamp,
+    /// The flow's client and server, and the IP protocol.
+    pub src: std::net::IpAddr,
+    pub dst: std::net::IpAddr,
+    pub sport: u16,
+    pub dport: u16,
+    pub ip_proto: u8,
+    /// `app_proto`, `app_proto_ts`, `app_proto_tc`, `app_proto_orig`,
+    /// `app_proto_expected`, by name.
+    pub app: [&'static str; 5],
+    /// Packets and bytes to the server, then to the client.
+    pub stats: [u64; 4],
+    pub has_alerts: bool,
+}
+
+/// What a script can see of the match in hand.
+pub struct LuaInput<'a> {
+    pub p: &'a Packet<'a>,
+    pub flow: Option<&'a LuaFlow>,
+    /// The transaction the signature inspects, and the side.
+    pub tx: Option<(vigil_applayer::TxRef<'a>, Direction)>,
+    /// The reassembled stream chunk the signature inspects.
+    pub stream: Option<&'a [u8]>,
+}
+
+impl LuaStates {
+    /// For another engine: the counters stay, the states (of the old
+    /// engine's scripts) go.
+    pub fn carried_over(&self) -> LuaStates {
+        LuaStates { stats: self.stats, ..LuaStates::default() }
+    }
+
+    /// Runs `script` on `input`: whether the keyword matches (a negated
+    /// keyword matches where the script does not; a script that fails
+    /// matches nowhere).
+    pub fn run(&mut self, script: &LuaScript, input: &LuaInput<'_>) -> bool {
+        let slot = self.states.entry(script.id).or_insert_with(|| script.state().ok());
+        let Some(state) = slot.as_ref() else { return false };
+        // A script that asked for the payload runs on packets that have one.
+        if script.needs.payload && input.tx.is_none() && input.p.payload().is_empty() {
+            return false;
+        }
+        state.budget.store(0, Ordering::Relaxed);
+        // Suricata 8.0.6 hands `match` an empty table whatever `init` asked
+        // for: scripts read the data through the libraries.
+        let r = state.lua.scope(|scope| {
+            libs::bind(&state.lua, scope, input)?;
+            state.matcher.call::<Value>(state.lua.create_table()?)
+        });
+        let (matched, failed) = match r {
+            Ok(Value::Integer(n)) => (n == 1, None),
+            Ok(Value::Number(n)) => (n == 1.0, None),
+            Ok(Value::Boolean(b)) => (b, None),
+            Ok(_) => (false, None),
+            Err(e) => (false, Some(e)),
+        };
+        if let Some(log) = state.lua.app_data_ref::<libs::Logged>() {
+            self.messages.extend(log.0.borrow_mut().drain(..));
+        }
+        if let Some(e) = failed {
+            let m = message(&e);
+            self.stats.errors += 1;
+            if m.contains("Blocked Lua function called") {
+                self.stats.blocked_function_errors += 1;
+            } else if m == INSTRUCTION_LIMIT {
+                self.stats.instruction_limit_errors += 1;
+            } else if m == MEMORY_LIMIT {
+                self.stats.memory_limit_errors += 1;
+            }
+            if self.logged.insert(script.id) {
+                self.messages.push(("Warning", format!("Lua script failed to run successfully: {m}")));
+            }
+            // A state that ran out of memory may be left unusable.
+            if m == MEMORY_LIMIT {
+                self.states.remove(&script.id);
+            }
+            return false;
+        }
+        matched != script.negated
+    }
+}
+
+#[cfg(test)]
+mod tests;
