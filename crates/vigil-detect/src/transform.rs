@@ -53,6 +53,8 @@ pub enum Transform {
     StripPseudoHeaders,
     PcreXform(PcreXform),
     FromBase64(FromBase64),
+    /// `luaxform`: a Lua script's `transform`.
+    Lua(crate::lua::LuaXform),
 }
 
 /// A compiled `pcrexform` expression: the buffer becomes its single capture.
@@ -146,11 +148,30 @@ impl Transform {
             },
             // Both need the public-suffix list, which vigil does not ship.
             "domain" | "tld" => Err(format!("{name} is not supported (needs a public-suffix list)")),
-            "luaxform" => Err("luaxform is not supported (no Lua)".to_string()),
+            "luaxform" => {
+                Err("luaxform needs its rule's file and the Lua settings (Transform::compile_in)".to_string())
+            }
             "gunzip" | "zlib_deflate" => Err(format!("{name} is not supported")),
             // Not a Suricata 8 transform (newer Suricata only).
             "subslice" => Err("subslice is not supported".to_string()),
             _ => Err(format!("unknown transform {name}")),
+        }
+    }
+
+    /// [`Transform::compile`] for a rule of file `rule_file`, with what Lua
+    /// transforms need (their script is found by the rule path).
+    pub fn compile_in(
+        name: &str,
+        value: &Value,
+        rule_file: &str,
+        lua: &crate::lua::LuaSettings,
+    ) -> Result<Transform, String> {
+        match (name, value) {
+            ("luaxform", Value::Text(spec) | Value::Str(spec)) => {
+                crate::lua::LuaXform::load(spec, rule_file, lua).map(Transform::Lua)
+            }
+            ("luaxform", _) => Err("luaxform needs a script".to_string()),
+            _ => Transform::compile(name, value),
         }
     }
 
@@ -171,6 +192,7 @@ impl Transform {
             Transform::StripPseudoHeaders => "strip_pseudo_headers",
             Transform::PcreXform(_) => "pcrexform",
             Transform::FromBase64(_) => "from_base64",
+            Transform::Lua(_) => "luaxform",
         }
     }
 
@@ -193,7 +215,7 @@ impl Transform {
     /// Applies the transform to `input`, writing the result to `out` (cleared first).
     pub fn apply(&self, input: &[u8], out: &mut Vec<u8>) {
         out.clear();
-        if input.is_empty() && !matches!(self, Transform::PcreXform(_)) {
+        if input.is_empty() && !matches!(self, Transform::PcreXform(_) | Transform::Lua(_)) {
             return;
         }
         match self {
@@ -227,6 +249,7 @@ impl Transform {
             }
             Transform::PcreXform(x) => x.apply(input, out),
             Transform::FromBase64(b) => b.apply(input, out),
+            Transform::Lua(l) => l.apply(input, out),
         }
     }
 }

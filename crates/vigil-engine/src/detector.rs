@@ -224,6 +224,9 @@ impl Detector {
             self.scratch.lua_flow = at_alert.map(|a| lua_flow(a, p, info));
         }
         engine.inspect_phase(p, info, state.as_deref_mut(), stream, app, tx_only, &mut self.scratch, sink);
+        if engine.runs_lua() {
+            self.scratch.lua.messages.extend(vigil_detect::lua::take_transform_messages());
+        }
         if !self.scratch.lua.messages.is_empty() {
             log_lua_messages(&mut self.scratch, self.runtime_log.as_deref());
         }

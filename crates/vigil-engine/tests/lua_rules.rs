@@ -163,3 +163,26 @@ fn a_script_that_cannot_load_fails_its_rule() {
     assert!(log.contains("no match function in script"), "{log}");
     assert!(log.contains("missing.lua"), "{log}");
 }
+
+#[test]
+fn luaxform_transforms_the_sticky_buffer() {
+    let upper = "function transform(input, args) return input:upper(), #input end\n";
+    // The arguments after the script's name, as written (leading space kept).
+    let cut = "function transform(input, args)\n  if args[1] ~= ' keep 3' then error('args: ' .. tostring(args[1])) end\n  return input .. 'TAIL', 3\nend\n";
+    let one = "function transform(input, args) return input .. 'X' end\n";
+    let broken = "function transform(input, args) error('boom') end\n";
+    let rules = "alert http any any -> any any (http.uri; luaxform:upper.lua; content:\"/INDEX.HTML?A=1\"; sid:1;)\n\
+                 alert http any any -> any any (http.uri; luaxform:cut.lua, keep 3; content:\"/in\"; endswith; sid:2;)\n\
+                 alert http any any -> any any (http.uri; luaxform:one.lua; content:\"/index.html?a=1\"; endswith; sid:3;)\n\
+                 alert http any any -> any any (http.uri; luaxform:broken.lua; bsize:15; sid:4;)\n\
+                 alert http any any -> any any (http.uri; luaxform:none.lua; content:\"/\"; sid:5;)\n";
+    let scripts =
+        [("upper.lua", upper), ("cut.lua", cut), ("one.lua", one), ("broken.lua", broken), ("none.lua", "x = 1\n")];
+    let (recs, log) = run("luaxform", rules, &scripts);
+    // A single value, or a failure, leaves the buffer as it was; a script
+    // without `transform` fails its rule.
+    let mut got = sids(&recs);
+    got.sort_unstable();
+    assert_eq!(got, [1, 2, 3, 4], "{log}");
+    assert!(log.contains("no transform function in script"), "{log}");
+}

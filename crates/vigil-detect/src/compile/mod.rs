@@ -275,7 +275,7 @@ fn compile_side(
     let mut errors = Vec::new();
     let (action, proto, header_app) = header::compile(rule, &mut missing);
     let checks = packet::compile(rule, &mut missing);
-    let mut compiled = payload::compile(rule, &mut missing, &shared.datasets, &mut errors);
+    let mut compiled = payload::compile(rule, &mut missing, &shared.datasets, &shared.lua, &mut errors);
     let mut iprep = Vec::new();
     for o in rule.options.iter().filter(|o| o.name() == "iprep") {
         if let Value::Text(t) = &o.value {

@@ -66,7 +66,13 @@ fn buffer_slot(buffers: &mut Vec<RawBuffer>, name: &'static str, transforms: &[T
 
 /// `sets`: where `dataset` keywords find or make their sets; what makes
 /// one fail (a file that does not read) goes to `errors`.
-pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>, sets: &Datasets, errors: &mut Vec<String>) -> Payload {
+pub(super) fn compile(
+    rule: &Rule,
+    missing: &mut Vec<String>,
+    sets: &Datasets,
+    lua: &crate::lua::LuaSettings,
+    errors: &mut Vec<String>,
+) -> Payload {
     let mut out = Payload::default();
     let mut vars: Vec<String> = Vec::new();
     // Candidates for the fast pattern: (explicit fast_pattern, bytes, nocase, buffer).
@@ -133,8 +139,10 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>, sets: &Datasets, e
                 continue;
             }
             Kind::Transform => {
-                match Transform::compile(name, &o.value) {
+                match Transform::compile_in(name, &o.value, &rule.file, lua) {
                     Ok(t) => transforms.push(t),
+                    // A script that does not load fails the rule, as in Suricata.
+                    Err(e) if name == "luaxform" => errors.push(e),
                     Err(e) => missing.push(format!("{name} ({e})")),
                 }
                 continue;

@@ -321,7 +321,7 @@ impl DetectEngine {
     /// Whether any signature runs a Lua script (the caller then describes
     /// the flow in [`DetectScratch::lua_flow`]).
     pub fn runs_lua(&self) -> bool {
-        self.runs_lua
+        self.runs_lua || crate::lua::transforms_loaded()
     }
 
     pub fn signatures(&self) -> &[Signature] {

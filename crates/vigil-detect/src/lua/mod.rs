@@ -23,6 +23,9 @@
 //! does not ask.
 
 mod libs;
+mod xform;
+
+pub use xform::{take_messages as take_transform_messages, LuaXform};
 
 use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Value, VmState};
 use std::collections::HashMap;
@@ -135,27 +138,7 @@ impl LuaScript {
     /// A fresh sandboxed state with the script run once (its top level)
     /// and its `init` and `match` found.
     fn state(&self) -> mlua::Result<State> {
-        let restricted = self.settings.allow_restricted_functions;
-        let libs =
-            if restricted { StdLib::ALL_SAFE } else { StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8 };
-        let lua = Lua::new_with(libs, LuaOptions::default())?;
-        if !restricted {
-            lua.load(BLOCKED).set_name("=sandbox").exec()?;
-        }
-        libs::install(&lua)?;
-        let budget = Arc::new(AtomicU64::new(0));
-        let limit = self.settings.max_instructions;
-        let b = Arc::clone(&budget);
-        // Counted in steps of 1,000 instructions, as a budget per call.
-        lua.set_hook(HookTriggers::new().every_nth_instruction(1000), move |_, _| {
-            if b.fetch_add(1000, Ordering::Relaxed) + 1000 > limit {
-                return Err(mlua::Error::RuntimeError(INSTRUCTION_LIMIT.into()));
-            }
-            Ok(VmState::Continue)
-        })?;
-        // The script's top level (and `require`s) counts against the budget too.
-        lua.load(&self.source[..]).set_name(format!("@{}", self.path.display())).exec()?;
-        lua.set_memory_limit(usize::try_from(self.settings.max_bytes).unwrap_or(usize::MAX))?;
+        let (lua, budget) = sandboxed(&self.source, &self.path, &self.settings)?;
         let globals = lua.globals();
         let init: Function = globals
             .get::<Option<Function>>("init")?
@@ -165,6 +148,38 @@ impl LuaScript {
             .ok_or_else(|| mlua::Error::RuntimeError("no match function in script".into()))?;
         Ok(State { lua, init, matcher, budget })
     }
+}
+
+/// Whether a `luaxform` script was loaded in this process.
+pub fn transforms_loaded() -> bool {
+    xform::LOADED.load(Ordering::Relaxed)
+}
+
+/// A state in Suricata's sandbox (unless `settings` allow the restricted
+/// functions) with the libraries, an instruction budget per call (reset
+/// through the counter it returns) and a memory limit, `source` run once.
+fn sandboxed(source: &[u8], path: &Path, settings: &LuaSettings) -> mlua::Result<(Lua, Arc<AtomicU64>)> {
+    let restricted = settings.allow_restricted_functions;
+    let libs = if restricted { StdLib::ALL_SAFE } else { StdLib::TABLE | StdLib::STRING | StdLib::MATH | StdLib::UTF8 };
+    let lua = Lua::new_with(libs, LuaOptions::default())?;
+    if !restricted {
+        lua.load(BLOCKED).set_name("=sandbox").exec()?;
+    }
+    libs::install(&lua)?;
+    let budget = Arc::new(AtomicU64::new(0));
+    let limit = settings.max_instructions;
+    let b = Arc::clone(&budget);
+    // Counted in steps of 1,000 instructions, as a budget per call.
+    lua.set_hook(HookTriggers::new().every_nth_instruction(1000), move |_, _| {
+        if b.fetch_add(1000, Ordering::Relaxed) + 1000 > limit {
+            return Err(mlua::Error::RuntimeError(INSTRUCTION_LIMIT.into()));
+        }
+        Ok(VmState::Continue)
+    })?;
+    // The script's top level (and its `require`s) counts against the budget too.
+    lua.load(source).set_name(format!("@{}", path.display())).exec()?;
+    lua.set_memory_limit(usize::try_from(settings.max_bytes).unwrap_or(usize::MAX))?;
+    Ok((lua, budget))
 }
 
 /// Where a script named `name` is: as given when absolute, else in
