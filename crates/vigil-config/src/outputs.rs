@@ -28,9 +28,39 @@ pub struct Outputs {
     pub http_body_data: Vec<DataLog>,
     /// Every enabled `- pcap-log:` item, in list order.
     pub pcap_log: Vec<crate::pcap_log::PcapLog>,
+    /// Every enabled `- lua:` item: output scripts.
+    pub lua: Vec<LuaOutputConf>,
     /// Names of other enabled items (`pcap-log`, ...), which
     /// vigil does not write, for the engine to warn about.
     pub other_enabled: Vec<String>,
+}
+
+/// `- lua:` — output scripts.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct LuaOutputConf {
+    /// `scripts-dir`: where the scripts are (else the working directory).
+    pub scripts_dir: Option<String>,
+    /// `scripts`: the script files.
+    pub scripts: Vec<String>,
+}
+
+impl LuaOutputConf {
+    /// `None` when disabled.
+    fn read(sec: &Section<'_>, errs: &mut Errors) -> Option<LuaOutputConf> {
+        if !sec.bool("enabled", false, errs) {
+            return None;
+        }
+        Some(LuaOutputConf {
+            scripts_dir: sec.string("scripts-dir", errs),
+            scripts: sec.string_list("scripts", errs).unwrap_or_default(),
+        })
+    }
+
+    /// Each script's path.
+    pub fn paths(&self) -> Vec<std::path::PathBuf> {
+        let dir = std::path::Path::new(self.scripts_dir.as_deref().unwrap_or(""));
+        self.scripts.iter().map(|s| dir.join(s)).collect()
+    }
 }
 
 /// `- tcp-data:` and `- http-body-data:` — stream and HTTP body bytes.
@@ -131,6 +161,7 @@ impl Default for Outputs {
             tcp_data: Vec::new(),
             http_body_data: Vec::new(),
             pcap_log: Vec::new(),
+            lua: Vec::new(),
             other_enabled: Vec::new(),
         }
     }
@@ -148,6 +179,7 @@ impl Outputs {
             tcp_data: Vec::new(),
             http_body_data: Vec::new(),
             pcap_log: Vec::new(),
+            lua: Vec::new(),
             other_enabled: Vec::new(),
         }
     }
@@ -174,6 +206,7 @@ impl Outputs {
                 "tcp-data" => out.tcp_data.extend(DataLog::read(&conf, "tcp-data.log", errs)),
                 "http-body-data" => out.http_body_data.extend(DataLog::read(&conf, "http-data.log", errs)),
                 "pcap-log" => out.pcap_log.extend(crate::pcap_log::PcapLog::read(&conf, errs)),
+                "lua" => out.lua.extend(LuaOutputConf::read(&conf, errs)),
                 other => {
                     if conf.child_value_is_true("enabled") {
                         out.other_enabled.push(other.to_string());

@@ -292,6 +292,7 @@ pub(crate) fn write_stats(
     uptime: u64,
     rules: &LoadedRules,
 ) -> Result<(), EngineError> {
+    outputs.lua_stats(totals);
     outputs.stats(|null_values, with_totals, with_threads| {
         let totals = if with_totals { shown(totals, null_values) } else { Vec::new() };
         let mut rec = stats_record(ts, uptime, &totals);

@@ -165,6 +165,15 @@ fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> Fl
     }
 }
 
+/// The flow as Lua output scripts see it (`suricata.flow`).
+fn lua_flow(f: &Flow<FlowExt>) -> vigil_detect::lua::LuaFlow {
+    let app = f.ext.app.as_deref();
+    let side = |d| app.and_then(|a| a.layer.side_proto(d));
+    let sides = crate::outputs::LuaSides { ts: side(Direction::ToServer), tc: side(Direction::ToClient) };
+    let at = FlowAtAlert { orig: app.and_then(|a| a.layer.orig_proto()), ..FlowAtAlert::of(f) };
+    crate::outputs::lua_flow(&at, f.key.proto, f.last, app.map(|a| a.layer.proto()), sides)
+}
+
 /// Each side's `stream_size`, as detection sees it.
 fn stream_sizes(ssn: &vigil_stream::TcpSession) -> PerDir<u32> {
     PerDir { to_server: ssn.stream_size(Direction::ToServer), to_client: ssn.stream_size(Direction::ToClient) }
@@ -703,13 +712,14 @@ impl Worker {
                     }
                     other?;
                 }
+                let lf = outputs.wants_lua_flows().then(|| lua_flow(f));
                 let logged = match f.ext.app.as_deref_mut() {
                     // An IPS drop ended the flow: what it parsed since is not logged.
                     Some(_) if f.ext.detect.dropped => Ok(()),
                     Some(a) => {
                         a.mark_inspected(&seen);
                         apply_requests(Some(&mut *a), &mut self.detector);
-                        log_transactions(a, p, f.id, h.dir, false, &mut self.app_stats, outputs)
+                        log_transactions(a, p, f.id, h.dir, false, &mut self.app_stats, outputs, lf.as_ref())
                     }
                     None => {
                         apply_requests(None, &mut self.detector);
@@ -921,9 +931,12 @@ impl Worker {
             apply_requests(f.ext.app.as_deref_mut(), &mut self.detector);
         }
         self.frames = frames;
+        let lf = outputs.wants_lua_flows().then(|| lua_flow(f));
         match (result, f.ext.app.as_deref_mut()) {
             (Ok(()), Some(_)) if f.ext.detect.dropped => Ok(()),
-            (Ok(()), Some(a)) => log_transactions(a, &p, f.id, Direction::ToServer, true, &mut self.app_stats, outputs),
+            (Ok(()), Some(a)) => {
+                log_transactions(a, &p, f.id, Direction::ToServer, true, &mut self.app_stats, outputs, lf.as_ref())
+            }
             (r, _) => r,
         }
     }
@@ -985,6 +998,7 @@ impl Worker {
 
 /// Writes the records of the flow's transactions that are finished (all of
 /// them at flow `end`) and frees them. `dir`: the packet's direction.
+#[allow(clippy::too_many_arguments)]
 fn log_transactions(
     app: &mut FlowApp,
     p: &Packet<'_>,
@@ -993,6 +1007,7 @@ fn log_transactions(
     end: bool,
     stats: &mut AppStats,
     outputs: &mut Outputs,
+    lua_flow: Option<&vigil_detect::lua::LuaFlow>,
 ) -> Result<(), EngineError> {
     let ids = app.loggable(end);
     if ids.is_empty() {
@@ -1012,7 +1027,7 @@ fn log_transactions(
             // Records that follow the packet go the way of the data at the flow's end,
             // as Suricata's pseudo-packets for each side's last bytes write them.
             let swap = (end || !tx.logged_in_packet_dir()) && tx.record_dir() != dir;
-            outputs.transaction(p, flow_id, tx, swap, app.layer.upgraded_from())?;
+            outputs.transaction(p, flow_id, tx, swap, app.layer.upgraded_from(), lua_flow)?;
         }
         if outputs.wants_http_bodies() {
             if let Some(h) = tx.tx.as_any().downcast_ref::<vigil_applayer::http::HttpTx>() {

@@ -186,3 +186,58 @@ fn luaxform_transforms_the_sticky_buffer() {
     assert_eq!(got, [1, 2, 3, 4], "{log}");
     assert!(log.contains("no transform function in script"), "{log}");
 }
+
+/// Lua output scripts: each logs what its `init` asked for into a file of
+/// its own in the log directory; the files' lines.
+#[test]
+fn output_scripts_log_transactions_alerts_flows_packets_and_stats() {
+    let dir = tempdir("lua-rules", "outputs");
+    write_pcap(&dir.join("in.pcap"), common::spaced(&tcp_session(80, &[(REQUEST, RESPONSE)])));
+    std::fs::write(
+        dir.join("test.rules"),
+        "alert http any any -> any any (msg:\"get\"; content:\"GET\"; sid:7; rev:3;)\n",
+    )
+    .unwrap();
+    let opener = |file: &str| {
+        format!(
+            "local config = require('suricata.config')\nfunction setup(a) out = assert(io.open(config.log_path() .. '/{file}', 'a')) end\nfunction deinit(a) out:write('done\\n') out:close() end\n"
+        )
+    };
+    let scripts = [
+        ("http.lua", "local http = require('suricata.http')\nfunction init(a) return {protocol = 'http'} end\nfunction log(a) local tx = http.get_tx() out:write(tx:request_line() .. '|' .. tx:request_host() .. '\\n') end\n", "http.out"),
+        ("alerts.lua", "local rule = require('suricata.rule')\nfunction init(a) return {type = 'packet', filter = 'alerts'} end\nfunction log(a) local r = rule.get_rule() out:write(r:sid() .. ' ' .. r:rev() .. ' ' .. r:msg() .. '\\n') end\n", "alerts.out"),
+        ("flow.lua", "local flow = require('suricata.flow')\nfunction init(a) return {type = 'flow'} end\nfunction log(a) local f = flow.get() local p, b, q, c = f:stats() out:write(table.concat({f:tuple()}, ',') .. ' ' .. f:app_layer_proto() .. ' ' .. p .. ' ' .. q .. ' ' .. tostring(f:has_alerts()) .. '\\n') end\n", "flow.out"),
+        ("packets.lua", "local packet = require('suricata.packet')\nfunction init(a) return {type = 'packet'} end\nfunction log(a) out:write(packet.get():pcap_cnt() .. '\\n') end\n", "packets.out"),
+        ("stats.lua", "function init(a) return {type = 'stats'} end\nfunction log(a) for _, c in ipairs(a) do if c.name == 'decoder.pkts' then out:write(c.tmname .. ' ' .. c.value .. '\\n') end end end\n", "stats.out"),
+    ];
+    for (file, body, out) in scripts {
+        std::fs::write(dir.join(file), format!("{}{body}", opener(out))).unwrap();
+    }
+    let yaml = format!(
+        "outputs:\n  - lua:\n      enabled: yes\n      scripts-dir: {}\n      scripts: [http.lua, alerts.lua, flow.lua, packets.lua, stats.lua]\n",
+        dir.display()
+    );
+    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
+    let opts = RunOptions {
+        config: Some(dir.join("vigil.yaml")),
+        inputs: vec![dir.join("in.pcap")],
+        log_dir: Some(dir.clone()),
+        checksum: Some("none".into()),
+        exclusive_rules: vec![dir.join("test.rules")],
+        ..Default::default()
+    };
+    vigil_engine::run_offline(&opts, &mut |_| {}).unwrap();
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    assert_eq!(read("http.out"), "GET /index.html?a=1 HTTP/1.1|www.example.test\ndone\n");
+    assert_eq!(read("alerts.out"), "7 3 get\ndone\n");
+    let frames = tcp_session(80, &[(REQUEST, RESPONSE)]).len();
+    let flow = read("flow.out");
+    let first = flow.lines().next().unwrap();
+    assert!(first.starts_with("4,198.18.0.1,198.18.0.2,6,40000,80 http "), "{flow}");
+    assert!(first.ends_with(" true"), "{flow}");
+    let packets: Vec<String> = read("packets.out").lines().map(str::to_string).collect();
+    let want: Vec<String> = (1..=frames).map(|n| n.to_string()).chain(["done".to_string()]).collect();
+    assert_eq!(packets, want);
+    assert!(read("stats.out").contains(&format!("Total {frames}\n")), "{}", read("stats.out"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -16,8 +16,8 @@ pub fn version_line() -> String {
 }
 
 /// What this build can do, under Suricata's feature names where vigil has
-/// the same feature (`HAVE_LUA`: Lua rules; Lua output scripts are not
-/// run yet, and are warned about). libmagic is
+/// the same feature (`HAVE_LUA`: Lua rules, transforms and output
+/// scripts). libmagic is
 /// loaded at run time: `MAGIC` is claimed only where it loads here.
 /// `LIBNET1.1` is how Suricata says it can send `reject` refusals; vigil
 /// sends them itself (raw sockets, or layer 2 on a bridge).

@@ -14,6 +14,19 @@ pub enum RuleAction {
     Config,
 }
 
+impl RuleAction {
+    /// The action as a rule writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleAction::Pass => "pass",
+            RuleAction::Drop => "drop",
+            RuleAction::Reject => "reject",
+            RuleAction::Alert => "alert",
+            RuleAction::Config => "config",
+        }
+    }
+}
+
 /// `action-order`: the rank each action's signatures are evaluated in.
 /// The default is Suricata's: pass, drop, reject, alert. `config`
 /// signatures never decide a packet and come last.

@@ -558,10 +558,11 @@ impl DetectEngine {
                         Some((t, dir))
                     });
                     let input = crate::lua::LuaInput {
-                        p,
+                        p: Some(p),
                         flow: s.lua_flow.as_ref(),
                         tx: tx_in,
                         stream: stream.chunk.map(|(c, _)| c),
+                        rule: Some(crate::lua::LuaRule::of(sig)),
                     };
                     sig.lua.iter().all(|script| s.lua.run(script, &input))
                 });

@@ -15,6 +15,8 @@ use vigil_types::Direction;
 /// The libraries, by `require` name.
 const LIBS: &[&str] = &[
     "suricata.packet",
+    "suricata.rule",
+    "suricata.config",
     "suricata.flow",
     "suricata.http",
     "suricata.dns",
@@ -39,6 +41,7 @@ pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
     fill_log(lua, &loaded.get::<Table>("suricata.log")?)?;
     for (lib, getter) in [
         ("suricata.packet", "get"),
+        ("suricata.rule", "get_rule"),
         ("suricata.flow", "get"),
         ("suricata.http", "get_tx"),
         ("suricata.dns", "get_tx"),
@@ -51,6 +54,7 @@ pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
         )?;
     }
     lua.set_named_registry_value("vigil.loaded", &loaded)?;
+    set_log_path(lua, None)?;
     lua.set_app_data(Logged::default());
     let require = lua.create_function(|lua, name: String| {
         let loaded: Table = lua.named_registry_value("vigil.loaded")?;
@@ -62,11 +66,27 @@ pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
     lua.globals().set("require", require)
 }
 
-/// Binds the data libraries to `input` for one call of `match`.
+/// `suricata.config`: `log_path()`, the directory outputs write to
+/// (`None` where there is none, as for rules checked alone).
+pub(super) fn set_log_path(lua: &Lua, dir: Option<&std::path::Path>) -> mlua::Result<()> {
+    let loaded: Table = lua.named_registry_value("vigil.loaded")?;
+    let path = dir.map(|d| d.display().to_string());
+    loaded.get::<Table>("suricata.config")?.set("log_path", lua.create_function(move |_, ()| Ok(path.clone()))?)
+}
+
+/// Binds the data libraries to `input` for one call of `match` (or `log`).
 pub(super) fn bind<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, input: &'s LuaInput<'s>) -> mlua::Result<()> {
     let loaded: Table = lua.named_registry_value("vigil.loaded")?;
-    let packet = packet_object(lua, scope, input)?;
+    let packet = match input.p {
+        Some(p) => Value::Table(packet_object(lua, scope, p)?),
+        None => Value::Nil,
+    };
     loaded.get::<Table>("suricata.packet")?.set("get", scope.create_function(move |_, ()| Ok(packet.clone()))?)?;
+    let rule = match input.rule {
+        Some(r) => Value::Table(rule_object(lua, r)?),
+        None => Value::Nil,
+    };
+    loaded.get::<Table>("suricata.rule")?.set("get_rule", scope.create_function(move |_, ()| Ok(rule.clone()))?)?;
     let flow = match input.flow {
         Some(_) => Value::Table(flow_object(lua, scope, input)?),
         None => Value::Nil,
@@ -90,9 +110,24 @@ fn proto_of(name: &str) -> vigil_types::AppProto {
     vigil_applayer::proto::find(name).map_or(vigil_types::AppProto::Unknown, |d| d.app_proto())
 }
 
+/// `rule.get_rule()`: the signature that matched. Its values are copied:
+/// a handful of small ones.
+fn rule_object(lua: &Lua, r: super::LuaRule<'_>) -> mlua::Result<Table> {
+    let o = lua.create_table()?;
+    let (sid, gid, rev, prio) = (i64::from(r.sid), i64::from(r.gid), i64::from(r.rev), i64::from(r.priority));
+    o.set("sid", lua.create_function(move |_, _: mlua::MultiValue| Ok(sid))?)?;
+    o.set("gid", lua.create_function(move |_, _: mlua::MultiValue| Ok(gid))?)?;
+    o.set("rev", lua.create_function(move |_, _: mlua::MultiValue| Ok(rev))?)?;
+    o.set("priority", lua.create_function(move |_, _: mlua::MultiValue| Ok(prio))?)?;
+    for (name, v) in [("msg", r.msg), ("action", r.action), ("class_description", r.class_description)] {
+        let v = v.to_string();
+        o.set(name, lua.create_function(move |_, _: mlua::MultiValue| Ok(v.clone()))?)?;
+    }
+    Ok(o)
+}
+
 /// `packet.get()`: the packet in hand.
-fn packet_object<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, input: &'s LuaInput<'s>) -> mlua::Result<Table> {
-    let p = input.p;
+fn packet_object<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, p: &'s vigil_decode::Packet<'s>) -> mlua::Result<Table> {
     let o = lua.create_table()?;
     o.set(
         "timestamp",

@@ -23,7 +23,10 @@
 //! does not ask.
 
 mod libs;
+mod output;
 mod xform;
+
+pub use output::{LuaLogs, LuaOutput, LuaOutputScript};
 
 pub use xform::{take_messages as take_transform_messages, LuaXform};
 
@@ -280,14 +283,43 @@ pub struct LuaFlow {
     pub has_alerts: bool,
 }
 
-/// What a script can see of the match in hand.
+/// What a script can see of the match (or the record) in hand.
 pub struct LuaInput<'a> {
-    pub p: &'a Packet<'a>,
+    /// The packet (none for a flow's end or a stats record).
+    pub p: Option<&'a Packet<'a>>,
     pub flow: Option<&'a LuaFlow>,
     /// The transaction the signature inspects, and the side.
     pub tx: Option<(vigil_applayer::TxRef<'a>, Direction)>,
     /// The reassembled stream chunk the signature inspects.
     pub stream: Option<&'a [u8]>,
+    /// The signature that matched (`suricata.rule`).
+    pub rule: Option<LuaRule<'a>>,
+}
+
+/// A signature as `suricata.rule` shows it.
+#[derive(Debug, Clone, Copy)]
+pub struct LuaRule<'a> {
+    pub sid: u32,
+    pub gid: u32,
+    pub rev: u32,
+    pub msg: &'a str,
+    pub action: &'a str,
+    pub class_description: &'a str,
+    pub priority: u32,
+}
+
+impl<'a> LuaRule<'a> {
+    pub fn of(sig: &'a crate::Signature) -> LuaRule<'a> {
+        LuaRule {
+            sid: sig.sid,
+            gid: sig.gid,
+            rev: sig.rev,
+            msg: &sig.msg,
+            action: sig.action.as_str(),
+            class_description: &sig.category,
+            priority: sig.severity,
+        }
+    }
 }
 
 impl LuaStates {
@@ -304,7 +336,7 @@ impl LuaStates {
         let slot = self.states.entry(script.id).or_insert_with(|| script.state().ok());
         let Some(state) = slot.as_ref() else { return false };
         // A script that asked for the payload runs on packets that have one.
-        if script.needs.payload && input.tx.is_none() && input.p.payload().is_empty() {
+        if script.needs.payload && input.tx.is_none() && input.p.is_none_or(|p| p.payload().is_empty()) {
             return false;
         }
         state.budget.store(0, Ordering::Relaxed);

@@ -7,8 +7,10 @@ use crate::ranges::RangeFiles;
 use crate::setup::Setup;
 
 mod capture;
+mod lua;
 
 pub(crate) use capture::{PcapMark, PcapWhich};
+pub(crate) use lua::{of_flow as lua_flow, PerSide as LuaSides};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -240,6 +242,8 @@ pub(crate) struct Outputs {
     /// announcing flow (`parent_id`), the flow's variables (`metadata`).
     /// Removed with the flow's record.
     notes: FlowNotes,
+    /// `- lua:` output scripts.
+    lua: lua::LuaOutputs,
 }
 
 /// See [`Outputs::notes`].
@@ -491,6 +495,7 @@ impl Outputs {
             file_cfg: files,
             store_all: files.store_all,
             notes: FlowNotes::default(),
+            lua: lua::LuaOutputs::open(setup)?,
         })
     }
 
@@ -524,6 +529,7 @@ impl Outputs {
             file_cfg: self.file_cfg,
             store_all: self.store_all,
             notes: FlowNotes::default(),
+            lua: self.lua.share(),
         }
     }
 
@@ -675,6 +681,9 @@ impl Outputs {
         stream_events: StreamEventSet,
         flow_id: Option<u64>,
     ) -> Result<(), EngineError> {
+        if !self.lua.is_empty() {
+            self.lua.packet(p);
+        }
         if p.events.is_empty() && stream_events.is_empty() {
             return Ok(());
         }
@@ -697,6 +706,9 @@ impl Outputs {
     /// Writes an `alert` record for a signature that matched `p`, in the
     /// circumstances `at` describes.
     pub(crate) fn alert(&mut self, p: &Packet<'_>, sig: &Signature, at: AlertAt<'_>) -> Result<(), EngineError> {
+        if !self.lua.is_empty() {
+            self.lua.alert(p, sig, at.flow);
+        }
         let AlertAt {
             flow,
             blocked,
@@ -891,7 +903,11 @@ impl Outputs {
         tx: TxRef<'_>,
         swap: bool,
         upgraded_from: Option<AppProto>,
+        lua_flow: Option<&vigil_detect::lua::LuaFlow>,
     ) -> Result<(), EngineError> {
+        if !self.lua.is_empty() {
+            self.lua.transaction(p, tx, lua_flow);
+        }
         // `swap` turns the packet to the record's direction; the files want it turned to the server's.
         let files_swap = swap != (tx.record_dir() == Direction::ToClient);
         if !tx.writes_record() {
@@ -1076,7 +1092,20 @@ impl Outputs {
 
     /// True when some output logs transaction records.
     pub(crate) fn wants_transactions(&self) -> bool {
-        self.sinks.iter().any(|s| s.table != 0 || s.files) || self.file_store.is_some()
+        self.sinks.iter().any(|s| s.table != 0 || s.files) || self.file_store.is_some() || !self.lua.is_empty()
+    }
+
+    /// True when a Lua output script logs transactions, which want their
+    /// flow described (`suricata.flow`).
+    pub(crate) fn wants_lua_flows(&self) -> bool {
+        self.lua.wants_transactions()
+    }
+
+    /// The counters of a stats record, for Lua output scripts.
+    pub(crate) fn lua_stats(&mut self, totals: &[(String, u64)]) {
+        if !self.lua.is_empty() {
+            self.lua.stats(totals);
+        }
     }
 
     /// The flow `id` was announced by flow `parent`: its records say so.
@@ -1099,7 +1128,7 @@ impl Outputs {
 
     /// True when some output logs flow records.
     pub(crate) fn wants_flows(&self) -> bool {
-        self.sinks.iter().any(|s| s.flow || s.netflow)
+        self.sinks.iter().any(|s| s.flow || s.netflow) || self.lua.wants_flows()
     }
 
     /// Writes the record of a flow that ended, at packet time `now`; `tcp` is what its
@@ -1112,6 +1141,11 @@ impl Outputs {
         tcp: Option<&SessionSummary>,
         fate: FlowFate<'_>,
     ) -> Result<(), EngineError> {
+        if self.lua.wants_flows() {
+            let sides = LuaSides { ts: protos.sides.to_server, tc: protos.sides.to_client };
+            let lf = lua::of_flow(&FlowAtAlert::of(f), f.key.proto, f.last, Some(protos.app), sides);
+            self.lua.flow(&lf);
+        }
         let written = self.flow_record(f, now, protos, tcp, fate);
         if !self.notes.parents.is_empty() {
             self.notes.parents.retain(|(id, _)| *id != f.id);
@@ -1211,6 +1245,7 @@ impl Outputs {
     }
 
     pub(crate) fn finish(&mut self) -> Result<u64, EngineError> {
+        self.lua.finish();
         let mut records = 0;
         for sink in &mut self.sinks {
             sink.writer
