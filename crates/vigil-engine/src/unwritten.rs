@@ -67,12 +67,12 @@ mod tests {
 
     #[test]
     fn unwritten_outputs_and_record_types_are_named() {
-        let yaml = "stats:\n  enabled: no\noutputs:\n  - lua:\n      enabled: yes\n  - pcap-log:\n      enabled: yes\n      compression: lz4\n  - alert-debug:\n      enabled: no\n  - stats:\n      enabled: yes\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - http\n        - ssh\n        - smtp\n        - arp\n        - rdp\n";
+        let yaml = "stats:\n  enabled: no\noutputs:\n  - syslog:\n      enabled: yes\n  - pcap-log:\n      enabled: yes\n      compression: lz4\n  - alert-debug:\n      enabled: no\n  - stats:\n      enabled: yes\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - http\n        - ssh\n        - smtp\n        - arp\n        - rdp\n";
         let tree = vigil_config::ConfigTree::parse_str(yaml, "t.yaml").unwrap();
         let (config, _, _) = Config::from_tree(&tree);
         let w = warnings(&config);
         assert_eq!(w.len(), 4, "{w:?}");
-        assert!(w[0].starts_with("outputs.lua: "), "{w:?}");
+        assert!(w[0].starts_with("outputs.syslog: "), "{w:?}");
         assert!(w[1].contains("lz4 is written uncompressed"), "{w:?}");
         assert!(w[2].starts_with("outputs.stats (stats.log): stats.enabled is no"), "{w:?}");
         assert!(w[3].contains("no arp records"), "{w:?}");

@@ -241,3 +241,50 @@ fn output_scripts_log_transactions_alerts_flows_packets_and_stats() {
     assert!(read("stats.out").contains(&format!("Total {frames}\n")), "{}", read("stats.out"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn smtp_library_reads_the_envelope_and_header_fields() {
+    let dir = tempdir("lua-rules", "smtp");
+    let exchanges: [(&[u8], &[u8]); 6] = [
+        (b"EHLO client.test\r\n", b"250 mx.test\r\n"),
+        (b"MAIL FROM:<alice@a.test>\r\n", b"250 Ok\r\n"),
+        (b"RCPT TO:<bob@b.test>\r\n", b"250 Ok\r\n"),
+        (b"RCPT TO:<carol@c.test>\r\n", b"250 Ok\r\n"),
+        (b"DATA\r\n", b"354 go ahead\r\n"),
+        (b"Subject: hello there\r\nFrom: alice@a.test\r\n\r\nbody\r\n.\r\n", b"250 queued\r\n"),
+    ];
+    // The server speaks first.
+    let frames = common::tcp_conversation(
+        (common::CLIENT, 40000),
+        (common::SERVER, 25),
+        &std::iter::once((false, &b"220 mx.test ESMTP\r\n"[..]))
+            .chain(exchanges.iter().flat_map(|(c, s)| [(true, *c), (false, *s)]))
+            .collect::<Vec<_>>(),
+    );
+    write_pcap(&dir.join("in.pcap"), common::spaced(&frames));
+    std::fs::write(dir.join("test.rules"), "").unwrap();
+    let script = "local config = require('suricata.config')\nlocal smtp = require('suricata.smtp')\n\
+                  function init(a) return {protocol = 'smtp'} end\n\
+                  function setup(a) out = assert(io.open(config.log_path() .. '/smtp.out', 'a')) end\n\
+                  function log(a) local tx = smtp.get_tx() local from = tx:get_mail_from() if from == nil then return end\n\
+                  out:write(from .. ' ' .. table.concat(tx:get_rcpt_list(), ',') .. ' ' .. tostring(tx:get_mime_field('Subject')) .. ' ' .. tostring(select(2, tx:get_mime_field('x-nope'))) .. '\\n') end\n\
+                  function deinit(a) out:close() end\n";
+    std::fs::write(dir.join("smtp.lua"), script).unwrap();
+    let yaml = format!(
+        "outputs:\n  - lua:\n      enabled: yes\n      scripts-dir: {}\n      scripts: [smtp.lua]\n",
+        dir.display()
+    );
+    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
+    let opts = RunOptions {
+        config: Some(dir.join("vigil.yaml")),
+        inputs: vec![dir.join("in.pcap")],
+        log_dir: Some(dir.clone()),
+        checksum: Some("none".into()),
+        exclusive_rules: vec![dir.join("test.rules")],
+        ..Default::default()
+    };
+    vigil_engine::run_offline(&opts, &mut |_| {}).unwrap();
+    let out = std::fs::read_to_string(dir.join("smtp.out")).unwrap();
+    assert_eq!(out, "<alice@a.test> <bob@b.test>,<carol@c.test> hello there request mime field not found\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -21,6 +21,9 @@ const LIBS: &[&str] = &[
     "suricata.http",
     "suricata.dns",
     "suricata.ssh",
+    "suricata.tls",
+    "suricata.ja3",
+    "suricata.smtp",
     "suricata.base64",
     "suricata.hashing",
     "suricata.log",
@@ -46,6 +49,9 @@ pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
         ("suricata.http", "get_tx"),
         ("suricata.dns", "get_tx"),
         ("suricata.ssh", "get_tx"),
+        ("suricata.tls", "get_tx"),
+        ("suricata.ja3", "get_tx"),
+        ("suricata.smtp", "get_tx"),
     ] {
         let msg = format!("{lib}.{getter} is only available while the script's match function runs");
         loaded.get::<Table>(lib)?.set(
@@ -92,9 +98,16 @@ pub(super) fn bind<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, input: &'s LuaInput<
         None => Value::Nil,
     };
     loaded.get::<Table>("suricata.flow")?.set("get", scope.create_function(move |_, ()| Ok(flow.clone()))?)?;
-    for (lib, proto) in [("suricata.http", "http"), ("suricata.dns", "dns"), ("suricata.ssh", "ssh")] {
+    for (lib, proto, view) in [
+        ("suricata.http", "http", "http"),
+        ("suricata.dns", "dns", "dns"),
+        ("suricata.ssh", "ssh", "ssh"),
+        ("suricata.tls", "tls", "tls"),
+        ("suricata.ja3", "tls", "ja3"),
+        ("suricata.smtp", "smtp", "smtp"),
+    ] {
         let tx = match input.tx.as_ref().and_then(|(t, d)| t.as_proto(proto_of(proto)).map(|t| (t, *d))) {
-            Some((t, dir)) => Value::Table(tx_object(lua, scope, proto, t, dir)?),
+            Some((t, dir)) => Value::Table(tx_object(lua, scope, view, t, dir)?),
             None => Value::Nil,
         };
         let err = format!("no {proto} transaction");
@@ -288,9 +301,199 @@ fn tx_object<'s>(
             string_method(&o, "server_hassh_string", "ssh.hassh.server.string", Tc, b"")?;
         }
         "dns" => fill_dns(lua, scope, &o, t, dir)?,
+        "ja3" => {
+            use Direction::{ToClient as Tc, ToServer as Ts};
+            string_method(&o, "ja3_get_hash", "ja3.hash", Ts, b"")?;
+            string_method(&o, "ja3_get_string", "ja3.string", Ts, b"")?;
+            string_method(&o, "ja3s_get_hash", "ja3s.hash", Tc, b"")?;
+            string_method(&o, "ja3s_get_string", "ja3s.string", Tc, b"")?;
+        }
+        "tls" => fill_tls(lua, scope, &o, t)?,
+        "smtp" => fill_smtp(scope, &o, t)?,
         _ => {}
     }
     Ok(o)
+}
+
+/// Every value of buffer `name` of side `side` (its own side when it has one).
+fn values<'s>(t: &'s dyn vigil_applayer::proto::ProtoTx, name: &str, side: Direction) -> Vec<&'s [u8]> {
+    let Some((_, b)) = vigil_applayer::proto::buffer(name) else { return Vec::new() };
+    let side = match b.sides {
+        vigil_applayer::proto::Sides::ToServer => Direction::ToServer,
+        vigil_applayer::proto::Sides::ToClient => Direction::ToClient,
+        vigil_applayer::proto::Sides::Both => side,
+    };
+    (0..if b.multi { 4096 } else { 1 }).map_while(|i| t.buffer(side, b.id, i)).collect()
+}
+
+/// `(nil, message)`: how Suricata's libraries say a value is missing.
+fn missing(lua: &Lua, m: &str) -> mlua::Result<mlua::MultiValue> {
+    (Value::Nil, m).into_lua_multi(lua)
+}
+
+/// TLS's methods, per side: the version, SNI, each side's first
+/// certificate's subject, issuer, fingerprint and serial, its chain, and
+/// the server certificate's validity (the client's is not kept).
+fn fill_tls<'s>(
+    lua: &Lua,
+    scope: &'s Scope<'s, '_>,
+    o: &Table,
+    t: &'s dyn vigil_applayer::proto::ProtoTx,
+) -> mlua::Result<()> {
+    let _ = lua;
+    let eve = std::rc::Rc::new(t.eve());
+    for (side, who) in [(Direction::ToServer, "client"), (Direction::ToClient, "server")] {
+        let e = eve.clone();
+        o.set(
+            format!("get_{who}_version"),
+            scope.create_function(move |_, _: mlua::MultiValue| {
+                Ok(e.get("version").and_then(|v| v.as_str()).map(str::to_string))
+            })?,
+        )?;
+        o.set(
+            format!("get_{who}_cert_info"),
+            scope.create_function(move |lua, _: mlua::MultiValue| {
+                let first = |n: &str| values(t, n, side).first().map(|v| String::from_utf8_lossy(v).into_owned());
+                let Some(subject) = first("tls.cert_subject") else { return missing(lua, "error: no cert") };
+                let version = eve_version(t);
+                (version, subject, first("tls.cert_issuer"), first("tls.cert_fingerprint")).into_lua_multi(lua)
+            })?,
+        )?;
+        o.set(
+            format!("get_{who}_serial"),
+            scope.create_function(move |lua, _: mlua::MultiValue| {
+                match values(t, "tls.cert_serial", side).first() {
+                    Some(v) => String::from_utf8_lossy(v).into_owned().into_lua_multi(lua),
+                    None => missing(lua, "error: no certificate serial"),
+                }
+            })?,
+        )?;
+        o.set(
+            format!("get_{who}_cert_chain"),
+            scope.create_function(move |lua, _: mlua::MultiValue| {
+                // Numbered from 0, as Suricata 8.0.6 numbers the chain.
+                let chain = lua.create_table()?;
+                for (i, der) in values(t, "tls.certs", side).into_iter().enumerate() {
+                    let c = lua.create_table()?;
+                    c.set("length", der.len() as i64)?;
+                    c.set("data", lua.create_string(der)?)?;
+                    chain.set(i as i64, c)?;
+                }
+                Ok(chain)
+            })?,
+        )?;
+        for (when, key, what) in [("not_before", "notbefore", "NotBefore"), ("not_after", "notafter", "NotAfter")] {
+            let e = eve.clone();
+            o.set(
+                format!("get_{who}_cert_{when}"),
+                scope.create_function(move |lua, _: mlua::MultiValue| {
+                    let at = (side == Direction::ToClient)
+                        .then(|| e.get(key).and_then(|v| v.as_str()).and_then(epoch_of))
+                        .flatten();
+                    match at {
+                        Some(secs) => secs.into_lua_multi(lua),
+                        None => missing(lua, &format!("error: no certificate {what}")),
+                    }
+                })?,
+            )?;
+        }
+    }
+    o.set(
+        "get_client_sni",
+        scope.create_function(move |lua, _: mlua::MultiValue| {
+            match values(t, "tls.sni", Direction::ToServer).first() {
+                Some(v) => String::from_utf8_lossy(v).into_owned().into_lua_multi(lua),
+                None => missing(lua, "error: no server name indication"),
+            }
+        })?,
+    )?;
+    Ok(())
+}
+
+/// A TLS transaction's version as its record writes it (`TLS 1.2`).
+fn eve_version(t: &dyn vigil_applayer::proto::ProtoTx) -> Option<String> {
+    t.eve().get("version").and_then(|v| v.as_str()).map(str::to_string)
+}
+
+/// `2018-11-28T00:00:00` (UTC) in seconds since the epoch.
+fn epoch_of(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 19 {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    // Howard Hinnant's days_from_civil.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+/// SMTP's methods: the envelope, and the message's header fields vigil
+/// keeps (`email.*` buffers: subject, from, to, cc, date, message-id,
+/// x-mailer, received).
+fn fill_smtp<'s>(scope: &'s Scope<'s, '_>, o: &Table, t: &'s dyn vigil_applayer::proto::ProtoTx) -> mlua::Result<()> {
+    o.set(
+        "get_mail_from",
+        scope.create_function(move |_, _: mlua::MultiValue| {
+            Ok(values(t, "smtp.mail_from", Direction::ToServer)
+                .first()
+                .map(|v| String::from_utf8_lossy(v).into_owned()))
+        })?,
+    )?;
+    o.set(
+        "get_rcpt_list",
+        scope.create_function(move |lua, _: mlua::MultiValue| {
+            lua.create_sequence_from(
+                values(t, "smtp.rcpt_to", Direction::ToServer)
+                    .into_iter()
+                    .map(|v| String::from_utf8_lossy(v).into_owned()),
+            )
+        })?,
+    )?;
+    const FIELDS: [(&str, &str); 8] = [
+        ("subject", "email.subject"),
+        ("from", "email.from"),
+        ("to", "email.to"),
+        ("cc", "email.cc"),
+        ("date", "email.date"),
+        ("message-id", "email.message_id"),
+        ("x-mailer", "email.x_mailer"),
+        ("received", "email.received"),
+    ];
+    let has_message = move || FIELDS.iter().any(|(_, b)| !values(t, b, Direction::ToServer).is_empty());
+    o.set(
+        "get_mime_field",
+        scope.create_function(move |lua, args: mlua::MultiValue| {
+            if !has_message() {
+                return missing(lua, "no mime state");
+            }
+            let name = last_string(&args).unwrap_or_default().to_ascii_lowercase();
+            let found = FIELDS.iter().find(|(n, _)| *n == name).and_then(|(_, b)| {
+                values(t, b, Direction::ToServer).first().map(|v| String::from_utf8_lossy(v).into_owned())
+            });
+            match found {
+                Some(v) => v.into_lua_multi(lua),
+                None => missing(lua, "request mime field not found"),
+            }
+        })?,
+    )?;
+    o.set(
+        "get_mime_list",
+        scope.create_function(move |lua, _: mlua::MultiValue| {
+            if !has_message() {
+                return missing(lua, "no mime state");
+            }
+            let names = FIELDS.iter().filter(|(_, b)| !values(t, b, Direction::ToServer).is_empty()).map(|(n, _)| *n);
+            lua.create_sequence_from(names)?.into_lua_multi(lua)
+        })?,
+    )?;
+    Ok(())
 }
 
 /// The last string argument (methods are called with `:` or `.`).
