@@ -149,6 +149,12 @@ impl LuaScript {
         let matcher: Function = globals
             .get::<Option<Function>>("match")?
             .ok_or_else(|| mlua::Error::RuntimeError("no match function in script".into()))?;
+        // `thread_init`, where the script has one, runs once in each state
+        // (Suricata runs it once per thread), before any `match`.
+        if let Some(thread_init) = globals.get::<Option<Function>>("thread_init")? {
+            budget.store(0, Ordering::Relaxed);
+            thread_init.call::<()>(())?;
+        }
         Ok(State { lua, init, matcher, budget })
     }
 }

@@ -99,3 +99,12 @@ fn a_library_outside_match_fails() {
     let e = LuaScript::load("early.lua", &rules, &LuaSettings::default()).unwrap_err();
     assert!(e.contains("only available while the script's match function runs"), "{e}");
 }
+
+#[test]
+fn thread_init_runs_before_match() {
+    let text = "function init(a) return {} end\nfunction thread_init() ready = 41 end\nfunction match(a) ready = ready + 1 return ready == 42 and 1 or 0 end";
+    let rules = script("thread", text);
+    let s = LuaScript::load("thread.lua", &rules, &LuaSettings::default()).unwrap();
+    let (m, states) = run_on_get(&s);
+    assert!(m, "{:?}", states.messages);
+}
