@@ -82,22 +82,24 @@ pub(super) fn set_log_path(lua: &Lua, dir: Option<&std::path::Path>) -> mlua::Re
 
 /// Binds the data libraries to `input` for one call of `match` (or `log`).
 pub(super) fn bind<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, input: &'s LuaInput<'s>) -> mlua::Result<()> {
+    // Only the getters are made here: the objects they return (tables of
+    // methods) are made when a script first asks, once per call.
     let loaded: Table = lua.named_registry_value("vigil.loaded")?;
-    let packet = match input.p {
-        Some(p) => Value::Table(packet_object(lua, scope, p)?),
-        None => Value::Nil,
-    };
-    loaded.get::<Table>("suricata.packet")?.set("get", scope.create_function(move |_, ()| Ok(packet.clone()))?)?;
-    let rule = match input.rule {
-        Some(r) => Value::Table(rule_object(lua, r)?),
-        None => Value::Nil,
-    };
-    loaded.get::<Table>("suricata.rule")?.set("get_rule", scope.create_function(move |_, ()| Ok(rule.clone()))?)?;
-    let flow = match input.flow {
-        Some(_) => Value::Table(flow_object(lua, scope, input)?),
-        None => Value::Nil,
-    };
-    loaded.get::<Table>("suricata.flow")?.set("get", scope.create_function(move |_, ()| Ok(flow.clone()))?)?;
+    let packet = lazy(scope, move |lua| match input.p {
+        Some(p) => Ok(Value::Table(packet_object(lua, scope, p)?)),
+        None => Ok(Value::Nil),
+    })?;
+    loaded.get::<Table>("suricata.packet")?.set("get", packet)?;
+    let rule = lazy(scope, move |lua| match input.rule {
+        Some(r) => Ok(Value::Table(rule_object(lua, r)?)),
+        None => Ok(Value::Nil),
+    })?;
+    loaded.get::<Table>("suricata.rule")?.set("get_rule", rule)?;
+    let flow = lazy(scope, move |lua| match input.flow {
+        Some(_) => Ok(Value::Table(flow_object(lua, scope, input)?)),
+        None => Ok(Value::Nil),
+    })?;
+    loaded.get::<Table>("suricata.flow")?.set("get", flow)?;
     for (lib, proto, view) in [
         ("suricata.http", "http", "http"),
         ("suricata.dns", "dns", "dns"),
@@ -106,17 +108,35 @@ pub(super) fn bind<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, input: &'s LuaInput<
         ("suricata.ja3", "tls", "ja3"),
         ("suricata.smtp", "smtp", "smtp"),
     ] {
-        let tx = match input.tx.as_ref().and_then(|(t, d)| t.as_proto(proto_of(proto)).map(|t| (t, *d))) {
-            Some((t, dir)) => Value::Table(tx_object(lua, scope, view, t, dir)?),
-            None => Value::Nil,
-        };
+        let tx = lazy(scope, move |lua| {
+            match input.tx.as_ref().and_then(|(t, d)| t.as_proto(proto_of(proto)).map(|t| (t, *d))) {
+                Some((t, dir)) => Ok(Value::Table(tx_object(lua, scope, view, t, dir)?)),
+                None => Ok(Value::Nil),
+            }
+        })?;
         let err = format!("no {proto} transaction");
-        loaded.get::<Table>(lib)?.set(
-            "get_tx",
-            scope.create_function(move |_, ()| Ok((tx.clone(), if tx.is_nil() { Some(err.clone()) } else { None })))?,
-        )?;
+        // `tx, err = lib.get_tx()`: the error only without a transaction.
+        let get_tx = scope.create_function(move |_, args: mlua::MultiValue| {
+            let v: Value = tx.call(args)?;
+            let e = v.is_nil().then(|| err.clone());
+            Ok((v, e))
+        })?;
+        loaded.get::<Table>(lib)?.set("get_tx", get_tx)?;
     }
     Ok(())
+}
+
+/// A function answering what `make` makes, made on the first call only.
+fn lazy<'s>(scope: &'s Scope<'s, '_>, make: impl Fn(&Lua) -> mlua::Result<Value> + 's) -> mlua::Result<mlua::Function> {
+    let cache: RefCell<Option<Value>> = RefCell::new(None);
+    scope.create_function(move |lua, _: mlua::MultiValue| {
+        if let Some(v) = cache.borrow().as_ref() {
+            return Ok(v.clone());
+        }
+        let v = make(lua)?;
+        *cache.borrow_mut() = Some(v.clone());
+        Ok(v)
+    })
 }
 
 fn proto_of(name: &str) -> vigil_types::AppProto {

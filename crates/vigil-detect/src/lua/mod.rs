@@ -64,7 +64,8 @@ impl Default for LuaSettings {
     }
 }
 
-/// What a script's `init` asked `match` to be given.
+/// What a script's `init` asked for (of these, only `payload` changes
+/// where it runs: `match` is handed an empty table).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Needs {
     pub packet: bool,
