@@ -1,11 +1,13 @@
 //! The `suricata.*` libraries a script can `require`, with Suricata 8's
-//! names: `packet`, `flow`, `http`, `dns`, `ssh`, `base64`, `hashing` and
-//! `log`. The libraries of data (`packet`, `flow` and the protocols) are
-//! tables whose `get`/`get_tx` functions are bound for each call of
-//! `match` ([`bind`]): outside one they fail.
+//! names: `packet`, `flow`, `rule`, `http`, `dns`, `ssh`, `tls`, `ja3`,
+//! `smtp`, `config`, `base64`, `hashing` and `log`. The libraries of data
+//! (`packet`, `flow`, `rule` and the protocols) are tables whose
+//! `get`/`get_tx` functions are bound for each call of `match` or `log`
+//! ([`bind`]): outside one they fail.
 //!
 //! The protocol libraries read transactions through the protocol API only:
-//! their buffers by keyword name, and for DNS its EVE object.
+//! their buffers by keyword name, and for DNS (and TLS validity) their EVE
+//! object.
 
 use super::LuaInput;
 use mlua::{Lua, Scope, Table, Value};
@@ -53,7 +55,7 @@ pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
         ("suricata.ja3", "get_tx"),
         ("suricata.smtp", "get_tx"),
     ] {
-        let msg = format!("{lib}.{getter} is only available while the script's match function runs");
+        let msg = format!("{lib}.{getter} is only available while the script's match or log function runs");
         loaded.get::<Table>(lib)?.set(
             getter,
             lua.create_function(move |_, ()| -> mlua::Result<()> { Err(mlua::Error::RuntimeError(msg.clone())) })?,

@@ -97,7 +97,7 @@ fn a_library_outside_match_fails() {
     let text = "local packet = require('suricata.packet')\nlocal p = packet.get()\nfunction init(a) return {} end\nfunction match(a) return 1 end";
     let rules = script("early", text);
     let e = LuaScript::load("early.lua", &rules, &LuaSettings::default()).unwrap_err();
-    assert!(e.contains("only available while the script's match function runs"), "{e}");
+    assert!(e.contains("only available while the script's match or log function runs"), "{e}");
 }
 
 #[test]
