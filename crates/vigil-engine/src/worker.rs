@@ -534,6 +534,9 @@ impl Worker {
         // Firewall mode's `pre_flow` table: a packet it drops never reaches the flow table.
         let fw_pre = root && !p.fragment && self.detector.rules.firewall.is_some();
         if fw_pre && self.detector.fw_pre(PacketHook::PreFlow, p, None, None, None, outputs)? {
+            if outputs.wants_lua_packets() {
+                outputs.lua_packet(p, None);
+            }
             return outputs.packet(p, StreamEventSet::default(), None);
         }
         // A fragment has no flow of its own, but the UDP tunnel it came in does.
@@ -566,6 +569,9 @@ impl Worker {
                     outputs,
                 )? {
                     f.frozen |= f.ext.detect.dropped;
+                    if outputs.wants_lua_packets() {
+                        outputs.lua_packet(p, Some(&lua_flow(f)));
+                    }
                     return outputs.packet(p, StreamEventSet::default(), Some(h.id));
                 }
             }
@@ -744,8 +750,17 @@ impl Worker {
             outputs.pcap_log(p, self.pcap_mark(flow, tagged, alerted_now))?;
         }
         let Some((reassembled, datagram, mut frame)) = defragged else {
+            if outputs.wants_lua_packets() {
+                // What this packet raised counts: packet loggers run after detection.
+                let lf = flow.and_then(|h| self.flows.get(h)).map(lua_flow);
+                let lf = lf.map(|f| vigil_detect::lua::LuaFlow { has_alerts: f.has_alerts || alerted_now, ..f });
+                outputs.lua_packet(p, lf.as_ref());
+            }
             return outputs.packet(p, events, flow.filter(|_| !p.fragment).map(|h| h.id));
         };
+        if outputs.wants_lua_packets() {
+            outputs.lua_packet(p, None);
+        }
         let mut result = outputs.packet(p, events, None);
         if reassembled && result.is_ok() {
             // The datagram is inspected once, as a packet of its own in the

@@ -207,7 +207,7 @@ fn output_scripts_log_transactions_alerts_flows_packets_and_stats() {
         ("http.lua", "local http = require('suricata.http')\nfunction init(a) return {protocol = 'http'} end\nfunction log(a) local tx = http.get_tx() out:write(tx:request_line() .. '|' .. tx:request_host() .. '\\n') end\n", "http.out"),
         ("alerts.lua", "local rule = require('suricata.rule')\nfunction init(a) return {type = 'packet', filter = 'alerts'} end\nfunction log(a) local r = rule.get_rule() out:write(r:sid() .. ' ' .. r:rev() .. ' ' .. r:msg() .. '\\n') end\n", "alerts.out"),
         ("flow.lua", "local flow = require('suricata.flow')\nfunction init(a) return {type = 'flow'} end\nfunction log(a) local f = flow.get() local p, b, q, c = f:stats() out:write(table.concat({f:tuple()}, ',') .. ' ' .. f:app_layer_proto() .. ' ' .. p .. ' ' .. q .. ' ' .. tostring(f:has_alerts()) .. '\\n') end\n", "flow.out"),
-        ("packets.lua", "local packet = require('suricata.packet')\nfunction init(a) return {type = 'packet'} end\nfunction log(a) out:write(packet.get():pcap_cnt() .. '\\n') end\n", "packets.out"),
+        ("packets.lua", "local packet = require('suricata.packet')\nlocal flow = require('suricata.flow')\nfunction init(a) return {type = 'packet'} end\nfunction log(a) out:write(packet.get():pcap_cnt() .. ' ' .. select(6, flow.get():tuple()) .. '\\n') end\n", "packets.out"),
         ("stats.lua", "function init(a) return {type = 'stats'} end\nfunction log(a) for _, c in ipairs(a) do if c.name == 'decoder.pkts' then out:write(c.tmname .. ' ' .. c.value .. '\\n') end end end\n", "stats.out"),
     ];
     for (file, body, out) in scripts {
@@ -236,7 +236,8 @@ fn output_scripts_log_transactions_alerts_flows_packets_and_stats() {
     assert!(first.starts_with("4,198.18.0.1,198.18.0.2,6,40000,80 http "), "{flow}");
     assert!(first.ends_with(" true"), "{flow}");
     let packets: Vec<String> = read("packets.out").lines().map(str::to_string).collect();
-    let want: Vec<String> = (1..=frames).map(|n| n.to_string()).chain(["done".to_string()]).collect();
+    // Each packet with its flow (the server's port from the flow's tuple).
+    let want: Vec<String> = (1..=frames).map(|n| format!("{n} 80")).chain(["done".to_string()]).collect();
     assert_eq!(packets, want);
     assert!(read("stats.out").contains(&format!("Total {frames}\n")), "{}", read("stats.out"));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -93,8 +93,13 @@ impl LuaOutputs {
         self.each(|l| *l == LuaLogs::Alerts, |o| o.log(&input));
     }
 
-    pub(crate) fn packet(&mut self, p: &Packet<'_>) {
-        let input = LuaInput { p: Some(p), flow: None, tx: None, stream: None, rule: None };
+    /// Whether some script logs every packet.
+    pub(crate) fn wants_packets(&self) -> bool {
+        self.scripts.iter().any(|s| s.logs == LuaLogs::Packets)
+    }
+
+    pub(crate) fn packet(&mut self, p: &Packet<'_>, flow: Option<&LuaFlow>) {
+        let input = LuaInput { p: Some(p), flow, tx: None, stream: None, rule: None };
         self.each(|l| *l == LuaLogs::Packets, |o| o.log(&input));
     }
 

@@ -681,9 +681,6 @@ impl Outputs {
         stream_events: StreamEventSet,
         flow_id: Option<u64>,
     ) -> Result<(), EngineError> {
-        if !self.lua.is_empty() {
-            self.lua.packet(p);
-        }
         if p.events.is_empty() && stream_events.is_empty() {
             return Ok(());
         }
@@ -1099,6 +1096,16 @@ impl Outputs {
     /// flow described (`suricata.flow`).
     pub(crate) fn wants_lua_flows(&self) -> bool {
         self.lua.wants_transactions()
+    }
+
+    /// True when a Lua output script logs every packet.
+    pub(crate) fn wants_lua_packets(&self) -> bool {
+        self.lua.wants_packets()
+    }
+
+    /// A packet for the Lua output scripts that log packets, with its flow.
+    pub(crate) fn lua_packet(&mut self, p: &Packet<'_>, flow: Option<&vigil_detect::lua::LuaFlow>) {
+        self.lua.packet(p, flow);
     }
 
     /// The counters of a stats record, for Lua output scripts.
