@@ -902,7 +902,7 @@ impl Outputs {
         upgraded_from: Option<AppProto>,
         lua_flow: Option<&vigil_detect::lua::LuaFlow>,
     ) -> Result<(), EngineError> {
-        if !self.lua.is_empty() {
+        if self.lua.wants_transactions() {
             self.lua.transaction(p, tx, lua_flow);
         }
         // `swap` turns the packet to the record's direction; the files want it turned to the server's.
@@ -1089,7 +1089,7 @@ impl Outputs {
 
     /// True when some output logs transaction records.
     pub(crate) fn wants_transactions(&self) -> bool {
-        self.sinks.iter().any(|s| s.table != 0 || s.files) || self.file_store.is_some() || !self.lua.is_empty()
+        self.sinks.iter().any(|s| s.table != 0 || s.files) || self.file_store.is_some() || self.lua.wants_transactions()
     }
 
     /// True when a Lua output script logs transactions, which want their
