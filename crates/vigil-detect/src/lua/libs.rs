@@ -1,6 +1,6 @@
 //! The `suricata.*` libraries a script can `require`, with Suricata 8's
 //! names: `packet`, `flow`, `rule`, `http`, `dns`, `ssh`, `tls`, `ja3`,
-//! `smtp`, `config`, `base64`, `hashing` and `log`. The libraries of data
+//! `smtp`, `config`, `base64`, `hashing`, `log` and `util`. The libraries of data
 //! (`packet`, `flow`, `rule` and the protocols) are tables whose
 //! `get`/`get_tx` functions are bound for each call of `match` or `log`
 //! ([`bind`]): outside one they fail.
@@ -29,6 +29,7 @@ const LIBS: &[&str] = &[
     "suricata.base64",
     "suricata.hashing",
     "suricata.log",
+    "suricata.util",
 ];
 
 /// Log lines scripts wrote with `suricata.log`, kept until the run logs them.
@@ -44,6 +45,23 @@ pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
     fill_base64(lua, &loaded.get::<Table>("suricata.base64")?)?;
     fill_hashing(lua, &loaded.get::<Table>("suricata.hashing")?)?;
     fill_log(lua, &loaded.get::<Table>("suricata.log")?)?;
+    // `thread_info()`: the calling thread's id and name (`W#01` for a
+    // worker), as Suricata's answers.
+    loaded.get::<Table>("suricata.util")?.set(
+        "thread_info",
+        lua.create_function(|lua, _: mlua::MultiValue| {
+            let t = lua.create_table()?;
+            t.set("id", i64::from(rustix::thread::gettid().as_raw_nonzero().get()))?;
+            // In the `single` runmode the one worker is the main thread:
+            // Suricata names it `W#01` there too.
+            let name = match std::thread::current().name() {
+                None | Some("main") => "W#01".to_string(),
+                Some(n) => n.to_string(),
+            };
+            t.set("name", name)?;
+            Ok(t)
+        })?,
+    )?;
     for (lib, getter) in [
         ("suricata.packet", "get"),
         ("suricata.rule", "get_rule"),

@@ -108,3 +108,12 @@ fn thread_init_runs_before_match() {
     let (m, states) = run_on_get(&s);
     assert!(m, "{:?}", states.messages);
 }
+
+#[test]
+fn util_thread_info_names_the_thread() {
+    let text = "local util = require('suricata.util')\nfunction init(a) return {} end\nfunction match(a) local t = util.thread_info() return (t.id > 0 and type(t.name) == 'string') and 1 or 0 end";
+    let rules = script("util", text);
+    let s = LuaScript::load("util.lua", &rules, &LuaSettings::default()).unwrap();
+    let (m, states) = run_on_get(&s);
+    assert!(m, "{:?}", states.messages);
+}
