@@ -520,7 +520,8 @@ fn parse_base64_number(name: &str, val: &str) -> Result<u32, String> {
     }
 }
 
-fn base64_value(c: u8) -> Option<u8> {
+/// A character's value in the standard base64 alphabet.
+pub(crate) fn base64_value(c: u8) -> Option<u8> {
     match c {
         b'A'..=b'Z' => Some(c - b'A'),
         b'a'..=b'z' => Some(c - b'a' + 26),

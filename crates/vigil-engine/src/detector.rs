@@ -74,49 +74,11 @@ pub struct FwCounts {
 
 /// The flow as Lua's `suricata.flow` shows it.
 fn lua_flow(a: &FlowAtAlert, p: &Packet<'_>, info: Option<FlowInfo>) -> vigil_detect::lua::LuaFlow {
-    let name = |proto: Option<AppProto>| proto.map_or("unknown", |p| p.name());
-    let (app, ts, tc) = match info {
-        Some(i) => (Some(i.app_proto), i.dir_proto.to_server.get(i.app_proto), i.dir_proto.to_client.get(i.app_proto)),
-        None => (None, AppProto::Unknown, AppProto::Unknown),
+    let sides = crate::outputs::LuaSides {
+        ts: info.map(|i| i.dir_proto.to_server.get(i.app_proto)),
+        tc: info.map(|i| i.dir_proto.to_client.get(i.app_proto)),
     };
-    let (sport, dport) = a.eve.ports.unwrap_or((0, 0));
-    vigil_detect::lua::LuaFlow {
-        id: a.id,
-        start: a.eve.start,
-        last: p.ts,
-        src: a.eve.src_ip,
-        dst: a.eve.dest_ip,
-        sport,
-        dport,
-        ip_proto: p.proto,
-        app: [name(app), name(Some(ts)), name(Some(tc)), name(a.orig), "unknown"],
-        stats: [a.eve.pkts_toserver, a.eve.bytes_toserver, a.eve.pkts_toclient, a.eve.bytes_toclient],
-        has_alerts: a.alerted,
-    }
-}
-
-/// Writes what Lua scripts raised to the log outputs and the console, as
-/// Suricata logs it under `detect-lua` (`lua-log` for a script's own lines).
-fn log_lua_messages(scratch: &mut DetectScratch, log: Option<&(vigil_config::Logging, std::path::PathBuf)>) {
-    use vigil_config::LogLevel;
-    let records: Vec<crate::log::LogRecord> = std::mem::take(&mut scratch.lua.messages)
-        .into_iter()
-        .map(|(level, m)| {
-            let (level, module) = match level {
-                "Warning" => (LogLevel::Warning, "detect-lua"),
-                other => (LogLevel::parse(other).unwrap_or(LogLevel::Info), "lua-log"),
-            };
-            crate::log::LogRecord::new(level, module, m)
-        })
-        .collect();
-    for r in records.iter().filter(|r| r.level <= LogLevel::Warning) {
-        let level = if r.level == LogLevel::Error { "error" } else { "warning" };
-        eprintln!("vigil: {level}: {}: {}", r.module, r.message);
-    }
-    if let Some(log) = log {
-        // A log file that cannot be written was warned about at start-up.
-        let _ = crate::log::write(&log.0, &log.1, &records);
-    }
+    crate::outputs::lua_flow(a, p.proto, p.ts, info.map(|i| i.app_proto), sides)
 }
 
 impl Detector {
@@ -228,7 +190,8 @@ impl Detector {
             self.scratch.lua.messages.extend(vigil_detect::lua::take_transform_messages());
         }
         if !self.scratch.lua.messages.is_empty() {
-            log_lua_messages(&mut self.scratch, self.runtime_log.as_deref());
+            let messages = std::mem::take(&mut self.scratch.lua.messages);
+            crate::log::write_lua(messages, "detect-lua", self.runtime_log.as_deref());
         }
         // Bits and counters set now are in this packet's records already, as in Suricata.
         if let (Some(st), Some(id)) = (state.as_deref_mut().filter(|st| st.vars_changed), flow_id) {

@@ -106,6 +106,33 @@ pub(crate) fn load_summary_records(
     out
 }
 
+/// Writes what Lua scripts raised while running (each message with its
+/// level's name) to the `logging` outputs of `log` (outputs and their
+/// directory) and, at warning and above, to the console: failures
+/// (`Warning`) under `module` (`detect-lua`), a script's own
+/// `suricata.log` lines under `lua-log`, as Suricata logs them.
+pub(crate) fn write_lua(
+    messages: Vec<(&'static str, String)>,
+    module: &str,
+    log: Option<&(Logging, std::path::PathBuf)>,
+) {
+    let records: Vec<LogRecord> = messages
+        .into_iter()
+        .map(|(level, m)| match level {
+            "Warning" => LogRecord::new(LogLevel::Warning, module, m),
+            other => LogRecord::new(LogLevel::parse(other).unwrap_or(LogLevel::Info), "lua-log", m),
+        })
+        .collect();
+    for r in records.iter().filter(|r| r.level <= LogLevel::Warning) {
+        let level = if r.level == LogLevel::Error { "error" } else { "warning" };
+        eprintln!("vigil: {level}: {}: {}", r.module, r.message);
+    }
+    if let Some(log) = log {
+        // A log file that cannot be written was warned about at start-up.
+        let _ = write(&log.0, &log.1, &records);
+    }
+}
+
 /// Appends `records` to every `logging` file output, each keeping the
 /// records at or above its level. A relative file name is in `log_dir`.
 /// A file that cannot be written is a warning, as in Suricata: the run

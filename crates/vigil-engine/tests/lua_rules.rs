@@ -25,21 +25,23 @@ fn run(name: &str, rules: &str, scripts: &[(&str, &str)]) -> (Vec<Value>, String
     let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types: [alert, stats]\n\
                 logging:\n  outputs:\n    - file:\n        enabled: yes\n        filename: vigil.log\n        level: info\n";
     std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
-    let opts = RunOptions {
-        config: Some(dir.join("vigil.yaml")),
-        inputs: vec![dir.join("in.pcap")],
-        log_dir: Some(dir.clone()),
-        checksum: Some("none".into()),
-        exclusive_rules: vec![dir.join("test.rules")],
-        sets: vec![format!("default-rule-path={}", dir.display())],
-        ..Default::default()
-    };
-    vigil_engine::run_offline(&opts, &mut |_| {}).unwrap();
+    run_in(&dir);
     let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
     let recs = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let log = std::fs::read_to_string(dir.join("vigil.log")).unwrap_or_default();
     std::fs::remove_dir_all(&dir).unwrap();
     (recs, log)
+}
+
+/// An offline run of `dir/in.pcap` with `dir/test.rules` and
+/// `dir/vigil.yaml`, scripts found in `dir` (`default-rule-path`).
+fn run_in(dir: &std::path::Path) {
+    let opts = RunOptions {
+        config: Some(dir.join("vigil.yaml")),
+        sets: vec![format!("default-rule-path={}", dir.display())],
+        ..common::offline_opts(dir)
+    };
+    vigil_engine::run_offline(&opts, &mut |_| {}).unwrap();
 }
 
 fn sids(recs: &[Value]) -> Vec<u64> {
@@ -218,15 +220,7 @@ fn output_scripts_log_transactions_alerts_flows_packets_and_stats() {
         dir.display()
     );
     std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
-    let opts = RunOptions {
-        config: Some(dir.join("vigil.yaml")),
-        inputs: vec![dir.join("in.pcap")],
-        log_dir: Some(dir.clone()),
-        checksum: Some("none".into()),
-        exclusive_rules: vec![dir.join("test.rules")],
-        ..Default::default()
-    };
-    vigil_engine::run_offline(&opts, &mut |_| {}).unwrap();
+    run_in(&dir);
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
     assert_eq!(read("http.out"), "GET /index.html?a=1 HTTP/1.1|www.example.test\ndone\n");
     assert_eq!(read("alerts.out"), "7 3 get\ndone\n");
@@ -276,15 +270,7 @@ fn smtp_library_reads_the_envelope_and_header_fields() {
         dir.display()
     );
     std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
-    let opts = RunOptions {
-        config: Some(dir.join("vigil.yaml")),
-        inputs: vec![dir.join("in.pcap")],
-        log_dir: Some(dir.clone()),
-        checksum: Some("none".into()),
-        exclusive_rules: vec![dir.join("test.rules")],
-        ..Default::default()
-    };
-    vigil_engine::run_offline(&opts, &mut |_| {}).unwrap();
+    run_in(&dir);
     let out = std::fs::read_to_string(dir.join("smtp.out")).unwrap();
     assert_eq!(out, "<alice@a.test> <bob@b.test>,<carol@c.test> hello there request mime field not found\n");
     std::fs::remove_dir_all(&dir).unwrap();

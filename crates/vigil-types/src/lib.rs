@@ -25,4 +25,4 @@ pub use direction::{Direction, PerDir};
 pub use flowkey::{FlowKey, FLOW_KEY_VLANS};
 pub use hosts::{in_block, HostTable};
 pub use linktype::LinkType;
-pub use time::{civil_from_days, Timestamp};
+pub use time::{civil_from_days, days_from_civil, Timestamp};

@@ -55,6 +55,16 @@ impl Timestamp {
     }
 }
 
+/// Days from 1970-01-01 to day `d` of month `m` of year `y` (proleptic
+/// Gregorian; Howard Hinnant's algorithm): the inverse of [`civil_from_days`].
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+}
+
 /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
 pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -78,6 +88,14 @@ mod tests {
         let t = Timestamp::from_nanos(-1);
         assert_eq!(t.secs(), -1);
         assert_eq!(t.subsec_nanos(), 999_999_999);
+    }
+
+    #[test]
+    fn days_and_dates_round_trip() {
+        for days in [-719_468, -1, 0, 59, 60, 10_957, 17_863, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, i64::from(m), i64::from(d)), days, "{y}-{m}-{d}");
+        }
     }
 
     #[test]

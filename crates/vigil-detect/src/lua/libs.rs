@@ -258,16 +258,7 @@ fn tx_object<'s>(
 ) -> mlua::Result<Table> {
     let o = lua.create_table()?;
     let t = tx.tx;
-    // The first value of buffer `name` of side `side` (the buffer's own side when it has one).
-    let get = move |name: &str, side: Direction| -> Option<&'s [u8]> {
-        let (_, b) = vigil_applayer::proto::buffer(name)?;
-        let side = match b.sides {
-            vigil_applayer::proto::Sides::ToServer => Direction::ToServer,
-            vigil_applayer::proto::Sides::ToClient => Direction::ToClient,
-            vigil_applayer::proto::Sides::Both => side,
-        };
-        t.buffer(side, b.id, 0)
-    };
+    let get = move |name: &str, side: Direction| first(t, name, side);
     let string_method = |o: &Table, method: &str, name: &'static str, side: Direction, suffix: &'static [u8]| {
         o.set(
             method,
@@ -355,14 +346,27 @@ fn tx_object<'s>(
     Ok(o)
 }
 
-/// Every value of buffer `name` of side `side` (its own side when it has one).
-fn values<'s>(t: &'s dyn vigil_applayer::proto::ProtoTx, name: &str, side: Direction) -> Vec<&'s [u8]> {
-    let Some((_, b)) = vigil_applayer::proto::buffer(name) else { return Vec::new() };
+/// Buffer `name` and the side it is read from when side `side` is asked
+/// for (its own side when it has one).
+fn buffer_side(name: &str, side: Direction) -> Option<(&'static vigil_applayer::proto::BufferDef, Direction)> {
+    let (_, b) = vigil_applayer::proto::buffer(name)?;
     let side = match b.sides {
         vigil_applayer::proto::Sides::ToServer => Direction::ToServer,
         vigil_applayer::proto::Sides::ToClient => Direction::ToClient,
         vigil_applayer::proto::Sides::Both => side,
     };
+    Some((b, side))
+}
+
+/// The first value of buffer `name` of side `side`.
+fn first<'s>(t: &'s dyn vigil_applayer::proto::ProtoTx, name: &str, side: Direction) -> Option<&'s [u8]> {
+    let (b, side) = buffer_side(name, side)?;
+    t.buffer(side, b.id, 0)
+}
+
+/// Every value of buffer `name` of side `side`.
+fn values<'s>(t: &'s dyn vigil_applayer::proto::ProtoTx, name: &str, side: Direction) -> Vec<&'s [u8]> {
+    let Some((b, side)) = buffer_side(name, side) else { return Vec::new() };
     (0..if b.multi { 4096 } else { 1 }).map_while(|i| t.buffer(side, b.id, i)).collect()
 }
 
@@ -393,19 +397,17 @@ fn fill_tls<'s>(
         o.set(
             format!("get_{who}_cert_info"),
             scope.create_function(move |lua, _: mlua::MultiValue| {
-                let first = |n: &str| values(t, n, side).first().map(|v| String::from_utf8_lossy(v).into_owned());
-                let Some(subject) = first("tls.cert_subject") else { return missing(lua, "error: no cert") };
+                let text = |n: &str| first(t, n, side).map(|v| String::from_utf8_lossy(v).into_owned());
+                let Some(subject) = text("tls.cert_subject") else { return missing(lua, "error: no cert") };
                 let version = eve_version(t);
-                (version, subject, first("tls.cert_issuer"), first("tls.cert_fingerprint")).into_lua_multi(lua)
+                (version, subject, text("tls.cert_issuer"), text("tls.cert_fingerprint")).into_lua_multi(lua)
             })?,
         )?;
         o.set(
             format!("get_{who}_serial"),
-            scope.create_function(move |lua, _: mlua::MultiValue| {
-                match values(t, "tls.cert_serial", side).first() {
-                    Some(v) => String::from_utf8_lossy(v).into_owned().into_lua_multi(lua),
-                    None => missing(lua, "error: no certificate serial"),
-                }
+            scope.create_function(move |lua, _: mlua::MultiValue| match first(t, "tls.cert_serial", side) {
+                Some(v) => String::from_utf8_lossy(v).into_owned().into_lua_multi(lua),
+                None => missing(lua, "error: no certificate serial"),
             })?,
         )?;
         o.set(
@@ -440,11 +442,9 @@ fn fill_tls<'s>(
     }
     o.set(
         "get_client_sni",
-        scope.create_function(move |lua, _: mlua::MultiValue| {
-            match values(t, "tls.sni", Direction::ToServer).first() {
-                Some(v) => String::from_utf8_lossy(v).into_owned().into_lua_multi(lua),
-                None => missing(lua, "error: no server name indication"),
-            }
+        scope.create_function(move |lua, _: mlua::MultiValue| match first(t, "tls.sni", Direction::ToServer) {
+            Some(v) => String::from_utf8_lossy(v).into_owned().into_lua_multi(lua),
+            None => missing(lua, "error: no server name indication"),
         })?,
     )?;
     Ok(())
@@ -464,14 +464,7 @@ fn epoch_of(s: &str) -> Option<i64> {
     let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
     let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    // Howard Hinnant's days_from_civil.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
+    Some(vigil_types::days_from_civil(y, m, d) * 86_400 + hh * 3600 + mm * 60 + ss)
 }
 
 /// SMTP's methods: the envelope, and the message's header fields vigil
@@ -481,9 +474,7 @@ fn fill_smtp<'s>(scope: &'s Scope<'s, '_>, o: &Table, t: &'s dyn vigil_applayer:
     o.set(
         "get_mail_from",
         scope.create_function(move |_, _: mlua::MultiValue| {
-            Ok(values(t, "smtp.mail_from", Direction::ToServer)
-                .first()
-                .map(|v| String::from_utf8_lossy(v).into_owned()))
+            Ok(first(t, "smtp.mail_from", Direction::ToServer).map(|v| String::from_utf8_lossy(v).into_owned()))
         })?,
     )?;
     o.set(
@@ -506,7 +497,7 @@ fn fill_smtp<'s>(scope: &'s Scope<'s, '_>, o: &Table, t: &'s dyn vigil_applayer:
         ("x-mailer", "email.x_mailer"),
         ("received", "email.received"),
     ];
-    let has_message = move || FIELDS.iter().any(|(_, b)| !values(t, b, Direction::ToServer).is_empty());
+    let has_message = move || FIELDS.iter().any(|(_, b)| first(t, b, Direction::ToServer).is_some());
     o.set(
         "get_mime_field",
         scope.create_function(move |lua, args: mlua::MultiValue| {
@@ -514,9 +505,10 @@ fn fill_smtp<'s>(scope: &'s Scope<'s, '_>, o: &Table, t: &'s dyn vigil_applayer:
                 return missing(lua, "no mime state");
             }
             let name = last_string(&args).unwrap_or_default().to_ascii_lowercase();
-            let found = FIELDS.iter().find(|(n, _)| *n == name).and_then(|(_, b)| {
-                values(t, b, Direction::ToServer).first().map(|v| String::from_utf8_lossy(v).into_owned())
-            });
+            let found = FIELDS
+                .iter()
+                .find(|(n, _)| *n == name)
+                .and_then(|(_, b)| first(t, b, Direction::ToServer).map(|v| String::from_utf8_lossy(v).into_owned()));
             match found {
                 Some(v) => v.into_lua_multi(lua),
                 None => missing(lua, "request mime field not found"),
@@ -529,7 +521,7 @@ fn fill_smtp<'s>(scope: &'s Scope<'s, '_>, o: &Table, t: &'s dyn vigil_applayer:
             if !has_message() {
                 return missing(lua, "no mime state");
             }
-            let names = FIELDS.iter().filter(|(_, b)| !values(t, b, Direction::ToServer).is_empty()).map(|(n, _)| *n);
+            let names = FIELDS.iter().filter(|(_, b)| first(t, b, Direction::ToServer).is_some()).map(|(n, _)| *n);
             lua.create_sequence_from(names)?.into_lua_multi(lua)
         })?,
     )?;
@@ -680,7 +672,11 @@ fn fill_base64(lua: &Lua, m: &Table) -> mlua::Result<()> {
                 let bytes = s.as_bytes();
                 // RFC 2045 bodies carry line breaks and other non-alphabet bytes, skipped.
                 let cleaned: Vec<u8> = if rfc2045 {
-                    bytes.iter().copied().filter(|&c| b64_value(c).is_some() || c == b'=').collect()
+                    bytes
+                        .iter()
+                        .copied()
+                        .filter(|&c| crate::transform::base64_value(c).is_some() || c == b'=')
+                        .collect()
                 } else {
                     bytes.to_vec()
                 };
@@ -710,10 +706,6 @@ fn b64_encode(data: &[u8], pad: bool) -> Vec<u8> {
     out
 }
 
-fn b64_value(c: u8) -> Option<u8> {
-    B64.iter().position(|&x| x == c).map(|p| p as u8)
-}
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Pad {
     Required,
@@ -739,7 +731,7 @@ fn b64_decode(data: &[u8], pad: Pad) -> Option<Vec<u8>> {
     for chunk in body.chunks(4) {
         let mut n = 0u32;
         for (i, &c) in chunk.iter().enumerate() {
-            n |= u32::from(b64_value(c)?) << (18 - 6 * i);
+            n |= u32::from(crate::transform::base64_value(c)?) << (18 - 6 * i);
         }
         out.extend((0..chunk.len() - 1).map(|i| (n >> (16 - 8 * i)) as u8));
     }

@@ -125,19 +125,10 @@ impl LuaOutputs {
 
     /// The scripts' `suricata.log` lines and first failures, to vigil's log.
     fn log_messages(&mut self) {
-        use vigil_config::LogLevel;
-        let mut records = Vec::new();
-        for o in self.running.iter_mut().flatten().flatten() {
-            for (level, m) in o.messages.drain(..) {
-                let level = LogLevel::parse(level).unwrap_or(LogLevel::Info);
-                if level <= LogLevel::Warning {
-                    eprintln!("vigil: warning: lua-output: {m}");
-                }
-                records.push(crate::log::LogRecord::new(level, "lua-log", m));
-            }
-        }
-        if let (false, Some(log)) = (records.is_empty(), self.log.as_deref()) {
-            let _ = crate::log::write(&log.0, &log.1, &records);
+        let messages: Vec<_> =
+            self.running.iter_mut().flatten().flatten().flat_map(|o| std::mem::take(&mut o.messages)).collect();
+        if !messages.is_empty() {
+            crate::log::write_lua(messages, "output-lua", self.log.as_deref());
         }
     }
 }

@@ -328,7 +328,7 @@ fn parse_date(s: &str) -> Option<i64> {
         (3, _) => num(d[2], 2, 1..=31)?,
         _ => return None,
     };
-    let mut secs = (days_from_civil(y, m) + day - 1) * 86_400;
+    let mut secs = vigil_types::days_from_civil(y, m, day) * 86_400;
     if let Some(time) = time {
         let parts: Vec<&str> = time.split(':').collect();
         if parts.len() > 3 {
@@ -339,15 +339,6 @@ fn parse_date(s: &str) -> Option<i64> {
         }
     }
     Some(secs)
-}
-
-/// Days from 1970-01-01 to the first of month `m` of year `y` (proleptic Gregorian).
-fn days_from_civil(y: i64, m: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5;
-    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
 }
 
 /// The version each side announced, as Suricata keeps it: the client's first valid
