@@ -275,3 +275,53 @@ fn smtp_library_reads_the_envelope_and_header_fields() {
     assert_eq!(out, "<alice@a.test> <bob@b.test>,<carol@c.test> hello there request mime field not found\n");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A DNS query for `www.example.test` and its answer (one A record, TTL 60).
+fn dns_exchange() -> Vec<Vec<u8>> {
+    use vigil_wire::build::PacketBuilder;
+    let name = b"\x03www\x07example\x04test\x00";
+    let mut query = vec![0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0];
+    query.extend_from_slice(name);
+    query.extend_from_slice(&[0, 1, 0, 1]);
+    let mut answer = vec![0x12, 0x34, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0];
+    answer.extend_from_slice(name);
+    answer.extend_from_slice(&[0, 1, 0, 1, 0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 198, 18, 0, 9]);
+    vec![
+        PacketBuilder::ipv4(common::CLIENT, common::SERVER).udp(40000, 53).payload(&query).build_ethernet(),
+        PacketBuilder::ipv4(common::SERVER, common::CLIENT).udp(53, 40000).payload(&answer).build_ethernet(),
+    ]
+}
+
+#[test]
+fn dns_library_reads_the_query_and_the_answer() {
+    let dir = tempdir("lua-rules", "dns");
+    write_pcap(&dir.join("in.pcap"), common::spaced(&dns_exchange()));
+    // Tables numbered from 0, as Suricata 8.0.6 numbers them; recursion
+    // desired read from the request's bit 0x0080 (not set here).
+    let script = "local dns = require('suricata.dns')\nfunction init(a) return {} end\n\
+                  function match(a) local tx = dns.get_tx()\n\
+                  if tx:txid() ~= 0x1234 or tx:rrname() ~= 'www.example.test' or tx:rcode_string() ~= 'NOERROR' or tx:rcode() ~= 0 then error('header') end\n\
+                  if tx:recursion_desired() then error('rd') end\n\
+                  local an = tx:answers()\n\
+                  if #tx:queries() == 0 and tx:queries()[0].rrname == 'www.example.test' and tx:queries()[0].type == 'A' and #an == 0 and (an[0] == nil or (an[0].addr == '198.18.0.9' and an[0].ttl == 60)) then return 1 end\n\
+                  error('tables') end\n";
+    std::fs::write(dir.join("dns.lua"), script).unwrap();
+    std::fs::write(
+        dir.join("test.rules"),
+        "alert dns:request_complete any any -> any any (lua:dns.lua; sid:1;)\nalert dns:response_complete any any -> any any (lua:dns.lua; sid:2;)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("vigil.yaml"),
+        "outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types: [alert, stats]\n",
+    )
+    .unwrap();
+    run_in(&dir);
+    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+    let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let mut got = sids(&recs);
+    got.sort_unstable();
+    assert_eq!(got, [1, 2], "{:?}", lua_stats(&recs));
+    assert_eq!(lua_stats(&recs)["errors"], 0);
+}
