@@ -15,6 +15,9 @@ pub struct FlowDetect {
     pub vars_changed: bool,
     /// Flow variables `pcre` captured, by name, in the order first set.
     pub flowvars: Vec<(std::sync::Arc<str>, Vec<u8>)>,
+    /// The latest entropy `entropy` computed on each buffer (EVE's
+    /// `metadata.entropy`), as `f64` bits so the state stays `Eq`.
+    pub entropy: Vec<(std::sync::Arc<str>, u64)>,
     /// A `pass` signature matched a packet of the flow: later packets are not inspected.
     pub passed: bool,
     /// A drop of flow scope (IPS): later packets are dropped uninspected.
@@ -79,6 +82,19 @@ impl FlowDetect {
         match self.flowvars.iter_mut().find(|(n, _)| n == name) {
             Some(v) => v.1 = value,
             None if room => self.flowvars.push((name.clone(), value)),
+            None => {}
+        }
+        self.vars_changed = true;
+    }
+}
+
+impl FlowDetect {
+    /// Keeps what `entropy` computed on a buffer, in place of the last value.
+    pub fn set_entropy(&mut self, name: &std::sync::Arc<str>, value: f64) {
+        let room = self.entropy.len() < MAX_FLOWVARS;
+        match self.entropy.iter_mut().find(|(n, _)| n == name) {
+            Some(v) => v.1 = value.to_bits(),
+            None if room => self.entropy.push((name.clone(), value.to_bits())),
             None => {}
         }
         self.vars_changed = true;

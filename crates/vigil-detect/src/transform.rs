@@ -55,7 +55,16 @@ pub enum Transform {
     FromBase64(FromBase64),
     /// `luaxform`: a Lua script's `transform`.
     Lua(crate::lua::LuaXform),
+    /// `gunzip`: the gzip stream's first bytes, up to this many.
+    Gunzip(u32),
+    /// `zlib_deflate`: the zlib stream's first bytes, up to this many.
+    ZlibDeflate(u32),
 }
+
+/// What `gunzip` and `zlib_deflate` keep when the rule says nothing.
+const DECOMPRESS_DEFAULT: u32 = 1024;
+/// The largest `max-size` Suricata accepts.
+const DECOMPRESS_MAX: u64 = 16 << 20;
 
 /// A compiled `pcrexform` expression: the buffer becomes its single capture.
 /// Clones share the compiled expression.
@@ -151,7 +160,14 @@ impl Transform {
             "luaxform" => {
                 Err("luaxform needs its rule's file and the Lua settings (Transform::compile_in)".to_string())
             }
-            "gunzip" | "zlib_deflate" => Err(format!("{name} is not supported")),
+            "gunzip" | "zlib_deflate" => {
+                let max = match value {
+                    Value::None => DECOMPRESS_DEFAULT,
+                    Value::Text(opts) | Value::Str(opts) => decompress_max(name, opts)?,
+                    _ => return Err(format!("{name}: unexpected value")),
+                };
+                Ok(if name == "gunzip" { Transform::Gunzip(max) } else { Transform::ZlibDeflate(max) })
+            }
             // Not a Suricata 8 transform (newer Suricata only).
             "subslice" => Err("subslice is not supported".to_string()),
             _ => Err(format!("unknown transform {name}")),
@@ -193,6 +209,8 @@ impl Transform {
             Transform::PcreXform(_) => "pcrexform",
             Transform::FromBase64(_) => "from_base64",
             Transform::Lua(_) => "luaxform",
+            Transform::Gunzip(_) => "gunzip",
+            Transform::ZlibDeflate(_) => "zlib_deflate",
         }
     }
 
@@ -250,8 +268,58 @@ impl Transform {
             Transform::PcreXform(x) => x.apply(input, out),
             Transform::FromBase64(b) => b.apply(input, out),
             Transform::Lua(l) => l.apply(input, out),
+            Transform::Gunzip(max) => decompress(flate2::bufread::GzDecoder::new(input), *max, out),
+            Transform::ZlibDeflate(max) => decompress(flate2::bufread::ZlibDecoder::new(input), *max, out),
         }
     }
+}
+
+/// `gunzip` and `zlib_deflate` options as Suricata 8.0.6 reads them:
+/// comma-separated `key value` pairs split on one space, the only key
+/// `max-size`, a decimal number with an optional kb/kib/mb/mib/gb/gib unit
+/// (what follows the number and unit is not read), neither 0 nor above 16 MiB.
+fn decompress_max(name: &str, opts: &str) -> Result<u32, String> {
+    let mut max = None;
+    for item in opts.split(',') {
+        if item.is_empty() {
+            continue;
+        }
+        let (key, value) = match item.split(' ').collect::<Vec<_>>()[..] {
+            [k, v] => (k, v),
+            _ => return Err(format!("{name}: bad key value '{item}' (max-size <bytes>)")),
+        };
+        if key != "max-size" {
+            return Err(format!("{name}: unknown option '{key}'"));
+        }
+        if max.is_some() {
+            return Err(format!("{name}: multiple max-size values"));
+        }
+        let digits = value.bytes().take_while(u8::is_ascii_digit).count();
+        let n: u64 = value[..digits].parse().unwrap_or(0);
+        let unit = value[digits..].to_ascii_lowercase();
+        let scale =
+            [("kib", 1 << 10), ("kb", 1 << 10), ("mib", 1 << 20), ("mb", 1 << 20), ("gib", 1 << 30), ("gb", 1 << 30)]
+                .iter()
+                .find(|(u, _)| unit.starts_with(u))
+                .map_or(1, |(_, s)| *s);
+        let bytes = n.saturating_mul(scale);
+        if bytes == 0 {
+            return Err(format!("{name}: max-size 0 would always produce an empty buffer"));
+        }
+        if bytes > DECOMPRESS_MAX {
+            return Err(format!("{name}: max-size {bytes} is above the limit of {DECOMPRESS_MAX}"));
+        }
+        max = Some(bytes as u32);
+    }
+    Ok(max.unwrap_or(DECOMPRESS_DEFAULT))
+}
+
+/// One read of the decoder into a buffer of `max` bytes, as Suricata does:
+/// what it gives, cut at `max`; nothing when the stream is not valid.
+fn decompress(mut decoder: impl std::io::Read, max: u32, out: &mut Vec<u8>) {
+    out.resize(max as usize, 0);
+    let n = decoder.read(out).unwrap_or(0);
+    out.truncate(n);
 }
 
 /// Applies a chain in order; returns the final bytes (borrowing `input` when
@@ -872,8 +940,32 @@ mod tests {
     }
 
     #[test]
+    fn gunzip_and_zlib_deflate_keep_up_to_max_size() {
+        use std::io::Write;
+        let body: Vec<u8> = b"HELLO".iter().copied().cycle().take(3000).collect();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&body).unwrap();
+        let gz = gz.finish().unwrap();
+        let mut zl = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        zl.write_all(&body).unwrap();
+        let zl = zl.finish().unwrap();
+        let opt = |name: &str, o: &str| Transform::compile(name, &Value::Text(o.into())).unwrap();
+        assert_eq!(run(&t("gunzip"), &gz), &body[..1024], "the default keeps 1024 bytes");
+        assert_eq!(run(&opt("gunzip", "max-size 4kb"), &gz), body);
+        assert_eq!(run(&opt("zlib_deflate", "max-size 10"), &zl), b"HELLOHELLO");
+        assert!(run(&t("gunzip"), &zl).is_empty(), "not gzip: nothing");
+        assert!(run(&t("zlib_deflate"), &gz).is_empty(), "not zlib: nothing");
+        for bad in
+            ["max-size=10", "max-size  10", "max-size 0", "max-size 16777217", "size 10", "max-size 1,max-size 1"]
+        {
+            assert!(Transform::compile("gunzip", &Value::Text(bad.into())).is_err(), "{bad}");
+        }
+        assert_eq!(opt("gunzip", "max-size 16MiB"), Transform::Gunzip(16 << 20));
+    }
+
+    #[test]
     fn unsupported_and_unknown() {
-        for name in ["domain", "tld", "luaxform", "gunzip", "zlib_deflate", "subslice", "nope"] {
+        for name in ["domain", "tld", "luaxform", "subslice", "nope"] {
             assert!(Transform::compile(name, &Value::None).is_err(), "{name}");
         }
         assert!(Transform::compile("dotprefix", &Value::Text("x".into())).is_err());

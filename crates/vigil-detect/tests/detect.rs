@@ -443,7 +443,7 @@ alert tcp any any -> any any (msg:"dsize"; dsize:>2; content:"GET"; sid:3;)
         stream_events: Default::default(),
         stream_size: Default::default(),
         age_secs: 0,
-        detect_events: 0,
+        ..Default::default()
     };
     let stream = vigil_detect::StreamInput { chunk: None, payload_in_stream: true, pseudo: false, fresh_from: 0 };
     let mut out = Vec::new();
@@ -781,4 +781,124 @@ fn keywords_of_the_protocols_a_header_carries_mix() {
     let refused = r#"alert http any any -> any any (http.uri; content:"a"; dns.query; content:"b"; sid:1;)"#;
     let set = Loader::new().load_str(refused, "t.rules").unwrap();
     assert!(set.rules.iter().all(|r| compile(r, &Classifications::default()).is_err()));
+}
+
+/// `frame` (Ethernet, IPv4 at 14) with `opts` appended to the IPv4 header
+/// (padded to 4 bytes) and the flags/fragment-offset word set to `frag`.
+fn ipv4_with(frame: &[u8], opts: &[u8], frag: u16) -> Vec<u8> {
+    let mut opts = opts.to_vec();
+    opts.resize(opts.len().div_ceil(4) * 4, 0);
+    let mut out = frame[..34].to_vec();
+    out.extend_from_slice(&opts);
+    out.extend_from_slice(&frame[34..]);
+    out[14] = 0x40 | (5 + opts.len() / 4) as u8;
+    let total = u16::from_be_bytes([out[16], out[17]]) + opts.len() as u16;
+    out[16..18].copy_from_slice(&total.to_be_bytes());
+    out[20..22].copy_from_slice(&frag.to_be_bytes());
+    out
+}
+
+#[test]
+fn ip_header_keywords_read_options_fragment_bits_and_offset() {
+    let rules = r#"
+alert ip any any -> any any (msg:"router alert"; ipopts:rtralt; sid:1;)
+alert ip any any -> any any (msg:"record route"; ipopts:RR; sid:2;)
+alert ip any any -> any any (msg:"more fragments"; fragbits:M; sid:3;)
+alert ip any any -> any any (msg:"DF and another"; fragbits:+D; sid:4;)
+alert ip any any -> any any (msg:"not DF"; fragbits:!D; sid:5;)
+alert ip any any -> any any (msg:"offset above 100"; fragoffset:>100; sid:6;)
+alert ip any any -> any any (msg:"first fragment"; fragbits:M; fragoffset:0; sid:7;)
+alert ip any any -> any any (msg:"any option"; ipopts:any; sid:8;)
+"#;
+    let e = engine(rules, Algo::best());
+    let base = PacketBuilder::ipv4(CLIENT, SERVER).udp(1, 2).payload(b"data").build_ethernet();
+    const DF: u16 = 0x4000;
+    const MF: u16 = 0x2000;
+    assert_eq!(sids(&e, &ipv4_with(&base, &[148, 4, 0, 0], DF)), vec![1, 8], "router alert, DF alone");
+    assert_eq!(sids(&e, &ipv4_with(&base, &[7, 7, 4, 0, 0, 0, 0], DF | MF)), vec![2, 4, 8], "M alone is exact");
+    assert_eq!(sids(&e, &ipv4_with(&base, &[], MF)), vec![3, 5, 7], "first fragment of several");
+    assert_eq!(sids(&e, &ipv4_with(&base, &[], 185)), vec![5, 6], "a last fragment at 1480 bytes");
+    let v6 = PacketBuilder::ipv6([0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], [0x20; 16])
+        .udp(1, 2)
+        .payload(b"x")
+        .build_ethernet();
+    assert!(sids(&e, &v6).is_empty(), "IPv4 header keywords never match IPv6");
+}
+
+#[test]
+fn ip_header_keywords_refuse_what_suricata_refuses() {
+    for bad in ["fragoffset:!5", "fragbits:m", "fragbits:X", "ipopts:lsrre", "ipopts:rr,ts", "l3_proto:ip"] {
+        let set = Loader::new().load_str(&format!("alert ip any any -> any any ({bad}; sid:1;)\n"), "t.rules").unwrap();
+        assert_eq!(set.errors.len(), 1, "{bad} is refused");
+    }
+    // Suricata reads the first run of bits and the leading number.
+    for ok in ["fragbits:M,D", "fragoffset:0x10", "ipopts:LSRR", "l3_proto:IP6"] {
+        let set = Loader::new().load_str(&format!("alert ip any any -> any any ({ok}; sid:1;)\n"), "t.rules").unwrap();
+        assert!(set.errors.is_empty(), "{ok}: {:?}", set.errors);
+    }
+}
+
+#[test]
+fn tcp_window_scale_and_l3_proto() {
+    let rules = r#"
+alert tcp any any -> any any (msg:"wscale 7"; tcp.wscale:7; sid:1;)
+alert tcp any any -> any any (msg:"wscale not 7"; tcp.wscale:!7; sid:2;)
+alert tcp any any -> any any (msg:"ipv4 and syn"; l3_proto:ipv4; flags:S; sid:3;)
+alert tcp any any -> any any (msg:"ipv6 and syn"; l3_proto:ipv6; flags:S; sid:4;)
+"#;
+    let e = engine(rules, Algo::best());
+    let syn = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).tcp_flags(SYN).build_ethernet();
+    assert_eq!(sids(&e, &syn), vec![3], "without the option, no tcp.wscale matches");
+    // Options after the 20-byte TCP header: NOP, window scale 7 (then a shift of 15, read as 0).
+    for (shift, want) in [(7u8, vec![1, 3]), (15, vec![2, 3])] {
+        let mut f = syn[..54].to_vec();
+        f.extend_from_slice(&[1, 3, 3, shift]);
+        f[46] = 6 << 4;
+        let total = u16::from_be_bytes([f[16], f[17]]) + 4;
+        f[16..18].copy_from_slice(&total.to_be_bytes());
+        assert_eq!(sids(&e, &f), want, "shift {shift}");
+    }
+}
+
+#[test]
+fn flow_packet_and_byte_counts_include_the_packet() {
+    let rules = r#"
+alert tcp any any -> any any (flow.pkts:toserver,3; sid:1;)
+alert tcp any any -> any any (flow.pkts_toclient:>=2; sid:2;)
+alert tcp any any -> any any (flow.bytes:either,>1000; sid:3;)
+alert tcp any any -> any any (flow.bytes_toserver:100-200; sid:4;)
+"#;
+    let e = engine(rules, Algo::best());
+    let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(b"x").build_ethernet();
+    let fi = |pkts: (u64, u64), bytes: (u64, u64)| {
+        Some(FlowInfo {
+            to_server: true,
+            pkts: vigil_types::PerDir { to_server: pkts.0, to_client: pkts.1 },
+            bytes: vigil_types::PerDir { to_server: bytes.0, to_client: bytes.1 },
+            ..FlowInfo::default()
+        })
+    };
+    assert_eq!(sids_with_flow(&e, &f, fi((3, 0), (150, 0))), vec![1, 4]);
+    assert_eq!(sids_with_flow(&e, &f, fi((4, 2), (200, 2000))), vec![2, 3], "ranges exclude their ends");
+    assert!(sids_with_flow(&e, &f, None).is_empty(), "no flow: no counts");
+    let refused = Loader::new().load_str("alert tcp any any -> any any (flow.pkts:both,3; sid:1;)\n", "t").unwrap();
+    assert_eq!(refused.errors.len(), 1, "both is not a direction Suricata 8 knows");
+}
+
+#[test]
+fn entropy_compares_a_window_of_the_buffer() {
+    let rules = r#"
+alert tcp any any -> any any (msg:"high"; entropy:value >= 7.9; sid:1;)
+alert tcp any any -> any any (msg:"low start"; entropy:bytes 16, value 0; sid:2;)
+alert tcp any any -> any any (msg:"window past the end"; entropy:offset 300, value >= 0; sid:3;)
+alert tcp any any -> any any (msg:"after the zeros"; entropy:offset 16, value 8; sid:4;)
+"#;
+    let e = engine(rules, Algo::best());
+    let mut payload = vec![0u8; 16];
+    payload.extend(0..=255u8);
+    let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(&payload).build_ethernet();
+    assert_eq!(sids(&e, &f), vec![2, 4]);
+    let all: Vec<u8> = (0..=255).collect();
+    let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(&all).build_ethernet();
+    assert_eq!(sids(&e, &f), vec![1]);
 }

@@ -659,7 +659,21 @@ fn flow_vars_json(engine: &vigil_detect::DetectEngine, st: &vigil_detect::FlowDe
             st.flowvars.iter().map(|(n, v)| serde_json::json!({ n.as_ref(): String::from_utf8_lossy(v) })).collect();
         m.insert("flowvars".into(), vars.into());
     }
+    if !st.entropy.is_empty() {
+        let e: serde_json::Map<String, serde_json::Value> =
+            st.entropy.iter().map(|(n, v)| (n.to_string(), entropy_json(f64::from_bits(*v)))).collect();
+        m.insert("entropy".into(), e.into());
+    }
     (!m.is_empty()).then_some(serde_json::Value::Object(m))
+}
+
+/// An entropy as Suricata writes it: a whole number without a fraction.
+fn entropy_json(v: f64) -> serde_json::Value {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        (v as i64).into()
+    } else {
+        v.into()
+    }
 }
 
 fn store_sides(named: &[Direction], side: Option<Direction>) -> &'static [Direction] {

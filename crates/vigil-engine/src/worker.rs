@@ -162,6 +162,8 @@ fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> Fl
         stream_size: f.ext.tcp.as_deref().map(stream_sizes).unwrap_or_default(),
         age_secs: f.last.secs().saturating_sub(f.start.secs()).max(0) as u64,
         detect_events: 0,
+        pkts: f.pkts,
+        bytes: f.bytes,
     }
 }
 

@@ -64,6 +64,18 @@ fn table_buffer(name: &str) -> Option<BufferDef> {
 
 /// The definition of a sticky buffer by its canonical keyword name; `None`
 /// for buffers vigil has no parser for yet.
+/// Suricata's list name for a sticky buffer (what engine analysis and
+/// `entropy`'s flow variable call it): `file_data`, `http_uri`, `tls.sni`.
+pub fn list_name(buffer: &str) -> String {
+    match buffer {
+        "http.request_body" | "http.client_body" => "http_client_body".into(),
+        "http.response_body" | "file.data" => "file_data".into(),
+        "dcerpc.stub_data" => "dce_stub_data".into(),
+        b if b.starts_with("http.") => b.replace('.', "_"),
+        b => b.to_string(),
+    }
+}
+
 pub(crate) fn lookup(name: &str) -> Option<BufferDef> {
     match name {
         "file.data" => file_buffer(BufferId::FileData),

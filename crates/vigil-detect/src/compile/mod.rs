@@ -6,6 +6,7 @@
 mod app;
 mod base64;
 mod buffers;
+pub use buffers::list_name;
 mod file;
 mod frame;
 mod hdr;
@@ -19,7 +20,9 @@ pub use file::{FileHash, FileSize, FileStoreSpec, HashKind};
 pub use frame::FrameSig;
 pub use hdr::HeaderMatch;
 pub use header::{ActionOrder, Proto, RejectTo, RuleAction};
-pub use packet::{detect_event_bit, Csum, DirProto, FlowInfo, PacketCheck, SizeSide, VlanLayer, DETECT_EVENTS};
+pub use packet::{
+    detect_event_bit, CountDir, Csum, DirProto, FlowInfo, PacketCheck, SizeSide, VlanLayer, DETECT_EVENTS,
+};
 pub use tx::{BufferMatch, ProtoMode, TxSig};
 
 use crate::datasets::Datasets;
@@ -165,7 +168,8 @@ impl ActionScope {
 /// action covers the flow even when it names ports (Suricata's own tests:
 /// `pass tcp any any -> any 22` passes the SSH flow, server's packets too).
 fn header_only(s: &Signature) -> bool {
-    s.checks.is_empty()
+    // `l3_proto` narrows the header's protocol, as `ip` or `ipv6` would.
+    s.checks.iter().all(|c| matches!(c, PacketCheck::L3Ipv6(_)))
         && s.headers.is_empty()
         && s.payload.is_empty()
         && s.flowbits.tests.is_empty()

@@ -2,13 +2,13 @@
 
 use std::net::IpAddr;
 use vigil_decode::{DecodeEvent, LayerKind, Packet, Transport};
-use vigil_rules::keywords::packet::{FlagMode, TcpFlags};
+use vigil_rules::keywords::packet::{FlagMode, Fragbits, TcpFlags};
 use vigil_rules::{IntCmp, Kind, Rule, Value};
 use vigil_stream::{StreamEvent, StreamEventSet};
 use vigil_types::PerDir;
 use vigil_wire::checksum;
 use vigil_wire::icmp::Icmp;
-use vigil_wire::ipv4::Ipv4;
+use vigil_wire::ipv4::{Ipv4, Ipv4Option};
 
 /// A packet header check.
 #[derive(Debug, Clone)]
@@ -57,6 +57,28 @@ pub enum PacketCheck {
     VlanLayers(IntCmp),
     /// `flow.age`: whole seconds since the flow's first packet.
     FlowAge(IntCmp),
+    /// `flow.pkts*` (`bytes` false) and `flow.bytes*`: the flow's packets
+    /// or bytes so far, this packet included, one way or either way.
+    FlowCount {
+        bytes: bool,
+        dir: CountDir,
+        cmp: IntCmp,
+    },
+    /// `fragbits`: the IPv4 header's reserved (R), don't-fragment (D) and
+    /// more-fragments (M) bits.
+    Fragbits(Fragbits),
+    /// `fragoffset`: the fragment offset field of an IPv4 header or an
+    /// IPv6 fragment header (in 8-byte units, as written on the wire).
+    FragOffset(IntCmp),
+    /// `ipopts`: the IPv4 header carries an option of this type
+    /// (`None`: any option).
+    IpOpt(Option<u8>),
+    /// `tcp.wscale`: the window scale option's shift count.
+    Wscale(IntCmp),
+    /// `icmpv6.mtu`: the MTU of an ICMPv6 packet-too-big message.
+    Icmpv6Mtu(IntCmp),
+    /// `l3_proto`: the packet's network layer is IPv6 (`true`) or IPv4.
+    L3Ipv6(bool),
     /// `flow`: direction and state of the packet's flow.
     Flow {
         to_server: Option<bool>,
@@ -64,6 +86,15 @@ pub enum PacketCheck {
         /// `only_stream` (the packet belongs to a tracked TCP session) or `no_stream`.
         stream: Option<bool>,
     },
+}
+
+/// Which way `flow.pkts` and `flow.bytes` count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountDir {
+    ToServer,
+    ToClient,
+    /// Either direction's count passes.
+    Either,
 }
 
 /// Which VLAN header(s) `vlan.id` compares.
@@ -121,6 +152,9 @@ pub struct FlowInfo {
     pub age_secs: u64,
     /// What protocol detection raised on this packet, by [`DETECT_EVENTS`] bit.
     pub detect_events: u8,
+    /// The flow's packets and bytes each way, this packet included.
+    pub pkts: PerDir<u64>,
+    pub bytes: PerDir<u64>,
 }
 
 /// What one direction of a flow was detected as, in a byte (detection
@@ -174,6 +208,20 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
     for o in &rule.options {
         let name = o.keyword.canonical;
         match (name, &o.value) {
+            ("engine-event", Value::Text(t)) => {
+                // The full event name: the last `a.b...` word, its module first.
+                let full = t.split_whitespace().last().unwrap_or("").to_ascii_lowercase();
+                let decoded =
+                    full.strip_prefix("decoder.").and_then(|w| DecodeEvent::ALL.iter().find(|e| e.name() == w));
+                let streamed =
+                    full.strip_prefix("stream.").and_then(StreamEvent::from_name).filter(|e| e.is_suricata());
+                match (decoded, streamed) {
+                    (Some(e), _) => checks.push(PacketCheck::DecodeEvent(*e)),
+                    (_, Some(e)) => checks.push(PacketCheck::StreamEvent(e)),
+                    _ => missing.push(format!("engine-event:{full}")),
+                }
+                continue;
+            }
             ("decode-event", Value::Text(t)) => {
                 let wanted = t.trim().strip_prefix("decoder.").unwrap_or(t.trim());
                 match DecodeEvent::ALL.iter().find(|e| e.name() == wanted) {
@@ -198,6 +246,23 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
             }
             ("flow.age", Value::Int(c)) => {
                 checks.push(PacketCheck::FlowAge(*c));
+                continue;
+            }
+            ("flow.pkts" | "flow.bytes", Value::IntWith(cmp, words)) => {
+                let dir = match words.first().map(String::as_str) {
+                    Some("toserver") => CountDir::ToServer,
+                    Some("toclient") => CountDir::ToClient,
+                    _ => CountDir::Either,
+                };
+                checks.push(PacketCheck::FlowCount { bytes: name == "flow.bytes", dir, cmp: *cmp });
+                continue;
+            }
+            (
+                "flow.pkts_toserver" | "flow.pkts_toclient" | "flow.bytes_toserver" | "flow.bytes_toclient",
+                Value::Int(cmp),
+            ) => {
+                let dir = if name.ends_with("toserver") { CountDir::ToServer } else { CountDir::ToClient };
+                checks.push(PacketCheck::FlowCount { bytes: name.starts_with("flow.bytes"), dir, cmp: *cmp });
                 continue;
             }
             ("stream_size", Value::StreamSize(s)) => {
@@ -245,6 +310,19 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
             },
             ("flags", Value::Flags(f)) => PacketCheck::Flags(*f),
             ("tcp.mss", Value::Int(c)) => PacketCheck::Mss(*c),
+            ("tcp.wscale", Value::Int(c)) => PacketCheck::Wscale(*c),
+            ("icmpv6.mtu", Value::Int(c)) => PacketCheck::Icmpv6Mtu(*c),
+            ("fragbits", Value::Fragbits(f)) => PacketCheck::Fragbits(*f),
+            ("fragoffset", Value::Int(c)) => PacketCheck::FragOffset(*c),
+            ("ipopts", Value::Text(t)) => PacketCheck::IpOpt(ipopt_kind(t)),
+            ("l3_proto", Value::Text(t)) => match t.as_str() {
+                "ipv4" => PacketCheck::L3Ipv6(false),
+                "ipv6" => PacketCheck::L3Ipv6(true),
+                _ => {
+                    missing.push(format!("l3_proto:{t}"));
+                    continue;
+                }
+            },
             ("vlan.id", Value::Int(c)) => PacketCheck::VlanId { cmp: *c, layer: VlanLayer::Any },
             ("vlan.id", Value::IntWith(c, words)) => {
                 let layer = match words.as_slice() {
@@ -292,6 +370,27 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
         checks.push(check);
     }
     checks
+}
+
+/// The option type `ipopts` names; `None` for `any`.
+fn ipopt_kind(name: &str) -> Option<u8> {
+    Some(match name {
+        "eol" => 0,
+        "nop" => 1,
+        "rr" => 7,
+        "ts" => 68,
+        "sec" => 130,
+        "lsrr" => 131,
+        // Snort's loose source route "with error", its own option type.
+        "lsrre" => 132,
+        "esec" => 133,
+        "satid" => 136,
+        "ssrr" => 137,
+        "qs" => 25,
+        "cipso" => 134,
+        "rtralt" => 148,
+        _ => return None,
+    })
 }
 
 /// `ip_proto` names, as Suricata accepts them (protocol names from IANA).
@@ -370,6 +469,39 @@ impl PacketCheck {
             }
             PacketCheck::VlanLayers(c) => c.matches(p.vlans().len() as u64),
             PacketCheck::FlowAge(c) => flow.is_some_and(|f| c.matches(f.age_secs)),
+            PacketCheck::FlowCount { bytes, dir, cmp } => flow.is_some_and(|f| {
+                let n = if *bytes { f.bytes } else { f.pkts };
+                match dir {
+                    CountDir::ToServer => cmp.matches(n.to_server),
+                    CountDir::ToClient => cmp.matches(n.to_client),
+                    CountDir::Either => cmp.matches(n.to_server) || cmp.matches(n.to_client),
+                }
+            }),
+            PacketCheck::Fragbits(f) => ipv4(p).is_some_and(|ip| {
+                let v = u8::from(ip.more_fragments())
+                    | u8::from(ip.dont_fragment()) << 1
+                    | u8::from(ip.reserved_flag()) << 2;
+                match f.mode {
+                    // Unlike `flags`, Suricata's `+` here wants another bit besides.
+                    FlagMode::All => v & f.bits == f.bits && v != f.bits,
+                    mode => flags_match(&TcpFlags { mode, bits: f.bits, ignore: 0 }, v),
+                }
+            }),
+            PacketCheck::FragOffset(c) => frag_offset(p).is_some_and(|o| c.matches(u64::from(o))),
+            PacketCheck::IpOpt(kind) => ipv4(p).is_some_and(|ip| {
+                ip.options().any(|o| match (o, kind) {
+                    (Ipv4Option::EndOfList, Some(0)) | (Ipv4Option::Nop, Some(1)) => true,
+                    (Ipv4Option::Tlv { kind: k, .. } | Ipv4Option::BadLength { kind: k }, Some(want)) => k == *want,
+                    (_, None) => true,
+                    _ => false,
+                })
+            }),
+            // A shift above RFC 7323's 14 reads as 0, as in Suricata.
+            PacketCheck::Wscale(c) => tcp_option(p, vigil_wire::tcp::option_kind::WSCALE)
+                .and_then(|d| d.first().copied())
+                .is_some_and(|w| c.matches(if w > 14 { 0 } else { u64::from(w) })),
+            PacketCheck::Icmpv6Mtu(c) => icmpv6_mtu(p).is_some_and(|m| c.matches(u64::from(m))),
+            PacketCheck::L3Ipv6(v6) => p.ip.is_some_and(|ip| ip.src.is_ipv6() == *v6),
             PacketCheck::Checksum { which, valid } => checksum_ok(p, *which) == Some(*valid),
             PacketCheck::DecodeEvent(e) => p.events.contains(*e),
             PacketCheck::StreamEvent(e) => flow.is_some_and(|f| f.stream_events.contains(*e)),
@@ -439,14 +571,38 @@ fn ipv4<'a>(p: &Packet<'a>) -> Option<Ipv4<'a>> {
 
 /// The value of the TCP header's MSS option.
 fn mss(p: &Packet<'_>) -> Option<u16> {
+    match tcp_option(p, vigil_wire::tcp::option_kind::MSS)? {
+        [a, b] => Some(u16::from_be_bytes([*a, *b])),
+        _ => None,
+    }
+}
+
+/// The data of the TCP header's first option of this kind.
+fn tcp_option<'a>(p: &Packet<'a>, want: u8) -> Option<&'a [u8]> {
     let l = p.layers().iter().rev().find(|l| l.kind == LayerKind::Tcp)?;
     let h = vigil_wire::tcp::Tcp::new_checked(p.data.get(l.offset as usize..)?).ok()?;
     h.options().find_map(|o| match o {
-        vigil_wire::tcp::TcpOption::Tlv { kind: vigil_wire::tcp::option_kind::MSS, data: [a, b] } => {
-            Some(u16::from_be_bytes([*a, *b]))
-        }
+        vigil_wire::tcp::TcpOption::Tlv { kind, data } if kind == want => Some(data),
         _ => None,
     })
+}
+
+/// The fragment offset field (8-byte units) of the IPv4 header, or of the
+/// IPv6 fragment header; `None` for an IPv6 packet without one.
+fn frag_offset(p: &Packet<'_>) -> Option<u16> {
+    if let Some(ip) = ipv4(p) {
+        return Some(ip.frag_offset());
+    }
+    let l = p.layers().iter().rev().find(|l| l.kind == LayerKind::Ipv6Ext && l.ext == 44)?;
+    let h = p.data.get(l.offset as usize..l.offset as usize + 4)?;
+    Some(u16::from_be_bytes([h[2], h[3]]) >> 3)
+}
+
+/// The MTU field of an ICMPv6 packet-too-big message (type 2).
+fn icmpv6_mtu(p: &Packet<'_>) -> Option<u32> {
+    let l = p.layers().iter().rev().find(|l| l.kind == LayerKind::Icmpv6)?;
+    let h = p.data.get(l.offset as usize..l.offset as usize + 8)?;
+    (h[0] == 2 && h[1] == 0).then(|| u32::from_be_bytes([h[4], h[5], h[6], h[7]]))
 }
 
 /// The ICMP header of an echo request or reply (the only messages with id and sequence).

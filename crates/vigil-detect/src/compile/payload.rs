@@ -96,6 +96,7 @@ pub(super) fn compile(
                     name,
                     "flow"
                         | "decode-event"
+                        | "engine-event"
                         | "stream-event"
                         | "flowbits"
                         | "flowint"
@@ -104,6 +105,12 @@ pub(super) fn compile(
                         | "app-layer-protocol"
                         | "stream_size"
                         | "flow.age"
+                        | "flow.pkts"
+                        | "flow.pkts_toserver"
+                        | "flow.pkts_toclient"
+                        | "flow.bytes"
+                        | "flow.bytes_toserver"
+                        | "flow.bytes_toclient"
                         | "app-layer-event"
                         | "bypass"
                 ) =>
@@ -382,6 +389,16 @@ pub(super) fn compile(
                 }
                 Err(e) => {
                     missing.push(format!("{name} ({e})"));
+                    continue;
+                }
+            },
+            Value::Text(t) if name == "entropy" => match vigil_rules::keywords::entropy::parse(t) {
+                Ok(spec) => {
+                    let var = sticky.map_or_else(|| "content".to_string(), super::buffers::list_name).into();
+                    (Step::Entropy { spec, var }, target(None, false, &mut out, last))
+                }
+                Err(e) => {
+                    errors.push(format!("entropy: {}", e.reason));
                     continue;
                 }
             },

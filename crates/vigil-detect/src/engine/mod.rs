@@ -504,6 +504,7 @@ impl DetectEngine {
             }
             s.inspect.matched_in_stream = false;
             s.inspect.captured.clear();
+            s.inspect.entropy.clear();
             if !sig.bit_tests.iter().all(|t| t.matches(state.as_deref().map(|st| &st.bits))) {
                 continue;
             }
@@ -566,6 +567,12 @@ impl DetectEngine {
                     };
                     sig.lua.iter().all(|script| s.lua.run(script, &input))
                 });
+            // What `entropy` computed stays with the flow, match or not.
+            if !s.inspect.entropy.is_empty() {
+                if let Some(st) = state.as_deref_mut() {
+                    s.inspect.entropy.iter().for_each(|(n, v)| st.set_entropy(n, *v));
+                }
+            }
             // Host bits last: all workers share them, and offline a worker
             // may wait its turn to read them.
             if !ok || (!sig.host_tests.is_empty() && !host_tests_match(&s.hosts, &sig.host_tests, p)) {

@@ -37,6 +37,13 @@ pub enum Step {
     ByteMath(ByteMath),
     /// `base64_decode` and the keywords of its `base64_data`.
     Base64(Base64Step),
+    /// `entropy`: the window's Shannon entropy, compared; the value goes
+    /// to the flow variable `var` (the buffer's Suricata list name)
+    /// whether or not it passes.
+    Entropy {
+        spec: vigil_rules::keywords::entropy::EntropySpec,
+        var: std::sync::Arc<str>,
+    },
 }
 
 impl Step {
@@ -51,6 +58,7 @@ impl Step {
             Step::ByteExtract(b) => b.relative,
             Step::ByteMath(b) => b.relative,
             Step::Base64(b) => b.relative,
+            Step::Entropy { .. } => false,
         }
     }
 }
@@ -85,6 +93,9 @@ pub struct InspectCtx {
     /// What the signature being evaluated captured (`pcre` groups with a
     /// variable), kept when it matches.
     pub captured: pcre::Captured,
+    /// What `entropy` keywords of the signature being evaluated computed,
+    /// by variable: the flow keeps them, match or not.
+    pub entropy: Vec<(std::sync::Arc<str>, f64)>,
 }
 
 /// Steps one inspection may take, backtracking included (Suricata's
@@ -111,6 +122,7 @@ impl Default for InspectCtx {
             matched_in_stream: false,
             dce_little: false,
             captured: Vec::new(),
+            entropy: Vec::new(),
         }
     }
 }
@@ -242,6 +254,27 @@ fn run(steps: &[Step], i: usize, buf: &[u8], prev_end: usize, ctx: &mut InspectC
             }
             None => Outcome::NoMatch,
         },
+        Step::Entropy { spec, var } => {
+            let start = usize::try_from(spec.offset).unwrap_or(0);
+            let Some(rest) = buf.get(start..) else { return Outcome::NoMatch };
+            let window = match usize::try_from(spec.bytes) {
+                Ok(n) if n > 0 => match rest.get(..n) {
+                    Some(w) => w,
+                    None => return Outcome::NoMatch,
+                },
+                _ => rest,
+            };
+            let value = vigil_rules::keywords::entropy::shannon(window);
+            match ctx.entropy.iter_mut().find(|(n, _)| n == var) {
+                Some(slot) => slot.1 = value,
+                None => ctx.entropy.push((var.clone(), value)),
+            }
+            if spec.value.matches(value) {
+                run(steps, i + 1, buf, prev_end, ctx)
+            } else {
+                Outcome::NoMatch
+            }
+        }
         Step::Base64(b) => {
             // Out of `ctx` while its keywords run with it; put back for reuse.
             let mut decoded = std::mem::take(&mut ctx.decoded);

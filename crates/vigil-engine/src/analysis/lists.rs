@@ -243,13 +243,7 @@ fn mpm(rule: &Rule, sig: &Signature) -> Option<Value> {
 
 /// Suricata's list name for a sticky buffer.
 fn list_name(buffer: &str) -> String {
-    match buffer {
-        "http.request_body" | "http.client_body" => "http_client_body".into(),
-        "http.response_body" | "file.data" => "file_data".into(),
-        "dcerpc.stub_data" => "dce_stub_data".into(),
-        b if b.starts_with("http.") => b.replace('.', "_"),
-        b => b.to_string(),
-    }
+    vigil_detect::compile::list_name(buffer)
 }
 
 /// What a packet must be for the rule to be tried: with or without a

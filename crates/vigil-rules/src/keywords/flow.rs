@@ -18,8 +18,20 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("pktvar", Kind::Flow, Required, p_text, "compare a packet variable"),
     kw!("stream_size", Kind::Flow, Required, p_stream_size, "bytes seen on the stream: side, operator, value"),
     kw!("flow.age", Kind::Flow, Required, p_u32, "flow age in seconds"),
-    kw!("flow.pkts", Kind::Flow, Required, p_text, "packets in the flow: direction, comparison"),
-    kw!("flow.bytes", Kind::Flow, Required, p_text, "bytes in the flow: direction, comparison"),
+    kw!(
+        "flow.pkts",
+        Kind::Flow,
+        Required,
+        p_flow_count,
+        "packets in the flow: toserver, toclient or either, then a comparison"
+    ),
+    kw!(
+        "flow.bytes",
+        Kind::Flow,
+        Required,
+        p_flow_count,
+        "bytes in the flow: toserver, toclient or either, then a comparison"
+    ),
     kw!("flow.pkts_toserver", Kind::Flow, Required, p_u32, "packets to the server"),
     kw!("flow.pkts_toclient", Kind::Flow, Required, p_u32, "packets to the client"),
     kw!("flow.bytes_toserver", Kind::Flow, Required, p_u64, "bytes to the server"),
@@ -334,6 +346,21 @@ pub struct StreamSize {
     /// `server`, `client`, `both` or `either`.
     pub side: String,
     pub cmp: IntCmp,
+}
+
+/// `flow.pkts` and `flow.bytes`: `toserver`, `toclient` or `either`, then
+/// an integer comparison (kept as the comparison with the direction word).
+fn p_flow_count(s: &str) -> VResult<Value> {
+    let Some((dir, cmp)) = s.split_once(',') else {
+        return verr(0, "expected a direction (toserver, toclient, either) and a comparison");
+    };
+    let (off, d) = trim(dir);
+    if !matches!(d, "toserver" | "toclient" | "either") {
+        return verr(off, format!("unknown direction '{d}' (toserver, toclient, either)"));
+    }
+    let at = dir.len() + 1;
+    let cmp = IntCmp::parse(cmp, u64::MAX).map_err(|e| e.shift(at))?;
+    Ok(Value::IntWith(cmp, vec![d.to_string()]))
 }
 
 fn p_stream_size(s: &str) -> VResult<Value> {

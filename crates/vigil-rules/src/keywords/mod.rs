@@ -9,6 +9,7 @@ pub mod app;
 pub mod buffers;
 pub mod bytes;
 pub mod dataset;
+pub mod entropy;
 pub mod flow;
 pub mod meta;
 pub mod packet;

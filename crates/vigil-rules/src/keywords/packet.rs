@@ -13,7 +13,7 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("id", Kind::Packet, Required, p_u16, "IPv4 identification"),
     kw!("ipopts", Kind::Packet, Required, p_ipopts, "IPv4 option present: rr, eol, nop, ts, sec, ..."),
     kw!("fragbits", Kind::Packet, Required, p_fragbits, "IPv4 fragment bits M, D, R with + * ! modifiers"),
-    kw!("fragoffset", Kind::Packet, Required, p_u16, "IPv4 fragment offset"),
+    kw!("fragoffset", Kind::Packet, Required, p_fragoffset, "fragment offset field (8-byte units): [<|>]n"),
     kw!("sameip", Kind::Packet, None, p_none, "source and destination address are equal"),
     kw!("ip_proto", Kind::Packet, Required, p_int_or_name, "IP protocol number or name"),
     kw!("flags", Kind::Packet, Required, p_flags, "TCP flags with + * ! modifiers and an optional mask"),
@@ -24,7 +24,7 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("tcp.ack" => "ack", Kind::Packet, Required, p_u32, "TCP acknowledgement number (same as ack)"),
     kw!("window", Kind::Packet, Required, p_u16, "TCP window size"),
     kw!("tcp.window" => "window", Kind::Packet, Required, p_u16, "TCP window size (same as window)"),
-    kw!("l3_proto", Kind::Packet, Required, p_text, "the network layer protocol: ipv4, ipv6 or an EtherType number"),
+    kw!("l3_proto", Kind::Packet, Required, p_l3_proto, "the network layer protocol: ipv4 or ipv6"),
     kw!("template2", Kind::Packet, Required, p_u8, "Suricata's example keyword, kept for its tests"),
     kw!("tcp.mss", Kind::Packet, Required, p_u16, "TCP MSS option value"),
     kw!("tcp.wscale", Kind::Packet, Required, p_u8, "TCP window scale option value"),
@@ -66,13 +66,51 @@ fn p_tos(s: &str) -> VResult<Value> {
     }
 }
 
+/// `ipopts:<name>`: one option, by name, in any case.
 fn p_ipopts(s: &str) -> VResult<Value> {
     let (off, t) = trim(s);
-    const OPTS: &[&str] = &["rr", "eol", "nop", "ts", "sec", "esec", "lsrr", "lsrre", "ssrr", "satid", "rtralt", "any"];
-    if !OPTS.contains(&t) {
+    const OPTS: &[&str] =
+        &["rr", "eol", "nop", "ts", "sec", "esec", "lsrr", "ssrr", "satid", "qs", "cipso", "rtralt", "any"];
+    let name = t.to_ascii_lowercase();
+    if !OPTS.contains(&name.as_str()) {
         return verr(off, format!("unknown IP option '{t}'"));
     }
-    Ok(Value::Text(t.to_string()))
+    Ok(Value::Text(name))
+}
+
+/// `fragoffset:[<|>]<n>`: the 13-bit field, equal, below or above. As in
+/// Suricata, anything after the number is ignored and `!` is refused.
+fn p_fragoffset(s: &str) -> VResult<Value> {
+    let (off, t) = trim(s);
+    let (op, rest) = match t.as_bytes().first() {
+        Some(b'<') => (Some(false), &t[1..]),
+        Some(b'>') => (Some(true), &t[1..]),
+        _ => (None, t),
+    };
+    let rest = rest.trim_start();
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return verr(off, format!("invalid fragoffset '{t}': [<|>]number"));
+    }
+    let Ok(n) = rest[..digits].parse::<u16>() else {
+        return verr(off, format!("fragment offset {} is not valid", &rest[..digits]));
+    };
+    let n = u64::from(n);
+    Ok(Value::Int(match op {
+        None => IntCmp::Eq(n),
+        Some(false) => IntCmp::Lt(n),
+        Some(true) => IntCmp::Gt(n),
+    }))
+}
+
+/// `l3_proto:ipv4|ip4|ipv6|ip6`, in any case.
+fn p_l3_proto(s: &str) -> VResult<Value> {
+    let (off, t) = trim(s);
+    match t.to_ascii_lowercase().as_str() {
+        "ipv4" | "ip4" => Ok(Value::Text("ipv4".into())),
+        "ipv6" | "ip6" => Ok(Value::Text("ipv6".into())),
+        _ => verr(off, format!("invalid l3 proto '{t}' (ipv4, ipv6)")),
+    }
 }
 
 fn p_csum(s: &str) -> VResult<Value> {
@@ -212,27 +250,25 @@ pub struct Fragbits {
     pub bits: u8,
 }
 
+/// `fragbits:[+*!]MDR`. Suricata reads the first run of upper-case bit
+/// letters and ignores what follows it (`M,D` is `M`).
 fn p_fragbits(s: &str) -> VResult<Value> {
     let (off, t) = trim(s);
-    let mut mode = FlagMode::Exact;
+    let (mode, rest, at) = match t.chars().next().and_then(mode_of) {
+        Some(m) => (m, t[1..].trim_start(), off + 1 + (t.len() - 1 - t[1..].trim_start().len())),
+        None => (FlagMode::Exact, t, off),
+    };
     let mut bits = 0u8;
-    for (i, c) in t.char_indices() {
-        if let Some(m) = mode_of(c) {
-            if mode != FlagMode::Exact {
-                return verr(off + i, "more than one flag modifier");
-            }
-            mode = m;
-            continue;
-        }
-        bits |= match c.to_ascii_uppercase() {
+    for c in rest.chars() {
+        bits |= match c {
             'M' => 0x01,
             'D' => 0x02,
             'R' => 0x04,
-            _ => return verr(off + i, format!("unknown fragment bit '{c}'")),
+            _ => break,
         };
     }
     if bits == 0 {
-        return verr(off, "no fragment bits given");
+        return verr(at, format!("invalid fragbits '{t}': [+*!] then M, D or R"));
     }
     Ok(Value::Fragbits(Fragbits { mode, bits }))
 }

@@ -28,11 +28,23 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("urilen", Kind::Payload, Required, p_urilen, "length of the HTTP URI (optionally ,norm or ,raw)"),
     kw!("isdataat", Kind::Payload, Required, super::bytes::p_isdataat, "is there data at this position"),
     kw!("absent", Kind::Payload, Optional, p_absent, "the sticky buffer is absent (or_else: or empty)"),
-    kw!("entropy", Kind::Payload, Required, p_text, "Shannon entropy of the buffer"),
+    kw!(
+        "entropy",
+        Kind::Payload,
+        Required,
+        p_entropy,
+        "Shannon entropy of the buffer: [bytes n,] [offset n,] value cmp"
+    ),
     kw!("base64_decode", Kind::Payload, Optional, super::p_opt_text, "decode base64 from the buffer into base64_data"),
     kw!("asn1", Kind::Payload, Required, p_text, "ASN.1 decoding checks"),
     kw!("rpc", Kind::Payload, Required, p_text, "SUNRPC call: application, version, procedure"),
 ];
+
+/// Checked here, kept as text: [`super::entropy::parse`] reads it again.
+fn p_entropy(s: &str) -> VResult<Value> {
+    super::entropy::parse(s)?;
+    Ok(Value::Text(s.trim().to_string()))
+}
 
 fn p_content(s: &str) -> VResult<Value> {
     Content::parse(s).map(Value::Content)
