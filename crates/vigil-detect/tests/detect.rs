@@ -88,12 +88,12 @@ pass tcp any any -> any any (msg:"p"; content:"secret"; sid:11;)
 fn unsupported_keywords_are_named() {
     let set = Loader::new()
         .load_str(
-            r#"alert http any any -> any any (msg:"x"; asn1:bitstring_overflow; app-layer-event:http.lzma_memlimit_reached; sid:1;)"#,
+            r#"alert http any any -> any any (msg:"x"; geoip:src,US; app-layer-event:http.lzma_memlimit_reached; sid:1;)"#,
             "t.rules",
         )
         .unwrap();
     let err = compile(&set.rules[0], &Classifications::default()).unwrap_err();
-    assert!(err.keywords.iter().any(|k| k.contains("asn1")), "{err:?}");
+    assert!(err.keywords.iter().any(|k| k.contains("geoip")), "{err:?}");
     assert!(err.keywords.iter().any(|k| k.contains("lzma_memlimit_reached")), "{err:?}");
     // Transaction xbits outside a hooked rule are refused when loading, as Suricata refuses them.
     let set = Loader::new()

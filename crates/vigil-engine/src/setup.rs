@@ -152,6 +152,7 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
         .map(|a| vigil_applayer::AppConfig { udp_source_port: config.stream.midstream, ..a })
         .map(|a| frames_wanted(&config, &rules, a));
     let files = crate::files::file_config(&config, &rules, &mut warnings)?;
+    replace_warning(&rules, &mut warnings);
     if let Some(a) = app.as_mut() {
         a.http.files = files;
     }
@@ -557,6 +558,28 @@ pub fn write_rules_json(setup: &Setup) -> Result<PathBuf, EngineError> {
         crate::analysis::write_firewall_json(&setup.log_dir, fw, &setup.rules.analysis)?;
     }
     crate::analysis::write_rules_json(&setup.log_dir, &setup.rules.analysis, &setup.config)
+}
+
+/// `replace` rules load and alert, as in Suricata wherever it cannot
+/// rewrite packets (anything but NFQ and IPFW); vigil rewrites none.
+fn replace_warning(rules: &crate::rules::LoadedRules, warnings: &mut Vec<String>) {
+    let sids: Vec<u32> = rules
+        .engine
+        .as_deref()
+        .map(|e| e.signatures())
+        .unwrap_or_default()
+        .iter()
+        .filter(|s| s.replace)
+        .map(|s| s.sid)
+        .collect();
+    if !sids.is_empty() {
+        warnings.push(format!(
+            "{} rule(s) use replace (sid {}{}): vigil does not rewrite packets; they match and alert without it",
+            sids.len(),
+            sids.iter().take(5).map(u32::to_string).collect::<Vec<_>>().join(", "),
+            if sids.len() > 5 { ", ..." } else { "" }
+        ));
+    }
 }
 
 #[cfg(test)]

@@ -240,7 +240,7 @@ fn parse_inline(item: &str) -> VResult<ContentModifier> {
 /// Parses the inside of a quoted content string, starting after the opening
 /// quote. Returns the bytes and how many bytes of `s` were used, closing
 /// quote included.
-fn parse_content_string(s: &str) -> VResult<(Vec<u8>, usize)> {
+pub(crate) fn parse_content_string(s: &str) -> VResult<(Vec<u8>, usize)> {
     let b = s.as_bytes();
     // Hex errors quote the content as written, in Suricata's words (which
     // operators grep their logs for).

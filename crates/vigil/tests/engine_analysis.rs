@@ -14,7 +14,7 @@ fn rules_json_lists_each_loaded_signature_with_its_type() {
         "alert ip any any -> any any (msg:\"any\"; sid:1; rev:2;)\n\
          # a comment\n\
          alert http any any -> any any (msg:\"uri\"; http.uri; content:\"/x\"; sid:2;)\n\
-         alert tcp any any -> any any (asn1:bitstring_overflow; sid:3;)\n",
+         alert tcp any any -> any any (geoip:src,US; sid:3;)\n",
     )
     .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_vigil"))
@@ -28,7 +28,7 @@ fn rules_json_lists_each_loaded_signature_with_its_type() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = std::fs::read_to_string(dir.join("rules.json")).unwrap();
     let recs: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(recs.len(), 2, "the asn1 rule does not run on this engine: {text}");
+    assert_eq!(recs.len(), 2, "the geoip rule does not run on this engine: {text}");
     assert_eq!(recs[0]["raw"], "alert ip any any -> any any (msg:\"any\"; sid:1; rev:2;)");
     assert_eq!((&recs[0]["id"], &recs[0]["rev"], &recs[0]["type"]), (&1.into(), &2.into(), &"ip_only".into()));
     // `http` in a header is either HTTP version: Suricata's `http_any`.

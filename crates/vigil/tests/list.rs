@@ -34,7 +34,8 @@ fn csv_lists_every_suricata_keyword_with_a_runs_column() {
     assert_eq!(runs("quic.sni"), Some("yes"));
     assert_eq!(runs("http2.header_name"), Some("yes"));
     assert_eq!(runs("http2.frametype"), Some("yes"));
-    assert_eq!(runs("asn1"), Some("no"));
+    assert_eq!(runs("asn1"), Some("yes"));
+    assert_eq!(runs("geoip"), Some("no"));
 }
 
 #[test]
@@ -48,7 +49,7 @@ fn one_keyword_all_keywords_and_an_unknown_one() {
 
     // An alias finds its keyword; a keyword vigil cannot run says why.
     assert!(stdout(&vigil(&["--list-keywords=flags"])).starts_with("= tcp.flags =\n"));
-    let text = stdout(&vigil(&["--list-keywords=asn1"]));
+    let text = stdout(&vigil(&["--list-keywords=geoip"]));
     assert!(text.contains("Runs in vigil: no: "), "{text}");
 
     let out = vigil(&["--list-keywords=nosuchkeyword"]);
@@ -71,17 +72,17 @@ fn the_runs_column_agrees_with_rules_check() {
     std::fs::write(
         &file,
         "alert ssh any any -> any any (ssh.software; content:\"OpenSSH\"; sid:1;)\n\
-         alert tcp any any -> any any (asn1:bitstring_overflow; sid:2;)\n",
+         alert tcp any any -> any any (geoip:src,US; sid:2;)\n",
     )
     .unwrap();
     let out = vigil(&["rules", "check", "-S", file.to_str().unwrap(), "--json"]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json report");
     let text = report.to_string();
-    assert!(text.contains("asn1"), "{text}");
+    assert!(text.contains("geoip"), "{text}");
     assert!(!text.contains("ssh.software"), "{text}");
     let csv = stdout(&vigil(&["--list-keywords=csv"]));
     assert!(csv.lines().any(|l| l.starts_with("ssh.software;") && l.ends_with(";yes;")));
-    assert!(csv.lines().any(|l| l.starts_with("asn1;") && l.ends_with(";no;")));
+    assert!(csv.lines().any(|l| l.starts_with("geoip;") && l.ends_with(";no;")));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

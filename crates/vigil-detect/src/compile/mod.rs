@@ -136,6 +136,28 @@ pub struct Signature {
     pub(crate) host_actions: Vec<crate::hostbits::HostBitOp<u64>>,
     /// `lua` scripts, run once everything else matched.
     pub lua: Vec<Arc<crate::lua::LuaScript>>,
+    /// `flowvar` and `pktvar`: a variable holds a content.
+    pub var_tests: Vec<VarTest>,
+    /// `replace`: the rule asks to rewrite what it matched. vigil does not
+    /// (as Suricata outside NFQ and IPFW); the run warns about it.
+    pub replace: bool,
+}
+
+/// `flowvar:name,content` (`pkt` false) or `pktvar:`: the variable, a flow
+/// one or one an earlier signature captured from this packet, holds the
+/// content (case-sensitive, anywhere in it).
+#[derive(Debug, Clone)]
+pub struct VarTest {
+    pub pkt: bool,
+    pub name: Arc<str>,
+    pub content: Vec<u8>,
+}
+
+impl VarTest {
+    /// Whether `value`, the variable's bytes, holds the content.
+    pub fn holds(&self, value: &[u8]) -> bool {
+        memchr::memmem::find(value, &self.content).is_some()
+    }
 }
 
 /// What a signature's drop (or pass) applies to, by the kind of signature
@@ -178,6 +200,7 @@ fn header_only(s: &Signature) -> bool {
         && s.hostbits.is_empty()
         && s.tx_bits.is_empty()
         && s.lua.is_empty()
+        && s.var_tests.is_empty()
         && s.proto != Proto::PktHdr
 }
 
@@ -318,6 +341,7 @@ fn compile_side(
     let mut metadata = Vec::new();
     let mut flowbits = crate::flowbits::FlowbitsSpec::default();
     let mut flowints = Vec::new();
+    let mut var_tests = Vec::new();
     let mut hostbits = Vec::new();
     let mut tx_bits = Vec::new();
     let mut rate = None;
@@ -353,6 +377,10 @@ fn compile_side(
                     cmd => flowbits.actions.push((b.names.clone(), cmd)),
                 }
             }
+            (name @ ("flowvar" | "pktvar"), Value::Text(t)) => match vigil_rules::keywords::flow::var_match(t) {
+                Ok((var, content)) => var_tests.push(VarTest { pkt: name == "pktvar", name: var.into(), content }),
+                Err(e) => missing.push(format!("{name} ({})", e.reason)),
+            },
             ("flowint", Value::Flowint(f)) => match crate::flowint::from_keyword(f) {
                 Ok(op) => flowints.push(op),
                 Err(e) => missing.push(e),
@@ -531,6 +559,8 @@ fn compile_side(
         host_tests: Vec::new(),
         host_actions: Vec::new(),
         lua,
+        var_tests,
+        replace: rule.options.iter().any(|o| o.keyword.canonical == "replace"),
     };
     sig.scope = match rule.header.actions[0].scope.as_deref() {
         // An explicit scope (`drop:packet`, `pass:flow`) overrides the rule's kind.

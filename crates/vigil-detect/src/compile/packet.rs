@@ -79,6 +79,13 @@ pub enum PacketCheck {
     Icmpv6Mtu(IntCmp),
     /// `l3_proto`: the packet's network layer is IPv6 (`true`) or IPv4.
     L3Ipv6(bool),
+    /// `rpc`: the packet's payload is an ONC RPC call of this program (and
+    /// version and procedure, where given).
+    Rpc {
+        prog: u32,
+        vers: Option<u32>,
+        proc: Option<u32>,
+    },
     /// `flow`: direction and state of the packet's flow.
     Flow {
         to_server: Option<bool>,
@@ -208,6 +215,13 @@ pub(super) fn compile(rule: &Rule, missing: &mut Vec<String>) -> Vec<PacketCheck
     for o in &rule.options {
         let name = o.keyword.canonical;
         match (name, &o.value) {
+            ("rpc", Value::Text(t)) => {
+                match vigil_rules::keywords::payload::rpc(t) {
+                    Ok((prog, vers, proc)) => checks.push(PacketCheck::Rpc { prog, vers, proc }),
+                    Err(e) => missing.push(format!("rpc ({})", e.reason)),
+                }
+                continue;
+            }
             ("engine-event", Value::Text(t)) => {
                 // The full event name: the last `a.b...` word, its module first.
                 let full = t.split_whitespace().last().unwrap_or("").to_ascii_lowercase();
@@ -502,6 +516,21 @@ impl PacketCheck {
                 .is_some_and(|w| c.matches(if w > 14 { 0 } else { u64::from(w) })),
             PacketCheck::Icmpv6Mtu(c) => icmpv6_mtu(p).is_some_and(|m| c.matches(u64::from(m))),
             PacketCheck::L3Ipv6(v6) => p.ip.is_some_and(|ip| ip.src.is_ipv6() == *v6),
+            PacketCheck::Rpc { prog, vers, proc } => {
+                // Over TCP the call follows a 4-byte record mark.
+                let call = match p.transport {
+                    Transport::Tcp { .. } => p.payload().get(4..).filter(|_| p.payload().len() >= 28),
+                    Transport::Udp { .. } => Some(p.payload()).filter(|b| b.len() >= 24),
+                    _ => None,
+                };
+                let word = |b: &[u8], i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+                call.is_some_and(|c| {
+                    word(c, 4) == 0
+                        && word(c, 12) == *prog
+                        && vers.is_none_or(|v| word(c, 16) == v)
+                        && proc.is_none_or(|v| word(c, 20) == v)
+                })
+            }
             PacketCheck::Checksum { which, valid } => checksum_ok(p, *which) == Some(*valid),
             PacketCheck::DecodeEvent(e) => p.events.contains(*e),
             PacketCheck::StreamEvent(e) => flow.is_some_and(|f| f.stream_events.contains(*e)),

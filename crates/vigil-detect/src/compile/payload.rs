@@ -100,6 +100,8 @@ pub(super) fn compile(
                         | "stream-event"
                         | "flowbits"
                         | "flowint"
+                        | "flowvar"
+                        | "pktvar"
                         | "xbits"
                         | "hostbits"
                         | "app-layer-protocol"
@@ -215,6 +217,7 @@ pub(super) fn compile(
                         | "filestore"
                         | "lua"
                         | "luajit"
+                        | "replace"
                 ) =>
             {
                 missing.push(name.to_string());
@@ -392,6 +395,16 @@ pub(super) fn compile(
                     continue;
                 }
             },
+            Value::Text(t) if name == "asn1" => match vigil_rules::keywords::asn1::parse(t) {
+                Ok(spec) => {
+                    let rel = spec.absolute_offset.is_none() && spec.relative_offset.is_some();
+                    (Step::Asn1(spec), target(None, rel, &mut out, last))
+                }
+                Err(e) => {
+                    errors.push(format!("asn1: {}", e.reason));
+                    continue;
+                }
+            },
             Value::Text(t) if name == "entropy" => match vigil_rules::keywords::entropy::parse(t) {
                 Ok(spec) => {
                     let var = sticky.map_or_else(|| "content".to_string(), super::buffers::list_name).into();
@@ -402,8 +415,8 @@ pub(super) fn compile(
                     continue;
                 }
             },
-            // dsize is a payload keyword that the packet checks handle.
-            _ if name == "dsize" => continue,
+            // dsize and rpc are payload keywords that the packet checks handle.
+            _ if name == "dsize" || name == "rpc" => continue,
             _ => {
                 missing.push(name.to_string());
                 continue;

@@ -508,6 +508,9 @@ impl DetectEngine {
             if !sig.bit_tests.iter().all(|t| t.matches(state.as_deref().map(|st| &st.bits))) {
                 continue;
             }
+            if !sig.var_tests.iter().all(|t| var_holds(t, state.as_deref(), &s.sig_vars)) {
+                continue;
+            }
             let ok = match (tx, &sig.tx, app) {
                 _ if frame_ref.is_some() || sig.frame.is_some() => match (frame_ref, &sig.frame, app) {
                     (Some(f), Some(fs), Some(app)) => {
@@ -634,6 +637,23 @@ impl DetectEngine {
                 return;
             }
         }
+    }
+}
+
+/// A `flowvar` or `pktvar` test: the flow's variable, or one a signature
+/// captured from this packet earlier.
+fn var_holds(
+    t: &crate::compile::VarTest,
+    st: Option<&FlowDetect>,
+    sig_vars: &[(usize, crate::inspect::Captured)],
+) -> bool {
+    if t.pkt {
+        sig_vars
+            .iter()
+            .flat_map(|(_, vars)| vars)
+            .any(|(kind, name, v)| *kind == crate::inspect::VarKind::Pkt && *name == t.name && t.holds(v))
+    } else {
+        st.and_then(|st| st.flowvars.iter().find(|(n, _)| *n == t.name)).is_some_and(|(_, v)| t.holds(v))
     }
 }
 

@@ -8,6 +8,7 @@
 //! within:1;` finds "ab" in "a-ab". The work is bounded: a budget of steps
 //! per inspection stops pathological rules, and PCRE has its own match limits.
 
+pub mod asn1;
 mod base64;
 mod bytes;
 mod content;
@@ -44,6 +45,8 @@ pub enum Step {
         spec: vigil_rules::keywords::entropy::EntropySpec,
         var: std::sync::Arc<str>,
     },
+    /// `asn1`: BER objects from an offset trip one of the checks.
+    Asn1(vigil_rules::keywords::asn1::Asn1Spec),
 }
 
 impl Step {
@@ -59,6 +62,7 @@ impl Step {
             Step::ByteMath(b) => b.relative,
             Step::Base64(b) => b.relative,
             Step::Entropy { .. } => false,
+            Step::Asn1(a) => a.absolute_offset.is_none() && a.relative_offset.is_some(),
         }
     }
 }
@@ -270,6 +274,13 @@ fn run(steps: &[Step], i: usize, buf: &[u8], prev_end: usize, ctx: &mut InspectC
                 None => ctx.entropy.push((var.clone(), value)),
             }
             if spec.value.matches(value) {
+                run(steps, i + 1, buf, prev_end, ctx)
+            } else {
+                Outcome::NoMatch
+            }
+        }
+        Step::Asn1(spec) => {
+            if asn1::matches(spec, buf, prev_end) {
                 run(steps, i + 1, buf, prev_end, ctx)
             } else {
                 Outcome::NoMatch

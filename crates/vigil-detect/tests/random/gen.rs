@@ -76,7 +76,7 @@ const OPS: &[&str] = &["<", ">", "=", "!=", "<=", ">=", "&", "^"];
 /// One rule option, its trailing `;` included.
 fn option(d: &mut Draw<'_>) -> String {
     let n = |d: &mut Draw<'_>| d.below(64);
-    match d.below(20) {
+    match d.below(24) {
         0..=5 => {
             let neg = if d.below(8) == 0 { "!" } else { "" };
             let mut s =
@@ -119,6 +119,23 @@ fn option(d: &mut Draw<'_>) -> String {
         16 => format!("bsize:{};", n(d)),
         17 => format!("flowbits:{},f{};", ["set", "isset", "isnotset", "unset", "toggle"][d.below(5)], d.below(3)),
         18 => format!("tag:{};", ["session", "host,3,packets,src", "session,10,bytes"][d.below(3)]),
+        19 => format!(
+            "asn1:{}{};",
+            ["bitstring_overflow", "double_overflow", "oversize_length 3"][d.below(3)],
+            [", relative_offset 1", ", absolute_offset 2", ""][d.below(3)]
+        ),
+        20 => format!(
+            "entropy:{}value {}{};",
+            ["", "offset 4, ", "bytes 8, "][d.below(3)],
+            ["<", ">"][d.below(2)],
+            d.below(9)
+        ),
+        21 => format!(
+            "{};",
+            ["fragbits:*MD", "ipopts:any", "tcp.wscale:>2", "flow.pkts:either,>1", "rpc:100003,*,*", "fragoffset:>0"]
+                [d.below(6)]
+        ),
+        22 => format!("http.uri; {} content:\"a\";", ["gunzip;", "zlib_deflate:max-size 64;"][d.below(2)]),
         // Raw text: whatever the parser makes of it.
         _ => format!("{};", String::from_utf8_lossy(&d.bytes(12)).replace(['(', ')', ';'], " ")),
     }

@@ -29,8 +29,8 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("tls_cert_expired", Kind::App, None, p_none, "TLS certificate has expired"),
     kw!("tls_cert_valid", Kind::App, None, p_none, "TLS certificate is valid (not expired)"),
     kw!("tls.cert_chain_len", Kind::App, Required, p_u32, "number of certificates in the chain"),
-    kw!("ssh.protoversion", Kind::App, Required, p_text, "SSH protocol version (deprecated)"),
-    kw!("ssh.softwareversion", Kind::App, Required, p_text, "SSH software version (deprecated)"),
+    kw!("ssh.protoversion", Kind::App, Required, p_obsolete_protoversion, "obsolete: refused, use ssh.proto"),
+    kw!("ssh.softwareversion", Kind::App, Required, p_obsolete_softwareversion, "obsolete: refused, use ssh.software"),
     // DNS
     kw!("dns.opcode", Kind::App, Required, p_int_or_name, "DNS opcode"),
     kw!("dns.rcode", Kind::App, Required, p_int_or_name, "DNS response code"),
@@ -135,6 +135,15 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("ntp.stratum", Kind::App, Required, p_u8, "NTP stratum"),
     kw!("ntp.mode", Kind::App, Required, p_int_or_name, "NTP mode"),
 ];
+
+/// Suricata 8 keeps these names only to refuse them.
+fn p_obsolete_protoversion(_: &str) -> VResult<Value> {
+    verr(0, "ssh.protoversion is obsolete, use now ssh.proto")
+}
+
+fn p_obsolete_softwareversion(_: &str) -> VResult<Value> {
+    verr(0, "ssh.softwareversion is obsolete, use now ssh.software")
+}
 
 fn p_filesize(s: &str) -> VResult<Value> {
     let (off, t) = trim(s);

@@ -14,8 +14,8 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("xbits", Kind::Flow, Required, p_xbits, "set/check named bits on a host or ip pair"),
     kw!("hostbits", Kind::Flow, Required, p_hostbits, "set/check named bits on a host"),
     kw!("flowint", Kind::Flow, Required, p_flowint, "integer flow variables: set, change, compare"),
-    kw!("flowvar", Kind::Flow, Required, p_text, "compare a flow variable"),
-    kw!("pktvar", Kind::Flow, Required, p_text, "compare a packet variable"),
+    kw!("flowvar", Kind::Flow, Required, p_var_match, "a flow variable holds this content: name, content"),
+    kw!("pktvar", Kind::Flow, Required, p_var_match, "a packet variable holds this content: name, content"),
     kw!("stream_size", Kind::Flow, Required, p_stream_size, "bytes seen on the stream: side, operator, value"),
     kw!("flow.age", Kind::Flow, Required, p_u32, "flow age in seconds"),
     kw!(
@@ -44,8 +44,6 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("engine-event", Kind::Flow, Required, p_text, "an engine event"),
     kw!("bypass", Kind::Flow, None, p_none, "bypass the rest of the flow"),
     kw!("tcp.session", Kind::Flow, Required, p_text, "TCP session state(s)"),
-    kw!("bidir.toserver", Kind::Flow, None, p_none, "bidirectional rule: what follows is to the server"),
-    kw!("bidir.toclient", Kind::Flow, None, p_none, "bidirectional rule: what follows is to the client"),
 ];
 
 /// Flow state required by `flow:`.
@@ -346,6 +344,52 @@ pub struct StreamSize {
     /// `server`, `client`, `both` or `either`.
     pub side: String,
     pub cmp: IntCmp,
+}
+
+/// Checked here, kept as text: [`var_match`] reads it again.
+fn p_var_match(s: &str) -> VResult<Value> {
+    var_match(s)?;
+    Ok(Value::Text(s.trim().to_string()))
+}
+
+/// The longest content `flowvar` and `pktvar` look for (Suricata's buffer).
+const VAR_MATCH_MAX: usize = 63;
+
+/// `flowvar:<name>,<content>` and `pktvar:`: the name is everything before
+/// the last comma; the content, quoted or not, is written as `content`'s.
+pub fn var_match(s: &str) -> VResult<(String, Vec<u8>)> {
+    let Some(comma) = s.rfind(',') else {
+        return verr(0, "expected a variable name, a comma and the content to look for");
+    };
+    let name = s[..comma].trim();
+    if name.is_empty() {
+        return verr(0, "no variable name");
+    }
+    let value = &s[comma + 1..];
+    let at = comma + 1;
+    let bytes = match value.strip_prefix('"') {
+        Some(inner) => {
+            let (bytes, used) = crate::content::parse_content_string(inner).map_err(|e| e.shift(at + 1))?;
+            if !inner[used..].trim().is_empty() {
+                return verr(at + 1 + used, "unexpected text after the closing quote");
+            }
+            bytes
+        }
+        None => {
+            if value.contains('"') {
+                return verr(at, "Invalid unescaped double quote within content section.");
+            }
+            let quoted = format!("{}\"", value.trim_end());
+            crate::content::parse_content_string(&quoted).map_err(|e| e.shift(at))?.0
+        }
+    };
+    if bytes.is_empty() {
+        return verr(at, "the content is empty");
+    }
+    if bytes.len() > VAR_MATCH_MAX {
+        return verr(at, format!("the content is longer than {VAR_MATCH_MAX} bytes"));
+    }
+    Ok((name.to_string(), bytes))
 }
 
 /// `flow.pkts` and `flow.bytes`: `toserver`, `toclient` or `either`, then

@@ -1,7 +1,7 @@
 //! Payload keywords: `content` and its modifiers, `pcre`, sizes, and the
 //! other inspections of the current buffer.
 
-use super::{kw, p_text, p_u16, p_u64, KeywordDef, Kind};
+use super::{kw, p_u16, p_u64, KeywordDef, Kind};
 use crate::content::{Content, ContentModifier};
 use crate::error::{verr, VResult};
 use crate::intcmp::IntCmp;
@@ -36,9 +36,54 @@ pub(crate) const ROWS: &[KeywordDef] = &[
         "Shannon entropy of the buffer: [bytes n,] [offset n,] value cmp"
     ),
     kw!("base64_decode", Kind::Payload, Optional, super::p_opt_text, "decode base64 from the buffer into base64_data"),
-    kw!("asn1", Kind::Payload, Required, p_text, "ASN.1 decoding checks"),
-    kw!("rpc", Kind::Payload, Required, p_text, "SUNRPC call: application, version, procedure"),
+    kw!(
+        "asn1",
+        Kind::Payload,
+        Required,
+        p_asn1,
+        "BER objects: bitstring_overflow, double_overflow, oversize_length n, absolute_offset n, relative_offset n"
+    ),
+    kw!("rpc", Kind::Payload, Required, p_rpc, "ONC RPC call: program[,version|*[,procedure|*]]"),
 ];
+
+/// Checked here, kept as text: [`super::asn1::parse`] reads it again.
+fn p_asn1(s: &str) -> VResult<Value> {
+    super::asn1::parse(s)?;
+    Ok(Value::Text(s.trim().to_string()))
+}
+
+/// Checked here, kept as text: [`rpc`] reads it again.
+fn p_rpc(s: &str) -> VResult<Value> {
+    rpc(s)?;
+    Ok(Value::Text(s.trim().to_string()))
+}
+
+/// `rpc:<program>[,<version>|*[,<procedure>|*]]`, decimal numbers: the
+/// program, and the version and procedure when given and not `*`.
+pub fn rpc(s: &str) -> VResult<(u32, Option<u32>, Option<u32>)> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.len() > 3 {
+        return verr(0, "rpc takes a program, a version and a procedure");
+    }
+    let mut at = 0;
+    let mut out = [None; 3];
+    for (i, part) in parts.iter().enumerate() {
+        let t = part.trim();
+        let here = at + (part.len() - part.trim_start().len());
+        at += part.len() + 1;
+        if t == "*" && i > 0 {
+            continue;
+        }
+        if t.is_empty() || t.len() > 10 || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return verr(here, format!("rpc: '{t}' is not a decimal number{}", if i > 0 { " or *" } else { "" }));
+        }
+        match t.parse::<u32>() {
+            Ok(n) => out[i] = Some(n),
+            Err(_) => return verr(here, format!("rpc: {t} is too large")),
+        }
+    }
+    Ok((out[0].unwrap_or_default(), out[1], out[2]))
+}
 
 /// Checked here, kept as text: [`super::entropy::parse`] reads it again.
 fn p_entropy(s: &str) -> VResult<Value> {

@@ -224,6 +224,15 @@ impl HttpParser {
         self.put_side(dir, side);
     }
 
+    /// Whether a message of `dir` ended since the last call.
+    pub(crate) fn take_raw_trigger(&mut self, dir: Direction) -> bool {
+        let side = match dir {
+            Direction::ToServer => &mut self.req,
+            Direction::ToClient => &mut self.res,
+        };
+        std::mem::take(&mut side.raw_trigger)
+    }
+
     fn take_side(&mut self, dir: Direction) -> Side {
         match dir {
             Direction::ToServer => mem::take(&mut self.req),

@@ -304,6 +304,10 @@ impl ProtoParser for HttpParser {
         self.txs().len()
     }
 
+    fn take_raw_trigger(&mut self, dir: Direction) -> bool {
+        HttpParser::take_raw_trigger(self, dir)
+    }
+
     fn tx(&self, i: usize) -> Option<&dyn ProtoTx> {
         self.txs().get(i).map(|t| t as &dyn ProtoTx)
     }

@@ -68,6 +68,9 @@ pub(super) struct Side {
     pub(super) stats: HttpStats,
     /// What the file service does with this side's bodies.
     pub(super) files: FileConfig,
+    /// A message ended since raw stream inspection was last asked for:
+    /// Suricata inspects the raw stream at each request's and response's end.
+    pub(super) raw_trigger: bool,
 }
 
 impl Side {
@@ -255,6 +258,7 @@ pub(super) fn finish_request(side: &mut Side, tx: &mut HttpTx) {
     release_decoder(side, tx);
     tx.req.body.close_files();
     tx.req.complete = true;
+    side.raw_trigger = true;
     side.decoder = None;
     side.pending = None;
     if tx.req.method.as_deref() == Some(b"CONNECT") {
@@ -269,6 +273,7 @@ pub(super) fn finish_response(side: &mut Side, tx: &mut HttpTx) {
     release_decoder(side, tx);
     close_response_file(tx);
     tx.res.complete = true;
+    side.raw_trigger = true;
     side.decoder = None;
     side.pending = None;
     side.state = State::Line;
