@@ -88,7 +88,7 @@ pub use heartbeat::Heartbeat;
 pub use live::{AfPacket, AfPacketIface, Nfq};
 pub use load::{MAX_DEPTH, MAX_FILE_SIZE, MAX_INCLUDE_DEPTH, MAX_NODES};
 pub use logging::{LogFile, LogLevel, Logging};
-pub use outputs::{DataLog, DataLogType, FastLog, LuaOutputConf, Outputs, StatsLog};
+pub use outputs::{DataLog, DataLogType, FastLog, LuaOutputConf, Outputs, StatsLog, TlsStore};
 pub use pcap_file::{ChecksumChecks, PcapFile};
 pub use pcap_log::{PcapCondition, PcapLog, MIN_PCAP_LIMIT};
 pub use rules::RuleFiles;

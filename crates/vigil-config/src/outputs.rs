@@ -30,6 +30,8 @@ pub struct Outputs {
     pub pcap_log: Vec<crate::pcap_log::PcapLog>,
     /// Every enabled `- lua:` item: output scripts.
     pub lua: Vec<LuaOutputConf>,
+    /// `- tls-store:`, when enabled.
+    pub tls_store: Option<TlsStore>,
     /// Names of other enabled items (`pcap-log`, ...), which
     /// vigil does not write, for the engine to warn about.
     pub other_enabled: Vec<String>,
@@ -60,6 +62,27 @@ impl LuaOutputConf {
     pub fn paths(&self) -> Vec<std::path::PathBuf> {
         let dir = std::path::Path::new(self.scripts_dir.as_deref().unwrap_or(""));
         self.scripts.iter().map(|s| dir.join(s)).collect()
+    }
+}
+
+/// `- tls-store:` — the certificate chains `tls.store` rules ask for, as
+/// PEM files with a `.meta` description beside each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsStore {
+    /// `certs-log-dir`, under the log directory; `None`: the log directory.
+    pub certs_log_dir: Option<String>,
+}
+
+impl TlsStore {
+    /// `None` when disabled.
+    fn read(sec: &Section<'_>, errs: &mut Errors) -> Option<TlsStore> {
+        let mut e = Errors::new();
+        if !sec.bool("enabled", false, &mut e) {
+            return None;
+        }
+        let certs_log_dir = sec.string("certs-log-dir", &mut e);
+        errs.extend(e);
+        Some(TlsStore { certs_log_dir })
     }
 }
 
@@ -162,6 +185,7 @@ impl Default for Outputs {
             http_body_data: Vec::new(),
             pcap_log: Vec::new(),
             lua: Vec::new(),
+            tls_store: None,
             other_enabled: Vec::new(),
         }
     }
@@ -180,6 +204,7 @@ impl Outputs {
             http_body_data: Vec::new(),
             pcap_log: Vec::new(),
             lua: Vec::new(),
+            tls_store: None,
             other_enabled: Vec::new(),
         }
     }
@@ -207,6 +232,7 @@ impl Outputs {
                 "http-body-data" => out.http_body_data.extend(DataLog::read(&conf, "http-data.log", errs)),
                 "pcap-log" => out.pcap_log.extend(crate::pcap_log::PcapLog::read(&conf, errs)),
                 "lua" => out.lua.extend(LuaOutputConf::read(&conf, errs)),
+                "tls-store" => out.tls_store = TlsStore::read(&conf, errs).or(out.tls_store.take()),
                 other => {
                     if conf.child_value_is_true("enabled") {
                         out.other_enabled.push(other.to_string());

@@ -283,3 +283,17 @@ fn pcap_log_settings_and_what_suricata_refuses() {
     let (c, _) = typed("outputs:\n  - pcap-log:\n      enabled: no\n");
     assert!(c.outputs.pcap_log.is_empty());
 }
+
+#[test]
+fn tls_store_output_is_read_with_its_directory() {
+    let read = |yaml: &str| {
+        let tree = ConfigTree::parse_str(yaml, "suricata.yaml").unwrap();
+        Config::from_tree(&tree).0.outputs
+    };
+    let on = read("outputs:\n  - tls-store:\n      enabled: yes\n      certs-log-dir: certs\n");
+    assert_eq!(on.tls_store, Some(vigil_config::TlsStore { certs_log_dir: Some("certs".into()) }));
+    assert!(on.other_enabled.is_empty(), "read, so not warned about as unknown");
+    let default_dir = read("outputs:\n  - tls-store:\n      enabled: yes\n");
+    assert_eq!(default_dir.tls_store, Some(vigil_config::TlsStore { certs_log_dir: None }));
+    assert_eq!(read("outputs:\n  - tls-store:\n      enabled: no\n").tls_store, None);
+}

@@ -55,6 +55,11 @@ pub enum Transform {
     FromBase64(FromBase64),
     /// `luaxform`: a Lua script's `transform`.
     Lua(crate::lua::LuaXform),
+    /// `domain`: the registrable domain (`example.co.uk` of
+    /// `www.example.co.uk`), by the public suffix list; empty without one.
+    Domain,
+    /// `tld`: the registrable domain's public suffix (`co.uk`).
+    Tld,
     /// `gunzip`: the gzip stream's first bytes, up to this many.
     Gunzip(u32),
     /// `zlib_deflate`: the zlib stream's first bytes, up to this many.
@@ -155,8 +160,8 @@ impl Transform {
                 Value::Text(opts) | Value::Str(opts) => FromBase64::parse(opts).map(Transform::FromBase64),
                 _ => Err("from_base64: unexpected value".to_string()),
             },
-            // Both need the public-suffix list, which vigil does not ship.
-            "domain" | "tld" => Err(format!("{name} is not supported (needs a public-suffix list)")),
+            "domain" => no_value(Transform::Domain),
+            "tld" => no_value(Transform::Tld),
             "luaxform" => {
                 Err("luaxform needs its rule's file and the Lua settings (Transform::compile_in)".to_string())
             }
@@ -209,6 +214,8 @@ impl Transform {
             Transform::PcreXform(_) => "pcrexform",
             Transform::FromBase64(_) => "from_base64",
             Transform::Lua(_) => "luaxform",
+            Transform::Domain => "domain",
+            Transform::Tld => "tld",
             Transform::Gunzip(_) => "gunzip",
             Transform::ZlibDeflate(_) => "zlib_deflate",
         }
@@ -268,6 +275,13 @@ impl Transform {
             Transform::PcreXform(x) => x.apply(input, out),
             Transform::FromBase64(b) => b.apply(input, out),
             Transform::Lua(l) => l.apply(input, out),
+            // A name with no registrable domain (`localhost`, `co.uk`) gives nothing.
+            Transform::Domain => out.extend_from_slice(psl::domain(input).map_or(&[][..], |d| d.as_bytes())),
+            Transform::Tld => {
+                if let Some(d) = psl::domain(input) {
+                    out.extend_from_slice(d.suffix().as_bytes());
+                }
+            }
             Transform::Gunzip(max) => decompress(flate2::bufread::GzDecoder::new(input), *max, out),
             Transform::ZlibDeflate(max) => decompress(flate2::bufread::ZlibDecoder::new(input), *max, out),
         }
@@ -964,8 +978,24 @@ mod tests {
     }
 
     #[test]
+    fn domain_and_tld_follow_the_public_suffix_list() {
+        for (name, domain, tld) in [
+            ("www.example.co.uk", "example.co.uk", "co.uk"),
+            ("WWW.Example.COM", "Example.COM", "COM"),
+            ("x.github.io", "x.github.io", "github.io"),
+            ("a.b.c.unknowntld", "c.unknowntld", "unknowntld"),
+            ("city.kawasaki.jp", "city.kawasaki.jp", "kawasaki.jp"),
+            ("localhost", "", ""),
+            ("co.uk", "", ""),
+        ] {
+            assert_eq!(run(&t("domain"), name.as_bytes()), domain.as_bytes(), "{name}");
+            assert_eq!(run(&t("tld"), name.as_bytes()), tld.as_bytes(), "{name}");
+        }
+    }
+
+    #[test]
     fn unsupported_and_unknown() {
-        for name in ["domain", "tld", "luaxform", "subslice", "nope"] {
+        for name in ["luaxform", "subslice", "nope"] {
             assert!(Transform::compile(name, &Value::None).is_err(), "{name}");
         }
         assert!(Transform::compile("dotprefix", &Value::Text("x".into())).is_err());

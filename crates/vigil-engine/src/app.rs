@@ -39,6 +39,11 @@ pub(crate) struct FlowApp {
     pub parent: Option<u64>,
     /// The protocol's own reassembly depth was looked up.
     depth_asked: bool,
+    /// A `tls.store` rule matched: the certificate chains go to the
+    /// `tls-store` output as they come, each side once.
+    pub tls_store: bool,
+    /// The side's chain was stored (server's, client's).
+    pub tls_stored: [bool; 2],
 }
 
 impl std::fmt::Debug for FlowApp {
@@ -61,6 +66,8 @@ impl FlowApp {
             counted: false,
             parent: None,
             depth_asked: false,
+            tls_store: false,
+            tls_stored: [false; 2],
         }
     }
 

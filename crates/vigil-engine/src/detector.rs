@@ -32,6 +32,8 @@ pub(crate) struct Detector {
     /// Files the last inspection's `filestore` matches asked to keep:
     /// (transaction, or `None` for the whole flow; sides; signature).
     pub(crate) store_files: Vec<(Option<u64>, &'static [Direction], u32)>,
+    /// A `tls.store` signature matched in the last inspection.
+    pub(crate) tls_store: bool,
     /// The IPS dropped the packet in hand (or a packet inside it): an inline
     /// capture must not let it through.
     pub verdict_drop: bool,
@@ -209,6 +211,7 @@ impl Detector {
             // A frame of a transaction logs that transaction.
             let tx_id = tx_id.or(frame.and_then(|f| f.tx_id));
             self.bypass_flow |= sig.bypass;
+            self.tls_store |= sig.tls_store;
             if let Some(fs) = &sig.filestore {
                 let packet_side = info.map(|i| if i.to_server { Direction::ToServer } else { Direction::ToClient });
                 let side = sig.tx.as_ref().map(|t| t.side).or(packet_side);
@@ -345,7 +348,7 @@ impl Detector {
                 traffic: &traffic,
                 firewall: None,
                 td_engine: self.rules.firewall.is_some(),
-                captured: engine.captured_by(&self.scratch, sig),
+                captured: &engine.captured_by(&self.scratch, sig),
                 frame,
             };
             outputs.alert(p, sig, at)?;
@@ -695,10 +698,12 @@ pub(crate) fn apply_requests(app: Option<&mut FlowApp>, det: &mut Detector) {
             for (tx, dirs, sid) in det.store_files.drain(..) {
                 a.layer.store_files(tx, dirs, sid);
             }
+            a.tls_store |= std::mem::take(&mut det.tls_store);
         }
         None => {
             det.no_log.clear();
             det.store_files.clear();
+            det.tls_store = false;
         }
     }
     // Only a packet's own inspection bypasses its flow (see `Worker::inspect`).

@@ -250,6 +250,7 @@ impl Worker {
                 suppressed: 0,
                 no_log: Vec::new(),
                 store_files: Vec::new(),
+                tls_store: false,
                 bypass_flow: false,
                 verdict_drop: false,
                 fw: Default::default(),
@@ -727,7 +728,19 @@ impl Worker {
                     Some(a) => {
                         a.mark_inspected(&seen);
                         apply_requests(Some(&mut *a), &mut self.detector);
-                        log_transactions(a, p, f.id, h.dir, false, &mut self.app_stats, outputs, lf.as_ref())
+                        let stored = if a.tls_store {
+                            let flow = crate::outputs::StoreFlow {
+                                src: (f.key.src_ip(), f.key.sport),
+                                dst: (f.key.dst_ip(), f.key.dport),
+                                proto: f.key.proto,
+                            };
+                            outputs.store_tls_certs(a, p, &flow)
+                        } else {
+                            Ok(())
+                        };
+                        stored.and_then(|()| {
+                            log_transactions(a, p, f.id, h.dir, false, &mut self.app_stats, outputs, lf.as_ref())
+                        })
                     }
                     None => {
                         apply_requests(None, &mut self.detector);

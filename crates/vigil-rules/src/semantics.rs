@@ -250,6 +250,7 @@ pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
         );
     }
     check_host_nocase(rule, &w.contents)?;
+    check_fingerprint_length(rule, &w.contents)?;
     rule.contents = w.contents;
     Ok(())
 }
@@ -285,6 +286,27 @@ fn check_host_nocase(rule: &Rule, contents: &[ContentInfo]) -> Result<(), SemErr
             "rule {sid}: http.host keyword specified along with \"nocase\". The hostname buffer is normalized to lowercase, specifying nocase is redundant."
         ),
     )
+}
+
+/// A `tls.cert_fingerprint` content (untransformed) must be a whole SHA-1
+/// fingerprint, 59 characters with colons: Suricata refuses any other
+/// length, as it could never match.
+fn check_fingerprint_length(rule: &Rule, contents: &[ContentInfo]) -> Result<(), SemError> {
+    for c in contents.iter().filter(|c| c.buffer == Some("tls.cert_fingerprint") && c.transforms.is_empty()) {
+        let Value::Content(content) = &rule.options[c.option].value else { continue };
+        if content.bytes.len() != 59 {
+            return err(
+                Some(c.option),
+                ErrorKind::Semantic,
+                "content",
+                format!(
+                    "rule {}: Invalid length of the specified fingerprint. This rule will therefore never match.",
+                    rule.sid()
+                ),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A negated content placed by position, or a `fast_pattern:only` content

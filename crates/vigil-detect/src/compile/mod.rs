@@ -138,6 +138,9 @@ pub struct Signature {
     pub lua: Vec<Arc<crate::lua::LuaScript>>,
     /// `flowvar` and `pktvar`: a variable holds a content.
     pub var_tests: Vec<VarTest>,
+    /// `tls.store`: a match asks the `tls-store` output for the flow's
+    /// certificate chains.
+    pub tls_store: bool,
     /// `replace`: the rule asks to rewrite what it matched. vigil does not
     /// (as Suricata outside NFQ and IPFW); the run warns about it.
     pub replace: bool,
@@ -561,6 +564,7 @@ fn compile_side(
         lua,
         var_tests,
         replace: rule.options.iter().any(|o| o.keyword.canonical == "replace"),
+        tls_store: rule.options.iter().any(|o| o.keyword.canonical == "tls.store"),
     };
     sig.scope = match rule.header.actions[0].scope.as_deref() {
         // An explicit scope (`drop:packet`, `pass:flow`) overrides the rule's kind.

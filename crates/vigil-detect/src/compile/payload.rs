@@ -218,6 +218,7 @@ pub(super) fn compile(
                         | "lua"
                         | "luajit"
                         | "replace"
+                        | "tls.store"
                 ) =>
             {
                 missing.push(name.to_string());

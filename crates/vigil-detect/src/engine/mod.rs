@@ -338,15 +338,25 @@ impl DetectEngine {
         &self.flowint_names
     }
 
-    /// What `sig` (matched on the packet just inspected) captured into
-    /// packet and alert variables.
+    /// The variables an alert of `sig` (matched on the packet just
+    /// inspected) carries: the packet's, whichever signature captured them,
+    /// as Suricata keeps them on the packet, and `sig`'s own alert variables.
     pub fn captured_by<'s>(
         &self,
         s: &'s DetectScratch,
         sig: &Signature,
-    ) -> &'s [(crate::inspect::VarKind, std::sync::Arc<str>, Vec<u8>)] {
+    ) -> std::borrow::Cow<'s, [crate::inspect::CapturedVar]> {
+        use crate::inspect::VarKind;
         let at = sig as *const Signature as usize;
-        s.sig_vars.iter().find(|(a, _)| *a == at).map_or(&[], |(_, v)| v.as_slice())
+        match &s.sig_vars[..] {
+            [] => std::borrow::Cow::Borrowed(&[]),
+            [(a, own)] if *a == at => std::borrow::Cow::Borrowed(own.as_slice()),
+            all => {
+                let pkt = all.iter().flat_map(|(_, v)| v).filter(|c| c.0 == VarKind::Pkt);
+                let alert = all.iter().filter(|(a, _)| *a == at).flat_map(|(_, v)| v).filter(|c| c.0 == VarKind::Alert);
+                std::borrow::Cow::Owned(pkt.chain(alert).cloned().collect())
+            }
+        }
     }
 
     /// A flow's bits that are set and counters that were, by name (what

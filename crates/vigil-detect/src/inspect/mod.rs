@@ -18,7 +18,7 @@ pub use base64::{Base64Step, MAX_ENCODED};
 
 pub use bytes::{ByteExtract, ByteJump, ByteMath, ByteTest, Endian, MathOp, NumBase, Read, TestOp, Value};
 pub use content::ContentStep;
-pub use pcre::{Capture, Captured, PcreError, PcreFlags, PcreStep, VarKind};
+pub use pcre::{Capture, Captured, CapturedVar, PcreError, PcreFlags, PcreStep, VarKind};
 
 /// One payload keyword, ready to run.
 #[derive(Debug)]

@@ -38,8 +38,11 @@ pub struct Capture {
     pub name: std::sync::Arc<str>,
 }
 
+/// One captured variable: its kind, its name and its bytes.
+pub type CapturedVar = (VarKind, std::sync::Arc<str>, Vec<u8>);
+
 /// What a signature's captures took: each variable with its bytes.
-pub type Captured = Vec<(VarKind, std::sync::Arc<str>, Vec<u8>)>;
+pub type Captured = Vec<CapturedVar>;
 
 /// Why a search gave no answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,6 +8,7 @@ use crate::setup::Setup;
 
 mod capture;
 mod lua;
+mod tls_store;
 
 pub(crate) use capture::{PcapMark, PcapWhich};
 pub(crate) use lua::{of_flow as lua_flow, PerSide as LuaSides};
@@ -244,6 +245,7 @@ pub(crate) struct Outputs {
     notes: FlowNotes,
     /// `- lua:` output scripts.
     lua: lua::LuaOutputs,
+    tls_store: Option<tls_store::TlsStore>,
 }
 
 /// See [`Outputs::notes`].
@@ -496,6 +498,7 @@ impl Outputs {
             store_all: files.store_all,
             notes: FlowNotes::default(),
             lua: lua::LuaOutputs::open(setup)?,
+            tls_store: tls_store::TlsStore::open(setup)?,
         })
     }
 
@@ -530,6 +533,7 @@ impl Outputs {
             store_all: self.store_all,
             notes: FlowNotes::default(),
             lua: self.lua.share(),
+            tls_store: self.tls_store.clone(),
         }
     }
 
@@ -1321,6 +1325,36 @@ fn with_siblings(
     }
 }
 
+impl Outputs {
+    /// Writes the certificate chains a `tls.store` match asked for that
+    /// the flow has now and that were not stored yet (the server's, then
+    /// the client's), at packet `p`.
+    pub(crate) fn store_tls_certs(
+        &mut self,
+        app: &mut crate::app::FlowApp,
+        p: &Packet<'_>,
+        flow: &tls_store::StoreFlow,
+    ) -> Result<(), EngineError> {
+        let Some(store) = &self.tls_store else { return Ok(()) };
+        let Some(tx) = app.layer.txs().find_map(|t| t.tx.as_any().downcast_ref::<vigil_applayer::tls::TlsTx>()) else {
+            return Ok(());
+        };
+        for (i, client) in [false, true].into_iter().enumerate() {
+            let chain = if client { tx.client_certs() } else { tx.server_certs() };
+            if app.tls_stored[i] || chain.certs.is_empty() {
+                continue;
+            }
+            app.tls_stored[i] = true;
+            store
+                .store(chain, client, p, flow)
+                .map_err(|error| EngineError::Output { path: "tls-store".into(), error })?;
+        }
+        Ok(())
+    }
+}
+
+pub(crate) use tls_store::StoreFlow;
+
 /// A signature's packet variables (`metadata.pktvars`, beside the flow's
 /// variables) and alert variables (`alert.context`) in its alert.
 fn with_captures(rec: &mut Value, captured: &[(vigil_detect::inspect::VarKind, std::sync::Arc<str>, Vec<u8>)]) {
@@ -1330,7 +1364,8 @@ fn with_captures(rec: &mut Value, captured: &[(vigil_detect::inspect::VarKind, s
     let pkt: Vec<Value> = captured
         .iter()
         .filter(|c| c.0 == VarKind::Pkt)
-        .map(|(_, n, v)| serde_json::json!({ n.as_ref(): text(v) }))
+        // An empty capture is an empty object, as Suricata writes it.
+        .map(|(_, n, v)| if v.is_empty() { serde_json::json!({}) } else { serde_json::json!({ n.as_ref(): text(v) }) })
         .collect();
     if !pkt.is_empty() {
         if !m.contains_key("metadata") {

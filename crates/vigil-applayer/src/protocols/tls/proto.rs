@@ -83,10 +83,10 @@ const fn one(name: &'static str, id: Buffer, dir: Direction) -> BufferDef {
 }
 
 /// A buffer each side has its own of (certificates, ALPN, randoms): a rule
-/// naming no direction inspects `default`'s, as Suricata does; looked at
-/// per side already, it is not also inspected the other way.
+/// naming no direction inspects each side's, as Suricata 8 registers them
+/// for both (a client's certificate matches `tls.cert_subject` too).
 const fn each(name: &'static str, id: Buffer, default: Direction, need: Progress, multi: bool) -> BufferDef {
-    BufferDef { name, id: id as u8, sides: Sides::Both, default, both_ways: false, need, multi }
+    BufferDef { name, id: id as u8, sides: Sides::Both, default, both_ways: true, need, multi }
 }
 
 use Direction::{ToClient, ToServer};
