@@ -44,6 +44,8 @@ pub(crate) struct FlowApp {
     pub tls_store: bool,
     /// The side's chain was stored (server's, client's).
     pub tls_stored: [bool; 2],
+    /// Logged transactions whose files are not logged yet.
+    pub files_pending: Vec<u64>,
 }
 
 impl std::fmt::Debug for FlowApp {
@@ -68,6 +70,7 @@ impl FlowApp {
             depth_asked: false,
             tls_store: false,
             tls_stored: [false; 2],
+            files_pending: Vec::new(),
         }
     }
 
@@ -129,20 +132,71 @@ impl FlowApp {
     }
 
     /// The transactions whose progress (or, for those that count them, whose
-    /// changes) moved since detection last saw them.
-    pub(crate) fn progressed(&self) -> Vec<TxInput<'_>> {
+    /// changes) moved since detection last saw them, and what detection
+    /// will have seen of them once it has (for [`FlowApp::mark_inspected`]).
+    /// With a packet's direction, only that side's moves count: as in
+    /// Suricata, a side's transactions are inspected on that side's
+    /// packets, so what a packet's acknowledgement let the other side's
+    /// parser read waits for the other side's next packet. Without one (the
+    /// flow's end) both sides count.
+    pub(crate) fn progressed(&self, dir: Option<Direction>) -> (Vec<TxInput<'_>>, Vec<Seen>) {
         let mut out = Vec::new();
+        let mut seen = Vec::new();
         for tx in self.layer.txs() {
-            let to = progress(tx);
-            let (counted, updates) = updates(tx);
+            let now = progress(tx);
+            let (counted, counts) = updates(tx);
             let last = self.inspected.binary_search_by_key(&tx.id(), |e| e.id).map(|i| self.inspected[i]).ok();
             let from = last.map(|l| l.progress).unwrap_or_default();
-            let updated = counted && last.is_some_and(|l| l.updates != updates);
+            let before = last.map(|l| l.updates);
+            let (to, counts) = match dir {
+                None => (now, counts),
+                Some(d) => {
+                    let (mut to, mut c) = (from, before.unwrap_or_default());
+                    *to.get_mut(d) = *now.get(d);
+                    *c.get_mut(d) = *counts.get(d);
+                    (to, c)
+                }
+            };
+            let updated = counted && before.is_some_and(|b| b != counts);
             if to != from || updated {
                 out.push(TxInput { tx, from, to, counted, updated });
+                seen.push(Seen { id: tx.id(), progress: to, updates: counts });
             }
         }
-        out
+        (out, seen)
+    }
+
+    /// Frees the logged transactions detection has seen whole. A logged
+    /// transaction lives on until detection has seen each of its sides as
+    /// it ended (a side's last bytes wait for that side's next packet), as
+    /// Suricata frees a transaction only once both directions inspected it.
+    pub(crate) fn prune_seen(&mut self) {
+        let logged = self.logged;
+        if self.layer.txs().next().is_none_or(|t| t.id() >= logged) {
+            return;
+        }
+        let keep = self.layer.txs().take_while(|t| t.id() < logged).find(|&t| !self.seen_whole(t)).map(|t| t.id());
+        self.layer.prune(keep.unwrap_or(logged));
+    }
+
+    /// [`FlowApp::files_seen`] by id; a transaction gone counts as seen.
+    pub(crate) fn files_seen_id(&self, id: u64) -> bool {
+        self.layer.txs().find(|t| t.id() == id).is_none_or(|t| self.files_seen(t))
+    }
+
+    /// Whether detection saw each side of `tx` that carries files as it is
+    /// now: those files may be logged (and stored) then.
+    pub(crate) fn files_seen(&self, tx: TxRef<'_>) -> bool {
+        let last = self.inspected.binary_search_by_key(&tx.id(), |e| e.id).map(|i| self.inspected[i]).ok();
+        let seen = last.map(|l| l.progress).unwrap_or_default();
+        let now = progress(tx);
+        DIRS.iter().all(|&d| tx.files(d).is_empty() || seen.get(d) == now.get(d))
+    }
+
+    /// Whether detection saw `tx` as it is now, both sides.
+    pub(crate) fn seen_whole(&self, tx: TxRef<'_>) -> bool {
+        let last = self.inspected.binary_search_by_key(&tx.id(), |e| e.id).map(|i| self.inspected[i]).ok();
+        last.map(|l| l.progress).unwrap_or_default() == progress(tx)
     }
 
     /// Detection saw these transactions as they are now.
@@ -190,7 +244,7 @@ impl FlowApp {
         }
         self.logged = logged;
         self.logged_ahead.retain(|&i| i >= logged);
-        self.layer.prune(self.logged);
+        self.prune_seen();
         let logged = self.logged;
         // A parser may keep a logged transaction (SSH's, until both sides
         // encrypt): what detection saw of it is kept as long as it lives.
@@ -208,13 +262,6 @@ pub(crate) struct Seen {
     id: u64,
     progress: PerDir<Progress>,
     updates: PerDir<u64>,
-}
-
-impl Seen {
-    /// The transactions of `txs` as detection sees them now.
-    pub(crate) fn all(txs: &[TxInput<'_>]) -> Vec<Seen> {
-        txs.iter().map(|t| Seen { id: t.tx.id(), progress: t.to, updates: updates(t.tx).1 }).collect()
-    }
 }
 
 /// Whether the transaction's protocol counts its changes, and the counts.

@@ -639,14 +639,18 @@ impl Worker {
                 let info = FlowInfo { stream_events: events, detect_events, ..flow_info(f, h.dir, established) };
                 let mut frames = std::mem::take(&mut self.frames);
                 take_frames(f, &mut frames);
-                let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
+                // A flow bypassed from here on sees no more packets: both
+                // sides' transactions are inspected now, as Suricata does
+                // before it bypasses.
+                let bypassing = encrypted_now && f.ext.app.as_deref().is_some_and(|a| a.layer.bypass_encrypted());
+                let side = (!bypassing).then_some(h.dir);
+                let (txs, seen) = f.ext.app.as_deref().map(|a| a.progressed(side)).unwrap_or_default();
                 let frame_txs: Vec<vigil_applayer::TxRef<'_>> = match f.ext.app.as_deref() {
                     Some(a) if !frames.is_empty() => a.layer.txs().collect(),
                     _ => Vec::new(),
                 };
                 let app =
                     (!txs.is_empty() || !frames.is_empty()).then(|| app_input(f, &txs, p.ts, &frames, &frame_txs));
-                let seen = crate::app::Seen::all(&txs);
                 let at = at_alert(f);
                 let log_stream = f.ext.tcp.as_deref().map(|ssn| (ssn, h.dir));
                 // Firewall mode's application filter sees every live transaction.
@@ -862,12 +866,15 @@ impl Worker {
                 }
             }
         }
+        // The last inspection of the transactions still sees the session
+        // (`stream_size`, `flow:established`), as Suricata's end-of-flow
+        // pseudo packets do.
+        if result.is_ok() && f.ext.app.is_some() {
+            result = self.finish_app(f, outputs);
+        }
         if let Some(mut ssn) = f.ext.tcp.take() {
             f.ext.tcp_end = Some(ssn.summary());
             self.stream.end(&mut ssn);
-        }
-        if result.is_ok() && f.ext.app.is_some() {
-            result = self.finish_app(f, outputs);
         }
         if let Some(a) = f.ext.app.as_deref() {
             self.app_stats.ended(a);
@@ -933,14 +940,13 @@ impl Worker {
         }
         let mut frames = std::mem::take(&mut self.frames);
         take_frames(f, &mut frames);
-        let txs = f.ext.app.as_deref().map(FlowApp::progressed).unwrap_or_default();
+        let (txs, seen) = f.ext.app.as_deref().map(|a| a.progressed(None)).unwrap_or_default();
         let frame_txs: Vec<vigil_applayer::TxRef<'_>> = match f.ext.app.as_deref() {
             Some(a) if !frames.is_empty() => a.layer.txs().collect(),
             _ => Vec::new(),
         };
         let mut result = Ok(());
         if !txs.is_empty() || !frames.is_empty() {
-            let seen = crate::app::Seen::all(&txs);
             let app = app_input(f, &txs, self.now, &frames, &frame_txs);
             let stream = StreamInput { chunk: None, payload_in_stream: true, pseudo: true, fresh_from: 0 };
             let at = at_alert(f);
@@ -1040,10 +1046,24 @@ fn log_transactions(
     lua_flow: Option<&vigil_detect::lua::LuaFlow>,
 ) -> Result<(), EngineError> {
     let ids = app.loggable(end);
-    if ids.is_empty() {
+    // Files of logged transactions wait for detection to see their side as
+    // it is, as Suricata logs (and stores) files after its inspection of a
+    // packet of their direction.
+    let files_ready: Vec<u64> = app.files_pending.iter().copied().filter(|&id| end || app.files_seen_id(id)).collect();
+    if ids.is_empty() && files_ready.is_empty() {
+        // Logged transactions detection has now seen whole are freed.
+        app.prune_seen();
         return Ok(());
     }
+    if !files_ready.is_empty() {
+        for tx in app.layer.txs().filter(|t| files_ready.contains(&t.id())) {
+            let swap = (end || !tx.logged_in_packet_dir()) && tx.record_dir() != dir;
+            outputs.tx_files(p, flow_id, tx, swap)?;
+        }
+        app.files_pending.retain(|id| !files_ready.contains(id));
+    }
     let mut quiet = Vec::new();
+    let mut pending = Vec::new();
     for tx in app.layer.txs().filter(|t| ids.contains(&t.id())) {
         stats.tx(tx, app.layer.transport());
         // Suricata keeps a DNS query and its answer in one transaction: what
@@ -1057,7 +1077,11 @@ fn log_transactions(
             // Records that follow the packet go the way of the data at the flow's end,
             // as Suricata's pseudo-packets for each side's last bytes write them.
             let swap = (end || !tx.logged_in_packet_dir()) && tx.record_dir() != dir;
-            outputs.transaction(p, flow_id, tx, swap, app.layer.upgraded_from(), lua_flow)?;
+            let with_files = end || app.files_seen(tx);
+            if !with_files {
+                pending.push(tx.id());
+            }
+            outputs.transaction(p, flow_id, tx, swap, app.layer.upgraded_from(), lua_flow, with_files)?;
         }
         if outputs.wants_http_bodies() {
             if let Some(h) = tx.tx.as_any().downcast_ref::<vigil_applayer::http::HttpTx>() {
@@ -1066,6 +1090,7 @@ fn log_transactions(
         }
     }
     app.no_log_groups.extend(quiet);
+    app.files_pending.extend(pending);
     app.logged_txs(&ids);
     Ok(())
 }

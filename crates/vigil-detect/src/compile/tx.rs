@@ -216,7 +216,11 @@ pub(super) fn split(
     let side = match to_server {
         Some(true) => Direction::ToServer,
         Some(false) => Direction::ToClient,
-        None if defs.iter().any(|d| d.one_sided() == Some(Direction::ToClient) || d.default == Direction::ToClient) => {
+        // A response's buffer or value check makes the rule one of the
+        // response's side (it is inspected on that side's packets).
+        None if defs.iter().any(|d| d.one_sided() == Some(Direction::ToClient) || d.default == Direction::ToClient)
+            || checks.iter().any(|c| c.side() == Some(Direction::ToClient)) =>
+        {
             Direction::ToClient
         }
         None => Direction::ToServer,

@@ -897,6 +897,8 @@ impl Outputs {
     /// Writes a transaction's record (`http`, `dns`, `tls`) where asked for;
     /// `swap`: the record's direction is the other one than the packet's;
     /// `upgraded_from`: the protocol that asked for the flow's TLS.
+    /// `with_files`: its files' records too (else [`Outputs::tx_files`] later).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn transaction(
         &mut self,
         p: &Packet<'_>,
@@ -905,15 +907,14 @@ impl Outputs {
         swap: bool,
         upgraded_from: Option<AppProto>,
         lua_flow: Option<&vigil_detect::lua::LuaFlow>,
+        with_files: bool,
     ) -> Result<(), EngineError> {
         if self.lua.wants_transactions() {
             self.lua.transaction(p, tx, lua_flow);
         }
-        // `swap` turns the packet to the record's direction; the files want it turned to the server's.
-        let files_swap = swap != (tx.record_dir() == Direction::ToClient);
         if !tx.writes_record() {
             // Its files are logged all the same (an NFS write committed but never answered).
-            return self.files(p, flow_id, tx, files_swap);
+            return if with_files { self.tx_files(p, flow_id, tx, swap) } else { Ok(()) };
         }
         let mut body = None;
         for sink in &mut self.sinks {
@@ -959,8 +960,24 @@ impl Outputs {
             with_flow_notes(&self.notes, &mut rec, flow_id);
             write(&mut sink.writer, &rec)?;
         }
-        self.files(p, flow_id, tx, files_swap)?;
+        if with_files {
+            self.tx_files(p, flow_id, tx, swap)?;
+        }
         Ok(())
+    }
+
+    /// Writes the records of a logged transaction's files; `swap` as for
+    /// [`Outputs::transaction`].
+    pub(crate) fn tx_files(
+        &mut self,
+        p: &Packet<'_>,
+        flow_id: u64,
+        tx: TxRef<'_>,
+        swap: bool,
+    ) -> Result<(), EngineError> {
+        // `swap` turns the packet to the record's direction; the files want it turned to the server's.
+        let files_swap = swap != (tx.record_dir() == Direction::ToClient);
+        self.files(p, flow_id, tx, files_swap)
     }
 
     /// Writes a `fileinfo` record for `info` where asked (and its metadata
