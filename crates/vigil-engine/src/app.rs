@@ -478,6 +478,25 @@ mod tests {
         assert_eq!(named.get("app_layer.tx.ssh"), Some(&0));
     }
 
+    /// A side's changes wait for a packet of that side: a request read on
+    /// the server's acknowledgement is inspected on the client's next packet.
+    #[test]
+    fn a_sides_changes_are_seen_on_its_own_packets() {
+        let mut layer = AppFlow::new(&AppConfig::default(), Transport::Tcp, 40000, 80);
+        layer.feed(Direction::ToServer, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+        let mut app = FlowApp::new(layer);
+        let (txs, seen) = app.progressed(Some(Direction::ToClient));
+        assert!(txs.is_empty() && seen.is_empty(), "the server's packet does not see the request");
+        drop(txs);
+        let (txs, seen) = app.progressed(Some(Direction::ToServer));
+        assert_eq!(txs.len(), 1);
+        assert_eq!(txs[0].to.to_client, txs[0].from.to_client, "only the client's side moved");
+        drop(txs);
+        app.mark_inspected(&seen);
+        let (txs, _) = app.progressed(Some(Direction::ToServer));
+        assert!(txs.is_empty(), "seen once");
+    }
+
     /// HTTP/2 streams are logged as each finishes: stream 3 before stream
     /// 1 when it finishes first, and nothing is logged twice.
     #[test]
@@ -509,6 +528,12 @@ mod tests {
         assert_eq!(ids, vec![0]);
         app.logged_txs(&ids);
         assert_eq!(app.logged, 2);
+        assert_eq!(app.layer.txs().count(), 2, "logged, but kept until detection saw them");
+        let (txs, seen) = app.progressed(None);
+        assert_eq!(txs.len(), 2);
+        drop(txs);
+        app.mark_inspected(&seen);
+        app.prune_seen();
         assert_eq!(app.layer.txs().count(), 0, "both freed");
     }
 }

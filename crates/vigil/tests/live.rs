@@ -223,9 +223,10 @@ fn ids_rejects_at_layer_2_out_of_the_reject_dev() {
     assert!(http_get(&client, "198.18.7.2:80", "/index.html").is_ok(), "the bridge forwards");
 
     let dir = out_dir("rejectdev");
-    // IDS detects the request once the server acknowledged it: that packet's
-    // sender is the server, so both ends are refused, the client included.
-    let both = "rejectboth http any any -> any any (msg:\"lab: refuse group\"; http.uri; content:\"/etc/group\"; sid:1000005; rev:1;)\n";
+    // A packet rule sees the request as it passes (a transaction rule would
+    // see it on the client's next packet, after the slow answer, as in
+    // Suricata); both ends are refused, the client included.
+    let both = "rejectboth tcp-pkt any any -> any 80 (msg:\"lab: refuse group\"; content:\"/etc/group\"; sid:1000005; rev:1;)\n";
     std::fs::write(dir.join("lab.rules"), format!("{RULES}{both}")).unwrap();
     let mut vigil = start_vigil(&lab, &sensor, &dir, &["-i", &b1, "--runmode", "single", "--reject-dev", &b1]);
     let refused = http_get(&client, "198.18.7.2:80", "/download?f=/etc/group");
