@@ -930,7 +930,13 @@ impl Worker {
             // A UDP flow whose detection only now failed is counted now.
             self.app_stats.flow(a);
         }
-        let info = flow_info(f, Direction::ToServer, None);
+        // Suricata's end-of-flow pseudo packets count as established for a
+        // session that got that far, however it ended since.
+        let reached = f.ext.tcp.as_deref().map(|ssn| {
+            !matches!(ssn.state, TcpState::SynSent | TcpState::SynRecv)
+                && (ssn.state != TcpState::Closed || ssn.dirs.to_server.seen_end > 0 || ssn.dirs.to_client.seen_end > 0)
+        });
+        let info = flow_info(f, Direction::ToServer, reached);
         // Events the last bytes raised (flushed at the end, after the last packet's drain).
         if let Some(a) = f.ext.app.as_deref_mut() {
             let events = a.layer.take_events();
