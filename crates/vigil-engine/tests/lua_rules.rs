@@ -325,3 +325,37 @@ fn dns_library_reads_the_query_and_the_answer() {
     assert_eq!(got, [1, 2], "{:?}", lua_stats(&recs));
     assert_eq!(lua_stats(&recs)["errors"], 0);
 }
+
+#[test]
+fn ntp_library_reads_the_header() {
+    use vigil_wire::build::PacketBuilder;
+    let dir = tempdir("lua-rules", "ntp");
+    // A version 4 client request, then the server's answer (stratum 2, reference "LOCL").
+    let mut request = vec![0x23, 0, 6, 0xec];
+    request.resize(48, 0);
+    let mut answer = vec![0x24, 2, 6, 0xec, 0, 0, 0, 0, 0, 0, 0, 0];
+    answer.extend_from_slice(b"LOCL");
+    answer.resize(48, 0);
+    let frames = vec![
+        PacketBuilder::ipv4(common::CLIENT, common::SERVER).udp(40123, 123).payload(&request).build_ethernet(),
+        PacketBuilder::ipv4(common::SERVER, common::CLIENT).udp(123, 40123).payload(&answer).build_ethernet(),
+    ];
+    write_pcap(&dir.join("in.pcap"), common::spaced(&frames));
+    let script = "local ntp = require('suricata.ntp')\nfunction init(a) return {} end\n\
+                  function match(a) local tx = ntp.get_tx()\n\
+                  if tx:version() == 4 and tx:mode() == 4 and tx:stratum() == 2 and tx:reference_id() == 'LOCL' then return 1 end\n\
+                  return 0 end\n";
+    std::fs::write(dir.join("ntp.lua"), script).unwrap();
+    std::fs::write(dir.join("test.rules"), "alert ntp any any -> any any (lua:ntp.lua; sid:1;)\n").unwrap();
+    std::fs::write(
+        dir.join("vigil.yaml"),
+        "outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types: [alert, stats]\n",
+    )
+    .unwrap();
+    run_in(&dir);
+    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+    let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(sids(&recs), [1], "only the server's answer: {:?}", lua_stats(&recs));
+    assert_eq!(lua_stats(&recs)["errors"], 0);
+}

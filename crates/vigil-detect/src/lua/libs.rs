@@ -1,6 +1,6 @@
 //! The `suricata.*` libraries a script can `require`, with Suricata 8's
 //! names: `packet`, `flow`, `rule`, `http`, `dns`, `ssh`, `tls`, `ja3`,
-//! `smtp`, `config`, `base64`, `hashing`, `log` and `util`. The libraries of data
+//! `smtp`, `ntp`, `config`, `base64`, `hashing`, `log` and `util`. The libraries of data
 //! (`packet`, `flow`, `rule` and the protocols) are tables whose
 //! `get`/`get_tx` functions are bound for each call of `match` or `log`
 //! ([`bind`]): outside one they fail.
@@ -26,6 +26,7 @@ const LIBS: &[&str] = &[
     "suricata.tls",
     "suricata.ja3",
     "suricata.smtp",
+    "suricata.ntp",
     "suricata.base64",
     "suricata.hashing",
     "suricata.log",
@@ -72,6 +73,7 @@ pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
         ("suricata.tls", "get_tx"),
         ("suricata.ja3", "get_tx"),
         ("suricata.smtp", "get_tx"),
+        ("suricata.ntp", "get_tx"),
     ] {
         let msg = format!("{lib}.{getter} is only available while the script's match or log function runs");
         loaded.get::<Table>(lib)?.set(
@@ -127,6 +129,7 @@ pub(super) fn bind<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, input: &'s LuaInput<
         ("suricata.tls", "tls", "tls"),
         ("suricata.ja3", "tls", "ja3"),
         ("suricata.smtp", "smtp", "smtp"),
+        ("suricata.ntp", "ntp", "ntp"),
     ] {
         let tx = lazy(scope, move |lua| {
             match input.tx.as_ref().and_then(|(t, d)| t.as_proto(proto_of(proto)).map(|t| (t, *d))) {
@@ -341,9 +344,21 @@ fn tx_object<'s>(
         }
         "tls" => fill_tls(lua, scope, &o, t)?,
         "smtp" => fill_smtp(scope, &o, t)?,
+        "ntp" => fill_ntp(lua, &o, t)?,
         _ => {}
     }
     Ok(o)
+}
+
+/// `suricata.ntp`'s transaction (Suricata 8.0.5): `version()`, `mode()`,
+/// `stratum()` as numbers, `reference_id()` as its four bytes.
+fn fill_ntp(lua: &Lua, o: &Table, t: &dyn vigil_applayer::proto::ProtoTx) -> mlua::Result<()> {
+    let Some(n) = t.as_any().downcast_ref::<vigil_applayer::protocols::ntp::NtpTx>() else { return Ok(()) };
+    for (name, v) in [("version", n.version), ("mode", n.mode), ("stratum", n.stratum)] {
+        o.set(name, lua.create_function(move |_, _: mlua::MultiValue| Ok(i64::from(v)))?)?;
+    }
+    let id = n.reference_id;
+    o.set("reference_id", lua.create_function(move |lua, _: mlua::MultiValue| lua.create_string(id))?)
 }
 
 /// Buffer `name` and the side it is read from when side `side` is asked
