@@ -359,3 +359,26 @@ fn ntp_library_reads_the_header() {
     assert_eq!(sids(&recs), [1], "only the server's answer: {:?}", lua_stats(&recs));
     assert_eq!(lua_stats(&recs)["errors"], 0);
 }
+
+#[test]
+fn flowvar_and_flowint_libraries_change_the_flows_variables() {
+    let script = "local flowvar = require('suricata.flowvar')\nlocal flowint = require('suricata.flowint')\n\
+                  function init(a) flowvar.register('luavar') flowint.register('luaint') return {} end\n\
+                  function thread_init(a) fv = flowvar.get('luavar') fi = flowint.get('luaint') end\n\
+                  function match(a)\n\
+                  if fv:value() ~= nil or fi:value() ~= nil then error('set before') end\n\
+                  fv:set('abcdef', 3) fi:set(5)\n\
+                  local v, len = fv:value()\n\
+                  if v ~= 'abc' or len ~= 3 or fi:incr() ~= 6 or fi:decr() ~= 5 or fi:incr() ~= 6 then error('values') end\n\
+                  return 1 end\n";
+    let rules = "alert http any any -> any any (http.method; content:\"GET\"; lua:vars.lua; sid:1;)\n\
+                 alert tcp any any -> any any (flowvar:luavar,\"abc\"; flowint:luaint,=,6; sid:2;)\n";
+    let (recs, _) = run("vars", rules, &[("vars.lua", script)]);
+    let got = sids(&recs);
+    assert_eq!(got.iter().filter(|s| **s == 1).count(), 1, "{got:?} {:?}", lua_stats(&recs));
+    assert!(got.contains(&2), "the keywords see what the script set: {got:?}");
+    assert_eq!(lua_stats(&recs)["errors"], 0);
+    let later = of_type(&recs, "alert").into_iter().find(|a| a["alert"]["signature_id"] == 2).unwrap();
+    assert_eq!(later["metadata"]["flowints"]["luaint"], 6, "{later}");
+    assert_eq!(later["metadata"]["flowvars"][0]["luavar"], "abc", "{later}");
+}

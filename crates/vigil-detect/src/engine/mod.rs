@@ -571,12 +571,16 @@ impl DetectEngine {
                         };
                         Some((t, dir))
                     });
+                    let vars = state
+                        .as_deref_mut()
+                        .map(|st| std::cell::RefCell::new(crate::lua::LuaVars { st, int_names: &self.flowint_names }));
                     let input = crate::lua::LuaInput {
                         p: Some(p),
                         flow: s.lua_flow.as_ref(),
                         tx: tx_in,
                         stream: stream.chunk.map(|(c, _)| c),
                         rule: Some(crate::lua::LuaRule::of(sig)),
+                        vars: vars.as_ref().map(|v| v as &dyn crate::lua::FlowVars),
                     };
                     sig.lua.iter().all(|script| s.lua.run(script, &input))
                 });
@@ -782,6 +786,10 @@ fn number_flowints(sigs: &mut [Signature]) -> Vec<String> {
     for s in sigs.iter_mut() {
         let steps = s.flowints.iter().map(|(name, op)| FlowintStep { id: names.id(name), op: op.map(|n| names.id(n)) });
         s.int_steps = steps.collect();
+        // Counters Lua scripts registered share the names' space.
+        for name in s.lua.iter().flat_map(|l| l.flowints.iter()) {
+            names.id(name);
+        }
     }
     names.into_names()
 }

@@ -1,6 +1,7 @@
 //! The `suricata.*` libraries a script can `require`, with Suricata 8's
 //! names: `packet`, `flow`, `rule`, `http`, `dns`, `ssh`, `tls`, `ja3`,
-//! `smtp`, `ntp`, `config`, `base64`, `hashing`, `log` and `util`. The libraries of data
+//! `smtp`, `ntp`, `flowvar`, `flowint`, `config`, `base64`, `hashing`,
+//! `log` and `util`. The libraries of data
 //! (`packet`, `flow`, `rule` and the protocols) are tables whose
 //! `get`/`get_tx` functions are bound for each call of `match` or `log`
 //! ([`bind`]): outside one they fail.
@@ -27,6 +28,8 @@ const LIBS: &[&str] = &[
     "suricata.ja3",
     "suricata.smtp",
     "suricata.ntp",
+    "suricata.flowvar",
+    "suricata.flowint",
     "suricata.base64",
     "suricata.hashing",
     "suricata.log",
@@ -81,6 +84,7 @@ pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
             lua.create_function(move |_, ()| -> mlua::Result<()> { Err(mlua::Error::RuntimeError(msg.clone())) })?,
         )?;
     }
+    fill_flow_vars(lua, &loaded)?;
     lua.set_named_registry_value("vigil.loaded", &loaded)?;
     set_log_path(lua, None)?;
     lua.set_app_data(Logged::default());
@@ -92,6 +96,148 @@ pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
         }
     })?;
     lua.globals().set("require", require)
+}
+
+/// The registry functions the variable objects call, by name; outside a
+/// rule's `match` they fail.
+const VAR_FNS: [&str; 4] = ["vigil.fv.value", "vigil.fv.set", "vigil.fi.value", "vigil.fi.set"];
+
+/// Counters `suricata.flowint.register` named, in order.
+#[derive(Default)]
+struct FlowintNames(RefCell<Vec<String>>);
+
+/// The counters a script's `init` registered.
+pub(super) fn registered_flowints(lua: &Lua) -> Vec<String> {
+    lua.app_data_ref::<FlowintNames>().map(|n| n.0.borrow().clone()).unwrap_or_default()
+}
+
+/// `suricata.flowvar` and `suricata.flowint` (Suricata 8): `register(name)`
+/// in `init`, `get(name)` (in `thread_init`) for an object whose methods
+/// read and change the variable of the flow `match` runs on: `value()`
+/// (nil while unset), `set(value, len)`; counters also `incr()` and
+/// `decr()`, which answer the new value.
+fn fill_flow_vars(lua: &Lua, loaded: &Table) -> mlua::Result<()> {
+    lua.set_app_data(FlowintNames::default());
+    for name in VAR_FNS {
+        let msg = format!("{name}: flow variables are only available while a rule's match function runs");
+        lua.set_named_registry_value(
+            name,
+            lua.create_function(move |_, _: mlua::MultiValue| -> mlua::Result<()> {
+                Err(mlua::Error::RuntimeError(msg.clone()))
+            })?,
+        )?;
+    }
+    let call = |lua: &Lua, f: &str, args: mlua::MultiValue| -> mlua::Result<mlua::MultiValue> {
+        lua.named_registry_value::<mlua::Function>(f)?.call(args)
+    };
+    let fv: Table = loaded.get("suricata.flowvar")?;
+    fv.set("register", lua.create_function(|_, _name: String| Ok(()))?)?;
+    fv.set(
+        "get",
+        lua.create_function(move |lua, name: String| {
+            let o = lua.create_table()?;
+            let n = name.clone();
+            o.set(
+                "value",
+                lua.create_function(move |lua, _: mlua::MultiValue| {
+                    call(lua, "vigil.fv.value", mlua::MultiValue::from_iter([Value::String(lua.create_string(&n)?)]))
+                })?,
+            )?;
+            let n = name;
+            o.set(
+                "set",
+                lua.create_function(move |lua, (_, value, len): (Value, mlua::LuaString, Option<i64>)| {
+                    let args = [
+                        Value::String(lua.create_string(&n)?),
+                        Value::String(value),
+                        len.map_or(Value::Nil, Value::Integer),
+                    ];
+                    call(lua, "vigil.fv.set", mlua::MultiValue::from_iter(args))
+                })?,
+            )?;
+            Ok(o)
+        })?,
+    )?;
+    let fi: Table = loaded.get("suricata.flowint")?;
+    fi.set(
+        "register",
+        lua.create_function(|lua, name: String| {
+            if let Some(names) = lua.app_data_ref::<FlowintNames>() {
+                let mut v = names.0.borrow_mut();
+                if !v.contains(&name) {
+                    v.push(name);
+                }
+            }
+            Ok(())
+        })?,
+    )?;
+    fi.set(
+        "get",
+        lua.create_function(move |lua, name: String| {
+            let o = lua.create_table()?;
+            for (method, delta) in [("value", None), ("incr", Some(1i64)), ("decr", Some(-1))] {
+                let n = name.clone();
+                o.set(
+                    method,
+                    lua.create_function(move |lua, _: mlua::MultiValue| {
+                        let key = Value::String(lua.create_string(&n)?);
+                        let now = call(lua, "vigil.fi.value", mlua::MultiValue::from_iter([key.clone()]))?;
+                        let Some(d) = delta else { return Ok(now) };
+                        let v = match now.into_iter().next() {
+                            Some(Value::Integer(i)) => i,
+                            Some(Value::Number(f)) => f as i64,
+                            _ => 0,
+                        };
+                        let new = (v + d).clamp(0, i64::from(u32::MAX));
+                        call(lua, "vigil.fi.set", mlua::MultiValue::from_iter([key, Value::Integer(new)]))?;
+                        Ok(mlua::MultiValue::from_iter([Value::Integer(new)]))
+                    })?,
+                )?;
+            }
+            let n = name;
+            o.set(
+                "set",
+                lua.create_function(move |lua, (_, v): (Value, i64)| {
+                    let args = [Value::String(lua.create_string(&n)?), Value::Integer(v)];
+                    call(lua, "vigil.fi.set", mlua::MultiValue::from_iter(args))
+                })?,
+            )?;
+            Ok(o)
+        })?,
+    )?;
+    Ok(())
+}
+
+/// Binds the variable functions to the flow of one call of `match`.
+fn bind_vars<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, vars: &'s dyn super::FlowVars) -> mlua::Result<()> {
+    lua.set_named_registry_value(
+        "vigil.fv.value",
+        scope.create_function(move |lua, name: String| match vars.flowvar(&name) {
+            Some(val) => Ok((Value::String(lua.create_string(&val)?), Value::Integer(val.len() as i64))),
+            None => Ok((Value::Nil, Value::Nil)),
+        })?,
+    )?;
+    lua.set_named_registry_value(
+        "vigil.fv.set",
+        scope.create_function(move |_, (name, value, len): (String, mlua::LuaString, Option<i64>)| {
+            let bytes = value.as_bytes();
+            let n = len.map_or(bytes.len(), |l| usize::try_from(l).unwrap_or(0).min(bytes.len()));
+            vars.set_flowvar(&name, &bytes[..n]);
+            Ok(())
+        })?,
+    )?;
+    lua.set_named_registry_value(
+        "vigil.fi.value",
+        scope.create_function(move |_, name: String| Ok(vars.flowint(&name).map(i64::from)))?,
+    )?;
+    lua.set_named_registry_value(
+        "vigil.fi.set",
+        scope.create_function(move |_, (name, value): (String, i64)| {
+            vars.set_flowint(&name, u32::try_from(value.max(0)).unwrap_or(u32::MAX));
+            Ok(())
+        })?,
+    )?;
+    Ok(())
 }
 
 /// `suricata.config`: `log_path()`, the directory outputs write to
@@ -107,6 +253,9 @@ pub(super) fn bind<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, input: &'s LuaInput<
     // Only the getters are made here: the objects they return (tables of
     // methods) are made when a script first asks, once per call.
     let loaded: Table = lua.named_registry_value("vigil.loaded")?;
+    if let Some(vars) = input.vars {
+        bind_vars(lua, scope, vars)?;
+    }
     let packet = lazy(scope, move |lua| match input.p {
         Some(p) => Ok(Value::Table(packet_object(lua, scope, p)?)),
         None => Ok(Value::Nil),

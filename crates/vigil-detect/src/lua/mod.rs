@@ -85,6 +85,9 @@ pub struct LuaScript {
     /// `lua:!file`: the rule matches where the script does not.
     pub negated: bool,
     settings: LuaSettings,
+    /// Counters its `init` registered (`suricata.flowint`): they are the
+    /// engine's, as `flowint` keywords' are.
+    pub flowints: Vec<String>,
 }
 
 static NEXT_SCRIPT: AtomicUsize = AtomicUsize::new(0);
@@ -110,6 +113,7 @@ impl LuaScript {
             needs: Needs::default(),
             negated,
             settings: settings.clone(),
+            flowints: Vec::new(),
         };
         let state = script.state().map_err(|e| format!("lua script {name}: {}", message(&e)))?;
         let needs: Value = state
@@ -119,6 +123,7 @@ impl LuaScript {
         let Value::Table(needs) = needs else {
             return Err(format!("lua script {name}: init function did not return a table"));
         };
+        script.flowints = libs::registered_flowints(&state.lua);
         for pair in needs.pairs::<Value, Value>() {
             let (k, v) = pair.map_err(|e| e.to_string())?;
             let Value::String(k) = k else { continue };
@@ -301,6 +306,49 @@ pub struct LuaInput<'a> {
     pub stream: Option<&'a [u8]>,
     /// The signature that matched (`suricata.rule`).
     pub rule: Option<LuaRule<'a>>,
+    /// The flow's variables, for `suricata.flowvar` and `suricata.flowint`
+    /// (rules only).
+    pub vars: Option<&'a dyn FlowVars>,
+}
+
+/// What a rule's script may read and change of its flow: its variables,
+/// and the engine's names of its counters.
+pub struct LuaVars<'a> {
+    pub st: &'a mut crate::FlowDetect,
+    pub int_names: &'a [String],
+}
+
+/// A flow's variables as scripts see them, by name.
+pub trait FlowVars {
+    fn flowvar(&self, name: &str) -> Option<Vec<u8>>;
+    fn set_flowvar(&self, name: &str, value: &[u8]);
+    fn flowint(&self, name: &str) -> Option<u32>;
+    fn set_flowint(&self, name: &str, value: u32);
+}
+
+impl FlowVars for std::cell::RefCell<LuaVars<'_>> {
+    fn flowvar(&self, name: &str) -> Option<Vec<u8>> {
+        self.borrow().st.flowvars.iter().find(|(n, _)| &**n == name).map(|(_, v)| v.clone())
+    }
+
+    fn set_flowvar(&self, name: &str, value: &[u8]) {
+        self.borrow_mut().st.set_flowvar(&std::sync::Arc::from(name), value);
+    }
+
+    fn flowint(&self, name: &str) -> Option<u32> {
+        let v = self.borrow();
+        let id = v.int_names.iter().position(|n| n == name)?;
+        v.st.ints.get(id as u16)
+    }
+
+    /// A counter no rule or script registered is not kept.
+    fn set_flowint(&self, name: &str, value: u32) {
+        let mut v = self.borrow_mut();
+        if let Some(id) = v.int_names.iter().position(|n| n == name) {
+            v.st.ints.set(id as u16, value);
+            v.st.vars_changed = true;
+        }
+    }
 }
 
 /// A signature as `suricata.rule` shows it.

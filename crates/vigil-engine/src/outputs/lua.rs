@@ -83,13 +83,21 @@ impl LuaOutputs {
 
     pub(crate) fn transaction(&mut self, p: &Packet<'_>, tx: vigil_applayer::TxRef<'_>, flow: Option<&LuaFlow>) {
         let name = tx.def.name;
-        let input = LuaInput { p: Some(p), flow, tx: Some((tx, tx.record_dir())), stream: None, rule: None };
+        let input =
+            LuaInput { p: Some(p), flow, tx: Some((tx, tx.record_dir())), stream: None, rule: None, vars: None };
         self.each(|l| matches!(l, LuaLogs::Protocol(n) if n == name), |o| o.log(&input));
     }
 
     pub(crate) fn alert(&mut self, p: &Packet<'_>, sig: &vigil_detect::Signature, flow: Option<&FlowAtAlert>) {
         let lf = flow.map(|a| of_alert(a, p));
-        let input = LuaInput { p: Some(p), flow: lf.as_ref(), tx: None, stream: None, rule: Some(LuaRule::of(sig)) };
+        let input = LuaInput {
+            p: Some(p),
+            flow: lf.as_ref(),
+            tx: None,
+            stream: None,
+            rule: Some(LuaRule::of(sig)),
+            vars: None,
+        };
         self.each(|l| *l == LuaLogs::Alerts, |o| o.log(&input));
     }
 
@@ -99,12 +107,12 @@ impl LuaOutputs {
     }
 
     pub(crate) fn packet(&mut self, p: &Packet<'_>, flow: Option<&LuaFlow>) {
-        let input = LuaInput { p: Some(p), flow, tx: None, stream: None, rule: None };
+        let input = LuaInput { p: Some(p), flow, tx: None, stream: None, rule: None, vars: None };
         self.each(|l| *l == LuaLogs::Packets, |o| o.log(&input));
     }
 
     pub(crate) fn flow(&mut self, flow: &LuaFlow) {
-        let input = LuaInput { p: None, flow: Some(flow), tx: None, stream: None, rule: None };
+        let input = LuaInput { p: None, flow: Some(flow), tx: None, stream: None, rule: None, vars: None };
         self.each(|l| *l == LuaLogs::Flows, |o| o.log(&input));
     }
 
