@@ -382,3 +382,27 @@ fn flowvar_and_flowint_libraries_change_the_flows_variables() {
     assert_eq!(later["metadata"]["flowints"]["luaint"], 6, "{later}");
     assert_eq!(later["metadata"]["flowvars"][0]["luavar"], "abc", "{later}");
 }
+
+#[test]
+fn file_output_scripts_see_each_file() {
+    let dir = tempdir("lua-rules", "files");
+    write_pcap(&dir.join("in.pcap"), common::spaced(&tcp_session(80, &[(REQUEST, RESPONSE)])));
+    std::fs::write(dir.join("test.rules"), "").unwrap();
+    let script = "local config = require('suricata.config')\nlocal filelib = require('suricata.file')\n\
+                  function init(a) return {type = 'file'} end\n\
+                  function setup(a) out = assert(io.open(config.log_path() .. '/files.out', 'a')) end\n\
+                  function log(a) local f = filelib.get_file()\n\
+                  out:write(table.concat({f:tx_id(), f:name(), f:size(), f:get_state(), tostring(f:is_stored()), tostring(f:md5()), tostring(f:sha256())}, ' ') .. '\\n') end\n\
+                  function deinit(a) out:close() end\n";
+    std::fs::write(dir.join("files.lua"), script).unwrap();
+    let yaml = format!(
+        "outputs:\n  - lua:\n      enabled: yes\n      scripts-dir: {}\n      scripts: [files.lua]\n",
+        dir.display()
+    );
+    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
+    run_in(&dir);
+    let out = std::fs::read_to_string(dir.join("files.out")).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    // The response body ("hello"), named by the URI's path; no digest asked for, none given.
+    assert_eq!(out, "0 /index.html 5 CLOSED false nil nil\n", "{out}");
+}

@@ -581,6 +581,7 @@ impl DetectEngine {
                         stream: stream.chunk.map(|(c, _)| c),
                         rule: Some(crate::lua::LuaRule::of(sig)),
                         vars: vars.as_ref().map(|v| v as &dyn crate::lua::FlowVars),
+                        file: None,
                     };
                     sig.lua.iter().all(|script| s.lua.run(script, &input))
                 });

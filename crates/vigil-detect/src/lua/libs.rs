@@ -1,6 +1,6 @@
 //! The `suricata.*` libraries a script can `require`, with Suricata 8's
 //! names: `packet`, `flow`, `rule`, `http`, `dns`, `ssh`, `tls`, `ja3`,
-//! `smtp`, `ntp`, `flowvar`, `flowint`, `config`, `base64`, `hashing`,
+//! `smtp`, `ntp`, `flowvar`, `flowint`, `file`, `config`, `base64`, `hashing`,
 //! `log` and `util`. The libraries of data
 //! (`packet`, `flow`, `rule` and the protocols) are tables whose
 //! `get`/`get_tx` functions are bound for each call of `match` or `log`
@@ -30,6 +30,7 @@ const LIBS: &[&str] = &[
     "suricata.ntp",
     "suricata.flowvar",
     "suricata.flowint",
+    "suricata.file",
     "suricata.base64",
     "suricata.hashing",
     "suricata.log",
@@ -77,6 +78,7 @@ pub(super) fn install(lua: &Lua) -> mlua::Result<()> {
         ("suricata.ja3", "get_tx"),
         ("suricata.smtp", "get_tx"),
         ("suricata.ntp", "get_tx"),
+        ("suricata.file", "get_file"),
     ] {
         let msg = format!("{lib}.{getter} is only available while the script's match or log function runs");
         loaded.get::<Table>(lib)?.set(
@@ -271,6 +273,11 @@ pub(super) fn bind<'s>(lua: &Lua, scope: &'s Scope<'s, '_>, input: &'s LuaInput<
         None => Ok(Value::Nil),
     })?;
     loaded.get::<Table>("suricata.flow")?.set("get", flow)?;
+    let file = lazy(scope, move |lua| match input.file {
+        Some(f) => Ok(Value::Table(file_object(lua, f)?)),
+        None => Ok(Value::Nil),
+    })?;
+    loaded.get::<Table>("suricata.file")?.set("get_file", file)?;
     for (lib, proto, view) in [
         ("suricata.http", "http", "http"),
         ("suricata.dns", "dns", "dns"),
@@ -496,6 +503,31 @@ fn tx_object<'s>(
         "ntp" => fill_ntp(lua, &o, t)?,
         _ => {}
     }
+    Ok(o)
+}
+
+/// `file.get_file()`: the file a `file` output script is called for, its
+/// values copied (a few small ones). Digests and the type are nil where
+/// they were not computed, as in Suricata.
+fn file_object(lua: &Lua, f: &super::LuaFile<'_>) -> mlua::Result<Table> {
+    let o = lua.create_table()?;
+    for (name, v) in [("file_id", f.file_id), ("tx_id", f.tx_id), ("size", f.size)] {
+        o.set(name, lua.create_function(move |_, _: mlua::MultiValue| Ok(v as i64))?)?;
+    }
+    let text = |v: Option<&str>| v.map(str::to_string);
+    for (name, v) in [
+        ("magic", text(f.magic)),
+        ("md5", text(f.md5)),
+        ("sha1", text(f.sha1)),
+        ("sha256", text(f.sha256)),
+        ("get_state", Some(f.state.to_string())),
+    ] {
+        o.set(name, lua.create_function(move |_, _: mlua::MultiValue| Ok(v.clone()))?)?;
+    }
+    let name = f.name.to_vec();
+    o.set("name", lua.create_function(move |lua, _: mlua::MultiValue| lua.create_string(&name))?)?;
+    let stored = f.stored;
+    o.set("is_stored", lua.create_function(move |_, _: mlua::MultiValue| Ok(stored))?)?;
     Ok(o)
 }
 

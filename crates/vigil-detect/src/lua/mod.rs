@@ -309,6 +309,24 @@ pub struct LuaInput<'a> {
     /// The flow's variables, for `suricata.flowvar` and `suricata.flowint`
     /// (rules only).
     pub vars: Option<&'a dyn FlowVars>,
+    /// The file a `file` output script is called for (`suricata.file`).
+    pub file: Option<&'a LuaFile<'a>>,
+}
+
+/// A file as `suricata.file` shows it.
+#[derive(Debug, Clone, Copy)]
+pub struct LuaFile<'a> {
+    pub file_id: u64,
+    pub tx_id: u64,
+    pub name: &'a [u8],
+    pub size: u64,
+    pub magic: Option<&'a str>,
+    pub md5: Option<&'a str>,
+    pub sha1: Option<&'a str>,
+    pub sha256: Option<&'a str>,
+    /// `CLOSED`, `TRUNCATED`, `ERROR`, `OPEN`.
+    pub state: &'a str,
+    pub stored: bool,
 }
 
 /// What a rule's script may read and change of its flow: its variables,

@@ -23,6 +23,8 @@ pub enum LuaLogs {
     Alerts,
     Flows,
     Stats,
+    /// Files, as their `fileinfo` records are written.
+    Files,
 }
 
 /// A script read and asked what it logs, once for the run.
@@ -65,6 +67,7 @@ impl LuaOutputScript {
             (None, Some("packet"), _) => LuaLogs::Packets,
             (None, Some("flow"), _) => LuaLogs::Flows,
             (None, Some("stats"), _) => LuaLogs::Stats,
+            (None, Some("file"), _) => LuaLogs::Files,
             (None, Some(other), _) => {
                 return Err(format!("lua output {}: type {other} is not supported by vigil yet", path.display()))
             }

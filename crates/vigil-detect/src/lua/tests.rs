@@ -20,7 +20,8 @@ fn run_on_get(s: &LuaScript) -> (bool, LuaStates) {
     let mut dec = Decoder::new(DecodeConfig { validate_checksums: false, ..DecodeConfig::default() });
     let p = dec.decode(&frame, Timestamp::from_micros(1_464_332_171, 701_229), LinkType::Ethernet, 7);
     let mut states = LuaStates::default();
-    let m = states.run(s, &LuaInput { p: Some(&p), flow: None, tx: None, stream: None, rule: None, vars: None });
+    let m = states
+        .run(s, &LuaInput { p: Some(&p), flow: None, tx: None, stream: None, rule: None, vars: None, file: None });
     (m, states)
 }
 

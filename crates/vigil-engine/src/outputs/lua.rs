@@ -83,8 +83,15 @@ impl LuaOutputs {
 
     pub(crate) fn transaction(&mut self, p: &Packet<'_>, tx: vigil_applayer::TxRef<'_>, flow: Option<&LuaFlow>) {
         let name = tx.def.name;
-        let input =
-            LuaInput { p: Some(p), flow, tx: Some((tx, tx.record_dir())), stream: None, rule: None, vars: None };
+        let input = LuaInput {
+            p: Some(p),
+            flow,
+            tx: Some((tx, tx.record_dir())),
+            stream: None,
+            rule: None,
+            vars: None,
+            file: None,
+        };
         self.each(|l| matches!(l, LuaLogs::Protocol(n) if n == name), |o| o.log(&input));
     }
 
@@ -97,8 +104,32 @@ impl LuaOutputs {
             stream: None,
             rule: Some(LuaRule::of(sig)),
             vars: None,
+            file: None,
         };
         self.each(|l| *l == LuaLogs::Alerts, |o| o.log(&input));
+    }
+
+    /// Whether some script logs files.
+    pub(crate) fn wants_files(&self) -> bool {
+        self.scripts.iter().any(|s| s.logs == LuaLogs::Files)
+    }
+
+    pub(crate) fn file(&mut self, p: &Packet<'_>, info: &vigil_output::FileInfo<'_>) {
+        let file = vigil_detect::lua::LuaFile {
+            file_id: info.file_id.unwrap_or(0),
+            tx_id: info.tx_id,
+            name: info.filename,
+            size: info.size,
+            magic: info.magic,
+            md5: info.md5.as_deref(),
+            sha1: info.sha1.as_deref(),
+            sha256: info.sha256.as_deref(),
+            state: info.state,
+            stored: info.stored,
+        };
+        let input =
+            LuaInput { p: Some(p), flow: None, tx: None, stream: None, rule: None, vars: None, file: Some(&file) };
+        self.each(|l| *l == LuaLogs::Files, |o| o.log(&input));
     }
 
     /// Whether some script logs every packet.
@@ -107,12 +138,12 @@ impl LuaOutputs {
     }
 
     pub(crate) fn packet(&mut self, p: &Packet<'_>, flow: Option<&LuaFlow>) {
-        let input = LuaInput { p: Some(p), flow, tx: None, stream: None, rule: None, vars: None };
+        let input = LuaInput { p: Some(p), flow, tx: None, stream: None, rule: None, vars: None, file: None };
         self.each(|l| *l == LuaLogs::Packets, |o| o.log(&input));
     }
 
     pub(crate) fn flow(&mut self, flow: &LuaFlow) {
-        let input = LuaInput { p: None, flow: Some(flow), tx: None, stream: None, rule: None, vars: None };
+        let input = LuaInput { p: None, flow: Some(flow), tx: None, stream: None, rule: None, vars: None, file: None };
         self.each(|l| *l == LuaLogs::Flows, |o| o.log(&input));
     }
 

@@ -1069,7 +1069,8 @@ impl Outputs {
     /// `fileinfo` record each where asked. `swap`: the packet goes to the client.
     fn files(&mut self, p: &Packet<'_>, flow_id: u64, tx: TxRef<'_>, swap: bool) -> Result<(), EngineError> {
         let logs = self.sinks.iter().any(|s| s.files);
-        if !logs && self.file_store.is_none() {
+        let lua = self.lua.wants_files();
+        if !logs && self.file_store.is_none() && !lua {
             return Ok(());
         }
         for dir in [Direction::ToServer, Direction::ToClient] {
@@ -1088,6 +1089,9 @@ impl Outputs {
                 // `swap` orients the packet to the client-to-server direction.
                 let swap_file = swap != (dir == Direction::ToClient);
                 self.log_file(p, flow_id, tx, swap_file, &info)?;
+                if lua {
+                    self.lua.file(p, &info);
+                }
                 if let (Some(part), Some(ranges)) = (file.range.as_ref(), self.ranges.as_ref()) {
                     // A whole part of a file sent in parts: the file, once all came.
                     let whole_part =
@@ -1110,7 +1114,10 @@ impl Outputs {
 
     /// True when some output logs transaction records.
     pub(crate) fn wants_transactions(&self) -> bool {
-        self.sinks.iter().any(|s| s.table != 0 || s.files) || self.file_store.is_some() || self.lua.wants_transactions()
+        self.sinks.iter().any(|s| s.table != 0 || s.files)
+            || self.file_store.is_some()
+            || self.lua.wants_transactions()
+            || self.lua.wants_files()
     }
 
     /// True when a Lua output script logs transactions, which want their
