@@ -46,6 +46,9 @@ pub(crate) struct FlowApp {
     pub tls_stored: [bool; 2],
     /// Logged transactions whose files are not logged yet.
     pub files_pending: Vec<u64>,
+    /// A Lua streaming script was given a piece of this side (to server,
+    /// to client): the next is no opening, and the side's end is told.
+    pub streamed: [bool; 2],
 }
 
 impl std::fmt::Debug for FlowApp {
@@ -71,6 +74,7 @@ impl FlowApp {
             tls_store: false,
             tls_stored: [false; 2],
             files_pending: Vec::new(),
+            streamed: [false; 2],
         }
     }
 

@@ -167,6 +167,50 @@ fn flow_info(f: &Flow<FlowExt>, dir: Direction, established: Option<bool>) -> Fl
     }
 }
 
+/// The stream pieces a flow's parser was just given, for the Lua scripts
+/// streaming TCP: a side's first piece opens it.
+fn lua_stream_pieces(
+    f: &mut Flow<FlowExt>,
+    p: Option<&Packet<'_>>,
+    pieces: &[(Direction, Vec<u8>)],
+    outputs: &mut Outputs,
+) {
+    let lf = lua_flow(f);
+    for (dir, data) in pieces {
+        let side = usize::from(*dir == Direction::ToClient);
+        let open = match f.ext.app.as_deref_mut() {
+            Some(a) => !std::mem::replace(&mut a.streamed[side], true),
+            None => false,
+        };
+        let args = vigil_detect::lua::StreamArgs {
+            data,
+            open,
+            close: false,
+            to_server: *dir == Direction::ToServer,
+            tx_id: None,
+        };
+        outputs.lua_stream(p, Some(&lf), &args);
+    }
+}
+
+/// The end of each side a Lua streaming script was given pieces of.
+fn lua_stream_close(f: &mut Flow<FlowExt>, outputs: &mut Outputs) {
+    let lf = lua_flow(f);
+    let Some(a) = f.ext.app.as_deref_mut() else { return };
+    for (side, dir) in [Direction::ToServer, Direction::ToClient].into_iter().enumerate() {
+        if std::mem::take(&mut a.streamed[side]) {
+            let args = vigil_detect::lua::StreamArgs {
+                data: &[],
+                open: false,
+                close: true,
+                to_server: dir == Direction::ToServer,
+                tx_id: None,
+            };
+            outputs.lua_stream(None, Some(&lf), &args);
+        }
+    }
+}
+
 /// The flow as Lua output scripts see it (`suricata.flow`).
 fn lua_flow(f: &Flow<FlowExt>) -> vigil_detect::lua::LuaFlow {
     let app = f.ext.app.as_deref();
@@ -274,7 +318,8 @@ impl Worker {
             ips_verdicts: (0, 0),
             flow_ends: crate::stats::FlowEnds::default(),
             pressure_max: std::cell::Cell::new(0),
-            tcp_tap: (!setup.config.outputs.tcp_data.is_empty()).then(Vec::new),
+            // Lua output scripts may stream TCP flows: their pieces are kept too.
+            tcp_tap: (!setup.config.outputs.tcp_data.is_empty() || !setup.config.outputs.lua.is_empty()).then(Vec::new),
         }
     }
 
@@ -588,6 +633,9 @@ impl Worker {
             self.flows.set_state(h, state);
         }
         if let (Some(h), Some(tap)) = (flow, self.tcp_tap.as_mut().filter(|t| !t.is_empty())) {
+            if let Some(f) = self.flows.get_mut(h).filter(|_| outputs.lua_streams(false)) {
+                lua_stream_pieces(f, Some(p), tap, outputs);
+            }
             let name = self.flows.get(h).map(data_flow_name).unwrap_or_default();
             outputs.tcp_data(&name, tap.drain(..))?;
         }
@@ -853,7 +901,13 @@ impl Worker {
             app.feed_tcp(ssn, &mut self.stream, true, &mut self.app_buf, self.tcp_tap.as_mut());
         }
         if let Some(tap) = self.tcp_tap.as_mut().filter(|t| !t.is_empty()) {
+            if outputs.lua_streams(false) {
+                lua_stream_pieces(f, None, tap, outputs);
+            }
             result = outputs.tcp_data(&data_flow_name(f), tap.drain(..));
+        }
+        if outputs.lua_streams(false) {
+            lua_stream_close(f, outputs);
         }
         for dir in [Direction::ToServer, Direction::ToClient] {
             if result.is_ok() {
@@ -1089,9 +1143,27 @@ fn log_transactions(
             }
             outputs.transaction(p, flow_id, tx, swap, app.layer.upgraded_from(), lua_flow, with_files)?;
         }
-        if outputs.wants_http_bodies() {
+        if outputs.wants_http_bodies() || outputs.lua_streams(true) {
             if let Some(h) = tx.tx.as_any().downcast_ref::<vigil_applayer::http::HttpTx>() {
-                outputs.http_bodies(p, dir, h)?;
+                if outputs.wants_http_bodies() {
+                    outputs.http_bodies(p, dir, h)?;
+                }
+                if outputs.lua_streams(true) {
+                    // Each body whole, as one piece that opens and closes it.
+                    for side in [Direction::ToServer, Direction::ToClient] {
+                        let data = h.body(side);
+                        if !data.is_empty() {
+                            let args = vigil_detect::lua::StreamArgs {
+                                data,
+                                open: true,
+                                close: true,
+                                to_server: side == Direction::ToServer,
+                                tx_id: Some(tx.id()),
+                            };
+                            outputs.lua_stream(Some(p), lua_flow, &args);
+                        }
+                    }
+                }
             }
         }
     }

@@ -406,3 +406,37 @@ fn file_output_scripts_see_each_file() {
     // The response body ("hello"), named by the URI's path; no digest asked for, none given.
     assert_eq!(out, "0 /index.html 5 CLOSED false nil nil\n", "{out}");
 }
+
+#[test]
+fn streaming_output_scripts_get_the_streams_and_the_bodies() {
+    let dir = tempdir("lua-rules", "streaming");
+    write_pcap(&dir.join("in.pcap"), common::spaced(&tcp_session(80, &[(REQUEST, RESPONSE)])));
+    std::fs::write(dir.join("test.rules"), "").unwrap();
+    let script = |kind: &str, out: &str| {
+        format!(
+            "local config = require('suricata.config')\n\
+             function init(a) return {kind} end\n\
+             function setup(a) out = assert(io.open(config.log_path() .. '/{out}', 'a')) end\n\
+             function log(a) local s = a.stream\n\
+             out:write((s.to_server and '>' or '<') .. (s.open and 'O' or '') .. (s.close and 'C' or '') .. tostring(a.tx_id) .. ':' .. s.data .. '|') end\n\
+             function deinit(a) out:close() end\n"
+        )
+    };
+    std::fs::write(dir.join("tcp.lua"), script("{type = 'streaming', filter = 'tcp'}", "tcp.out")).unwrap();
+    std::fs::write(dir.join("http.lua"), script("{type = 'streaming', protocol = 'http'}", "http.out")).unwrap();
+    let yaml = format!(
+        "outputs:\n  - lua:\n      enabled: yes\n      scripts-dir: {}\n      scripts: [tcp.lua, http.lua]\n",
+        dir.display()
+    );
+    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
+    run_in(&dir);
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    let (tcp, http) = (read("tcp.out"), read("http.out"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Each side opened by its first piece, whole, and closed at the flow's end.
+    let request = String::from_utf8_lossy(REQUEST);
+    let response = String::from_utf8_lossy(RESPONSE);
+    assert_eq!(tcp, format!(">Onil:{request}|<Onil:{response}|>Cnil:|<Cnil:|"), "{tcp}");
+    // The response body, one piece that opens and closes it, with its transaction (a float, as in Suricata).
+    assert_eq!(http, "<OC0.0:hello|", "{http}");
+}

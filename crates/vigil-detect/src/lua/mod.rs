@@ -26,7 +26,7 @@ mod libs;
 mod output;
 mod xform;
 
-pub use output::{LuaLogs, LuaOutput, LuaOutputScript};
+pub use output::{LuaLogs, LuaOutput, LuaOutputScript, StreamArgs};
 
 pub use xform::{take_messages as take_transform_messages, LuaXform};
 

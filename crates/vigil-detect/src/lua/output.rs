@@ -25,6 +25,22 @@ pub enum LuaLogs {
     Stats,
     /// Files, as their `fileinfo` records are written.
     Files,
+    /// `type = "streaming"`: a TCP flow's stream pieces as its parser is
+    /// given them (`filter = "tcp"`), or HTTP bodies (`protocol = "http"`).
+    Streaming {
+        http: bool,
+    },
+}
+
+/// One call of a streaming script: `args.stream` (and `args.tx_id` for
+/// HTTP bodies).
+#[derive(Debug, Clone, Copy)]
+pub struct StreamArgs<'a> {
+    pub data: &'a [u8],
+    pub open: bool,
+    pub close: bool,
+    pub to_server: bool,
+    pub tx_id: Option<u64>,
 }
 
 /// A script read and asked what it logs, once for the run.
@@ -62,6 +78,11 @@ impl LuaOutputScript {
         };
         let text = |k: &str| needs.get::<Option<String>>(k).ok().flatten();
         script.logs = match (text("protocol"), text("type").as_deref(), text("filter").as_deref()) {
+            (Some(p), Some("streaming"), _) if p.eq_ignore_ascii_case("http") => LuaLogs::Streaming { http: true },
+            (None, Some("streaming"), Some("tcp")) => LuaLogs::Streaming { http: false },
+            (_, Some("streaming"), _) => {
+                return Err(format!("lua output {}: streaming needs filter tcp or protocol http", path.display()))
+            }
             (Some(p), _, _) => LuaLogs::Protocol(p.to_ascii_lowercase()),
             (None, Some("packet"), Some("alerts")) => LuaLogs::Alerts,
             (None, Some("packet"), _) => LuaLogs::Packets,
@@ -123,6 +144,27 @@ impl LuaOutput {
         let r = self.lua.scope(|scope| {
             libs::bind(&self.lua, scope, input)?;
             self.log.call::<()>(self.lua.create_table()?)
+        });
+        self.after(r);
+    }
+
+    /// Calls `log` with `args.stream` (and `args.tx_id`), `input` bound.
+    pub fn stream(&mut self, input: &LuaInput<'_>, a: &StreamArgs<'_>) {
+        let r = self.lua.scope(|scope| {
+            libs::bind(&self.lua, scope, input)?;
+            let args = self.lua.create_table()?;
+            let stream = self.lua.create_table()?;
+            stream.set("data", self.lua.create_string(a.data)?)?;
+            stream.set("open", a.open)?;
+            stream.set("close", a.close)?;
+            stream.set("to_server", a.to_server)?;
+            stream.set("to_client", !a.to_server)?;
+            args.set("stream", stream)?;
+            if let Some(id) = a.tx_id {
+                // A float, as Suricata pushes it (`tostring` writes `0.0`).
+                args.set("tx_id", id as f64)?;
+            }
+            self.log.call::<()>(args)
         });
         self.after(r);
     }

@@ -109,6 +109,23 @@ impl LuaOutputs {
         self.each(|l| *l == LuaLogs::Alerts, |o| o.log(&input));
     }
 
+    /// Whether some script streams TCP flows (`filter = "tcp"`) or HTTP bodies.
+    pub(crate) fn wants_streaming(&self, http: bool) -> bool {
+        self.scripts.iter().any(|s| s.logs == LuaLogs::Streaming { http })
+    }
+
+    /// A piece of a stream (or an HTTP body) for the streaming scripts.
+    pub(crate) fn stream(
+        &mut self,
+        p: Option<&Packet<'_>>,
+        flow: Option<&LuaFlow>,
+        args: &vigil_detect::lua::StreamArgs<'_>,
+    ) {
+        let http = args.tx_id.is_some();
+        let input = LuaInput { p, flow, tx: None, stream: None, rule: None, vars: None, file: None };
+        self.each(|l| *l == LuaLogs::Streaming { http }, |o| o.stream(&input, args));
+    }
+
     /// Whether some script logs files.
     pub(crate) fn wants_files(&self) -> bool {
         self.scripts.iter().any(|s| s.logs == LuaLogs::Files)

@@ -1123,12 +1123,27 @@ impl Outputs {
     /// True when a Lua output script logs transactions, which want their
     /// flow described (`suricata.flow`).
     pub(crate) fn wants_lua_flows(&self) -> bool {
-        self.lua.wants_transactions()
+        self.lua.wants_transactions() || self.lua.wants_streaming(true)
     }
 
     /// True when a Lua output script logs every packet.
     pub(crate) fn wants_lua_packets(&self) -> bool {
         self.lua.wants_packets()
+    }
+
+    /// Whether a Lua output script streams TCP flows (or, `http`, HTTP bodies).
+    pub(crate) fn lua_streams(&self, http: bool) -> bool {
+        self.lua.wants_streaming(http)
+    }
+
+    /// A piece of a stream for the Lua streaming scripts.
+    pub(crate) fn lua_stream(
+        &mut self,
+        p: Option<&Packet<'_>>,
+        flow: Option<&vigil_detect::lua::LuaFlow>,
+        args: &vigil_detect::lua::StreamArgs<'_>,
+    ) {
+        self.lua.stream(p, flow, args);
     }
 
     /// A packet for the Lua output scripts that log packets, with its flow.
