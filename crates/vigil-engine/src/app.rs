@@ -191,10 +191,13 @@ impl FlowApp {
     /// Whether detection saw each side of `tx` that carries files as it is
     /// now: those files may be logged (and stored) then.
     pub(crate) fn files_seen(&self, tx: TxRef<'_>) -> bool {
+        DIRS.iter().all(|&d| tx.files(d).is_empty() || self.side_seen(tx, d))
+    }
+
+    /// Whether detection saw side `dir` of `tx` as it is now.
+    pub(crate) fn side_seen(&self, tx: TxRef<'_>, dir: Direction) -> bool {
         let last = self.inspected.binary_search_by_key(&tx.id(), |e| e.id).map(|i| self.inspected[i]).ok();
-        let seen = last.map(|l| l.progress).unwrap_or_default();
-        let now = progress(tx);
-        DIRS.iter().all(|&d| tx.files(d).is_empty() || seen.get(d) == now.get(d))
+        last.map(|l| l.progress).unwrap_or_default().get(dir) == progress(tx).get(dir)
     }
 
     /// Whether detection saw `tx` as it is now, both sides.

@@ -1375,12 +1375,16 @@ impl Outputs {
         flow: &tls_store::StoreFlow,
     ) -> Result<(), EngineError> {
         let Some(store) = &self.tls_store else { return Ok(()) };
-        let Some(tx) = app.layer.txs().find_map(|t| t.tx.as_any().downcast_ref::<vigil_applayer::tls::TlsTx>()) else {
+        let Some(t) = app.layer.txs().find(|t| t.tx.as_any().is::<vigil_applayer::tls::TlsTx>()) else {
             return Ok(());
         };
+        let Some(tx) = t.tx.as_any().downcast_ref::<vigil_applayer::tls::TlsTx>() else { return Ok(()) };
         for (i, client) in [false, true].into_iter().enumerate() {
             let chain = if client { tx.client_certs() } else { tx.server_certs() };
-            if app.tls_stored[i] || chain.certs.is_empty() {
+            // A side's chain is stored once detection saw that side, as
+            // Suricata's logger writes it after inspecting its direction.
+            let side = if client { Direction::ToServer } else { Direction::ToClient };
+            if app.tls_stored[i] || chain.certs.is_empty() || !app.side_seen(t, side) {
                 continue;
             }
             app.tls_stored[i] = true;
