@@ -902,3 +902,21 @@ alert tcp any any -> any any (msg:"after the zeros"; entropy:offset 16, value 8;
     let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(&all).build_ethernet();
     assert_eq!(sids(&e, &f), vec![1]);
 }
+
+#[test]
+fn ip_proto_and_pcre_flags_refuse_what_suricata_refuses() {
+    let loads = |opts: &str| {
+        let set =
+            Loader::new().load_str(&format!("alert http any any -> any any ({opts} sid:1;)\n"), "t.rules").unwrap();
+        set.errors.is_empty()
+    };
+    for ok in ["ip_proto:tcp;", "ip_proto:TCP;", "ip_proto:!6;", "ip_proto:<17;", "http.request_body; pcre:\"/a/P\";"] {
+        assert!(loads(ok), "{ok}");
+    }
+    // A name in neither case of the protocol database, a number past 255, a
+    // buffer flag against another sticky buffer in force.
+    for bad in ["ip_proto:TcP;", "ip_proto:295;", "ip_proto:\"not-a-protocol\";", "http.header; pcre:\"/a/P\";"] {
+        assert!(!loads(bad), "{bad}");
+    }
+    assert!(loads("file.data; pcre:\"/a/Q\";"), "the response body is file.data's list");
+}

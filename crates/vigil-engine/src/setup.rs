@@ -177,9 +177,11 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     ));
     let fatal = opts.init_errors_fatal && rules.failed > 0;
     if fatal {
-        // The run stops here: the failures, then why, in place of a load summary.
-        log.extend(rules.log.iter().filter(|r| r.level == LogLevel::Error).cloned());
-        log.push(LogRecord::new(LogLevel::Error, "detect", "Loading signatures failed."));
+        // The run stops here: the failures, the load summary, then why, as
+        // Suricata 8.0.6 logs them.
+        let summary = |r: &&LogRecord| r.message.contains(" rule files processed. ");
+        log.extend(rules.log.iter().filter(|r| r.level == LogLevel::Error || summary(r)).cloned());
+        log.push(LogRecord::new(LogLevel::Error, "suricata", "Loading signatures failed."));
     } else {
         log.extend(rules.log.iter().cloned());
     }

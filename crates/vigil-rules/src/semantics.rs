@@ -197,6 +197,34 @@ pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
                     Value::ByteMath(b) if b.opts.iter().any(|o| o == "relative") && !matched_before(rule, i) => {
                         return err(at, ErrorKind::Semantic, name, "relative specified without previous pattern match");
                     }
+                    // A buffer flag (`/U`, `/P`, ...) names the buffer the
+                    // sticky one in force already names, or it conflicts.
+                    Value::Pcre(p) if p.buffer().is_some_and(|b| w.buffer.is_some_and(|s| !same_list(s, b))) => {
+                        // Suricata's words, with its description of the flag's buffer.
+                        let described = match p.buffer().unwrap_or_default() {
+                            "http.uri" => "http request uri",
+                            "http.uri.raw" => "raw http uri",
+                            "http.request_body" => "http request body",
+                            "http.response_body" => "data from tracked files",
+                            "http.header" => "http headers",
+                            "http.header.raw" => "raw http headers",
+                            "http.method" => "http request method",
+                            "http.cookie" => "http cookie header",
+                            "http.stat_code" => "http response status code",
+                            "http.stat_msg" => "http response status message",
+                            "http.user_agent" => "http user agent",
+                            "http.host" => "http host",
+                            other => other,
+                        };
+                        return err(
+                            at,
+                            ErrorKind::Semantic,
+                            name,
+                            format!(
+                                "Expression seen with a sticky buffer still set; either (1) reset sticky buffer with pkt_data or (2) use a sticky buffer providing \"{described}\"."
+                            ),
+                        );
+                    }
                     other => check_vars(&w, other, at, name)?,
                 }
                 match &opt.value {
@@ -271,6 +299,19 @@ fn check_tx_bits(rule: &Rule) -> Result<(), SemError> {
         }
     }
     Ok(())
+}
+
+/// Whether two buffers are one list in Suricata (`file.data` is the
+/// response body `/Q` names).
+fn same_list(a: &str, b: &str) -> bool {
+    fn list(x: &str) -> &str {
+        if x == "http.response_body" {
+            "file.data"
+        } else {
+            x
+        }
+    }
+    list(a) == list(b)
 }
 
 /// The host buffer is lowercased; `nocase` on it says the writer expected

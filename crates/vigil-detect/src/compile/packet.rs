@@ -407,31 +407,13 @@ fn ipopt_kind(name: &str) -> Option<u8> {
     })
 }
 
-/// `ip_proto` names, as Suricata accepts them (protocol names from IANA).
+/// An `ip_proto` name (`!` before it negates).
 fn proto_number(name: &str) -> Option<IntCmp> {
     let (neg, name) = match name.strip_prefix('!') {
-        Some(n) => (true, n),
+        Some(n) => (true, n.trim()),
         None => (false, name),
     };
-    let n = match name.to_ascii_lowercase().as_str() {
-        "icmp" => 1,
-        "igmp" => 2,
-        "ipip" => 4,
-        "tcp" => 6,
-        "udp" => 17,
-        "ipv6" => 41,
-        "ipv6-route" => 43,
-        "ipv6-frag" => 44,
-        "gre" => 47,
-        "esp" => 50,
-        "ah" => 51,
-        "ipv6-icmp" | "icmpv6" => 58,
-        "ipv6-nonxt" => 59,
-        "ipv6-opts" => 60,
-        "pim" => 103,
-        "sctp" => 132,
-        _ => return None,
-    };
+    let n = u64::from(vigil_rules::keywords::packet::ip_proto_number(name)?);
     Some(if neg { IntCmp::Ne(n) } else { IntCmp::Eq(n) })
 }
 

@@ -15,7 +15,7 @@ pub(crate) const ROWS: &[KeywordDef] = &[
     kw!("fragbits", Kind::Packet, Required, p_fragbits, "IPv4 fragment bits M, D, R with + * ! modifiers"),
     kw!("fragoffset", Kind::Packet, Required, p_fragoffset, "fragment offset field (8-byte units): [<|>]n"),
     kw!("sameip", Kind::Packet, None, p_none, "source and destination address are equal"),
-    kw!("ip_proto", Kind::Packet, Required, p_int_or_name, "IP protocol number or name"),
+    kw!("ip_proto", Kind::Packet, Required, p_ip_proto, "IP protocol number (0-255, [!<>]) or name"),
     kw!("flags", Kind::Packet, Required, p_flags, "TCP flags with + * ! modifiers and an optional mask"),
     kw!("tcp.flags" => "flags", Kind::Packet, Required, p_flags, "TCP flags (same as flags)"),
     kw!("seq", Kind::Packet, Required, p_u32, "TCP sequence number"),
@@ -64,6 +64,91 @@ fn p_tos(s: &str) -> VResult<Value> {
         },
         None => p_u8(s),
     }
+}
+
+/// IANA protocol names `ip_proto` takes, as the system's protocol database
+/// lists them (Suricata asks it by name).
+const IP_PROTOCOLS: &[(&str, u8)] = &[
+    ("hopopt", 0),
+    ("icmp", 1),
+    ("igmp", 2),
+    ("ggp", 3),
+    ("ipencap", 4),
+    ("st", 5),
+    ("tcp", 6),
+    ("egp", 8),
+    ("igp", 9),
+    ("pup", 12),
+    ("udp", 17),
+    ("hmp", 20),
+    ("xns-idp", 22),
+    ("rdp", 27),
+    ("iso-tp4", 29),
+    ("dccp", 33),
+    ("xtp", 36),
+    ("ddp", 37),
+    ("idpr-cmtp", 38),
+    ("ipv6", 41),
+    ("ipv6-route", 43),
+    ("ipv6-frag", 44),
+    ("idrp", 45),
+    ("rsvp", 46),
+    ("gre", 47),
+    ("esp", 50),
+    ("ah", 51),
+    ("skip", 57),
+    ("ipv6-icmp", 58),
+    ("icmpv6", 58),
+    ("ipv6-nonxt", 59),
+    ("ipv6-opts", 60),
+    ("rspf", 73),
+    ("vmtp", 81),
+    ("eigrp", 88),
+    ("ospf", 89),
+    ("ax.25", 93),
+    ("ipip", 94),
+    ("etherip", 97),
+    ("encap", 98),
+    ("pim", 103),
+    ("ipcomp", 108),
+    ("vrrp", 112),
+    ("l2tp", 115),
+    ("isis", 124),
+    ("sctp", 132),
+    ("fc", 133),
+    ("mobility-header", 135),
+    ("udplite", 136),
+    ("mpls-in-ip", 137),
+    ("manet", 138),
+    ("hip", 139),
+    ("shim6", 140),
+    ("wesp", 141),
+    ("rohc", 142),
+    ("ethernet", 143),
+];
+
+/// The protocol number of an `ip_proto` name: written in lower case, or
+/// all in upper case (the database's alias); `TcP` is no name.
+pub fn ip_proto_number(name: &str) -> Option<u8> {
+    let lower = name.to_ascii_lowercase();
+    if name != lower && name != lower.to_ascii_uppercase() {
+        return None;
+    }
+    IP_PROTOCOLS.iter().find(|(n, _)| *n == lower).map(|(_, v)| *v)
+}
+
+/// `ip_proto:[!<>]<number or name>`: 0 to 255, or a protocol's name.
+fn p_ip_proto(s: &str) -> VResult<Value> {
+    let (off, t) = trim(s);
+    let body = t.trim_start_matches(['!', '<', '>']).trim_start();
+    if body.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+        let cmp = p_u8(s)?;
+        return Ok(cmp);
+    }
+    if ip_proto_number(body).is_none() {
+        return verr(off, format!("invalid ip_proto '{t}': no such protocol"));
+    }
+    Ok(Value::Text(t.to_string()))
 }
 
 /// `ipopts:<name>`: one option, by name, in any case.
