@@ -73,7 +73,9 @@ struct Walk {
     /// Per content: the sticky buffer in force when it was written, and
     /// whether a legacy modifier moved it.
     ctx: Vec<(Option<&'static str>, bool)>,
-    vars: Vec<String>,
+    /// Variables `byte_extract`/`byte_math` set, with the buffer they were
+    /// set in (Suricata scopes them to it).
+    vars: Vec<(String, Option<&'static str>)>,
     fast_patterns: usize,
 }
 
@@ -228,8 +230,8 @@ pub(crate) fn check(rule: &mut Rule) -> Result<(), SemError> {
                     other => check_vars(&w, other, at, name)?,
                 }
                 match &opt.value {
-                    Value::ByteExtract(b) => w.vars.push(b.name.clone()),
-                    Value::ByteMath(b) => w.vars.push(b.result.clone()),
+                    Value::ByteExtract(b) => w.vars.push((b.name.clone(), w.buffer)),
+                    Value::ByteMath(b) => w.vars.push((b.result.clone(), w.buffer)),
                     _ => {}
                 }
             }
@@ -630,22 +632,25 @@ fn dce_byte_order(v: &Value) -> bool {
     }
 }
 
-fn check_var(vars: &[String], v: &NumVar, at: Option<usize>, name: &str) -> Result<(), SemError> {
+/// A variable must have been set earlier (for `byte_jump`, in the same
+/// buffer: Suricata looks it up there only); Suricata's words for one that
+/// was not.
+fn check_var(w: &Walk, v: &NumVar, at: Option<usize>, name: &str) -> Result<(), SemError> {
     if let NumVar::Var(v) = v {
-        if !vars.iter().any(|x| x == v) {
-            return err(
-                at,
-                ErrorKind::Semantic,
-                name,
-                format!("unknown variable '{v}' (not set by an earlier byte_extract or byte_math)"),
-            );
+        let same_buffer = name == "byte_jump";
+        if !w.vars.iter().any(|(x, b)| x == v && (!same_buffer || *b == w.buffer)) {
+            let msg = if name == "byte_math" {
+                format!("unknown byte_ keyword var seen in byte_math - {v}")
+            } else {
+                format!("Unknown byte_extract var seen in {name} - {v}")
+            };
+            return err(at, ErrorKind::Semantic, name, msg);
         }
     }
     Ok(())
 }
 
 fn check_vars(w: &Walk, v: &Value, at: Option<usize>, name: &str) -> Result<(), SemError> {
-    let w = &w.vars[..];
     match v {
         Value::ByteTest(b) => {
             check_var(w, &b.nbytes, at, name)?;
@@ -738,7 +743,7 @@ fn apply_modifier(w: &mut Walk, rule: &Rule, i: usize, m: &ContentModifier, name
         | ContentModifier::Distance(v)
         | ContentModifier::Within(v) => {
             if let NumVar::Var(var) = v {
-                if !w.vars.contains(var) {
+                if !w.vars.iter().any(|(x, _)| x == var) {
                     return err(
                         at,
                         ErrorKind::Semantic,

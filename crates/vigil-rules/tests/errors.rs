@@ -89,7 +89,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         r#"alert tcp any any -> any any (msg:"unknown byte_extract var"; content:"a"; byte_jump:len,0,relative; sid:24;)"#,
-        "test.rules:24:76: byte_jump: unknown variable 'len' (not set by an earlier byte_extract or byte_math)",
+        "test.rules:24:76: byte_jump: Unknown byte_extract var seen in byte_jump - len",
     ),
     (r#"alert tcp any any -> any any (msg:"good"; content:"ok"; sid:25;)"#, ""),
 ];
