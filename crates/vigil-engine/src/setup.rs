@@ -143,6 +143,14 @@ pub fn setup(opts: &RunOptions) -> Result<Setup, EngineError> {
     // An inline capture drops for real; `--simulate-ips` pretends on a file.
     let ips = opts.simulate_ips || is_inline(&config, &opts.live);
     let stream = stream_config(&config, ips);
+    // Suricata refuses a second eve-log writing anomalies, and so does vigil.
+    let anomaly_logs =
+        config.outputs.enabled_eve_logs().filter(|e| e.types.anomaly.as_ref().is_some_and(|a| a.enabled)).count();
+    if anomaly_logs > 1 {
+        return Err(EngineError::Config(vec![
+            "output-json-anomaly: only one 'anomaly' logger can be enabled".to_string()
+        ]));
+    }
     let rules = crate::rules::load(opts, &config, vars, mpm_algo(&config, &mut warnings))?;
     let mut app = app_config(&config.app_layer, &mut warnings)
         .map(|a| vigil_applayer::AppConfig { table_options: table_options(&config, &rules), ..a })
