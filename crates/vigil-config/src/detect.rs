@@ -23,6 +23,9 @@ pub struct Detect {
     /// first match of `pass`, `drop` or `reject` decides the packet.
     /// Actions the list leaves out follow in their default order.
     pub action_order: Vec<String>,
+    /// `packet-alert-max`: the most alerts one packet raises (those of the
+    /// signatures evaluated first). Default 15.
+    pub packet_alert_max: u16,
 }
 
 /// Suricata's default `action-order`.
@@ -37,6 +40,7 @@ impl Default for Detect {
             sgh_mpm_context: "auto".into(),
             inspection_recursion_limit: 3000,
             action_order: DEFAULT_ACTION_ORDER.iter().map(|a| a.to_string()).collect(),
+            packet_alert_max: 15,
         }
     }
 }
@@ -66,6 +70,9 @@ impl Detect {
                 .int_in("inspection-recursion-limit", 0, i64::from(u32::MAX), errs)
                 .map_or(d.inspection_recursion_limit, |v| v as u32),
             action_order: action_order(root, errs).unwrap_or(d.action_order),
+            packet_alert_max: root
+                .int_in("packet-alert-max", 1, i64::from(u16::MAX), errs)
+                .map_or(d.packet_alert_max, |v| v as u16),
         }
     }
 }

@@ -123,6 +123,7 @@ pub const UNDERSTOOD_KEYS: &[&str] = &[
     "capture",
     "runmode",
     "max-pending-packets",
+    "packet-alert-max",
     "threading",
     "unix-command",
     "default-rule-path",

@@ -297,3 +297,13 @@ fn tls_store_output_is_read_with_its_directory() {
     assert_eq!(default_dir.tls_store, Some(vigil_config::TlsStore { certs_log_dir: None }));
     assert_eq!(read("outputs:\n  - tls-store:\n      enabled: no\n").tls_store, None);
 }
+
+#[test]
+fn packet_alert_max_is_read() {
+    let (c, errors) = typed("packet-alert-max: 2\n");
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(c.detect.packet_alert_max, 2);
+    let (c, errors) = typed("packet-alert-max: 0\n");
+    assert_eq!(c.detect.packet_alert_max, 15, "out of range keeps the default");
+    assert_eq!(errors.len(), 1);
+}

@@ -920,3 +920,18 @@ fn ip_proto_and_pcre_flags_refuse_what_suricata_refuses() {
     }
     assert!(loads("file.data; pcre:\"/a/Q\";"), "the response body is file.data's list");
 }
+
+#[test]
+fn packet_alert_max_keeps_the_signatures_evaluated_first() {
+    let rules = "alert tcp any any -> any any (content:\"a\"; sid:1;)\nalert tcp any any -> any any (content:\"b\"; sid:2;)\nalert tcp any any -> any any (content:\"c\"; sid:3;)\n";
+    let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(b"abc").build_ethernet();
+    assert_eq!(sids(&engine(rules, Algo::best()), &f).len(), 3);
+    let e = engine(rules, Algo::best()).with_alert_max(2);
+    let mut dec = Decoder::new(DecodeConfig::default());
+    let p = dec.decode(&f, Timestamp::default(), LinkType::Ethernet, 1);
+    let mut scratch = DetectScratch::default();
+    let mut out = Vec::new();
+    e.inspect(&p, None, None, &mut scratch, &mut |s| out.push(s.sid));
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert_eq!(scratch.alerts_over_limit, 1, "the third is counted (detect.alert_queue_overflow)");
+}

@@ -253,7 +253,8 @@ pub fn load_keeping(
         let order = ActionOrder::from_names(&config.detect.action_order).unwrap_or_default();
         let engine = DetectEngine::build_ordered(sigs, algo, order)
             .map_err(|e| EngineError::Config(vec![e.to_string()]))?
-            .with_recursion_limit(config.detect.inspection_recursion_limit);
+            .with_recursion_limit(config.detect.inspection_recursion_limit)
+            .with_alert_max(usize::from(config.detect.packet_alert_max));
         out.engine = Some(Arc::new(engine));
     }
     if let Some(rules) = fw_rules {

@@ -25,7 +25,7 @@ use std::net::IpAddr;
 use vigil_decode::{Packet, Transport};
 use vigil_rules::PortSet;
 
-/// The most alerts one packet raises (Suricata's `packet-alert-max`).
+/// The most alerts one packet raises by default (Suricata's `packet-alert-max`).
 pub const MAX_ALERTS_PER_PACKET: usize = 15;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,6 +149,8 @@ pub struct DetectEngine {
     pkthdr: Vec<u32>,
     /// Steps one content inspection may take (0: no limit).
     recursion_limit: u32,
+    /// `packet-alert-max`.
+    alert_max: usize,
     txs: tx::TxEngine,
     /// `frame:` signatures, verified on every frame of their type.
     frame_sigs: Vec<u32>,
@@ -298,6 +300,7 @@ impl DetectEngine {
             pkthdr,
             txs,
             recursion_limit: crate::inspect::DEFAULT_BUDGET,
+            alert_max: MAX_ALERTS_PER_PACKET,
         })
     }
 
@@ -315,6 +318,12 @@ impl DetectEngine {
     /// may take, backtracking included (0: no limit).
     pub fn with_recursion_limit(mut self, limit: u32) -> Self {
         self.recursion_limit = limit;
+        self
+    }
+
+    /// `packet-alert-max`: the most alerts one packet raises (at least one).
+    pub fn with_alert_max(mut self, max: usize) -> Self {
+        self.alert_max = max.max(1);
         self
     }
 
@@ -619,7 +628,7 @@ impl DetectEngine {
                 s.hosts.apply_bits(&sig.host_actions, ip.src, ip.dst, p.ts);
             }
             if !sig.noalert {
-                if alerts == MAX_ALERTS_PER_PACKET {
+                if alerts == self.alert_max {
                     s.alerts_over_limit += 1;
                     continue;
                 }
