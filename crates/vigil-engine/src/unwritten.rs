@@ -58,7 +58,8 @@ pub(crate) fn warnings(config: &Config) -> Vec<String> {
 /// EVE record types vigil writes besides alert, anomaly, stats, flow and
 /// drop (which the config reads apart): its parsers' and the table's.
 fn writes_eve_type(name: &str) -> bool {
-    matches!(name, "files" | "netflow" | "frame") || vigil_applayer::proto::find(name).is_some_and(|d| d.transactions)
+    matches!(name, "files" | "netflow" | "frame" | "arp")
+        || vigil_applayer::proto::find(name).is_some_and(|d| d.transactions)
 }
 
 #[cfg(test)]
@@ -67,7 +68,7 @@ mod tests {
 
     #[test]
     fn unwritten_outputs_and_record_types_are_named() {
-        let yaml = "stats:\n  enabled: no\noutputs:\n  - syslog:\n      enabled: yes\n  - pcap-log:\n      enabled: yes\n      compression: lz4\n  - alert-debug:\n      enabled: no\n  - stats:\n      enabled: yes\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - http\n        - ssh\n        - smtp\n        - arp\n        - rdp\n";
+        let yaml = "stats:\n  enabled: no\noutputs:\n  - syslog:\n      enabled: yes\n  - pcap-log:\n      enabled: yes\n      compression: lz4\n  - alert-debug:\n      enabled: no\n  - stats:\n      enabled: yes\n  - eve-log:\n      enabled: yes\n      types:\n        - alert\n        - http\n        - ssh\n        - smtp\n        - template\n        - rdp\n";
         let tree = vigil_config::ConfigTree::parse_str(yaml, "t.yaml").unwrap();
         let (config, _, _) = Config::from_tree(&tree);
         let w = warnings(&config);
@@ -75,7 +76,7 @@ mod tests {
         assert!(w[0].starts_with("outputs.syslog: "), "{w:?}");
         assert!(w[1].contains("lz4 is written uncompressed"), "{w:?}");
         assert!(w[2].starts_with("outputs.stats (stats.log): stats.enabled is no"), "{w:?}");
-        assert!(w[3].contains("no arp records"), "{w:?}");
+        assert!(w[3].contains("no template records"), "{w:?}");
         let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      types:\n        - tls:\n            custom: [sni, ja5]\n";
         let tree = vigil_config::ConfigTree::parse_str(yaml, "t.yaml").unwrap();
         let w = warnings(&Config::from_tree(&tree).0);

@@ -579,6 +579,9 @@ impl Worker {
                 defragged = Some((o.reassembled, datagram, frame));
             }
         }
+        if root && outputs.wants_arp() && p.ip.is_none() {
+            outputs.arp(p)?;
+        }
         // Firewall mode's `pre_flow` table: a packet it drops never reaches the flow table.
         let fw_pre = root && !p.fragment && self.detector.rules.firewall.is_some();
         if fw_pre && self.detector.fw_pre(PacketHook::PreFlow, p, None, None, None, outputs)? {

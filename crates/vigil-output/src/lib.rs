@@ -56,7 +56,7 @@ pub use fast::{fast_line, FastAction, FastAlert, FastWriter};
 pub use filestore::{FileStore, FileStoreCounts};
 pub use flow::{flow_record, insert_flow_id, insert_parent_id, netflow_records, FlowRecord, FlowTcpSession};
 pub use frame::{frame_object, frame_record, FrameView, FRAME_PAYLOAD_DEFAULT};
-pub use packet::packet_record;
+pub use packet::{arp_record, packet_record};
 pub use pcap_log::{PcapLog, PcapLogOptions};
 pub use protocol::proto_name;
 pub use stats::stats_record;

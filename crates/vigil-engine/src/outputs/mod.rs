@@ -51,6 +51,8 @@ struct EveSink {
     flow: bool,
     /// `- netflow`: two records per flow, one each way.
     netflow: bool,
+    /// `- arp`: a record per ARP message.
+    arp: bool,
     /// `- frame`: frames are logged, with so many bytes of payload.
     frames: Option<usize>,
     /// Flow records list the exception policies their flow met.
@@ -389,6 +391,7 @@ impl Outputs {
                 null_values: stats.is_none_or(|s| s.null_values),
                 flow: eve.types.flow.as_ref().is_some_and(|f| f.enabled),
                 netflow: eve.logs("netflow"),
+                arp: eve.logs("arp"),
                 frames: eve
                     .logs("frame")
                     .then(|| eve.types.frame_payload.map_or(vigil_output::FRAME_PAYLOAD_DEFAULT, |n| n as usize)),
@@ -679,6 +682,21 @@ impl Outputs {
 
     /// Writes what a decoded packet produces: its decode and stream
     /// anomalies, tied to its flow by `flow_id` when it has one.
+    /// Whether a sink writes `arp` records.
+    pub(crate) fn wants_arp(&self) -> bool {
+        self.sinks.iter().any(|s| s.arp)
+    }
+
+    /// The `arp` record of an ARP message, where asked for.
+    pub(crate) fn arp(&mut self, p: &Packet<'_>) -> Result<(), EngineError> {
+        for sink in self.sinks.iter_mut().filter(|s| s.arp) {
+            if let Some(rec) = vigil_output::arp_record(p, sink.envelope) {
+                write(&mut sink.writer, &rec)?;
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn packet(
         &mut self,
         p: &Packet<'_>,
