@@ -284,8 +284,7 @@ fn send_loop(target: &SinkTarget, shared: &Shared) {
         }
     }
     if let Some(c) = conn.as_mut() {
-        let lost = c.finish(Instant::now() + CLOSE_FLUSH);
-        settle(c.undelivered() + lost, shared);
+        settle(c.finish(Instant::now() + CLOSE_FLUSH), shared);
     }
 }
 
@@ -614,11 +613,15 @@ mod kafka {
             self.failed.swap(0, Ordering::Relaxed)
         }
 
-        /// Waits until `deadline` for what is queued; what is still in
-        /// flight then (lost with the producer).
+        /// Waits until `deadline` for what is queued; what failed and what
+        /// is still in flight then (lost with the producer). The failures
+        /// are taken before the queue is read: a record stays in librdkafka's
+        /// count until its report is served, so each is counted once (a
+        /// report served after the count was read counted it twice).
         pub(super) fn finish(&mut self, deadline: Instant) -> u64 {
             let _ = self.inner.flush(deadline.saturating_duration_since(Instant::now()));
-            self.inner.in_flight_count().max(0) as u64
+            let failed = self.take_failed();
+            failed + self.inner.in_flight_count().max(0) as u64
         }
     }
 }
