@@ -935,3 +935,86 @@ fn packet_alert_max_keeps_the_signatures_evaluated_first() {
     assert_eq!(out.len(), 2, "{out:?}");
     assert_eq!(scratch.alerts_over_limit, 1, "the third is counted (detect.alert_queue_overflow)");
 }
+
+#[test]
+fn rpc_icmpv6_mtu_and_engine_event() {
+    let rules = r#"
+alert udp any any -> any any (msg:"nfs v3 getattr"; rpc:100003,3,1; sid:1;)
+alert udp any any -> any any (msg:"nfs any"; rpc:100003,*,*; sid:2;)
+alert udp any any -> any any (msg:"portmap"; rpc:100000; sid:3;)
+alert icmp any any -> any any (msg:"too big, small mtu"; icmpv6.mtu:<1280; sid:4;)
+alert pkthdr any any -> any any (msg:"truncated"; engine-event:decoder.ipv4.trunc_pkt; sid:5;)
+"#;
+    let e = engine(rules, Algo::best());
+    // xid, CALL, RPC version 2, program, version, procedure, then credentials.
+    let call = |prog: u32, vers: u32, proc_: u32, kind: u32| {
+        [1u32, kind, 2, prog, vers, proc_, 0, 0].iter().flat_map(|w| w.to_be_bytes()).collect::<Vec<u8>>()
+    };
+    let udp = |p: &[u8]| PacketBuilder::ipv4(CLIENT, SERVER).udp(800, 2049).payload(p).build_ethernet();
+    assert_eq!(sids(&e, &udp(&call(100003, 3, 1, 0))), vec![1, 2]);
+    assert_eq!(sids(&e, &udp(&call(100003, 4, 1, 0))), vec![2]);
+    assert!(sids(&e, &udp(&call(100003, 3, 1, 1))).is_empty(), "a reply is no call");
+    assert!(sids(&e, &udp(&call(100003, 3, 1, 0)[..20])).is_empty(), "too short");
+    let v6 = |a: u8| {
+        let mut x = [0u8; 16];
+        x[0] = 0x20;
+        x[1] = 0x01;
+        x[2] = 0x0d;
+        x[3] = 0xb8;
+        x[15] = a;
+        x
+    };
+    let ptb = |code: u8| PacketBuilder::ipv6(v6(1), v6(2)).icmp_error(2, code).payload(&[0u8; 40]).build_ethernet();
+    // The builder's second word is zero: an MTU of 0, below 1280.
+    assert_eq!(sids(&e, &ptb(0)), vec![4]);
+    assert!(sids(&e, &ptb(1)).is_empty(), "only code 0 carries an MTU");
+    let good = PacketBuilder::ipv4(CLIENT, SERVER).udp(1, 2).payload(b"abc").build_ethernet();
+    let mut cut = good.clone();
+    cut.truncate(good.len() - 2);
+    assert_eq!(sids(&e, &cut), vec![5]);
+}
+
+#[test]
+fn pktvar_sees_what_an_earlier_signature_captured_from_the_packet() {
+    let rules = r#"
+alert tcp any any -> any any (msg:"capture"; content:"user="; pcre:"/user=(?P<pkt_user>\w+)/"; sid:1;)
+alert tcp any any -> any any (msg:"admin"; pktvar:user,"admin"; sid:2;)
+alert tcp any any -> any any (msg:"bob"; pktvar:user,"bob"; sid:3;)
+"#;
+    let e = engine(rules, Algo::best());
+    let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(b"user=admin;").build_ethernet();
+    assert_eq!(sids(&e, &f), vec![1, 2]);
+}
+
+#[test]
+fn obsolete_or_impossible_keywords_are_refused() {
+    for bad in [
+        "alert ssh any any -> any any (ssh.protoversion:2.0; sid:1;)",
+        "alert ssh any any -> any any (ssh.softwareversion:OpenSSH; sid:1;)",
+        "alert tls any any -> any any (tls.cert_fingerprint; content:\"aa:bb\"; sid:1;)",
+    ] {
+        let set = Loader::new().load_str(&format!("{bad}\n"), "t.rules").unwrap();
+        assert_eq!(set.errors.len(), 1, "{bad}");
+    }
+    let whole = "alert tls any any -> any any (tls.cert_fingerprint; content:\"3a:0b:3b:23:15:2c:44:5c:27:ac:6a:0c:41:d6:fa:74:af:b4:09:5b\"; sid:1;)\n";
+    assert!(Loader::new().load_str(whole, "t.rules").unwrap().errors.is_empty());
+}
+
+#[test]
+fn an_alert_carries_every_packet_variable_of_its_packet() {
+    let rules = r#"
+alert tcp any any -> any any (content:"a="; pcre:"/a=(?P<pkt_a>\w+)/"; sid:1;)
+alert tcp any any -> any any (content:"b="; pcre:"/b=(?P<pkt_b>\w*)\./"; sid:2;)
+"#;
+    let e = engine(rules, Algo::best());
+    let f = PacketBuilder::ipv4(CLIENT, SERVER).tcp(1, 2).payload(b"a=x b=.").build_ethernet();
+    let mut dec = Decoder::new(DecodeConfig::default());
+    let p = dec.decode(&f, Timestamp::default(), LinkType::Ethernet, 1);
+    let mut scratch = DetectScratch::default();
+    e.inspect(&p, None, None, &mut scratch, &mut |_| {});
+    for sig in e.signatures() {
+        let vars: Vec<(String, Vec<u8>)> =
+            e.captured_by(&scratch, sig).iter().map(|(_, n, v)| (n.to_string(), v.clone())).collect();
+        assert_eq!(vars, [("a".to_string(), b"x".to_vec()), ("b".to_string(), Vec::new())], "sid {}", sig.sid);
+    }
+}

@@ -196,14 +196,20 @@ impl FlowApp {
 
     /// Whether detection saw side `dir` of `tx` as it is now.
     pub(crate) fn side_seen(&self, tx: TxRef<'_>, dir: Direction) -> bool {
-        let last = self.inspected.binary_search_by_key(&tx.id(), |e| e.id).map(|i| self.inspected[i]).ok();
-        last.map(|l| l.progress).unwrap_or_default().get(dir) == progress(tx).get(dir)
+        self.seen(tx.id()).progress.get(dir) == progress(tx).get(dir)
     }
 
     /// Whether detection saw `tx` as it is now, both sides.
     pub(crate) fn seen_whole(&self, tx: TxRef<'_>) -> bool {
-        let last = self.inspected.binary_search_by_key(&tx.id(), |e| e.id).map(|i| self.inspected[i]).ok();
-        last.map(|l| l.progress).unwrap_or_default() == progress(tx)
+        self.seen(tx.id()).progress == progress(tx)
+    }
+
+    /// What detection last saw of transaction `id` (nothing yet: no progress).
+    fn seen(&self, id: u64) -> Seen {
+        match self.inspected.binary_search_by_key(&id, |e| e.id) {
+            Ok(i) => self.inspected[i],
+            Err(_) => Seen { id, progress: PerDir::default(), updates: PerDir::default() },
+        }
     }
 
     /// Detection saw these transactions as they are now.

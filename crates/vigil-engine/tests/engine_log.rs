@@ -110,3 +110,20 @@ fn a_fatal_rule_error_is_logged_before_the_run_stops() {
     assert!(engine.iter().any(|r| r["engine"]["message"].as_str().is_some_and(|m| m.contains("rule files processed"))));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn replace_rules_load_with_a_warning_and_two_anomaly_logs_are_refused() {
+    let (dir, opts) = setup("replace");
+    std::fs::write(
+        dir.join("test.rules"),
+        "alert tcp any any -> any any (content:\"hello\"; replace:\"HELLO\"; sid:7;)\n",
+    )
+    .unwrap();
+    let s = vigil_engine::setup(&opts).unwrap();
+    assert!(s.warnings.iter().any(|w| w.contains("1 rule(s) use replace (sid 7)")), "{:?}", s.warnings);
+    let yaml = "outputs:\n  - eve-log:\n      enabled: yes\n      filename: a.json\n      types: [anomaly]\n  - eve-log:\n      enabled: yes\n      filename: b.json\n      types: [anomaly]\n";
+    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
+    let err = vigil_engine::setup(&opts).expect_err("refused").to_string();
+    assert!(err.contains("only one 'anomaly' logger can be enabled"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -26,8 +26,7 @@ fn run(name: &str, rules: &str, scripts: &[(&str, &str)]) -> (Vec<Value>, String
                 logging:\n  outputs:\n    - file:\n        enabled: yes\n        filename: vigil.log\n        level: info\n";
     std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
     run_in(&dir);
-    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
-    let recs = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let recs = eve(&dir);
     let log = std::fs::read_to_string(dir.join("vigil.log")).unwrap_or_default();
     std::fs::remove_dir_all(&dir).unwrap();
     (recs, log)
@@ -42,6 +41,34 @@ fn run_in(dir: &std::path::Path) {
         ..common::offline_opts(dir)
     };
     vigil_engine::run_offline(&opts, &mut |_| {}).unwrap();
+}
+
+/// Runs `dir` writing EVE alert and stats records only; the records.
+fn run_alerts(dir: &std::path::Path) -> Vec<Value> {
+    std::fs::write(
+        dir.join("vigil.yaml"),
+        "outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types: [alert, stats]\n",
+    )
+    .unwrap();
+    run_in(dir);
+    eve(dir)
+}
+
+/// Runs `dir` with the output scripts `scripts` (beside the capture).
+fn run_outputs(dir: &std::path::Path, scripts: &[&str]) {
+    let yaml = format!(
+        "outputs:\n  - lua:\n      enabled: yes\n      scripts-dir: {}\n      scripts: [{}]\n",
+        dir.display(),
+        scripts.join(", ")
+    );
+    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
+    run_in(dir);
+}
+
+/// The EVE records a run wrote.
+fn eve(dir: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 fn sids(recs: &[Value]) -> Vec<u64> {
@@ -215,12 +242,7 @@ fn output_scripts_log_transactions_alerts_flows_packets_and_stats() {
     for (file, body, out) in scripts {
         std::fs::write(dir.join(file), format!("{}{body}", opener(out))).unwrap();
     }
-    let yaml = format!(
-        "outputs:\n  - lua:\n      enabled: yes\n      scripts-dir: {}\n      scripts: [http.lua, alerts.lua, flow.lua, packets.lua, stats.lua]\n",
-        dir.display()
-    );
-    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
-    run_in(&dir);
+    run_outputs(&dir, &["http.lua", "alerts.lua", "flow.lua", "packets.lua", "stats.lua"]);
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
     assert_eq!(read("http.out"), "GET /index.html?a=1 HTTP/1.1|www.example.test\ndone\n");
     assert_eq!(read("alerts.out"), "7 3 get\ndone\n");
@@ -265,12 +287,7 @@ fn smtp_library_reads_the_envelope_and_header_fields() {
                   out:write(from .. ' ' .. table.concat(tx:get_rcpt_list(), ',') .. ' ' .. tostring(tx:get_mime_field('Subject')) .. ' ' .. tostring(select(2, tx:get_mime_field('x-nope'))) .. '\\n') end\n\
                   function deinit(a) out:close() end\n";
     std::fs::write(dir.join("smtp.lua"), script).unwrap();
-    let yaml = format!(
-        "outputs:\n  - lua:\n      enabled: yes\n      scripts-dir: {}\n      scripts: [smtp.lua]\n",
-        dir.display()
-    );
-    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
-    run_in(&dir);
+    run_outputs(&dir, &["smtp.lua"]);
     let out = std::fs::read_to_string(dir.join("smtp.out")).unwrap();
     assert_eq!(out, "<alice@a.test> <bob@b.test>,<carol@c.test> hello there request mime field not found\n");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -311,14 +328,7 @@ fn dns_library_reads_the_query_and_the_answer() {
         "alert dns:request_complete any any -> any any (lua:dns.lua; sid:1;)\nalert dns:response_complete any any -> any any (lua:dns.lua; sid:2;)\n",
     )
     .unwrap();
-    std::fs::write(
-        dir.join("vigil.yaml"),
-        "outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types: [alert, stats]\n",
-    )
-    .unwrap();
-    run_in(&dir);
-    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
-    let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let recs = run_alerts(&dir);
     std::fs::remove_dir_all(&dir).unwrap();
     let mut got = sids(&recs);
     got.sort_unstable();
@@ -347,14 +357,7 @@ fn ntp_library_reads_the_header() {
                   return 0 end\n";
     std::fs::write(dir.join("ntp.lua"), script).unwrap();
     std::fs::write(dir.join("test.rules"), "alert ntp any any -> any any (lua:ntp.lua; sid:1;)\n").unwrap();
-    std::fs::write(
-        dir.join("vigil.yaml"),
-        "outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types: [alert, stats]\n",
-    )
-    .unwrap();
-    run_in(&dir);
-    let text = std::fs::read_to_string(dir.join("eve.json")).unwrap();
-    let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let recs = run_alerts(&dir);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(sids(&recs), [1], "only the server's answer: {:?}", lua_stats(&recs));
     assert_eq!(lua_stats(&recs)["errors"], 0);
@@ -395,12 +398,7 @@ fn file_output_scripts_see_each_file() {
                   out:write(table.concat({f:tx_id(), f:name(), f:size(), f:get_state(), tostring(f:is_stored()), tostring(f:md5()), tostring(f:sha256())}, ' ') .. '\\n') end\n\
                   function deinit(a) out:close() end\n";
     std::fs::write(dir.join("files.lua"), script).unwrap();
-    let yaml = format!(
-        "outputs:\n  - lua:\n      enabled: yes\n      scripts-dir: {}\n      scripts: [files.lua]\n",
-        dir.display()
-    );
-    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
-    run_in(&dir);
+    run_outputs(&dir, &["files.lua"]);
     let out = std::fs::read_to_string(dir.join("files.out")).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     // The response body ("hello"), named by the URI's path; no digest asked for, none given.
@@ -424,12 +422,7 @@ fn streaming_output_scripts_get_the_streams_and_the_bodies() {
     };
     std::fs::write(dir.join("tcp.lua"), script("{type = 'streaming', filter = 'tcp'}", "tcp.out")).unwrap();
     std::fs::write(dir.join("http.lua"), script("{type = 'streaming', protocol = 'http'}", "http.out")).unwrap();
-    let yaml = format!(
-        "outputs:\n  - lua:\n      enabled: yes\n      scripts-dir: {}\n      scripts: [tcp.lua, http.lua]\n",
-        dir.display()
-    );
-    std::fs::write(dir.join("vigil.yaml"), yaml).unwrap();
-    run_in(&dir);
+    run_outputs(&dir, &["tcp.lua", "http.lua"]);
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
     let (tcp, http) = (read("tcp.out"), read("http.out"));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -505,12 +505,14 @@ impl PacketCheck {
                     Transport::Udp { .. } => Some(p.payload()).filter(|b| b.len() >= 24),
                     _ => None,
                 };
-                let word = |b: &[u8], i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+                // xid, message type (0: a call), RPC version, program, version, procedure.
                 call.is_some_and(|c| {
-                    word(c, 4) == 0
-                        && word(c, 12) == *prog
-                        && vers.is_none_or(|v| word(c, 16) == v)
-                        && proc.is_none_or(|v| word(c, 20) == v)
+                    let mut x = vigil_applayer::codecs::rpc::Xdr::new(c);
+                    let h: [Option<u32>; 6] = std::array::from_fn(|_| x.u32());
+                    h[1] == Some(0)
+                        && h[3] == Some(*prog)
+                        && vers.is_none_or(|v| h[4] == Some(v))
+                        && proc.is_none_or(|v| h[5] == Some(v))
                 })
             }
             PacketCheck::Checksum { which, valid } => checksum_ok(p, *which) == Some(*valid),

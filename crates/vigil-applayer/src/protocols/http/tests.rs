@@ -1134,3 +1134,17 @@ fn an_authorization_scheme_libhtp_does_not_know_is_an_event() {
     }
     assert!(!has_event(&check(&[c2s("GET / HTTP/1.1\r\nHost: h\r\n\r\n")]), "http.request_auth_unrecognized"));
 }
+
+/// Each message's end asks for the side's raw stream to be inspected (as
+/// Suricata's parser does), once, and nothing before it ends.
+#[test]
+fn a_messages_end_asks_for_raw_inspection() {
+    let mut p = HttpParser::new(HttpConfig::default());
+    p.parse(ToServer, b"GET / HTTP/1.1\r\nHost: a\r\n");
+    assert!(!p.take_raw_trigger(ToServer), "the request is not whole yet");
+    p.parse(ToServer, b"\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\n");
+    assert!(p.take_raw_trigger(ToServer) && !p.take_raw_trigger(ToServer), "asked for once");
+    assert!(!p.take_raw_trigger(ToClient));
+    p.parse(ToClient, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    assert!(p.take_raw_trigger(ToClient));
+}
